@@ -1,0 +1,35 @@
+# `make demo` and `make test` set up .venv themselves; nothing else needs installing by hand.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PIP    := $(BIN)/pip install --disable-pip-version-check -c constraints.txt
+STAMP  := $(VENV)/.installed
+DEMO_CLAIM ?= The capital of Eritrea is Asmara.
+
+.PHONY: demo test lint bench clean
+
+# torch first, pinned to the CPU build; llama-cpp-python compiles from source (about 10 minutes on 2 cores).
+$(STAMP): pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(PIP) torch==2.13.0
+	$(PIP) -e '.[local,nlp,dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	HF_HUB_OFFLINE=1 $(BIN)/voirdire examine "$(DEMO_CLAIM)" --max-tokens 128 --max-followups 2 \
+		--out transcripts/demo.jsonl --fresh
+	@echo
+	@echo "Read it again as a chat:  $(BIN)/voirdire show transcripts/demo.jsonl"
+
+test: $(STAMP)
+	$(BIN)/ruff check .
+	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+
+bench: $(STAMP)
+	$(BIN)/python bench/popqa_embedded.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

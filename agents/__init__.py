@@ -1,0 +1,10 @@
+"""voirdire.agents: the roles as autogen-agentchat agents.
+
+LLM-backed roles (examiner, examinee, oracle, evaluator, improver) are ``ModelAgent``s over any autogen
+``ChatCompletionClient``; deterministic roles (rule verifiers, decision trees) are ``FunctionAgent``s.
+"""
+
+from voirdire.agents.function_agent import FunctionAgent
+from voirdire.agents.model_agent import CallInfo, ModelAgent
+
+__all__ = ["CallInfo", "FunctionAgent", "ModelAgent"]

@@ -1,0 +1,142 @@
+"""An LLM-backed role: an autogen ``BaseChatAgent`` with its own conversation memory and counted retries."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import time
+from collections.abc import Sequence
+
+from autogen_agentchat.agents import BaseChatAgent
+from autogen_agentchat.base import Response
+from autogen_agentchat.messages import BaseChatMessage, TextMessage
+from autogen_core import CancellationToken
+from autogen_core.models import (
+    AssistantMessage,
+    ChatCompletionClient,
+    LLMMessage,
+    SystemMessage,
+    UserMessage,
+)
+from pydantic import BaseModel
+
+from voirdire.models import RoleSettings
+from voirdire.protocol import ROLE_KEY, TEMPERATURE_KEY
+
+
+class CallInfo(BaseModel):
+    """What the transcript records about one model call."""
+
+    model: str
+    request_digest: str
+    response: str
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    retries: int
+    finish_reason: str | None
+
+
+def _digest(messages: Sequence[LLMMessage], args: dict[str, object]) -> str:
+    payload = json.dumps(
+        {"messages": [[type(m).__name__, m.content] for m in messages], "args": args},
+        sort_keys=True,
+        default=str,
+    )
+    return "sha256:" + hashlib.sha256(payload.encode()).hexdigest()
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Errors worth retrying: timeouts, dropped connections, rate limits and 5xx answers."""
+    try:
+        import openai
+    except ImportError:  # pragma: no cover - openai is a core dependency
+        return isinstance(exc, TimeoutError | ConnectionError)
+    if isinstance(exc, openai.APIConnectionError | openai.APITimeoutError | openai.RateLimitError):
+        return True
+    if isinstance(exc, openai.APIStatusError):
+        return exc.status_code >= 500
+    return isinstance(exc, TimeoutError | ConnectionError)
+
+
+class ModelAgent(BaseChatAgent):
+    """One role played by a model. It keeps the role's conversation, so multi-turn protocols (a cross-examination)
+    see earlier turns as the paper prescribes; ``on_reset`` starts a fresh conversation."""
+
+    def __init__(
+        self,
+        name: str,
+        client: ChatCompletionClient,
+        settings: RoleSettings,
+        *,
+        model_label: str | None = None,
+        max_retries: int = 3,
+        backoff_s: float = 0.5,
+    ) -> None:
+        super().__init__(name=name, description=f"{name} played by {model_label or settings.model}")
+        self.client = client
+        self.settings = settings
+        self.model_label = model_label or settings.model
+        self.max_retries = max_retries
+        self.backoff_s = backoff_s
+        self.history: list[LLMMessage] = []
+        self.last_call: CallInfo | None = None
+
+    @property
+    def produced_message_types(self) -> Sequence[type[BaseChatMessage]]:
+        return (TextMessage,)
+
+    async def on_messages(self, messages: Sequence[BaseChatMessage], cancellation_token: CancellationToken) -> Response:
+        temperature: float | None = None
+        for m in messages:
+            text = m.to_model_text()
+            if m.metadata.get(ROLE_KEY) == "system":
+                self.history.append(SystemMessage(content=text))
+            else:
+                self.history.append(UserMessage(content=text, source=m.source))
+            if TEMPERATURE_KEY in m.metadata:
+                temperature = float(m.metadata[TEMPERATURE_KEY])
+        args = self.settings.create_args(temperature=temperature)
+        digest = _digest(self.history, args)
+        retries = 0
+        start = time.perf_counter()
+        while True:
+            try:
+                result = await self.client.create(
+                    self.history, extra_create_args=args, cancellation_token=cancellation_token
+                )
+                break
+            except Exception as exc:
+                if retries >= self.max_retries or not is_transient(exc):
+                    raise
+                retries += 1
+                await asyncio.sleep(self.backoff_s * 2 ** (retries - 1))
+        text = (
+            result.content if isinstance(result.content, str) else json.dumps([c.model_dump() for c in result.content])
+        )
+        self.history.append(AssistantMessage(content=text, source=self.name))
+        self.last_call = CallInfo(
+            model=self.model_label,
+            request_digest=digest,
+            response=text,
+            prompt_tokens=result.usage.prompt_tokens,
+            completion_tokens=result.usage.completion_tokens,
+            latency_s=round(time.perf_counter() - start, 4),
+            retries=retries,
+            finish_reason=result.finish_reason,
+        )
+        return Response(chat_message=TextMessage(content=text, source=self.name, models_usage=result.usage))
+
+    def remember(self, role: str, text: str) -> None:
+        """Seed the conversation (e.g. the examinee's own claim) without calling the model."""
+        if role == "assistant":
+            self.history.append(AssistantMessage(content=text, source=self.name))
+        elif role == "system":
+            self.history.append(SystemMessage(content=text))
+        else:
+            self.history.append(UserMessage(content=text, source="moderator"))
+
+    async def on_reset(self, cancellation_token: CancellationToken) -> None:
+        self.history.clear()
+        self.last_call = None

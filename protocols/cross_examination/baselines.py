@@ -1,0 +1,100 @@
+"""Baselines of LMvLM §4.1 that need no logits: Are-you-sure (AYS) and I-don't-know (IDK).
+
+Both ask only the examinee. Confidence-Based and IC-IDK need token probabilities or labelled demonstrations
+and are not provided.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from voirdire.protocols.cross_examination.claims import brief_examinee, make_claim
+from voirdire.protocols.cross_examination.parsing import is_cloze, parse_yes_no, says_idk
+from voirdire.protocols.cross_examination.protocol import (
+    ClaimItem,
+    CrossExaminationParams,
+    claim_item_from_record,
+)
+
+from voirdire.protocol import Protocol, Session
+from voirdire.transcript import Verdict
+
+
+class AreYouSure(Protocol[ClaimItem, CrossExaminationParams]):
+    """AYS: right after claim generation ask "Are you sure regarding the correctness of your claim? Please answer
+    with Yes or No" and take the answer as the prediction (§4.1). A reply that is neither is inconclusive and,
+    as in LMvLM, counts as a rejection."""
+
+    name = "ays"
+    roles = ("examinee",)
+    states = ("claim", "ask", "done")
+    Item = ClaimItem
+    Params = CrossExaminationParams
+    prompt_folder = "cross_examination"
+
+    @classmethod
+    def item_from_record(cls, record: dict[str, Any]) -> ClaimItem:
+        return claim_item_from_record(record)
+
+    def item_id(self, item: ClaimItem) -> str:
+        return item.id or ""
+
+    async def run(self, item: ClaimItem, session: Session) -> Verdict:
+        generated = item.claim is None
+        if generated:
+            claim = await make_claim(session, item)
+        else:
+            claim = item.claim or ""
+            brief_examinee(session, item, claim)
+        session.enter("ask", stage="ays")
+        reply = await session.ask(
+            "examinee",
+            "ays",
+            parse=parse_yes_no,
+            expected="Yes or No",
+            on_failure="inconclusive: counted as a rejection",
+        )
+        decision = "inconclusive" if reply.value is None else ("correct" if reply.value else "incorrect")
+        session.enter("done", stage="verdict")
+        return session.verdict(
+            decision,
+            accepted=bool(reply.value),
+            evidence=[reply.text],
+            statistics={"claim": claim, "claim_generated": generated},
+        )
+
+
+class IDontKnow(Protocol[ClaimItem, CrossExaminationParams]):
+    """IDK: the claim-generation query gets "If you are not sure you know the answer, answer with 'I don't know'
+    only."; an "I don't know" labels the claim false, anything else true (§4.1). The reply is the claim."""
+
+    name = "idk"
+    roles = ("examinee",)
+    states = ("claim", "done")
+    Item = ClaimItem
+    Params = CrossExaminationParams
+    prompt_folder = "cross_examination"
+
+    @classmethod
+    def item_from_record(cls, record: dict[str, Any]) -> ClaimItem:
+        return claim_item_from_record(record)
+
+    def item_id(self, item: ClaimItem) -> str:
+        return item.id or ""
+
+    async def run(self, item: ClaimItem, session: Session) -> Verdict:
+        if not item.question:
+            raise ValueError("the IDK baseline needs the question: it asks the examinee to answer it afresh")
+        session.enter("claim", stage="idk")
+        if is_cloze(item.question):
+            reply = await session.ask("examinee", "idk_from_cloze", query=item.question)
+        else:
+            reply = await session.ask("examinee", "idk_from_question", question=item.question)
+        idk = says_idk(reply.text)
+        session.enter("done", stage="verdict")
+        return session.verdict(
+            "incorrect" if idk else "correct",
+            accepted=not idk,
+            evidence=[reply.text],
+            statistics={"claim": reply.text.strip(), "claim_generated": True, "said_idk": idk},
+        )

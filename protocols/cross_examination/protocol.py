@@ -1,0 +1,229 @@
+"""LMvLM cross-examination (Cohen et al. 2023, "LM vs LM: Detecting Factual Errors via Cross Examination").
+
+The examiner questions the examinee about the examinee's claim in three stages (§2, Figure 2, Table 1):
+
+1. Setup: the examiner is told its role and the claim, and asks questions; each question is fed to the
+   examinee with "Please answer the following questions regarding your claim."
+2. Follow-up: the examiner gets the answers and is asked "Do you have any follow-up questions? Please answer
+   with Yes or No."; on Yes, "What are the follow-up questions?", whose answers come back the same way; at most
+   five rounds (§2 footnote 3).
+3. Decision: "... Do you think it is correct or incorrect?"; anything but one of the two is inconclusive and
+   counts as a rejection (§2).
+
+LMvLM (Majority) (§4.1) runs three examinations, sampling the follow-up questions, and rejects the claim when
+at least two of them conclude it is false. With no claim given, the examinee first makes one from the question
+(§4.1).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from voirdire.protocols.cross_examination.claims import brief_examinee, make_claim
+from voirdire.protocols.cross_examination.parsing import parse_decision, parse_yes_no, split_questions
+
+from voirdire.datasets import as_list
+from voirdire.protocol import Protocol, Session
+from voirdire.transcript import Verdict
+
+
+class ClaimItem(BaseModel):
+    """One thing to examine: a claim, or a question (or fill-in-the-blank query) the examinee answers with one."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str | None = None
+    question: str | None = None
+    claim: str | None = None
+    answers: list[str] = Field(default_factory=list, description="gold answers and aliases, if known")
+
+    @model_validator(mode="after")
+    def _needs_something(self) -> ClaimItem:
+        if not (self.claim or self.question):
+            raise ValueError("an item needs a claim or a question")
+        return self
+
+
+# Field names used by the QA datasets of §4.1 (PopQA's possible_answers, LAMA's masked_sentence/obj_label, ...).
+_FIELDS = {
+    "id": ("id", "uid", "qid"),
+    "question": ("question", "query", "masked_sentence"),
+    "claim": ("claim",),
+    "answers": ("answers", "possible_answers", "gold_answers", "answer", "obj_label"),
+}
+
+
+def claim_item_from_record(record: dict[str, Any]) -> ClaimItem:
+    """A claim item from a JSONL/CSV record; answers may be a list, a JSON list string or ``a|b|c``."""
+    out: dict[str, Any] = {}
+    for field, names in _FIELDS.items():
+        value = next((record[n] for n in names if record.get(n) not in (None, "")), None)
+        if value is not None:
+            out[field] = as_list(value) if field == "answers" else str(value)
+    if not out.get("question") and not out.get("claim"):
+        raise ValueError(f"needs a 'claim' or a 'question' field (has: {sorted(record)})")
+    return ClaimItem.model_validate(out)
+
+
+class CrossExaminationParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    prompt_set: Literal["chatgpt", "gpt3"] = Field("chatgpt", description="Table 1 column for the setup prompt")
+    max_followup_rounds: int = Field(5, ge=0, description="§2 footnote 3: at most five follow-up turns")
+    examinations: int = Field(1, ge=1, description="3 = LMvLM (Majority), §4.1")
+    sampling_temperature: float = Field(
+        0.7, ge=0, description="follow-up sampling in LMvLM (Majority); the paper gives no value, 0.7 is ours"
+    )
+    one_question_at_a_time: bool = Field(True, description="§2 Stage 1 feeds the questions one at a time")
+
+
+class Examination(BaseModel):
+    """What one examination produced (the Table 8 statistics are computed from these)."""
+
+    decision: Literal["correct", "incorrect", "inconclusive"]
+    conclusion: str
+    questions_per_iteration: list[int]
+    followup_iterations: int
+    parse_failures: int = 0
+
+    @property
+    def n_questions(self) -> int:
+        return sum(self.questions_per_iteration)
+
+
+def _numbered(answers: list[str]) -> str:
+    if len(answers) == 1:
+        return answers[0]
+    return "\n".join(f"{i}. {a}" for i, a in enumerate(answers, 1))
+
+
+class CrossExamination(Protocol[ClaimItem, CrossExaminationParams]):
+    name = "cross_examination"
+    roles = ("examiner", "examinee")
+    independent_roles = (("examiner", "examinee"),)
+    states = ("claim", "setup", "answer", "followup_ask", "followup_questions", "decision", "done")
+    Item = ClaimItem
+    Params = CrossExaminationParams
+    prompt_folder = "cross_examination"
+
+    @classmethod
+    def item_from_record(cls, record: dict[str, Any]) -> ClaimItem:
+        return claim_item_from_record(record)
+
+    def item_id(self, item: ClaimItem) -> str:
+        return item.id or ""
+
+    # ------------------------------------------------------------------ §2 Stage 1 answers
+    async def _answers(self, session: Session, questions: list[str]) -> str:
+        session.enter("answer", stage=session.stage, turn=session.turn)
+        if not self.params.one_question_at_a_time:
+            joined = _numbered(questions)
+            reply = await session.ask("examinee", "examinee_answer", sender="examiner", quote=joined, questions=joined)
+            return reply.text
+        answers = []
+        for q in questions:
+            reply = await session.ask("examinee", "examinee_answer", sender="examiner", quote=q, questions=q)
+            answers.append(reply.text.strip())
+        return _numbered(answers)
+
+    async def _questions(self, session: Session, prompt: str, stats: dict[str, int], **kw: Any) -> list[str]:
+        reply = await session.ask(
+            "examiner",
+            prompt,
+            parse=split_questions,
+            expected="one or more questions",
+            on_failure="no questions: go to the decision",
+            **kw,
+        )
+        if reply.value is None:
+            stats["parse_failures"] += 1
+            return []
+        return reply.value
+
+    # ------------------------------------------------------------------ one examination, §2
+    async def examine(self, session: Session, claim: str, tag: str) -> Examination:
+        p = self.params
+        stats = {"parse_failures": 0}
+        per_iteration: list[int] = []
+
+        # Stage 1: setup.
+        session.enter("setup", stage=f"{tag}setup", turn=0)
+        questions = await self._questions(session, f"setup_{p.prompt_set}", stats, claim=claim)
+        per_iteration.append(len(questions))
+        answers = await self._answers(session, questions) if questions else None
+
+        # Stage 2: follow-up questions, until the examiner says No or the round cap is reached.
+        rounds = 0
+        while answers is not None and rounds < p.max_followup_rounds:
+            session.enter("followup_ask", stage=f"{tag}followup", turn=rounds + 1)
+            more = await session.ask(
+                "examiner",
+                "followup_ask",
+                parse=parse_yes_no,
+                expected="Yes or No",
+                on_failure="treated as No: go to the decision",
+                answers=answers,
+            )
+            answers = None  # delivered
+            if more.value is None:
+                stats["parse_failures"] += 1
+            if not more.value:
+                break
+            rounds += 1
+            session.enter("followup_questions", stage=f"{tag}followup", turn=rounds)
+            temperature = p.sampling_temperature if p.examinations > 1 else None
+            questions = await self._questions(session, "followup_questions", stats, temperature=temperature)
+            per_iteration.append(len(questions))
+            if not questions:
+                break
+            answers = await self._answers(session, questions)
+
+        # Stage 3: factuality decision (answers still pending when the cap was reached go with it).
+        session.enter("decision", stage=f"{tag}decision", turn=None)
+        ask_kw: dict[str, Any] = {"answers": answers} if answers is not None else {}
+        reply = await session.ask(
+            "examiner",
+            "decision_after_answers" if answers is not None else "decision",
+            parse=parse_decision,
+            expected="'correct' or 'incorrect'",
+            on_failure="inconclusive: counted as a rejection (§2 Stage 3)",
+            **ask_kw,
+        )
+        if reply.value is None:
+            stats["parse_failures"] += 1
+        return Examination(
+            decision=reply.value or "inconclusive",
+            conclusion=reply.text,
+            questions_per_iteration=per_iteration,
+            followup_iterations=rounds,
+            parse_failures=stats["parse_failures"],
+        )
+
+    async def run(self, item: ClaimItem, session: Session) -> Verdict:
+        generated = item.claim is None
+        claim = item.claim or await make_claim(session, item)
+        exams: list[Examination] = []
+        for k in range(self.params.examinations):
+            if k > 0:  # each examination of LMvLM (Majority) starts from fresh conversations
+                await session.reset("examiner")
+                await session.reset("examinee")
+            if k > 0 or not generated:
+                brief_examinee(session, item, claim)
+            tag = f"e{k + 1}." if self.params.examinations > 1 else ""
+            exams.append(await self.examine(session, claim, tag))
+
+        rejections = sum(e.decision != "correct" for e in exams)
+        rejected = rejections > len(exams) / 2  # Majority: reject if at least two of three conclude false
+        session.enter("done", stage="verdict")
+        majority = "incorrect" if rejected else "correct"
+        decision = exams[0].decision if len(exams) == 1 else majority
+        return session.verdict(
+            decision,
+            accepted=not rejected,
+            evidence=[e.conclusion for e in exams],
+            statistics={
+                "claim": claim,
+                "claim_generated": generated,
+                "examinations": [e.model_dump() | {"n_questions": e.n_questions} for e in exams],
+                "rejections": rejections,
+            },
+        )

@@ -1,0 +1,135 @@
+"""Evaluation of examinations against gold answers (LMvLM §4.1, Table 8).
+
+A claim is gold-correct when a gold answer or alias appears in it as a substring (§4.1, case-insensitive here).
+The examiner "rejects" a claim when it concludes "incorrect" (inconclusive counts as rejection, §2). Precision,
+recall and F1 are for detecting incorrect claims (Tables 4–6) and, for completeness, correct ones (App. C).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from pydantic import BaseModel
+
+from voirdire.metrics import PRF, mean_sd, precision_recall_f1
+from voirdire.transcript import SessionRecord
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+def gold_correct(claim: str, answers: Iterable[str]) -> bool | None:
+    """§4.1: correct iff the gold answer or one of its aliases is a sub-string of the claim; None if no gold."""
+    golds = [_norm(a) for a in answers if a and a.strip()]
+    if not golds:
+        return None
+    text = _norm(claim)
+    return any(g in text for g in golds)
+
+
+class Stat(BaseModel):
+    mean: float
+    sd: float
+
+    def __str__(self) -> str:
+        return f"{self.mean:.1f} ± {self.sd:.1f}"
+
+
+class ExaminationStats(BaseModel):
+    """Table 8: questions, follow-up questions per iteration, follow-up iterations, questions per iteration,
+    % inconclusive examiner decisions (per examination)."""
+
+    examinations: int
+    questions: Stat
+    followup_questions_per_iteration: Stat
+    followup_iterations: Stat
+    questions_per_iteration: Stat
+    inconclusive_pct: float
+
+
+class Report(BaseModel):
+    protocol: str
+    sessions: int
+    scored: int
+    errors: int
+    claims_correct_pct: float | None
+    reject_incorrect: PRF | None
+    accept_correct: PRF | None
+    examination: ExaminationStats | None
+    rows: list[dict[str, object]]
+
+
+def _stat(values: list[float]) -> Stat:
+    m, sd = mean_sd(values) if values else (0.0, 0.0)
+    return Stat(mean=m, sd=sd)
+
+
+def examination_stats(sessions: Iterable[SessionRecord]) -> ExaminationStats | None:
+    exams = [e for s in sessions if s.verdict is not None for e in s.verdict.statistics.get("examinations", [])]
+    if not exams:
+        return None
+    per_iter = [float(q) for e in exams for q in e["questions_per_iteration"]]
+    followup = [float(q) for e in exams for q in e["questions_per_iteration"][1:]]
+    return ExaminationStats(
+        examinations=len(exams),
+        questions=_stat([float(e["n_questions"]) for e in exams]),
+        followup_questions_per_iteration=_stat(followup),
+        followup_iterations=_stat([float(e["followup_iterations"]) for e in exams]),
+        questions_per_iteration=_stat(per_iter),
+        inconclusive_pct=100 * sum(e["decision"] == "inconclusive" for e in exams) / len(exams),
+    )
+
+
+def score(sessions: Iterable[SessionRecord], protocol: str = "cross_examination") -> Report:
+    sessions = list(sessions)
+    rows: list[dict[str, object]] = []
+    gold: list[bool] = []
+    rejected: list[bool] = []
+    for s in sessions:
+        v = s.verdict
+        if v is None:
+            rows.append({"id": s.item_id, "decision": None, "error": s.errors[-1].message if s.errors else None})
+            continue
+        claim = str(v.statistics.get("claim", s.item.get("claim") or ""))
+        g = gold_correct(claim, s.item.get("answers") or [])
+        rows.append({"id": s.item_id, "claim": claim, "decision": v.decision, "accepted": v.accepted, "gold": g})
+        if g is not None:
+            gold.append(g)
+            rejected.append(not v.accepted)
+    scored = len(gold)
+    return Report(
+        protocol=protocol,
+        sessions=len(sessions),
+        scored=scored,
+        errors=sum(1 for s in sessions if s.verdict is None),
+        claims_correct_pct=100 * sum(gold) / scored if scored else None,
+        reject_incorrect=precision_recall_f1([not g for g in gold], rejected) if scored else None,
+        accept_correct=precision_recall_f1(gold, [not r for r in rejected]) if scored else None,
+        examination=examination_stats(sessions),
+        rows=rows,
+    )
+
+
+def format_report(r: Report) -> str:
+    lines = [f"{r.protocol}: {r.sessions} sessions, {r.scored} with gold answers, {r.errors} errors"]
+    if r.claims_correct_pct is not None:
+        lines.append(f"claims correct (gold alias match): {r.claims_correct_pct:.1f}%")
+    for label, prf in (("reject incorrect", r.reject_incorrect), ("accept correct", r.accept_correct)):
+        if prf is not None:
+            lines.append(
+                f"{label:17s} P {100 * prf.precision:5.1f}  R {100 * prf.recall:5.1f}  F1 {100 * prf.f1:5.1f}"
+                f"   (gold {prf.support}, predicted {prf.predicted})"
+            )
+    e = r.examination
+    if e is not None:
+        lines += [
+            f"examinations: {e.examinations}   (Table 8 statistics, mean ± sd)",
+            f"  # of questions                          {e.questions}",
+            f"  # of follow-up questions per iteration  {e.followup_questions_per_iteration}",
+            f"  # of follow-up iterations               {e.followup_iterations}",
+            f"  # of questions per iteration            {e.questions_per_iteration}",
+            f"  % of inconclusive examiner decisions    {e.inconclusive_pct:.1f}%",
+        ]
+    return "\n".join(lines)

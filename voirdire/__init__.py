@@ -1,0 +1,33 @@
+"""voirdire: LLM agents that examine, prove and verify each other's answers before anyone trusts them.
+
+Scripts use the same pieces as the CLI::
+
+    import voirdire
+    verdict = voirdire.examine("The capital of Eritrea is Asmara.", models={"examiner": "openai:gpt-4o-mini"})
+    transcript = voirdire.load_transcript("transcripts/examine-....jsonl")
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__version__ = "0.1.0"
+
+_API = {
+    "examine": "voirdire.api",
+    "aexamine": "voirdire.api",
+    "examine_dataset": "voirdire.api",
+    "run_protocol": "voirdire.runner",
+    "load_transcript": "voirdire.api",
+    "RoleSettings": "voirdire.models",
+}
+
+__all__ = sorted(_API)
+
+
+def __getattr__(name: str) -> Any:  # lazy: importing voirdire stays cheap and free of import cycles
+    if name in _API:
+        import importlib
+
+        return getattr(importlib.import_module(_API[name]), name)
+    raise AttributeError(f"module 'voirdire' has no attribute {name!r}")

@@ -1,0 +1,278 @@
+"""The ``voirdire`` command: one sub-command per protocol, plus ``show`` and ``report`` for transcripts."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import warnings
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from voirdire.datasets import DatasetError, load_items
+from voirdire.models import ModelSpecError, RoleSettings, load_role_config, parse_spec
+from voirdire.prompts import PromptError
+from voirdire.runner import ResumeError, RunResult, run_protocol
+from voirdire.transcript import TranscriptError, load
+from voirdire.view import render, summary_line
+
+TRANSCRIPTS = Path("transcripts")
+
+
+class CLIError(Exception):
+    pass
+
+
+# ----------------------------------------------------------------------------------------- shared options
+
+
+def add_model_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("models (any role can be any model)")
+    g.add_argument(
+        "--model",
+        action="append",
+        default=[],
+        metavar="ROLE=SPEC",
+        help="bind a role to a model spec: local | local:FILE.gguf | openai:MODEL | "
+        "openai-compatible:MODEL@URL | scripted:FILE | human; a bare SPEC binds every role (repeatable)",
+    )
+    g.add_argument("--config", type=Path, help="TOML run config with [roles.NAME] model/temperature/max_tokens/seed")
+    g.add_argument("--max-tokens", type=int, help="bound every reply (default 256)")
+    g.add_argument("--temperature", type=float, help="sampling temperature for every role (default: greedy)")
+    g.add_argument("--seed", type=int, help="sampling seed for every role")
+
+
+def add_run_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("run")
+    g.add_argument("--out", type=Path, help="transcript file (JSONL); a batch resumes it if it exists")
+    g.add_argument("--fresh", action="store_true", help="overwrite --out instead of resuming it")
+    g.add_argument("--concurrency", type=int, default=1, help="sessions at a time (default 1)")
+    g.add_argument("--limit", type=int, help="first N items of the dataset")
+    g.add_argument("--offset", type=int, default=0, help="skip the first N items")
+    g.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+    g.add_argument("--report", type=Path, help="also write the metrics report as JSON here")
+    g.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def roles_from_args(args: argparse.Namespace) -> dict[str, RoleSettings]:
+    roles: dict[str, RoleSettings] = load_role_config(args.config) if args.config else {}
+    for entry in args.model:
+        role, sep, spec = entry.partition("=")
+        if not sep:
+            role, spec = "*", entry
+        parse_spec(spec)
+        base = roles.get(role) or roles.get("*") or RoleSettings()
+        roles[role] = base.model_copy(update={"model": spec})
+    overrides = {
+        k: v
+        for k, v in (("max_tokens", args.max_tokens), ("temperature", args.temperature), ("seed", args.seed))
+        if v is not None
+    }
+    if overrides:
+        roles.setdefault("*", RoleSettings())
+        roles = {r: s.model_copy(update=overrides) for r, s in roles.items()}
+    return roles
+
+
+def default_out(kind: str, dataset: Path | None) -> Path:
+    if dataset is not None:  # stable name, so re-running the same command resumes
+        return TRANSCRIPTS / f"{kind}-{dataset.stem}.jsonl"
+    return TRANSCRIPTS / f"{kind}-{datetime.now().strftime('%Y%m%d-%H%M%S')}.jsonl"
+
+
+def run(protocol: Any, items: Sequence[Any], args: argparse.Namespace, out: Path, dataset: str | None) -> RunResult:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        result = asyncio.run(
+            run_protocol(
+                protocol,
+                items,
+                out=out,
+                roles=roles_from_args(args),
+                concurrency=args.concurrency,
+                resume=not args.fresh,
+                progress=not (args.no_progress or args.json) and len(items) > 1,
+                dataset=dataset,
+                command=sys.argv,
+                seed=args.seed,
+            )
+        )
+    for w in caught:
+        print(f"warning: {w.message}", file=sys.stderr)
+    return result
+
+
+# ----------------------------------------------------------------------------------------- examine
+
+
+def cmd_examine(args: argparse.Namespace) -> int:
+    from voirdire.protocols.cross_examination import (
+        AreYouSure,
+        ClaimItem,
+        CrossExamination,
+        CrossExaminationParams,
+        format_report,
+        score,
+    )
+
+    params = CrossExaminationParams(
+        prompt_set=args.prompt_set,
+        max_followup_rounds=args.max_followups,
+        examinations=3 if args.majority else args.examinations,
+        one_question_at_a_time=not args.batch_questions,
+    )
+    cls = {"ays": AreYouSure, None: CrossExamination}.get(args.baseline)
+    if args.baseline == "idk":
+        from voirdire.protocols.cross_examination import IDontKnow
+
+        cls = IDontKnow
+    protocol = cls(params)
+    if args.questions:
+        items = load_items(args.questions, protocol.item_from_record, limit=args.limit, offset=args.offset)
+        dataset: str | None = str(args.questions)
+    else:
+        if not (args.claim or args.question):
+            raise CLIError("give a CLAIM, --question, or --questions FILE")
+        items = [ClaimItem(id="claim-1", claim=args.claim, question=args.question, answers=args.answer)]
+        dataset = None
+    out = args.out or default_out(protocol.name, args.questions)
+    result = run(protocol, items, args, out, dataset)
+    transcript = load(out)
+    report = score(
+        transcript.sessions[s]
+        for s in [protocol.item_id(i) or f"item-{k + 1}" for k, i in enumerate(items)]
+        if s in transcript.sessions
+    )
+    if args.report:
+        args.report.parent.mkdir(parents=True, exist_ok=True)
+        args.report.write_text(report.model_dump_json(indent=2))
+    if args.json:
+        payload = {
+            "transcript": str(out),
+            "run_id": result.run_id,
+            "elapsed_s": result.elapsed_s,
+            "skipped": result.skipped,
+            "errors": result.errors,
+            "warnings": result.warnings,
+            "verdicts": {
+                k: v.model_dump(mode="json", include={"decision", "accepted", "evidence", "statistics"})
+                for k, v in result.verdicts.items()
+            },
+            "report": report.model_dump(mode="json", exclude={"rows"}),
+        }
+        print(json.dumps(payload, indent=2))
+    elif not args.questions:
+        print(render(transcript, session=next(iter(result.verdicts), None) or "claim-1"))
+        print(f"\ntranscript: {out}")
+    else:
+        print(format_report(report))
+        print(
+            f"time: {result.elapsed_s:.1f}s for {len(items) - result.skipped} sessions "
+            f"({result.skipped} resumed from the transcript)"
+        )
+        print(f"transcript: {out}")
+    for sid, err in result.errors.items():
+        print(f"error in {sid}: {err}", file=sys.stderr)
+    return 1 if result.errors and not result.verdicts else 0
+
+
+# ----------------------------------------------------------------------------------------- show / report
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    t = load(args.transcript)
+    if args.list:
+        for s in t.sessions.values():
+            print(summary_line(s))
+        return 0
+    if args.json:
+        chosen = [t.sessions[args.session]] if args.session else list(t.sessions.values())
+        print(json.dumps([s.model_dump(mode="json") for s in chosen], indent=2))
+        return 0
+    print(render(t, session=args.session, prompts=args.prompts))
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from voirdire.protocols.cross_examination import format_report, score
+
+    t = load(args.transcript)
+    protocol = t.header.protocol if t.header else "cross_examination"
+    report = score(t.sessions.values(), protocol=protocol)
+    print(report.model_dump_json(indent=2) if args.json else format_report(report))
+    return 0
+
+
+# ----------------------------------------------------------------------------------------- parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="voirdire",
+        description="LLM agents that examine, prove and verify each other's answers before anyone trusts them.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    ex = sub.add_parser("examine", help="cross-examine a claim or a dataset of questions (LMvLM)")
+    ex.add_argument("claim", nargs="?", help="the claim to examine")
+    ex.add_argument("--question", help="the question the claim answers (or a fill-in-the-blank query with ____)")
+    ex.add_argument("--answer", action="append", default=[], help="a gold answer or alias (repeatable)")
+    ex.add_argument("--questions", type=Path, help="batch: JSONL/CSV/JSON of question, claim?, answers")
+    ex.add_argument("--majority", action="store_true", help="LMvLM (Majority): three examinations, reject on 2")
+    ex.add_argument("--examinations", type=int, default=1, help="examinations per claim (majority vote)")
+    ex.add_argument("--baseline", choices=["ays", "idk"], help="run a §4.1 baseline instead of the examination")
+    ex.add_argument("--prompt-set", choices=["chatgpt", "gpt3"], default="chatgpt", help="Table 1 setup prompt")
+    ex.add_argument("--max-followups", type=int, default=5, help="follow-up rounds cap (paper: 5)")
+    ex.add_argument(
+        "--batch-questions",
+        action="store_true",
+        help="send each turn's questions together instead of one at a time",
+    )
+    add_model_options(ex)
+    add_run_options(ex)
+    ex.set_defaults(func=cmd_examine)
+
+    sh = sub.add_parser("show", help="render a transcript as a chat")
+    sh.add_argument("transcript", type=Path)
+    sh.add_argument("--session", help="only this session id")
+    sh.add_argument("--prompts", action="store_true", help="also show the prompts the moderator sent")
+    sh.add_argument("--list", action="store_true", help="one line per session")
+    sh.add_argument("--json", action="store_true", help="sessions as JSON")
+    sh.set_defaults(func=cmd_show)
+
+    rp = sub.add_parser("report", help="metrics of a cross-examination transcript against its gold answers")
+    rp.add_argument("transcript", type=Path)
+    rp.add_argument("--json", action="store_true")
+    rp.set_defaults(func=cmd_report)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except (
+        CLIError,
+        DatasetError,
+        ModelSpecError,
+        PromptError,
+        ResumeError,
+        TranscriptError,
+        KeyError,
+    ) as exc:
+        print(f"voirdire: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(
+            "voirdire: interrupted; finished sessions are in the transcript (re-run to resume)",
+            file=sys.stderr,
+        )
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

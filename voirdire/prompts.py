@@ -1,0 +1,151 @@
+"""Prompt files (``prompts/<protocol>/<name>.yaml``) loaded as langchain-core chat templates.
+
+A prompt file holds data only::
+
+    source: "Cohen et al. 2023, LM vs LM, Table 1 (ChatGPT, Stage 1)"
+    verbatim: true            # the paper's text, unchanged
+    note: "..."               # optional: how it was adapted, when verbatim is false
+    variables: [claim]
+    messages:
+      - role: user            # system | user | assistant
+        template: |
+          ... {claim} ...
+
+Templates use f-string syntax, so literal braces are doubled. Code never inlines prompt prose: protocols name a
+prompt and pass variables.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.prompts import ChatPromptTemplate
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+
+class PromptError(ValueError):
+    """A prompt file that is missing, malformed, or rendered with the wrong variables."""
+
+
+class PromptMessage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    role: Literal["system", "user", "assistant"]
+    template: str
+
+
+class PromptFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    source: str
+    verbatim: bool
+    note: str | None = None
+    variables: list[str] = []
+    messages: list[PromptMessage]
+
+
+@dataclass(frozen=True)
+class RenderedMessage:
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+@dataclass(frozen=True)
+class Prompt:
+    name: str
+    path: Path
+    spec: PromptFile
+    sha256: str
+    template: ChatPromptTemplate
+
+    def render(self, **variables: object) -> list[RenderedMessage]:
+        missing = set(self.spec.variables) - set(variables)
+        if missing:
+            raise PromptError(f"{self.path}: missing variables {sorted(missing)} for prompt {self.name!r}")
+        values = {k: variables[k] for k in self.spec.variables}
+        return [_from_langchain(m) for m in self.template.format_messages(**values)]
+
+
+def _from_langchain(m: BaseMessage) -> RenderedMessage:
+    role: Literal["system", "user", "assistant"]
+    if isinstance(m, SystemMessage):
+        role = "system"
+    elif isinstance(m, AIMessage):
+        role = "assistant"
+    elif isinstance(m, HumanMessage):
+        role = "user"
+    else:  # pragma: no cover - the template only builds the three kinds above
+        raise PromptError(f"unexpected message type {type(m).__name__}")
+    return RenderedMessage(role=role, content=str(m.content))
+
+
+_LC_ROLE = {"system": "system", "user": "human", "assistant": "ai"}
+
+
+def default_root() -> Path:
+    """The repository's ``prompts/`` in a checkout, else the copy installed as ``voirdire.prompts``."""
+    here = Path(__file__).resolve().parent.parent / "prompts"
+    if here.is_dir():
+        return here
+    return Path(str(resources.files("voirdire.prompts")))
+
+
+def load_prompt_file(path: Path, name: str | None = None) -> Prompt:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError as exc:
+        raise PromptError(f"{path}: prompt file not found") from exc
+    try:
+        data = yaml.safe_load(raw)
+        spec = PromptFile.model_validate(data)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        raise PromptError(f"{path}{where}: invalid YAML: {exc}") from exc
+    except ValidationError as exc:
+        raise PromptError(f"{path}: not a prompt file: {exc}") from exc
+    template = ChatPromptTemplate.from_messages([(_LC_ROLE[m.role], m.template) for m in spec.messages])
+    used = set(template.input_variables)
+    if used != set(spec.variables):
+        raise PromptError(
+            f"{path}: declared variables {sorted(spec.variables)} differ from those the templates use "
+            f"{sorted(used)} (literal braces must be doubled)"
+        )
+    return Prompt(
+        name=name or path.stem,
+        path=path,
+        spec=spec,
+        sha256=hashlib.sha256(raw).hexdigest(),
+        template=template,
+    )
+
+
+class PromptLibrary:
+    """Prompts of one protocol folder, addressed by file stem (``setup_chatgpt``) or ``folder/stem``."""
+
+    def __init__(self, root: Path | None = None):
+        self.root = root or default_root()
+        self._loaded: dict[str, Prompt] = {}
+
+    def get(self, name: str) -> Prompt:
+        if name not in self._loaded:
+            self._loaded[name] = load_prompt_file(self.root / f"{name}.yaml", name)
+        return self._loaded[name]
+
+    def hashes(self) -> dict[str, str]:
+        """Digests of every prompt used so far (recorded in the run header)."""
+        return {n: p.sha256 for n, p in sorted(self._loaded.items())}
+
+    def preload(self, folder: str) -> None:
+        for path in sorted((self.root / folder).glob("*.yaml")):
+            self.get(f"{folder}/{path.stem}")
+
+
+@cache
+def library() -> PromptLibrary:
+    return PromptLibrary()

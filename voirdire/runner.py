@@ -1,0 +1,242 @@
+"""Run a protocol over one item or a dataset: role binding, concurrency, progress, resume, error isolation."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.metadata
+import sys
+import time
+import traceback
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from autogen_agentchat.agents import BaseChatAgent
+from autogen_core.models import ChatCompletionClient
+from pydantic import BaseModel, ConfigDict, Field
+
+from voirdire.agents import ModelAgent
+from voirdire.models import ModelPool, RoleSettings, parse_spec
+from voirdire.prompts import PromptLibrary, library
+from voirdire.protocol import Protocol, Session
+from voirdire.transcript import RoleBinding, RunHeader, TranscriptWriter, Verdict, load, new_run_id
+
+_PACKAGES = (
+    "voirdire",
+    "autogen-agentchat",
+    "autogen-core",
+    "autogen-ext",
+    "langchain-core",
+    "openai",
+    "pydantic",
+    "llama-cpp-python",
+)
+
+
+class ResumeError(ValueError):
+    """The output transcript belongs to a different run (protocol, parameters or models differ)."""
+
+
+class RunResult(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    out: Path
+    run_id: str
+    verdicts: dict[str, Verdict] = Field(default_factory=dict)
+    errors: dict[str, str] = Field(default_factory=dict)
+    skipped: int = 0
+    elapsed_s: float = 0.0
+    warnings: list[str] = Field(default_factory=list)
+
+
+def package_versions() -> dict[str, str]:
+    out = {}
+    for name in _PACKAGES:
+        try:
+            out[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+def bind_roles(
+    protocol: Protocol[Any, Any],
+    roles: Mapping[str, RoleSettings],
+    clients: Mapping[str, ChatCompletionClient],
+) -> dict[str, RoleSettings]:
+    """Settings for every model-played role: the role's own, else ``*`` (all roles), else the embedded default."""
+    rule_roles = set(protocol.deterministic_agents())
+    unknown = set(roles) - set(protocol.required_roles()) - {"*"}
+    if unknown:
+        raise ValueError(
+            f"{protocol.name} has no role(s) {sorted(unknown)}; its roles are {list(protocol.required_roles())}"
+        )
+    bound = {}
+    for role in protocol.required_roles():
+        if role in rule_roles:
+            continue
+        settings = roles.get(role) or roles.get("*") or RoleSettings()
+        if role not in clients:
+            parse_spec(settings.model)  # fail before the run starts, not in the middle
+        bound[role] = settings
+    return bound
+
+
+def independence_warnings(
+    protocol: Protocol[Any, Any],
+    bound: Mapping[str, RoleSettings],
+    clients: Mapping[str, ChatCompletionClient] | None = None,
+) -> list[str]:
+    clients = clients or {}
+
+    def served_by(role: str) -> object:
+        return id(clients[role]) if role in clients else bound[role].model
+
+    out = []
+    for a, b in protocol.independent_roles:
+        if a in bound and b in bound and served_by(a) == served_by(b):
+            out.append(
+                f"{a} and {b} are both served by {parse_spec(bound[a].model).text}: the paper allows one model in "
+                f"both roles (prompted differently), but the examination is then not independent"
+            )
+    return out
+
+
+def _check_resumable(out: Path, header: RunHeader) -> set[str]:
+    previous = load(out)
+    last = previous.header
+    if last is None:
+        return previous.finished()
+    for field in ("protocol", "parameters", "roles"):
+        if getattr(last, field) != getattr(header, field):
+            raise ResumeError(
+                f"{out}: holds a run with different {field} ({getattr(last, field)!r}); "
+                "use another --out, or --fresh to start over"
+            )
+    return previous.finished()
+
+
+async def run_protocol(
+    protocol: Protocol[Any, Any],
+    items: Sequence[BaseModel],
+    *,
+    out: str | Path,
+    roles: Mapping[str, RoleSettings] | None = None,
+    clients: Mapping[str, ChatCompletionClient] | None = None,
+    concurrency: int = 1,
+    resume: bool = True,
+    progress: bool = False,
+    prompts: PromptLibrary | None = None,
+    dataset: str | None = None,
+    command: list[str] | None = None,
+    seed: int | None = None,
+    on_verdict: Callable[[Any, Verdict | None], None] | None = None,
+) -> RunResult:
+    """Run ``protocol`` on every item, writing one transcript; finished sessions in ``out`` are skipped.
+
+    ``clients`` maps a role to a ready ``ChatCompletionClient`` (scripted clients in tests); other roles are
+    built from their ``RoleSettings`` spec. An exception inside one session is recorded as an error event for
+    that session and the run goes on; the session has no verdict, so a resumed run retries it.
+    """
+    out = Path(out)
+    clients = dict(clients or {})
+    roles = dict(roles or {})
+    prompts = prompts or library()
+    prompts.preload(protocol.prompt_folder)
+    bound = bind_roles(protocol, roles, clients)
+    notes = independence_warnings(protocol, bound, clients)
+    for note in notes:
+        warnings.warn(note, stacklevel=2)
+
+    header = RunHeader(
+        run_id=new_run_id(),
+        protocol=protocol.name,
+        parameters=protocol.params.model_dump(mode="json"),
+        roles={
+            r: RoleBinding(
+                spec=parse_spec(s.model).text if r not in clients else f"client:{type(clients[r]).__name__}",
+                temperature=s.temperature,
+                max_tokens=s.max_tokens,
+                seed=s.seed,
+            )
+            for r, s in bound.items()
+        },
+        seed=seed,
+        prompts=prompts.hashes(),
+        packages=package_versions(),
+        dataset=dataset,
+        command=command,
+    )
+    ids = [protocol.item_id(it) or f"item-{i + 1}" for i, it in enumerate(items)]
+    if len(set(ids)) != len(ids):
+        raise ValueError("item ids must be unique within a run")
+    finished: set[str] = set()
+    result = RunResult(out=out, run_id=header.run_id, warnings=notes)
+    if out.exists() and out.stat().st_size > 0:
+        if resume:
+            finished = _check_resumable(out, header)
+            done = load(out)
+            for sid in finished & set(ids):
+                v = done.sessions[sid].verdict
+                if v is not None:
+                    result.verdicts[sid] = v
+        else:
+            out.unlink()
+    result.skipped = len(finished & set(ids))
+
+    pool = ModelPool()
+    sem = asyncio.Semaphore(max(1, concurrency))
+    bar = _progress(len(ids) - result.skipped, protocol.name) if progress else None
+    start = time.perf_counter()
+
+    def agents_for_session() -> dict[str, BaseChatAgent]:
+        agents: dict[str, BaseChatAgent] = dict(protocol.deterministic_agents())
+        for role, settings in bound.items():
+            client = clients.get(role) or pool.get(settings.model)
+            label = settings.model if role not in clients else f"client:{type(client).__name__}"
+            agents[role] = ModelAgent(
+                role, client, settings, model_label=parse_spec(label).text if role not in clients else label
+            )
+        return agents
+
+    with TranscriptWriter(out) as writer:
+        writer.write(header)
+
+        async def one(item: BaseModel, sid: str) -> None:
+            async with sem:
+                session = Session(
+                    run_id=header.run_id,
+                    session_id=sid,
+                    protocol=protocol,
+                    agents=agents_for_session(),
+                    writer=writer,
+                    prompts=prompts,
+                )
+                session.start(sid, item.model_dump(mode="json"))
+                try:
+                    verdict = await protocol.run(item, session)
+                    result.verdicts[sid] = verdict
+                except (KeyboardInterrupt, asyncio.CancelledError):
+                    raise
+                except Exception as exc:  # isolate: one broken session never loses the others' work
+                    session.error(exc, traceback.format_exc())
+                    result.errors[sid] = f"{type(exc).__name__}: {exc}"
+                if on_verdict is not None:
+                    on_verdict(item, result.verdicts.get(sid))
+                if bar is not None:
+                    bar.update(1)
+
+        try:
+            await asyncio.gather(*(one(it, sid) for it, sid in zip(items, ids, strict=True) if sid not in finished))
+        finally:
+            if bar is not None:
+                bar.close()
+            await pool.close()
+    result.elapsed_s = round(time.perf_counter() - start, 3)
+    return result
+
+
+def _progress(total: int, desc: str) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit="session", file=sys.stderr, dynamic_ncols=True)

@@ -1,0 +1,272 @@
+"""The one transcript schema shared by every protocol.
+
+A transcript is a JSONL file: each invocation of a run appends a ``header`` line (the run spec), then events
+keyed by ``session_id``, ``stage`` and ``turn``. The file is append-only and flushed after every line, so it can
+be read while a run is in progress; a torn last line (a crash mid-write) is ignored on read. Resume works on this
+file alone: a session that already has a ``verdict`` event is finished.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+SCHEMA_VERSION = 1
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_run_id() -> str:
+    return utcnow().strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:6]
+
+
+class TranscriptError(ValueError):
+    """A transcript file that cannot be read; the message names the file and line."""
+
+
+class RoleBinding(BaseModel):
+    """Which model serves a role, with secrets stripped (see ``models.redact``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    spec: str
+    temperature: float | None = None
+    max_tokens: int | None = None
+    seed: int | None = None
+
+
+class RunHeader(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["header"] = "header"
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    protocol: str
+    created: datetime = Field(default_factory=utcnow)
+    parameters: dict[str, Any] = Field(default_factory=dict)
+    roles: dict[str, RoleBinding] = Field(default_factory=dict)
+    seed: int | None = None
+    prompts: dict[str, str] = Field(default_factory=dict, description="prompt name -> sha256 of its file")
+    packages: dict[str, str] = Field(default_factory=dict)
+    dataset: str | None = None
+    command: list[str] | None = None
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    run_id: str
+    session_id: str
+    seq: int
+    time: datetime = Field(default_factory=utcnow)
+    stage: str | None = None
+    turn: int | None = None
+
+
+class SessionStart(_Event):
+    kind: Literal["session_start"] = "session_start"
+    item_id: str
+    item: dict[str, Any]
+
+
+class Message(_Event):
+    kind: Literal["message"] = "message"
+    sender: str
+    receiver: str
+    content: str
+    prompt: str | None = Field(None, description="prompt file the content was rendered from, if any")
+    quote: str | None = Field(None, description="the sender's own words inside a rendered prompt (chat view)")
+
+
+class TokenUsage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class ModelCall(_Event):
+    kind: Literal["model_call"] = "model_call"
+    role: str
+    model: str
+    request_digest: str
+    response: str
+    usage: TokenUsage = Field(default_factory=TokenUsage)
+    latency_s: float
+    retries: int = 0
+    finish_reason: str | None = None
+
+
+class Transition(_Event):
+    kind: Literal["transition"] = "transition"
+    from_state: str | None
+    to_state: str
+    reason: str | None = None
+
+
+class ParseFailure(_Event):
+    kind: Literal["parse_failure"] = "parse_failure"
+    role: str
+    prompt: str | None
+    expected: str
+    raw: str
+    error: str
+    outcome: str = Field(description="the defined outcome the protocol took instead")
+
+
+class Step(_Event):
+    """A protocol-specific structured record (e.g. one No-Data round: x', y', challenge, outcome, flip)."""
+
+    kind: Literal["step"] = "step"
+    name: str
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class ErrorEvent(_Event):
+    kind: Literal["error"] = "error"
+    error_type: str
+    message: str
+    traceback: str | None = None
+
+
+class Verdict(_Event):
+    kind: Literal["verdict"] = "verdict"
+    decision: str
+    accepted: bool | None = Field(None, description="True if the examined output is trusted")
+    evidence: list[str] = Field(default_factory=list)
+    statistics: dict[str, Any] = Field(default_factory=dict)
+
+
+Event = Annotated[
+    SessionStart | Message | ModelCall | Transition | ParseFailure | Step | ErrorEvent | Verdict,
+    Field(discriminator="kind"),
+]
+Line = Annotated[RunHeader | Event, Field(discriminator="kind")]
+_LINE = TypeAdapter(Line)
+
+
+class TranscriptWriter:
+    """Append-only JSONL writer: one line and one flush per record.
+
+    Writes happen on the event loop's thread, so concurrent sessions never interleave within a line.
+    """
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        torn = self.path.exists() and self.path.stat().st_size > 0 and not _ends_with_newline(self.path)
+        self._fh = self.path.open("a", encoding="utf-8")
+        if torn:  # a crash left half a line: end it so the next record starts on its own line
+            self._fh.write("\n")
+
+    def write(self, record: RunHeader | _Event) -> None:
+        self._fh.write(record.model_dump_json(exclude_none=False) + "\n")
+        self._fh.flush()
+
+    def close(self) -> None:
+        if not self._fh.closed:
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+            self._fh.close()
+
+    def __enter__(self) -> TranscriptWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with path.open("rb") as fh:
+        fh.seek(-1, os.SEEK_END)
+        return fh.read(1) == b"\n"
+
+
+def read_lines(path: str | Path) -> Iterator[RunHeader | _Event]:
+    """Parse every record; a torn *last* line is skipped, any other bad line raises naming file:line."""
+    path = Path(path)
+    if not path.exists():
+        raise TranscriptError(f"{path}: no such transcript")
+    raw_lines = path.read_text(encoding="utf-8").split("\n")
+    last = max((i for i, s in enumerate(raw_lines) if s.strip()), default=-1)
+    for i, text in enumerate(raw_lines):
+        if not text.strip():
+            continue
+        try:
+            yield _LINE.validate_python(json.loads(text))
+        except (json.JSONDecodeError, ValidationError) as exc:
+            if i == last and isinstance(exc, json.JSONDecodeError):
+                return  # torn write at the end of a file still being written or crashed mid-line
+            raise TranscriptError(f"{path}:{i + 1}: not a transcript record: {exc}") from exc
+
+
+class SessionRecord(BaseModel):
+    """All events of one session, from the run attempt that finished it (or the latest attempt)."""
+
+    session_id: str
+    run_id: str
+    item_id: str | None = None
+    item: dict[str, Any] = Field(default_factory=dict)
+    events: list[Any] = Field(default_factory=list)
+
+    @property
+    def verdict(self) -> Verdict | None:
+        return next((e for e in reversed(self.events) if isinstance(e, Verdict)), None)
+
+    @property
+    def errors(self) -> list[ErrorEvent]:
+        return [e for e in self.events if isinstance(e, ErrorEvent)]
+
+    def of_kind(self, kind: type) -> list[Any]:
+        return [e for e in self.events if isinstance(e, kind)]
+
+
+class Transcript(BaseModel):
+    path: str
+    headers: list[RunHeader]
+    sessions: dict[str, SessionRecord]
+
+    @property
+    def header(self) -> RunHeader | None:
+        return self.headers[-1] if self.headers else None
+
+    def finished(self) -> set[str]:
+        return {sid for sid, s in self.sessions.items() if s.verdict is not None}
+
+
+def load(path: str | Path) -> Transcript:
+    """Rebuild sessions from a transcript file.
+
+    A session may have been attempted by several runs (resume after a crash); the attempt that reached a verdict
+    wins, else the latest attempt, so events of an abandoned attempt never mix with a finished one.
+    """
+    headers: list[RunHeader] = []
+    attempts: dict[str, dict[str, list[_Event]]] = {}
+    for rec in read_lines(path):
+        if isinstance(rec, RunHeader):
+            headers.append(rec)
+        else:
+            attempts.setdefault(rec.session_id, {}).setdefault(rec.run_id, []).append(rec)
+    sessions: dict[str, SessionRecord] = {}
+    for sid, by_run in attempts.items():
+        finished = [r for r, evs in by_run.items() if any(isinstance(e, Verdict) for e in evs)]
+        run_id = finished[-1] if finished else list(by_run)[-1]
+        events = sorted(by_run[run_id], key=lambda e: e.seq)
+        start = next((e for e in events if isinstance(e, SessionStart)), None)
+        sessions[sid] = SessionRecord(
+            session_id=sid,
+            run_id=run_id,
+            item_id=start.item_id if start else None,
+            item=start.item if start else {},
+            events=events,
+        )
+    return Transcript(path=str(path), headers=headers, sessions=sessions)
+
+
+def dump_events(events: Iterable[_Event | RunHeader]) -> str:
+    return "".join(e.model_dump_json() + "\n" for e in events)
