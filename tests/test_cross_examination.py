@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
+from voirdire.models import Script, ScriptedChatCompletionClient, ScriptRule
 from voirdire.protocols.cross_examination import (
     AreYouSure,
     ClaimItem,
@@ -12,8 +14,6 @@ from voirdire.protocols.cross_examination import (
     CrossExaminationParams,
     IDontKnow,
 )
-
-from voirdire.models import Script, ScriptedChatCompletionClient, ScriptRule
 from voirdire.runner import run_protocol
 from voirdire.transcript import Message, ModelCall, ParseFailure, Transcript, Transition, load
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from voirdire.datasets import DatasetError, load_items
-from voirdire.models import ModelSpecError, RoleSettings, load_role_config, parse_spec
+from voirdire.models import ModelSpecError, RoleSettings, load_role_config, mask_secrets, parse_spec
 from voirdire.prompts import PromptError
 from voirdire.runner import ResumeError, RunResult, run_protocol
 from voirdire.transcript import TranscriptError, load
@@ -96,7 +96,7 @@ def run(protocol: Any, items: Sequence[Any], args: argparse.Namespace, out: Path
                 resume=not args.fresh,
                 progress=not (args.no_progress or args.json) and len(items) > 1,
                 dataset=dataset,
-                command=sys.argv,
+                command=[mask_secrets(a) for a in sys.argv],
                 seed=args.seed,
             )
         )

@@ -81,19 +81,27 @@ def parse_spec(text: str) -> ModelSpec:
     if kind == "openai" and rest:
         return ModelSpec(kind="openai", model=rest)
     if kind == "openai-compatible":
-        model, sep, url = rest.rpartition("@")
-        if not sep or not model or not url.startswith(("http://", "https://")):
+        found = re.match(r"(.+?)@(https?://.+)$", rest)
+        if not found:
             raise ModelSpecError(
-                f"model spec {text!r}: expected openai-compatible:<model>@<base_url>, "
+                f"model spec {mask_secrets(text)!r}: expected openai-compatible:<model>@<base_url>, "
                 "e.g. openai-compatible:llama3@http://127.0.0.1:8080/v1"
             )
-        return ModelSpec(kind="openai-compatible", model=model, base_url=url)
+        return ModelSpec(kind="openai-compatible", model=found.group(1), base_url=found.group(2))
     if kind == "scripted" and rest:
         return ModelSpec(kind="scripted", path=rest)
     raise ModelSpecError(
-        f"unknown model spec {text!r}: use local, local:<file.gguf>, openai:<model>, "
+        f"unknown model spec {mask_secrets(text)!r}: use local, local:<file.gguf>, openai:<model>, "
         "openai-compatible:<model>@<url>, scripted:<file> or human"
     )
+
+
+_SECRETS = re.compile(r"(//[^/@\s:]+:)[^/@\s]+@|((?:api[_-]?key|token|password|secret)=)[^&\s]+", re.IGNORECASE)
+
+
+def mask_secrets(text: str) -> str:
+    """Hide URL passwords and key-like query values in free text (commands, error messages)."""
+    return _SECRETS.sub(lambda m: (m.group(1) + "***@") if m.group(1) else (m.group(2) + "***"), text)
 
 
 def redact_url(url: str) -> str:

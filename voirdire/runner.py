@@ -34,6 +34,9 @@ _PACKAGES = (
 )
 
 
+KNOWN_ROLES = frozenset({"examiner", "examinee", "oracle", "verifier", "checker", "evaluator", "improver", "generator"})
+
+
 class ResumeError(ValueError):
     """The output transcript belongs to a different run (protocol, parameters or models differ)."""
 
@@ -66,7 +69,9 @@ def bind_roles(
 ) -> dict[str, RoleSettings]:
     """Settings for every model-played role: the role's own, else ``*`` (all roles), else the embedded default."""
     rule_roles = set(protocol.deterministic_agents())
-    unknown = set(roles) - set(protocol.required_roles()) - {"*"}
+    # A role another protocol uses is ignored (one config serves several protocols); a name no protocol uses
+    # is a typo and fails loudly.
+    unknown = set(roles) - set(protocol.required_roles()) - KNOWN_ROLES - {"*"}
     if unknown:
         raise ValueError(
             f"{protocol.name} has no role(s) {sorted(unknown)}; its roles are {list(protocol.required_roles())}"

@@ -159,10 +159,9 @@ class TranscriptWriter:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        torn = self.path.exists() and self.path.stat().st_size > 0 and not _ends_with_newline(self.path)
+        if self.path.exists():
+            _drop_torn_tail(self.path)
         self._fh = self.path.open("a", encoding="utf-8")
-        if torn:  # a crash left half a line: end it so the next record starts on its own line
-            self._fh.write("\n")
 
     def write(self, record: RunHeader | _Event) -> None:
         self._fh.write(record.model_dump_json(exclude_none=False) + "\n")
@@ -181,10 +180,12 @@ class TranscriptWriter:
         self.close()
 
 
-def _ends_with_newline(path: Path) -> bool:
-    with path.open("rb") as fh:
-        fh.seek(-1, os.SEEK_END)
-        return fh.read(1) == b"\n"
+def _drop_torn_tail(path: Path) -> None:
+    """Cut a half-written last line (a crash mid-write) so appended records start on a line of their own."""
+    with path.open("rb+") as fh:
+        data = fh.read()
+        if data and not data.endswith(b"\n"):
+            fh.truncate(data.rfind(b"\n") + 1)
 
 
 def read_lines(path: str | Path) -> Iterator[RunHeader | _Event]:

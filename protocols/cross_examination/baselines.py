@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from voirdire.protocol import Protocol, Session
 from voirdire.protocols.cross_examination.claims import brief_examinee, make_claim
 from voirdire.protocols.cross_examination.parsing import is_cloze, parse_yes_no, says_idk
 from voirdire.protocols.cross_examination.protocol import (
@@ -15,8 +16,6 @@ from voirdire.protocols.cross_examination.protocol import (
     CrossExaminationParams,
     claim_item_from_record,
 )
-
-from voirdire.protocol import Protocol, Session
 from voirdire.transcript import Verdict
 
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from voirdire.protocols.cross_examination.parsing import fill_blank, is_cloze
-
 from voirdire.protocol import Session
+from voirdire.protocols.cross_examination.parsing import fill_blank, is_cloze
 
 if TYPE_CHECKING:
     from voirdire.protocols.cross_examination.protocol import ClaimItem

@@ -31,10 +31,13 @@ def parse_decision(text: str) -> Decision:
 
 _LEAD = re.compile(r"^[\s\"'*_`>#:.\-]*(yes|no)\b", re.IGNORECASE)
 _ANY = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
+_BOTH = re.compile(r"^\W*(yes|no)\s+(and|or)\s+(yes|no)\b", re.IGNORECASE)  # "Yes and no" is no answer
 
 
 def parse_yes_no(text: str) -> bool:
     """Table 1 Stage 2 (i) and the AYS baseline: "Please answer with Yes or No"."""
+    if _BOTH.match(text):
+        raise ParseError("the reply says both Yes and No")
     lead = _LEAD.match(text)
     if lead:
         return lead.group(1).lower() == "yes"

@@ -20,11 +20,11 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
-from voirdire.protocols.cross_examination.claims import brief_examinee, make_claim
-from voirdire.protocols.cross_examination.parsing import parse_decision, parse_yes_no, split_questions
 
 from voirdire.datasets import as_list
 from voirdire.protocol import Protocol, Session
+from voirdire.protocols.cross_examination.claims import brief_examinee, make_claim
+from voirdire.protocols.cross_examination.parsing import parse_decision, parse_yes_no, split_questions
 from voirdire.transcript import Verdict
 
 

@@ -1,0 +1,132 @@
+"""The command line: batch with resume, show, report, baselines, and clear errors for bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from voirdire.cli import main
+
+EXAMINER = """\
+rules:
+  - match: verify the correctness of the following claim
+    reply: "1. Where is it?"
+  - match: Do you have any follow-up questions
+    reply: "No"
+  - match: correct or incorrect\\?
+    reply: "The claim is incorrect."
+"""
+EXAMINEE = """\
+rules:
+  - match: phrase your answer as a claim
+    reply: "The answer is Paris."
+  - match: regarding your claim
+    reply: "It is in France."
+  - match: Are you sure
+    reply: "Yes"
+"""
+
+
+@pytest.fixture
+def models(tmp_path: Path) -> list[str]:
+    (tmp_path / "examiner.yaml").write_text(EXAMINER)
+    (tmp_path / "examinee.yaml").write_text(EXAMINEE)
+    return [
+        "--model",
+        f"examiner=scripted:{tmp_path / 'examiner.yaml'}",
+        "--model",
+        f"examinee=scripted:{tmp_path / 'examinee.yaml'}",
+    ]
+
+
+@pytest.fixture
+def dataset(tmp_path: Path) -> Path:
+    path = tmp_path / "qs.jsonl"
+    rows = [
+        {"id": "a", "question": "What is the capital of France?", "possible_answers": ["Paris"]},
+        {"id": "b", "question": "What is the capital of Italy?", "possible_answers": ["Rome", "Roma"]},
+        {"id": "c", "question": "Where is the Louvre?", "answers": "Paris|Paris, France"},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_batch_report_resume_and_show(tmp_path: Path, models: list[str], dataset: Path, capsys) -> None:
+    out = tmp_path / "run.jsonl"
+    args = ["examine", "--questions", str(dataset), *models, "--out", str(out), "--no-progress"]
+    assert main([*args, "--limit", "2", "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert set(first["verdicts"]) == {"a", "b"} and first["skipped"] == 0
+    assert main([*args, "--json", "--report", str(tmp_path / "r.json")]) == 0
+    second = json.loads(capsys.readouterr().out)
+    assert second["skipped"] == 2 and set(second["verdicts"]) == {"a", "b", "c"}
+    report = second["report"]
+    # All claims say Paris: a and c are gold-correct, b is not; the examiner rejects all three.
+    assert report["claims_correct_pct"] == pytest.approx(200 / 3)
+    assert report["reject_incorrect"]["precision"] == pytest.approx(1 / 3)
+    assert report["reject_incorrect"]["recall"] == 1.0
+    assert report["examination"]["questions"]["mean"] == 1.0
+    assert json.loads((tmp_path / "r.json").read_text())["scored"] == 3
+
+    assert main(["show", str(out), "--session", "b"]) == 0
+    chat = capsys.readouterr().out
+    assert "Examiner:" in chat and "Examinee:" in chat and "Verdict: INCORRECT (rejected)" in chat
+    assert "Where is it?" in chat and "Please answer the following questions" not in chat
+    assert main(["show", str(out), "--session", "b", "--prompts"]) == 0
+    assert "Please answer the following questions regarding your claim." in capsys.readouterr().out
+    assert main(["report", str(out)]) == 0
+    assert "reject incorrect" in capsys.readouterr().out
+    assert main(["show", str(out), "--list"]) == 0
+    assert capsys.readouterr().out.count("incorrect") == 3
+
+
+def test_baseline_and_majority_flags(tmp_path: Path, models: list[str], dataset: Path, capsys) -> None:
+    assert (
+        main(
+            [
+                "examine",
+                "--questions",
+                str(dataset),
+                *models,
+                "--baseline",
+                "ays",
+                "--out",
+                str(tmp_path / "ays.jsonl"),
+                "--json",
+            ]
+        )
+        == 0
+    )
+    out = json.loads(capsys.readouterr().out)
+    assert all(v["decision"] == "correct" for v in out["verdicts"].values())
+    assert (
+        main(["examine", "Paris is in France.", *models, "--majority", "--out", str(tmp_path / "m.jsonl"), "--json"])
+        == 0
+    )
+    v = json.loads(capsys.readouterr().out)["verdicts"]["claim-1"]
+    assert v["accepted"] is False and len(v["statistics"]["examinations"]) == 3
+
+
+def test_bad_dataset_row_is_named(tmp_path: Path, models: list[str], capsys) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"question": "ok?"}\n{"answers": ["x"]}\n')
+    assert main(["examine", "--questions", str(bad), *models]) == 2
+    assert f"{bad}:2: needs a 'claim' or a 'question'" in capsys.readouterr().err
+    bad.write_text('{"question": "ok?"}\n{oops\n')
+    assert main(["examine", "--questions", str(bad), *models]) == 2
+    assert f"{bad}:2: not valid JSON" in capsys.readouterr().err
+
+
+def test_bad_model_spec_and_config_errors(tmp_path: Path, capsys) -> None:
+    assert main(["examine", "X.", "--model", "examiner=gpt4"]) == 2
+    assert "unknown model spec 'gpt4'" in capsys.readouterr().err
+    cfg = tmp_path / "run.toml"
+    cfg.write_text('[roles.examiner]\nmodel = "local"\nmax_tokens = -3\n')
+    assert main(["examine", "X.", "--config", str(cfg)]) == 2
+    assert "[roles.examiner]" in capsys.readouterr().err
+    script = tmp_path / "s.yaml"
+    script.write_text("rules: [\n")
+    assert main(["examine", "X.", "--model", f"scripted:{script}"]) == 2
+    assert f"{script}:" in capsys.readouterr().err
