@@ -285,9 +285,11 @@ class LlamaCppClient(_TextOnlyClient):
 
     async def _complete(self, messages: Sequence[LLMMessage], args: Mapping[str, Any]) -> CreateResult:
         max_tokens = int(args.get("max_tokens", DEFAULT_MAX_TOKENS))
+        # repeat_penalty 1.1 is llama.cpp's own CLI default; without it a 135M model loops on greedy decoding.
         kwargs: dict[str, Any] = {
             "max_tokens": max_tokens,
             "temperature": float(args.get("temperature", 0.0)),
+            "repeat_penalty": float(args.get("repeat_penalty", 1.1)),
         }
         if args.get("seed") is not None:
             kwargs["seed"] = int(args["seed"])
@@ -425,10 +427,8 @@ class HumanClient(_TextOnlyClient):
 def _openai_client(spec: ModelSpec) -> ChatCompletionClient:
     from autogen_ext.models.openai import OpenAIChatCompletionClient
 
-    kwargs: dict[str, Any] = {
-        "model": spec.model,
-        "max_retries": 0,
-    }  # voirdire retries and counts retries itself
+    # max_retries=0: voirdire retries transient errors itself and records how many it took.
+    kwargs: dict[str, Any] = {"model": spec.model, "max_retries": 0}
     if spec.kind == "openai":
         if not os.environ.get("OPENAI_API_KEY"):
             raise ModelSpecError(f"model spec {spec.text!r} needs OPENAI_API_KEY in the environment")
