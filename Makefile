@@ -29,7 +29,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .
 
 bench: $(STAMP)
-	$(BIN)/python bench/popqa_embedded.py
+	HF_HUB_OFFLINE=1 $(BIN)/python bench/cross_examination_popqa.py --limit 20
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache
