@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import json
 import sys
 import warnings
@@ -20,6 +21,7 @@ from voirdire.transcript import TranscriptError, load
 from voirdire.view import render, summary_line
 
 TRANSCRIPTS = Path("transcripts")
+_SUBCOMMAND_MODULES: tuple[str, ...] = ()
 
 
 class CLIError(Exception):
@@ -247,6 +249,10 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("transcript", type=Path)
     rp.add_argument("--json", action="store_true")
     rp.set_defaults(func=cmd_report)
+
+    # Protocols whose sub-commands live in their own CLI module, each with register(subparsers).
+    for module in _SUBCOMMAND_MODULES:
+        importlib.import_module(module).register(sub)
     return parser
 
 

@@ -236,18 +236,26 @@ class Session:
         try:
             return Reply(text=text, value=parse(text))
         except ParseError as exc:
-            self.writer.write(
-                ParseFailure(
-                    **self._base(),
-                    role=role,
-                    prompt=prompt,
-                    expected=expected or getattr(parse, "__doc__", "") or "",
-                    raw=text,
-                    error=str(exc),
-                    outcome=on_failure or "reply left unparsed",
-                )
-            )
+            expected = expected or getattr(parse, "__doc__", "") or ""
+            self.parse_failure(role, prompt, expected=expected, raw=text, error=str(exc), outcome=on_failure)
             return Reply(text=text, error=str(exc))
+
+    def parse_failure(
+        self, role: str, prompt: str | None, *, expected: str, raw: str, error: str, outcome: str = ""
+    ) -> None:
+        """Record a reply that could not be parsed and the defined outcome the protocol took instead
+        (for protocols that parse replies themselves rather than through ``ask(parse=...)``)."""
+        self.writer.write(
+            ParseFailure(
+                **self._base(),
+                role=role,
+                prompt=prompt,
+                expected=expected,
+                raw=raw,
+                error=error,
+                outcome=outcome or "reply left unparsed",
+            )
+        )
 
     def remember(self, role: str, speaker: str, text: str, *, shown: bool = True) -> None:
         """Put a turn into a role's memory without a model call (e.g. the examinee's own claim)."""
