@@ -1,0 +1,228 @@
+"""Datasets for QA grading: EVOUNA (Wang et al. 2023) and a generic JSONL format.
+
+Every loader returns ``QAItem``s: one (question, gold answers, system answer, optional human judgment) to grade.
+A malformed row raises ``DatasetError`` naming the file and the row (EVOUNA: 0-based index in the JSON list;
+JSONL: 1-based line number), so a bad record is found without bisecting the file.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError
+
+# EVOUNA's five QA systems, in the column order of the paper's Table 1.
+EVOUNA_SYSTEMS: tuple[str, ...] = ("fid", "gpt35", "chatgpt", "gpt4", "newbing")
+# Names the paper's tables use for them (gpt35 is text-davinci-003, "InstructGPT" in the paper).
+EVOUNA_SYSTEM_NAMES: dict[str, str] = {
+    "fid": "DPR-FiD",
+    "gpt35": "InstructGPT",
+    "chatgpt": "ChatGPT",
+    "gpt4": "GPT-4",
+    "newbing": "BingChat",
+}
+# EVOUNA joins a question's gold answers with "/" (SOURCE.md; Wang et al.'s prompts say "split with /").
+EVOUNA_GOLD_SEPARATOR = "/"
+
+
+class DatasetError(ValueError):
+    """A dataset file or one of its rows is malformed; the message names the file and the row."""
+
+    def __init__(self, path: str | Path, where: str, problem: str) -> None:
+        self.path = str(path)
+        self.where = where
+        self.problem = problem
+        super().__init__(f"{self.path}, {where}: {problem}")
+
+
+class QAItem(BaseModel):
+    """One system answer to grade against a question's gold answers."""
+
+    model_config = ConfigDict(frozen=True)
+
+    item_id: str
+    question: str
+    gold_answers: tuple[str, ...]
+    system: str
+    system_answer: str
+    human_judgment: bool | None = None
+    # Where the item came from ("NQ.json row 17"), for error messages and transcripts.
+    source: str = ""
+
+
+def split_gold(golden_answer: str, separator: str = EVOUNA_GOLD_SEPARATOR) -> tuple[str, ...]:
+    """Split EVOUNA's joined gold answers. Pieces are kept as they are (even empty ones) because Wang et al.'s
+    lexical match sees exactly these pieces; evaluators that cannot use an empty piece skip it themselves."""
+    return tuple(golden_answer.split(separator))
+
+
+# --- EVOUNA ---------------------------------------------------------------------------------------------------
+
+# Judgments are JSON booleans; unjudged is null in NQ.json and the string "nan" in TQ.json (SOURCE.md).
+_Judgment = StrictBool | None | Literal["nan"]
+
+
+class _EvounaRow(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    question: StrictStr
+    golden_answer: StrictStr | None
+    answer_fid: StrictStr | None
+    judge_fid: _Judgment
+    answer_gpt35: StrictStr | None
+    judge_gpt35: _Judgment
+    answer_chatgpt: StrictStr | None
+    judge_chatgpt: _Judgment
+    answer_gpt4: StrictStr | None
+    judge_gpt4: _Judgment
+    answer_newbing: StrictStr | None
+    judge_newbing: _Judgment
+    improper: StrictBool
+
+
+def _describe(err: ValidationError) -> str:
+    parts = []
+    for e in err.errors():
+        field = ".".join(str(x) for x in e["loc"]) or "row"
+        parts.append(f"field {field!r}: {e['msg']}")
+    return "; ".join(parts)
+
+
+def load_evouna(
+    path: str | Path,
+    *,
+    systems: tuple[str, ...] | list[str] | None = None,
+    include_improper: bool = False,
+    require_judgment: bool = True,
+) -> list[QAItem]:
+    """Load EVOUNA NQ.json / TQ.json as items, row-major (all systems of row 0, then row 1, ...).
+
+    Following the paper (§2: "3,020 questions from NQ and 1,938 from TQ") and Wang et al., questions flagged
+    ``improper`` are excluded unless ``include_improper``. A pair whose human judgment is null / "nan" is
+    skipped when ``require_judgment`` (it cannot be scored against humans). A null system answer becomes ""
+    (one NQ DPR-FiD answer is null but judged incorrect, so the pair stays in the evaluation).
+    """
+    path = Path(path)
+    wanted = tuple(systems) if systems else EVOUNA_SYSTEMS
+    unknown = [s for s in wanted if s not in EVOUNA_SYSTEMS]
+    if unknown:
+        raise ValueError(f"unknown EVOUNA system(s) {unknown}; expected some of {list(EVOUNA_SYSTEMS)}")
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise DatasetError(path, f"line {e.lineno} column {e.colno}", f"invalid JSON: {e.msg}") from e
+    if not isinstance(rows, list):
+        raise DatasetError(path, "top level", f"expected a JSON list of rows, got {type(rows).__name__}")
+
+    items: list[QAItem] = []
+    for index, raw in enumerate(rows):
+        where = f"row {index} (0-based index in the JSON list)"
+        if not isinstance(raw, dict):
+            raise DatasetError(path, where, f"expected an object, got {type(raw).__name__}")
+        try:
+            row = _EvounaRow.model_validate(raw)
+        except ValidationError as e:
+            raise DatasetError(path, where, _describe(e)) from None
+        if row.improper and not include_improper:
+            continue
+        if row.golden_answer is None:
+            # One improper NQ question lacks gold answers; nothing can grade it. A proper one must have them.
+            if row.improper:
+                continue
+            raise DatasetError(path, where, "field 'golden_answer' is null on a question that is not improper")
+        golds = split_gold(row.golden_answer)
+        for system in wanted:
+            judge = getattr(row, f"judge_{system}")
+            judgment = None if judge is None or judge == "nan" else bool(judge)
+            if judgment is None and require_judgment:
+                continue
+            answer = getattr(row, f"answer_{system}")
+            items.append(
+                QAItem(
+                    item_id=f"{path.stem}-{index}-{system}",
+                    question=row.question,
+                    gold_answers=golds,
+                    system=system,
+                    system_answer=answer if answer is not None else "",
+                    human_judgment=judgment,
+                    source=f"{path.name} row {index}",
+                )
+            )
+    return items
+
+
+# --- generic JSONL --------------------------------------------------------------------------------------------
+
+
+class _JsonlRow(BaseModel):
+    # extra="forbid": a misspelt optional key (say "human_judgement") must fail loudly, not drop the judgments.
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    id: StrictStr | None = None
+    question: StrictStr
+    gold_answers: list[StrictStr] = Field(min_length=1)
+    system_answer: StrictStr
+    system: StrictStr = "system"
+    human_judgment: StrictBool | None = None
+    meta: dict[str, Any] | None = None
+
+
+def load_jsonl(path: str | Path, *, require_judgment: bool = False) -> list[QAItem]:
+    """Load the generic format: one JSON object per line with ``question`` (str), ``gold_answers`` (non-empty
+    list of str), ``system_answer`` (str), and optionally ``id``, ``system`` (default "system"),
+    ``human_judgment`` (bool or null) and ``meta`` (free-form object). Blank lines are skipped."""
+    path = Path(path)
+    items: list[QAItem] = []
+    seen_ids: dict[str, int] = {}
+    with path.open(encoding="utf-8") as f:
+        for lineno, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            where = f"line {lineno}"
+            try:
+                raw = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise DatasetError(path, where, f"invalid JSON: {e.msg} (column {e.colno})") from e
+            if not isinstance(raw, dict):
+                raise DatasetError(path, where, f"expected a JSON object, got {type(raw).__name__}")
+            try:
+                row = _JsonlRow.model_validate(raw)
+            except ValidationError as e:
+                raise DatasetError(path, where, _describe(e)) from None
+            if not any(g.strip() for g in row.gold_answers):
+                raise DatasetError(path, where, "field 'gold_answers': every gold answer is blank")
+            if row.human_judgment is None and require_judgment:
+                raise DatasetError(path, where, "field 'human_judgment' is required here but missing or null")
+            item_id = row.id if row.id is not None else f"{path.stem}-{lineno}"
+            if item_id in seen_ids:
+                raise DatasetError(path, where, f"duplicate id {item_id!r} (first on line {seen_ids[item_id]})")
+            seen_ids[item_id] = lineno
+            items.append(
+                QAItem(
+                    item_id=item_id,
+                    question=row.question,
+                    gold_answers=tuple(row.gold_answers),
+                    system=row.system,
+                    system_answer=row.system_answer,
+                    human_judgment=row.human_judgment,
+                    source=f"{path.name} line {lineno}",
+                )
+            )
+    return items
+
+
+def load_dataset(path: str | Path, *, systems: tuple[str, ...] | list[str] | None = None) -> list[QAItem]:
+    """Pick the loader by suffix: ``.json`` is EVOUNA (NQ.json / TQ.json), ``.jsonl`` the generic format.
+
+    ``systems`` filters EVOUNA's systems and, for JSONL, the ``system`` field."""
+    path = Path(path)
+    if path.suffix == ".json":
+        return load_evouna(path, systems=systems)
+    if path.suffix == ".jsonl":
+        items = load_jsonl(path)
+        if systems:
+            items = [it for it in items if it.system in systems]
+        return items
+    raise DatasetError(path, "file name", "unknown format: expected .json (EVOUNA) or .jsonl (generic)")
