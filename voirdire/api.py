@@ -18,7 +18,7 @@ from voirdire.protocols.cross_examination import (
     Report,
     score,
 )
-from voirdire.runner import RunResult, run_protocol
+from voirdire.runner import RunResult, default_out, run_protocol
 from voirdire.transcript import Transcript, Verdict, load
 
 
@@ -41,8 +41,6 @@ async def aexamine(
     ``models`` maps roles (``examiner``, ``examinee``, or ``*``) to specs or ``RoleSettings``; ``params`` are
     ``CrossExaminationParams`` fields, e.g. ``examinations=3`` for LMvLM (Majority).
     """
-    from voirdire.cli import default_out
-
     item = ClaimItem(id="claim-1", claim=claim, question=question, answers=answers or [])
     out = Path(out) if out else default_out("cross_examination", None)
     result = await run_protocol(

@@ -9,18 +9,16 @@ import json
 import sys
 import warnings
 from collections.abc import Sequence
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from voirdire.datasets import DatasetError, load_items
 from voirdire.models import ModelSpecError, RoleSettings, load_role_config, mask_secrets, parse_spec
 from voirdire.prompts import PromptError
-from voirdire.runner import ResumeError, RunResult, run_protocol
+from voirdire.runner import ResumeError, RunResult, default_out, run_protocol
 from voirdire.transcript import TranscriptError, load
 from voirdire.view import render, summary_line
 
-TRANSCRIPTS = Path("transcripts")
 _SUBCOMMAND_MODULES: tuple[str, ...] = ()
 
 
@@ -77,12 +75,6 @@ def roles_from_args(args: argparse.Namespace) -> dict[str, RoleSettings]:
         roles.setdefault("*", RoleSettings())
         roles = {r: s.model_copy(update=overrides) for r, s in roles.items()}
     return roles
-
-
-def default_out(kind: str, dataset: Path | None) -> Path:
-    if dataset is not None:  # stable name, so re-running the same command resumes
-        return TRANSCRIPTS / f"{kind}-{dataset.stem}.jsonl"
-    return TRANSCRIPTS / f"{kind}-{datetime.now().strftime('%Y%m%d-%H%M%S')}.jsonl"
 
 
 def run(protocol: Any, items: Sequence[Any], args: argparse.Namespace, out: Path, dataset: str | None) -> RunResult:
@@ -143,11 +135,7 @@ def cmd_examine(args: argparse.Namespace) -> int:
     out = args.out or default_out(protocol.name, args.questions)
     result = run(protocol, items, args, out, dataset)
     transcript = load(out)
-    report = score(
-        transcript.sessions[s]
-        for s in [protocol.item_id(i) or f"item-{k + 1}" for k, i in enumerate(items)]
-        if s in transcript.sessions
-    )
+    report = score(transcript.sessions[s] for s in result.session_ids if s in transcript.sessions)
     if args.report:
         args.report.parent.mkdir(parents=True, exist_ok=True)
         args.report.write_text(report.model_dump_json(indent=2))

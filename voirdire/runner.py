@@ -9,6 +9,7 @@ import time
 import traceback
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -45,11 +46,19 @@ class RunResult(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
     out: Path
     run_id: str
+    session_ids: list[str] = Field(default_factory=list, description="one per item, in item order")
     verdicts: dict[str, Verdict] = Field(default_factory=dict)
     errors: dict[str, str] = Field(default_factory=dict)
     skipped: int = 0
     elapsed_s: float = 0.0
     warnings: list[str] = Field(default_factory=list)
+
+
+def default_out(kind: str, dataset: str | Path | None) -> Path:
+    """``transcripts/<kind>-<dataset>.jsonl`` for a dataset (stable, so re-running resumes), else a timestamped file."""
+    if dataset is not None:
+        return Path("transcripts") / f"{kind}-{Path(dataset).stem}.jsonl"
+    return Path("transcripts") / f"{kind}-{datetime.now().strftime('%Y%m%d-%H%M%S')}.jsonl"
 
 
 def package_versions() -> dict[str, str]:
@@ -153,13 +162,17 @@ async def run_protocol(
     for note in notes:
         warnings.warn(note, stacklevel=2)
 
+    # What the transcript names as each role's model: the redacted spec, or the client type given in code.
+    labels = {
+        r: f"client:{type(clients[r]).__name__}" if r in clients else parse_spec(s.model).text for r, s in bound.items()
+    }
     header = RunHeader(
         run_id=new_run_id(),
         protocol=protocol.name,
         parameters=protocol.params.model_dump(mode="json"),
         roles={
             r: RoleBinding(
-                spec=parse_spec(s.model).text if r not in clients else f"client:{type(clients[r]).__name__}",
+                spec=labels[r],
                 temperature=s.temperature,
                 max_tokens=s.max_tokens,
                 seed=s.seed,
@@ -176,7 +189,7 @@ async def run_protocol(
     if len(set(ids)) != len(ids):
         raise ValueError("item ids must be unique within a run")
     finished: set[str] = set()
-    result = RunResult(out=out, run_id=header.run_id, warnings=notes)
+    result = RunResult(out=out, run_id=header.run_id, session_ids=ids, warnings=notes)
     if out.exists() and out.stat().st_size > 0:
         if resume:
             finished = _check_resumable(out, header)
@@ -197,11 +210,8 @@ async def run_protocol(
     def agents_for_session() -> dict[str, BaseChatAgent]:
         agents: dict[str, BaseChatAgent] = dict(protocol.deterministic_agents())
         for role, settings in bound.items():
-            client = clients.get(role) or pool.get(settings.model)
-            label = settings.model if role not in clients else f"client:{type(client).__name__}"
-            agents[role] = ModelAgent(
-                role, client, settings, model_label=parse_spec(label).text if role not in clients else label
-            )
+            client = clients[role] if role in clients else pool.get(settings.model)
+            agents[role] = ModelAgent(role, client, settings, model_label=labels[role])
         return agents
 
     with TranscriptWriter(out) as writer:
