@@ -15,12 +15,15 @@ from autogen_core import CancellationToken
 from autogen_core.models import (
     AssistantMessage,
     ChatCompletionClient,
+    CreateResult,
     LLMMessage,
+    RequestUsage,
     SystemMessage,
     UserMessage,
 )
 from pydantic import BaseModel
 
+from voirdire.cache import CachedReply, ResponseCache, cacheable
 from voirdire.models import RoleSettings
 from voirdire.protocol import ROLE_KEY, TEMPERATURE_KEY
 
@@ -36,11 +39,12 @@ class CallInfo(BaseModel):
     latency_s: float
     retries: int
     finish_reason: str | None
+    cached: bool = False
 
 
-def _digest(messages: Sequence[LLMMessage], args: dict[str, object]) -> str:
+def _digest(model: str, messages: Sequence[LLMMessage], args: dict[str, object]) -> str:
     payload = json.dumps(
-        {"messages": [[type(m).__name__, m.content] for m in messages], "args": args},
+        {"model": model, "messages": [[type(m).__name__, m.content] for m in messages], "args": args},
         sort_keys=True,
         default=str,
     )
@@ -73,6 +77,7 @@ class ModelAgent(BaseChatAgent):
         model_label: str | None = None,
         max_retries: int = 3,
         backoff_s: float = 0.5,
+        cache: ResponseCache | None = None,
     ) -> None:
         super().__init__(name=name, description=f"{name} played by {model_label or settings.model}")
         self.client = client
@@ -80,6 +85,7 @@ class ModelAgent(BaseChatAgent):
         self.model_label = model_label or settings.model
         self.max_retries = max_retries
         self.backoff_s = backoff_s
+        self.cache = cache
         self.history: list[LLMMessage] = []
         self.last_call: CallInfo | None = None
 
@@ -98,35 +104,51 @@ class ModelAgent(BaseChatAgent):
             if TEMPERATURE_KEY in m.metadata:
                 temperature = float(m.metadata[TEMPERATURE_KEY])
         args = self.settings.create_args(temperature=temperature)
-        digest = _digest(self.history, args)
-        retries = 0
+        digest = _digest(self.model_label, self.history, args)
         start = time.perf_counter()
+        use_cache = self.cache is not None and cacheable(args)
+        reply = self.cache.get(digest) if use_cache and self.cache is not None else None
+        retries = 0
+        if reply is None:
+            result, retries = await self._create(args, cancellation_token)
+            content = result.content
+            reply = CachedReply(
+                text=content if isinstance(content, str) else json.dumps([c.model_dump() for c in content]),
+                prompt_tokens=result.usage.prompt_tokens,
+                completion_tokens=result.usage.completion_tokens,
+                finish_reason=result.finish_reason,
+            )
+            if use_cache and self.cache is not None:
+                self.cache.put(digest, reply)
+            cached = False
+        else:
+            cached = True
+        self.history.append(AssistantMessage(content=reply.text, source=self.name))
+        self.last_call = CallInfo(
+            model=self.model_label,
+            request_digest=digest,
+            response=reply.text,
+            prompt_tokens=reply.prompt_tokens,
+            completion_tokens=reply.completion_tokens,
+            latency_s=round(time.perf_counter() - start, 4),
+            retries=retries,
+            finish_reason=reply.finish_reason,
+            cached=cached,
+        )
+        usage = RequestUsage(prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens)
+        return Response(chat_message=TextMessage(content=reply.text, source=self.name, models_usage=usage))
+
+    async def _create(self, args: dict[str, object], token: CancellationToken) -> tuple[CreateResult, int]:
+        """Call the model, retrying transient failures with exponential backoff; returns the retry count too."""
+        retries = 0
         while True:
             try:
-                result = await self.client.create(
-                    self.history, extra_create_args=args, cancellation_token=cancellation_token
-                )
-                break
+                return await self.client.create(self.history, extra_create_args=args, cancellation_token=token), retries
             except Exception as exc:
                 if retries >= self.max_retries or not is_transient(exc):
                     raise
                 retries += 1
                 await asyncio.sleep(self.backoff_s * 2 ** (retries - 1))
-        text = (
-            result.content if isinstance(result.content, str) else json.dumps([c.model_dump() for c in result.content])
-        )
-        self.history.append(AssistantMessage(content=text, source=self.name))
-        self.last_call = CallInfo(
-            model=self.model_label,
-            request_digest=digest,
-            response=text,
-            prompt_tokens=result.usage.prompt_tokens,
-            completion_tokens=result.usage.completion_tokens,
-            latency_s=round(time.perf_counter() - start, 4),
-            retries=retries,
-            finish_reason=result.finish_reason,
-        )
-        return Response(chat_message=TextMessage(content=text, source=self.name, models_usage=result.usage))
 
     def remember(self, role: str, text: str) -> None:
         """Seed the conversation (e.g. the examinee's own claim) without calling the model."""

@@ -289,3 +289,34 @@ def test_unknown_role_and_shared_model_warning() -> None:
     assert independence_warnings(proto, bound) and "not independent" in independence_warnings(proto, bound)[0]
     bound = bind_roles(proto, {"examiner": RoleSettings(model="openai:gpt-4o")}, {})
     assert independence_warnings(proto, bound) == []
+
+
+async def test_response_cache_replays_deterministic_calls(tmp_path: Path) -> None:
+    cache = tmp_path / "cache.jsonl"
+    ex = examiner(decision=["The claim is correct."])  # one decision only: a second live run would fail
+    first = await run_protocol(
+        CrossExamination(),
+        [CLAIM],
+        out=tmp_path / "a.jsonl",
+        clients={"examiner": ex, "examinee": examinee()},
+        cache=cache,
+    )
+    assert first.verdicts["c1"].accepted is True
+    second = await run_protocol(
+        CrossExamination(),
+        [CLAIM],
+        out=tmp_path / "b.jsonl",
+        clients={"examiner": ex, "examinee": examinee()},
+        cache=cache,
+    )
+    assert second.verdicts["c1"].accepted is True and not second.errors
+    calls = load(tmp_path / "b.jsonl").sessions["c1"].of_kind(ModelCall)
+    assert calls and all(c.cached for c in calls)
+    assert not any(c.cached for c in load(tmp_path / "a.jsonl").sessions["c1"].of_kind(ModelCall))
+
+
+async def test_sampled_calls_without_a_seed_are_not_cached(tmp_path: Path) -> None:
+    from voirdire.cache import cacheable
+
+    assert cacheable({"max_tokens": 5}) and cacheable({"temperature": 0.0})
+    assert cacheable({"temperature": 0.7, "seed": 3}) and not cacheable({"temperature": 0.7})

@@ -19,7 +19,7 @@ from voirdire.runner import ResumeError, RunResult, default_out, run_protocol
 from voirdire.transcript import TranscriptError, load
 from voirdire.view import render, summary_line
 
-_SUBCOMMAND_MODULES: tuple[str, ...] = ()
+_SUBCOMMAND_MODULES: tuple[str, ...] = ("voirdire.cli_qa",)
 
 
 class CLIError(Exception):
@@ -55,6 +55,7 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--json", action="store_true", help="machine-readable output on stdout")
     g.add_argument("--report", type=Path, help="also write the metrics report as JSON here")
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
+    g.add_argument("--cache", type=Path, help="JSONL cache of model replies: identical deterministic calls are reused")
 
 
 def roles_from_args(args: argparse.Namespace) -> dict[str, RoleSettings]:
@@ -92,6 +93,7 @@ def run(protocol: Any, items: Sequence[Any], args: argparse.Namespace, out: Path
                 dataset=dataset,
                 command=[mask_secrets(a) for a in sys.argv],
                 seed=args.seed,
+                cache=args.cache,
             )
         )
     for w in caught:

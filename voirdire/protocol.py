@@ -228,6 +228,7 @@ class Session:
                     latency_s=call.latency_s,
                     retries=call.retries,
                     finish_reason=call.finish_reason,
+                    cached=getattr(call, "cached", False),
                 )
             )
         self.writer.write(Message(**self._base(), sender=role, receiver="moderator", content=text, prompt=prompt))

@@ -18,6 +18,7 @@ from autogen_core.models import ChatCompletionClient
 from pydantic import BaseModel, ConfigDict, Field
 
 from voirdire.agents import ModelAgent
+from voirdire.cache import ResponseCache
 from voirdire.models import ModelPool, RoleSettings, parse_spec
 from voirdire.prompts import PromptLibrary, library
 from voirdire.protocol import Protocol, Session
@@ -144,13 +145,15 @@ async def run_protocol(
     dataset: str | None = None,
     command: list[str] | None = None,
     seed: int | None = None,
+    cache: str | Path | None = None,
     on_verdict: Callable[[Any, Verdict | None], None] | None = None,
 ) -> RunResult:
     """Run ``protocol`` on every item, writing one transcript; finished sessions in ``out`` are skipped.
 
     ``clients`` maps a role to a ready ``ChatCompletionClient`` (scripted clients in tests); other roles are
-    built from their ``RoleSettings`` spec. An exception inside one session is recorded as an error event for
-    that session and the run goes on; the session has no verdict, so a resumed run retries it.
+    built from their ``RoleSettings`` spec. ``cache`` is a JSONL file of replies to deterministic requests.
+    An exception inside one session is recorded as an error event for that session and the run goes on; the
+    session has no verdict, so a resumed run retries it.
     """
     out = Path(out)
     clients = dict(clients or {})
@@ -203,6 +206,7 @@ async def run_protocol(
     result.skipped = len(finished & set(ids))
 
     pool = ModelPool()
+    replies = ResponseCache(cache) if cache is not None else None
     sem = asyncio.Semaphore(max(1, concurrency))
     bar = _progress(len(ids) - result.skipped, protocol.name) if progress else None
     start = time.perf_counter()
@@ -211,7 +215,7 @@ async def run_protocol(
         agents: dict[str, BaseChatAgent] = dict(protocol.deterministic_agents())
         for role, settings in bound.items():
             client = clients[role] if role in clients else pool.get(settings.model)
-            agents[role] = ModelAgent(role, client, settings, model_label=labels[role])
+            agents[role] = ModelAgent(role, client, settings, model_label=labels[role], cache=replies)
         return agents
 
     with TranscriptWriter(out) as writer:

@@ -100,6 +100,7 @@ class ModelCall(_Event):
     latency_s: float
     retries: int = 0
     finish_reason: str | None = None
+    cached: bool = Field(False, description="answered from the response cache, not the model")
 
 
 class Transition(_Event):

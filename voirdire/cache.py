@@ -1,0 +1,57 @@
+"""A cache of model replies keyed by request digest (model, messages, generation settings).
+
+Re-running an experiment (another metric, a resumed run, a fixed bug in scoring) then costs no model calls for
+requests already answered. Only deterministic requests are cached: greedy decoding or a fixed seed. A sampled
+request without a seed (the follow-ups of LMvLM (Majority)) must be drawn afresh each time.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+
+class CachedReply(BaseModel):
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    finish_reason: str | None = None
+
+
+def cacheable(args: Mapping[str, Any]) -> bool:
+    return not args.get("temperature") or args.get("seed") is not None
+
+
+class ResponseCache:
+    """Append-only JSONL (``{"digest": ..., "reply": {...}}`` per line); a torn last line is skipped."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._replies: dict[str, CachedReply] = {}
+        if self.path.exists():
+            for line in self.path.read_text(encoding="utf-8").splitlines():
+                try:
+                    rec = json.loads(line)
+                    self._replies[rec["digest"]] = CachedReply.model_validate(rec["reply"])
+                except (json.JSONDecodeError, KeyError, ValueError):
+                    continue  # a torn or foreign line costs one model call, never a crash
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.hits = 0
+
+    def __len__(self) -> int:
+        return len(self._replies)
+
+    def get(self, digest: str) -> CachedReply | None:
+        reply = self._replies.get(digest)
+        if reply is not None:
+            self.hits += 1
+        return reply
+
+    def put(self, digest: str, reply: CachedReply) -> None:
+        self._replies[digest] = reply
+        with self.path.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"digest": digest, "reply": reply.model_dump()}) + "\n")
