@@ -1,0 +1,187 @@
+"""Empirical undetected-lie rate of the EV protocol against Lemma 1's ``(1/4)^r`` (§7.1, App. A.1-A.3).
+
+Setup (Theorem 1's assumption: "the evaluator always lies on any x iff it incorrectly labels"): every
+simulated evaluator claims the **wrong** label ``ỹ' = 1 - f(x)`` and tries to get it past the verifier with a
+generation strategy. A lie is *undetected* when all ``r`` rounds pass. Liars know the rubric ``C`` (both
+players are given it, §6.1) and the public challenges (Remark 1), not ``C̄``:
+
+* ``consistent``: backs its wrong label honestly, ``x'`` with ``f(x') = ỹ'`` (Lie 2 with the true σ);
+* ``ch2-cheater``: A.3's cheat — ``C(x') = C(x)`` always, with ``C̄(x') ≠ C̄(x)`` where possible;
+* ``ch2-guesser``: the paper's wording of Lie 1 — outputs ``C(x)`` but "does not necessarily know ``C̄(x)``";
+* ``copycat``: ``x' = x`` (Lemma 2 assumes ``x ≠ x'``, nothing in §6.1 enforces it);
+* ``lie-sigma``, ``lie-p``, ``random``: the §8.1.1 lies and a pure guesser.
+
+For each (strategy, rubric, r) the simulation reports the empirical rate with a 95% Wilson interval, the
+exact rate ``E_x[q(x)^r]`` from the generator's distribution, and ``(1/4)^r``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections import Counter
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from pydantic import BaseModel
+
+from .algorithm import datapoint_rngs, ev_protocol
+from .challenges import RuleVerifier
+from .evaluators import ComposedEvaluator, ScriptedLabeller
+from .generators import (
+    Generator,
+    LieApproxGenerator,
+    LieFGenerator,
+    LieSigmaGenerator,
+    Mixture,
+    Proposal,
+    RandomGenerator,
+    _SpaceCache,
+)
+from .rubric import Label, Rubric
+from .theory import lemma1_undetected_probability, round_pass_probability
+
+
+@dataclass
+class Challenge2Cheater:
+    """App. A.3: "the evaluator anticipates Challenge 2, and picks an x' such that C(x') = C(x)".
+
+    With ``force_wrong_structure`` it also avoids ``C̄(x') = C̄(x)`` whenever the rubric allows (the strict
+    cheat that can pass Challenge 2 only); without it, it samples uniformly from ``{x' : C(x') = C(x)}``.
+    """
+
+    rubric: Rubric
+    force_wrong_structure: bool = True
+    name: str = "ch2-cheater"
+    _cache: _SpaceCache = field(init=False, repr=False, default_factory=_SpaceCache)
+    _supports: dict[tuple[int, Hashable, Hashable], Sequence[str]] = field(init=False, repr=False, default_factory=dict)
+
+    def _key(self, s: str) -> Hashable:
+        return self.rubric.evaluate(s)
+
+    def _support(self, x: str) -> Sequence[str]:
+        key = (len(x), self._key(x), self.rubric.evaluate_total(x))
+        support = self._supports.get(key)
+        if support is None:
+            same_c = self._cache.get(len(x)).members("C", self._key, key[1])
+            wrong = [s for s in same_c if self.rubric.evaluate_total(s) != key[2]]
+            support = self._supports[key] = wrong if (wrong and self.force_wrong_structure) else same_c
+        return support
+
+    async def propose(self, x: str, y_hat: Label, round: int, rng: np.random.Generator) -> Proposal:
+        support = self._support(x)
+        return Proposal(x_prime=support[int(rng.integers(len(support)))], y_tilde=y_hat, strategy=self.name)
+
+    def distribution(self, x: str, y_hat: Label) -> Mixture:
+        return [(1.0, self._support(x))]
+
+
+@dataclass
+class Copycat:
+    """Returns ``x' = x``: passes both challenges whatever label it claims, since neither reads ``ỹ'``."""
+
+    name: str = "copycat"
+
+    async def propose(self, x: str, y_hat: Label, round: int, rng: np.random.Generator) -> Proposal:
+        return Proposal(x_prime=x, y_tilde=y_hat, strategy=self.name)
+
+    def distribution(self, x: str, y_hat: Label) -> Mixture:
+        return [(1.0, [x])]
+
+
+STRATEGIES: dict[str, Callable[[Rubric], Generator]] = {
+    "consistent": lambda r: LieFGenerator(r, name="consistent"),
+    "ch2-cheater": lambda r: Challenge2Cheater(r),
+    "ch2-guesser": lambda r: Challenge2Cheater(r, force_wrong_structure=False, name="ch2-guesser"),
+    "copycat": lambda r: Copycat(),
+    "lie-sigma": lambda r: LieSigmaGenerator(r),
+    "lie-p": lambda r: LieApproxGenerator(r, 0.1),
+    "random": lambda r: RandomGenerator(),
+}
+
+
+class UndetectedRate(BaseModel):
+    strategy: str
+    rubric: str
+    rounds: int
+    trials: int
+    undetected: float
+    ci_low: float
+    ci_high: float
+    exact: float
+    per_round_exact: float
+    lemma1: float
+
+
+def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval for a binomial proportion (sound near 0, where these rates live)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+async def undetected_rate(
+    strategy: str,
+    rubric: Rubric,
+    xs: Sequence[str],
+    rounds: int,
+    trials: int,
+    seed: int = 0,
+) -> UndetectedRate:
+    """Run ``trials`` EV protocols (datapoints cycled from ``xs``) with a liar claiming ``1 - f(x)``."""
+    generator = STRATEGIES[strategy](rubric)
+    evaluator = ComposedEvaluator(ScriptedLabeller(lambda x: 1 - rubric.label(x)), generator)
+    verifier = RuleVerifier(rubric)
+    run_id = list(STRATEGIES).index(strategy) * 1000 + rounds
+    passed = 0
+    for t in range(trials):
+        x = xs[t % len(xs)]
+        rng = datapoint_rngs(seed, t, run=run_id)
+        result = await ev_protocol(x, evaluator, verifier, rounds, rng, index=t)
+        passed += result.success
+    # Exact rate: every generator here samples from a finite mixture, so q(x) is computable (theory.py).
+    counts = Counter(xs[t % len(xs)] for t in range(trials))
+    q = {
+        x: round_pass_probability(x, generator.distribution(x, 1 - rubric.label(x)), verifier)  # type: ignore[attr-defined]
+        for x in counts
+    }
+    exact = sum(n * q[x] ** rounds for x, n in counts.items()) / trials
+    per_round = sum(n * q[x] for x, n in counts.items()) / trials
+    low, high = wilson_interval(passed, trials)
+    return UndetectedRate(
+        strategy=strategy,
+        rubric=rubric.name,
+        rounds=rounds,
+        trials=trials,
+        undetected=passed / trials,
+        ci_low=low,
+        ci_high=high,
+        exact=exact,
+        per_round_exact=per_round,
+        lemma1=lemma1_undetected_probability(rounds),
+    )
+
+
+def simulate(
+    rubrics: Sequence[tuple[Rubric, Sequence[str]]],
+    strategies: Sequence[str] = tuple(STRATEGIES),
+    rounds: Sequence[int] = (1, 2, 3, 4, 5),
+    trials: int = 2000,
+    seed: int = 0,
+) -> list[UndetectedRate]:
+    """The full grid, synchronously (used by ``bench/no_data_lie_simulation.py``)."""
+
+    async def grid() -> list[UndetectedRate]:
+        return [
+            await undetected_rate(s, rubric, xs, r, trials, seed)
+            for rubric, xs in rubrics
+            for s in strategies
+            for r in rounds
+        ]
+
+    return asyncio.run(grid())
