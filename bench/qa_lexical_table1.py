@@ -120,7 +120,7 @@ VARIANTS: dict[str, tuple[Callable[[str, Sequence[str]], bool], dict, Callable[[
         lambda it: True,
     ),
     "include improper questions": (lambda a, g: lexical_match(a, g), {"include_improper": True}, lambda it: True),
-    "drop the pair with a null answer": (lambda a, g: lexical_match(a, g), {}, lambda it: it.item_id not in _NULL),
+    "drop the pair with a null answer": (lambda a, g: lexical_match(a, g), {}, lambda it: it.id not in _NULL),
     "drop pairs with a null or empty answer": (lambda a, g: lexical_match(a, g), {}, lambda it: it.system_answer != ""),
 }
 

@@ -42,7 +42,8 @@ class QAItem(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    item_id: str
+    # Unique per (question, system) within a dataset; the session id of the item's transcript.
+    id: str
     question: str
     gold_answers: tuple[str, ...]
     system: str
@@ -141,7 +142,7 @@ def load_evouna(
             answer = getattr(row, f"answer_{system}")
             items.append(
                 QAItem(
-                    item_id=f"{path.stem}-{index}-{system}",
+                    id=f"{path.stem}-{index}-{system}",
                     question=row.question,
                     gold_answers=golds,
                     system=system,
@@ -201,7 +202,7 @@ def load_jsonl(path: str | Path, *, require_judgment: bool = False) -> list[QAIt
             seen_ids[item_id] = lineno
             items.append(
                 QAItem(
-                    item_id=item_id,
+                    id=item_id,
                     question=row.question,
                     gold_answers=tuple(row.gold_answers),
                     system=row.system,

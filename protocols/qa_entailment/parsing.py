@@ -81,20 +81,23 @@ def parse_entailment(reply: str) -> EntailmentLabel | ParseFailure:
 _STATEMENT_PREFIX = re.compile(r"^\s*(?:s|statement)\s*:\s*", re.IGNORECASE)
 # The QA2D prompt is a Q:/A:/S: pattern; a model may carry on with a new "Q:" block after its statement.
 _FEWSHOT_LINE = re.compile(r"^\s*(?:q|a|s)\s*:", re.IGNORECASE)
+_NEW_BLOCK = re.compile(r"^\s*q\s*:", re.IGNORECASE)
 
 
 def parse_statement(reply: str) -> str | ParseFailure:
     """Read the Table 14 QA2D reply: a single declarative sentence (a leading "S:" is dropped).
 
-    Extra lines are allowed only when they continue the few-shot pattern (a new "Q:"/"A:"/"S:" block), which
-    is cut off; any other extra text, an empty reply, an echoed "Q:"/"A:" line or a question fails.
+    Extra lines are allowed only when they continue the few-shot pattern with a new block (the next line starts
+    with "Q:"), which is cut off; any other extra text, an empty reply, an echoed "Q:"/"A:" line or a question
+    fails. A second line starting with "S:" or "A:" fails too: the reply then holds two candidate statements
+    (SmolLM2-135M answers "W.C.R.E.\nS: The first Nobel Prize ..."), and picking one would be a guess.
     """
     text = reply.strip()
     if not text:
         return ParseFailure(parser="statement", reason="empty reply", raw=reply)
     text = _STATEMENT_PREFIX.sub("", text, count=1)
     first, rest = _first_line(text)
-    if rest and not _FEWSHOT_LINE.match(rest[0]):
+    if rest and not _NEW_BLOCK.match(rest[0]):
         return ParseFailure(parser="statement", reason="more than one line; expected the statement only", raw=reply)
     if _FEWSHOT_LINE.match(first):
         return ParseFailure(parser="statement", reason="reply repeats a Q:/A: line instead of a statement", raw=reply)

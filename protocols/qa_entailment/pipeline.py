@@ -223,7 +223,7 @@ class _Grader:
         if config.max_gold_answers is not None:
             used = used[: config.max_gold_answers]
         self.graded = GradedItem(
-            item_id=item.item_id,
+            item_id=item.id,
             system=item.system,
             question=item.question,
             system_answer=item.system_answer,

@@ -38,10 +38,10 @@ def test_evouna_rows_become_items_per_system(tmp_path: Path) -> None:
     items = load_evouna(path)
     assert len(items) == 2 * len(EVOUNA_SYSTEMS)
     first = items[0]
-    assert first.item_id == "NQ-0-fid" and first.source == "NQ.json row 0"
+    assert first.id == "NQ-0-fid" and first.source == "NQ.json row 0"
     assert first.gold_answers == ("Scorpio", "Skorpio")  # "/"-joined gold answers are split
     assert [it.system for it in items[:5]] == list(EVOUNA_SYSTEMS)
-    assert load_evouna(path, systems=["gpt4"])[1].item_id == "NQ-1-gpt4"
+    assert load_evouna(path, systems=["gpt4"])[1].id == "NQ-1-gpt4"
 
 
 def test_evouna_excludes_improper_and_unjudged(tmp_path: Path) -> None:
@@ -109,10 +109,10 @@ def test_jsonl_loads_and_defaults(tmp_path: Path) -> None:
         ],
     )
     items = load_jsonl(path)
-    assert [it.item_id for it in items] == ["mine-1", "x"]
+    assert [it.id for it in items] == ["mine-1", "x"]
     assert items[0].system == "system" and items[0].human_judgment is None
     assert items[1].human_judgment is False and items[1].gold_answers == ("a", "b")
-    assert [it.item_id for it in load_dataset(path, systems=["s2"])] == ["x"]
+    assert [it.id for it in load_dataset(path, systems=["s2"])] == ["x"]
 
 
 @pytest.mark.parametrize(

@@ -56,7 +56,7 @@ def test_token_f1() -> None:
 
 def _item(i: int, system: str, answer: str, human: bool | None) -> QAItem:
     return QAItem(
-        item_id=f"i{i}",
+        id=f"i{i}",
         question="q",
         gold_answers=("Paris",),
         system=system,

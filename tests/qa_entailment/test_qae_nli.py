@@ -13,6 +13,7 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 pytest.importorskip("sentence_transformers")
 
+from tests.qa_entailment.tiny_nli import NLI_LABELS, build_cross_encoder  # noqa: E402
 from voirdire.protocols.qa_entailment.data import QAItem  # noqa: E402
 from voirdire.protocols.qa_entailment.hierarchy import HierarchyCell  # noqa: E402
 from voirdire.protocols.qa_entailment.nli import CrossEncoderNLI, NLILabelError, labels_from_config  # noqa: E402
@@ -21,55 +22,6 @@ from voirdire.protocols.qa_entailment.pipeline import (  # noqa: E402
     grade_item,
     make_entailment_backend,
 )
-
-WORDS = [
-    "[PAD]",
-    "[UNK]",
-    "[CLS]",
-    "[SEP]",
-    "[MASK]",
-    "the",
-    "show",
-    "is",
-    "filmed",
-    "on",
-    "oak",
-    "island",
-    "in",
-    "nova",
-    "scotia",
-    "hawaii",
-    ".",
-]
-NLI_LABELS = {0: "contradiction", 1: "entailment", 2: "neutral"}
-
-
-def build_cross_encoder(path: Path, id2label: Mapping[int, str], *, favour: int | None = None, seed: int = 0) -> Path:
-    """Save a one-layer BERT sequence classifier and a word-level tokenizer to ``path``. ``favour`` adds a large
-    bias to one class id so its prediction is known whatever the input."""
-    path.mkdir(parents=True, exist_ok=True)
-    (path / "vocab.txt").write_text("\n".join(WORDS) + "\n", encoding="utf-8")
-    tokenizer = transformers.BertTokenizer(vocab_file=str(path / "vocab.txt"))
-    config = transformers.BertConfig(
-        vocab_size=len(WORDS),
-        hidden_size=8,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=16,
-        max_position_embeddings=64,
-        num_labels=len(id2label),
-        id2label=dict(id2label),
-        label2id={v: k for k, v in id2label.items()},
-    )
-    torch.manual_seed(seed)
-    model = transformers.BertForSequenceClassification(config)
-    if favour is not None:
-        with torch.no_grad():
-            model.classifier.bias.zero_()
-            model.classifier.bias[favour] = 50.0
-    model.save_pretrained(path)
-    tokenizer.save_pretrained(path)
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -146,7 +98,7 @@ async def test_nli_backend_in_the_pipeline(tmp_path: Path) -> None:
 
     backend = make_entailment_backend(config, qa2d_only)
     item = QAItem(
-        item_id="x",
+        id="x",
         question="where is the show filmed",
         gold_answers=("Oak Island",),
         system="s",

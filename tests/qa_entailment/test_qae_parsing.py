@@ -62,7 +62,16 @@ def test_parse_statement(reply: str, statement: str) -> None:
 
 @pytest.mark.parametrize(
     "reply",
-    ["", "S:", "Q: where is it filmed", "Where is the show filmed?", "The show is filmed there.\nI hope this helps!"],
+    [
+        "",
+        "S:",
+        "Q: where is it filmed",
+        "Where is the show filmed?",
+        "The show is filmed there.\nI hope this helps!",
+        # Two candidate statements (a reply of the embedded SmolLM2-135M): not a continuation of the pattern.
+        "W.C.R.E.\nS: The first Nobel Prize in Physics was awarded to Wilhelm Conrad Röntgen.",
+        "It is filmed there.\nA: Oak Island",
+    ],
 )
 def test_parse_statement_failures(reply: str) -> None:
     result = parse_statement(reply)

@@ -82,7 +82,7 @@ def _item(
     answer: str, golds: tuple[str, ...] = ("Oak Island",), human: bool | None = True, i: int = 0, system: str = "sys"
 ) -> QAItem:
     return QAItem(
-        item_id=f"it{i}",
+        id=f"it{i}",
         question=QUESTION,
         gold_answers=golds,
         system=system,
