@@ -103,6 +103,9 @@ async def test_no_followups_goes_straight_to_decision(tmp_path: Path) -> None:
     states = [e.to_state for e in s.of_kind(Transition)]
     assert states == ["setup", "answer", "followup_ask", "decision", "done"]
     assert len(s.of_kind(ModelCall)) == 5  # setup, 2 answers, follow-up ask, decision
+    # The header pins the exact prompt files of this protocol (and only those) by hash.
+    assert t.header is not None and "cross_examination/setup_chatgpt" in t.header.prompts
+    assert all(name.startswith("cross_examination/") for name in t.header.prompts)
 
 
 async def test_followups_stop_at_the_five_round_cap(tmp_path: Path) -> None:

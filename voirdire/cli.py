@@ -89,7 +89,7 @@ def run(protocol: Any, items: Sequence[Any], args: argparse.Namespace, out: Path
                 roles=roles_from_args(args),
                 concurrency=args.concurrency,
                 resume=not args.fresh,
-                progress=not (args.no_progress or args.json) and len(items) > 1,
+                progress=not (args.no_progress or args.json),
                 dataset=dataset,
                 command=[mask_secrets(a) for a in sys.argv],
                 seed=args.seed,

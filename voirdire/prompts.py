@@ -137,9 +137,10 @@ class PromptLibrary:
             self._loaded[name] = load_prompt_file(self.root / f"{name}.yaml", name)
         return self._loaded[name]
 
-    def hashes(self) -> dict[str, str]:
-        """Digests of every prompt used so far (recorded in the run header)."""
-        return {n: p.sha256 for n, p in sorted(self._loaded.items())}
+    def hashes(self, folder: str | None = None) -> dict[str, str]:
+        """Digests of the prompts loaded so far, of one protocol folder if given (recorded in the run header)."""
+        prefix = f"{folder}/" if folder else ""
+        return {n: p.sha256 for n, p in sorted(self._loaded.items()) if n.startswith(prefix)}
 
     def preload(self, folder: str) -> None:
         for path in sorted((self.root / folder).glob("*.yaml")):

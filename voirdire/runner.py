@@ -22,7 +22,7 @@ from voirdire.cache import ResponseCache
 from voirdire.models import ModelPool, RoleSettings, parse_spec
 from voirdire.prompts import PromptLibrary, library
 from voirdire.protocol import Protocol, Session
-from voirdire.transcript import RoleBinding, RunHeader, TranscriptWriter, Verdict, load, new_run_id
+from voirdire.transcript import RoleBinding, RunHeader, Transcript, TranscriptWriter, Verdict, load, new_run_id
 
 _PACKAGES = (
     "voirdire",
@@ -117,18 +117,17 @@ def independence_warnings(
     return out
 
 
-def _check_resumable(out: Path, header: RunHeader) -> set[str]:
+def _resumable(out: Path, header: RunHeader) -> Transcript:
+    """The transcript already at ``out``, if it is a run of the same protocol, parameters and models."""
     previous = load(out)
     last = previous.header
-    if last is None:
-        return previous.finished()
     for field in ("protocol", "parameters", "roles"):
-        if getattr(last, field) != getattr(header, field):
+        if last is not None and getattr(last, field) != getattr(header, field):
             raise ResumeError(
                 f"{out}: holds a run with different {field} ({getattr(last, field)!r}); "
                 "use another --out, or --fresh to start over"
             )
-    return previous.finished()
+    return previous
 
 
 async def run_protocol(
@@ -140,7 +139,7 @@ async def run_protocol(
     clients: Mapping[str, ChatCompletionClient] | None = None,
     concurrency: int = 1,
     resume: bool = True,
-    progress: bool = False,
+    progress: bool = False,  # a progress bar on stderr, shown when more than one session is left to run
     prompts: PromptLibrary | None = None,
     dataset: str | None = None,
     command: list[str] | None = None,
@@ -183,7 +182,7 @@ async def run_protocol(
             for r, s in bound.items()
         },
         seed=seed,
-        prompts=prompts.hashes(),
+        prompts=prompts.hashes(protocol.prompt_folder),
         packages=package_versions(),
         dataset=dataset,
         command=command,
@@ -195,12 +194,10 @@ async def run_protocol(
     result = RunResult(out=out, run_id=header.run_id, session_ids=ids, warnings=notes)
     if out.exists() and out.stat().st_size > 0:
         if resume:
-            finished = _check_resumable(out, header)
-            done = load(out)
+            done = _resumable(out, header)
+            finished = done.finished()
             for sid in finished & set(ids):
-                v = done.sessions[sid].verdict
-                if v is not None:
-                    result.verdicts[sid] = v
+                result.verdicts[sid] = done.sessions[sid].verdict  # type: ignore[assignment]
         else:
             out.unlink()
     result.skipped = len(finished & set(ids))
@@ -208,7 +205,8 @@ async def run_protocol(
     pool = ModelPool()
     replies = ResponseCache(cache) if cache is not None else None
     sem = asyncio.Semaphore(max(1, concurrency))
-    bar = _progress(len(ids) - result.skipped, protocol.name) if progress else None
+    left = len(ids) - result.skipped
+    bar = _progress(left, protocol.name) if progress and left > 1 else None
     start = time.perf_counter()
 
     def agents_for_session() -> dict[str, BaseChatAgent]:

@@ -30,6 +30,11 @@ _COLORS = {
 }
 
 
+# Item fields shown above the chat (protocols name their items' fields differently).
+_ITEM_TEXT = ("question", "claim", "system", "system_answer", "x")
+_ITEM_GOLD = ("answers", "gold_answers")
+
+
 class Style:
     def __init__(self, enabled: bool):
         self.enabled = enabled
@@ -52,11 +57,12 @@ def _indent(text: str, width: int = 100) -> str:
 def render_session(s: SessionRecord, *, prompts: bool = False, color: bool = False, protocol: str = "") -> str:
     st = Style(color)
     lines = [st("1", f"━━ session {s.session_id}" + (f" · {protocol}" if protocol else "") + " ━━")]
-    for key in ("question", "claim"):
+    for key in _ITEM_TEXT:
+        if s.item.get(key) not in (None, "", []):
+            lines.append(f"{key.replace('_', ' ')}: {s.item[key]}")
+    for key in _ITEM_GOLD:
         if s.item.get(key):
-            lines.append(f"{key}: {s.item[key]}")
-    if s.item.get("answers"):
-        lines.append(st("2", "gold: " + " | ".join(map(str, s.item["answers"][:8]))))
+            lines.append(st("2", "gold: " + " | ".join(map(str, s.item[key][:8]))))
     calls = 0
     for e in s.events:
         if isinstance(e, Transition):
