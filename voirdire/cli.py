@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import importlib
 import json
+import os
 import sys
 import warnings
 from collections.abc import Sequence
@@ -19,7 +20,7 @@ from voirdire.runner import ResumeError, RunResult, default_out, run_protocol
 from voirdire.transcript import TranscriptError, load
 from voirdire.view import render, summary_line
 
-_SUBCOMMAND_MODULES: tuple[str, ...] = ("voirdire.cli_qa",)
+_SUBCOMMAND_MODULES: tuple[str, ...] = ("voirdire.cli_qa", "voirdire.cli_nodata")
 
 
 class CLIError(Exception):
@@ -262,6 +263,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ) as exc:
         print(f"voirdire: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `voirdire show ... | head`: the reader left early, which is not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt:
         print(
             "voirdire: interrupted; finished sessions are in the transcript (re-run to resume)",
