@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from voirdire import __version__
 from voirdire.datasets import DatasetError, load_items
 from voirdire.models import ModelSpecError, RoleSettings, load_role_config, mask_secrets, parse_spec
 from voirdire.prompts import PromptError
@@ -207,6 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="voirdire",
         description="LLM agents that examine, prove and verify each other's answers before anyone trusts them.",
     )
+    parser.add_argument("--version", action="version", version=f"voirdire {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     ex = sub.add_parser("examine", help="cross-examine a claim or a dataset of questions (LMvLM)")
