@@ -80,6 +80,10 @@ def test_batch_report_resume_and_show(tmp_path: Path, models: list[str], dataset
     assert "reject incorrect" in capsys.readouterr().out
     assert main(["show", str(out), "--list"]) == 0
     assert capsys.readouterr().out.count("incorrect") == 3
+    assert main(["show", str(out), "--session", "nope"]) == 2
+    assert "no session 'nope'" in capsys.readouterr().err
+    assert main(["examine", "X.", *models, "--examinations", "2"]) == 2
+    assert "odd" in capsys.readouterr().err
 
 
 def test_baseline_and_majority_flags(tmp_path: Path, models: list[str], dataset: Path, capsys) -> None:

@@ -13,6 +13,7 @@ from voirdire.protocols.cross_examination import (
     CrossExamination,
     CrossExaminationParams,
     IDontKnow,
+    score,
 )
 from voirdire.runner import run_protocol
 from voirdire.transcript import Message, ModelCall, ParseFailure, Transcript, Transition, load
@@ -239,7 +240,20 @@ async def test_ays_and_idk_baselines(tmp_path: Path) -> None:
     assert [res.verdicts[i].accepted for i in ("q1", "q2")] == [False, True]
     res = await run_protocol(IDontKnow(), items, out=tmp_path / "i.jsonl", clients={"examinee": ee})
     assert [res.verdicts[i].accepted for i in ("q1", "q2")] == [False, True]
-    assert res.verdicts["q2"].statistics["claim"] == "The Eiffel Tower is in Paris."
+    # The claim judged is the plain §4.1 claim, not the IDK reply: saying "I don't know" about a claim that is
+    # in fact correct is a wrong rejection, not a free true positive.
+    assert res.verdicts["q1"].statistics["claim"] == "It is in Paris."
+    assert res.verdicts["q1"].statistics["idk_reply"] == "I don't know."
+    report = score(load(tmp_path / "i.jsonl").sessions.values(), protocol="idk")
+    assert report.claims_correct_pct == 100.0
+    assert report.reject_incorrect is not None and report.reject_incorrect.predicted == 1
+    assert report.reject_incorrect.tp == 0 and report.accept_correct is not None
+    assert report.accept_correct.recall == 0.5
+
+
+def test_majority_needs_an_odd_number_of_examinations() -> None:
+    with pytest.raises(ValueError, match="odd"):
+        CrossExaminationParams(examinations=2)
 
 
 async def test_idk_without_a_question_is_a_session_error_not_a_crash(tmp_path: Path) -> None:

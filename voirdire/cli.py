@@ -13,13 +13,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from voirdire import __version__
 from voirdire.datasets import DatasetError, load_items
 from voirdire.models import ModelSpecError, RoleSettings, load_role_config, mask_secrets, parse_spec
 from voirdire.prompts import PromptError
 from voirdire.runner import ResumeError, RunResult, default_out, run_protocol
 from voirdire.transcript import TranscriptError, load
-from voirdire.view import render, summary_line
+from voirdire.view import SessionNotFound, render, summary_line
 
 _SUBCOMMAND_MODULES: tuple[str, ...] = ("voirdire.cli_qa", "voirdire.cli_nodata")
 
@@ -183,6 +185,8 @@ def cmd_show(args: argparse.Namespace) -> int:
             print(summary_line(s))
         return 0
     if args.json:
+        if args.session and args.session not in t.sessions:
+            raise SessionNotFound(f"{t.path}: no session {args.session!r}")
         chosen = [t.sessions[args.session]] if args.session else list(t.sessions.values())
         print(json.dumps([s.model_dump(mode="json") for s in chosen], indent=2))
         return 0
@@ -254,16 +258,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except (
-        CLIError,
-        DatasetError,
-        ModelSpecError,
-        PromptError,
-        ResumeError,
-        TranscriptError,
-        KeyError,
-    ) as exc:
+    except ValidationError as exc:  # a parameter out of range, e.g. an even number of examinations
+        print(f"voirdire: error: {exc.errors(include_url=False)[0]['msg']}", file=sys.stderr)
+        return 2
+    except (CLIError, DatasetError, ModelSpecError, PromptError, ResumeError, TranscriptError) as exc:
         print(f"voirdire: error: {exc}", file=sys.stderr)
+        return 2
+    except SessionNotFound as exc:
+        print(f"voirdire: error: {exc.args[0]}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `voirdire show ... | head`: the reader left early, which is not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -8,15 +8,21 @@ from the verdicts, so re-running the same command after an interruption finishes
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
-from voirdire.cli import CLIError, add_model_options, add_run_options, run
-from voirdire.runner import default_out
+from voirdire.cli import CLIError, add_model_options, add_run_options, roles_from_args
+from voirdire.models import RoleSettings, load_role_config, mask_secrets
+from voirdire.runner import RunResult, default_out, run_protocol
 
 EVALUATORS = ("lexical", "f1", "entailment")
+# App. A.1: "For all GPT-3.5 API calls, we set seed=42, temperature=0.0 ... and set max_tokens=300" (the released
+# scripts send the same three). qa-eval gives every model role these unless the user sets them (flag or config).
+PAPER_ROLE_SETTINGS: dict[str, Any] = {"max_tokens": 300, "temperature": 0.0, "seed": 42}
 
 
 def register(subparsers: Any) -> None:
@@ -53,7 +59,16 @@ def register(subparsers: Any) -> None:
     )
     g.add_argument("--llm-score", action="store_true", help="the direct 'LLM Score' baseline (Table 17 row 3)")
     g.add_argument(
-        "--explain-sup", action="store_true", help="also explain A_sup - A_inf answers (the authors' released code)"
+        "--llm-score-negated",
+        action="store_true",
+        help="rank the LLM Score baseline by -closeness, as the authors' cot_vs_pr.ipynb did for Table 13's 0.8827 "
+        "(default: +closeness, the prompt's meaning)",
+    )
+    g.add_argument(
+        "--explain-sup",
+        action="store_true",
+        help="also give partial marks (explanations, LLM Score) to A_sup - A_inf answers, as the authors' released "
+        "code does",
     )
     g.add_argument("--max-gold", type=int, help="use at most N gold answers per question, in file order")
     g.add_argument(
@@ -76,6 +91,14 @@ def register(subparsers: Any) -> None:
         help="lexical: ignore gold pieces that normalise to '' (which otherwise match everything, as in Table 1)",
     )
     add_model_options(p)
+    paper = {
+        "max_tokens": "bound every reply (qa-eval default 300, the paper's App. A.1 setting)",
+        "temperature": "sampling temperature for every role (qa-eval default 0.0, App. A.1)",
+        "seed": "sampling seed for every role (qa-eval default 42, App. A.1)",
+    }
+    for action in p._actions:  # the shared options, with qa-eval's defaults (PAPER_ROLE_SETTINGS)
+        if action.dest in paper:
+            action.help = paper[action.dest]
     add_run_options(p)
     p.set_defaults(func=cmd_qa_eval)
 
@@ -136,6 +159,7 @@ def _protocol(args: argparse.Namespace) -> Any:
         "--partial-marks": args.partial_marks,
         "--inference-llm-score": args.inference_llm_score,
         "--llm-score": args.llm_score,
+        "--llm-score-negated": args.llm_score_negated,
         "--explain-sup": args.explain_sup,
         "--max-gold": args.max_gold is not None,
         "--nli-model": args.nli_model is not None,
@@ -146,6 +170,8 @@ def _protocol(args: argparse.Namespace) -> Any:
         given = [flag for flag, on in entailment_only.items() if on]
         if given:
             raise CLIError(f"{', '.join(given)}: only for --evaluator entailment")
+    if args.llm_score_negated and not args.llm_score:
+        raise CLIError("--llm-score-negated: only with --llm-score")
     if args.evaluator != "f1" and args.threshold != 0.5:
         raise CLIError("--threshold: only for --evaluator f1")
     if args.evaluator != "lexical" and args.skip_empty_gold:
@@ -164,6 +190,7 @@ def _protocol(args: argparse.Namespace) -> Any:
             explain=args.partial_marks or args.inference_llm_score,
             inference_llm_score=args.inference_llm_score,
             llm_score=args.llm_score,
+            llm_score_sign="negated" if args.llm_score_negated else "closeness",
             explain_cells=tuple(explain_cells),
             max_gold_answers=args.max_gold,
         )
@@ -182,6 +209,59 @@ def _load_nli(protocol: Any, args: argparse.Namespace) -> None:
         raise CLIError(f"--nli-model {args.nli_model}: cannot load an NLI cross-encoder: {exc}") from exc
 
 
+def _settings_given(args: argparse.Namespace, config: dict[str, RoleSettings], role: str) -> set[str]:
+    """The generation settings the user chose for ``role``: by flag (every role), or in the ``--config`` table
+    that binds the role (its own ``[roles.<role>]``, else ``[roles."*"]``, as the runner binds it)."""
+    given = {key for key in PAPER_ROLE_SETTINGS if getattr(args, key, None) is not None}
+    table = config.get(role) or config.get("*")
+    if table is not None:
+        given |= table.model_fields_set & set(PAPER_ROLE_SETTINGS)  # the keys written in the TOML table
+    return given
+
+
+def qa_roles(protocol: Any, args: argparse.Namespace) -> dict[str, RoleSettings]:
+    """``roles_from_args`` with the paper's API settings (``PAPER_ROLE_SETTINGS``) filled in for every model role
+    of ``protocol`` wherever the user set none. ``RoleSettings.max_tokens`` always has a value (the core's 256), so
+    "not set" is read from the flags and the config, never from the value."""
+    roles = roles_from_args(args)
+    config = load_role_config(args.config) if args.config else {}
+    rule_roles = set(protocol.deterministic_agents())
+    for role in protocol.required_roles():
+        if role in rule_roles:
+            continue
+        settings = roles.get(role) or roles.get("*") or RoleSettings()
+        given = _settings_given(args, config, role)
+        missing = {k: v for k, v in PAPER_ROLE_SETTINGS.items() if k not in given}
+        if missing:
+            roles[role] = settings.model_copy(update=missing)
+    return roles
+
+
+def _run(protocol: Any, items: list[Any], args: argparse.Namespace, out: Path) -> RunResult:
+    """``voirdire.cli.run`` with the roles of ``qa_roles`` (the paper's API settings as defaults)."""
+    roles = qa_roles(protocol, args)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        result = asyncio.run(
+            run_protocol(
+                protocol,
+                items,
+                out=out,
+                roles=roles,
+                concurrency=args.concurrency,
+                resume=not args.fresh,
+                progress=not (args.no_progress or args.json),
+                dataset=str(args.data),
+                command=[mask_secrets(a) for a in sys.argv],
+                seed=args.seed,
+                cache=args.cache,
+            )
+        )
+    for w in caught:
+        print(f"warning: {w.message}", file=sys.stderr)
+    return result
+
+
 def cmd_qa_eval(args: argparse.Namespace) -> int:
     from voirdire.protocols.qa_entailment.evaluation import evaluate, format_report
 
@@ -190,7 +270,7 @@ def cmd_qa_eval(args: argparse.Namespace) -> int:
     _load_nli(protocol, args)
     out = args.out or default_out(protocol.name, args.data)
     try:
-        result = run(protocol, items, args, out, str(args.data))
+        result = _run(protocol, items, args, out)
     except ValueError as exc:
         raise CLIError(str(exc)) from exc
     report = evaluate(items, result.verdicts, args.evaluator)

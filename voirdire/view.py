@@ -35,6 +35,10 @@ _ITEM_TEXT = ("question", "claim", "system", "system_answer", "x")
 _ITEM_GOLD = ("answers", "gold_answers")
 
 
+class SessionNotFound(KeyError):
+    pass
+
+
 class Style:
     def __init__(self, enabled: bool):
         self.enabled = enabled
@@ -108,7 +112,9 @@ def render(t: Transcript, *, session: str | None = None, prompts: bool = False, 
     protocol = t.header.protocol if t.header else ""
     if session is not None:
         if session not in t.sessions:
-            raise KeyError(f"{t.path}: no session {session!r} (sessions: {', '.join(list(t.sessions)[:10])} ...)")
+            raise SessionNotFound(
+                f"{t.path}: no session {session!r} (sessions: {', '.join(list(t.sessions)[:10])} ...)"
+            )
         chosen = [t.sessions[session]]
     else:
         chosen = list(t.sessions.values())

@@ -64,12 +64,16 @@ class AreYouSure(Protocol[ClaimItem, CrossExaminationParams]):
 
 
 class IDontKnow(Protocol[ClaimItem, CrossExaminationParams]):
-    """IDK: the claim-generation query gets "If you are not sure you know the answer, answer with 'I don't know'
-    only."; an "I don't know" labels the claim false, anything else true (§4.1). The reply is the claim."""
+    """IDK: the query gets "If you are not sure you know the answer, answer with 'I don't know' only."; if the
+    model answers "I don't know" the corresponding claim is labelled false, otherwise true (§4.1).
+
+    The claim judged is the one the plain §4.1 query produces (the same claims LMvLM and AYS are scored on),
+    made in its own conversation; the IDK reply only decides the label.
+    """
 
     name = "idk"
     roles = ("examinee",)
-    states = ("claim", "done")
+    states = ("claim", "ask", "done")
     Item = ClaimItem
     Params = CrossExaminationParams
     prompt_folder = "cross_examination"
@@ -84,7 +88,10 @@ class IDontKnow(Protocol[ClaimItem, CrossExaminationParams]):
     async def run(self, item: ClaimItem, session: Session) -> Verdict:
         if not item.question:
             raise ValueError("the IDK baseline needs the question: it asks the examinee to answer it afresh")
-        session.enter("claim", stage="idk")
+        generated = item.claim is None
+        claim = item.claim or await make_claim(session, item)
+        await session.reset("examinee")
+        session.enter("ask", stage="idk")
         if is_cloze(item.question):
             reply = await session.ask("examinee", "idk_from_cloze", query=item.question)
         else:
@@ -95,5 +102,5 @@ class IDontKnow(Protocol[ClaimItem, CrossExaminationParams]):
             "incorrect" if idk else "correct",
             accepted=not idk,
             evidence=[reply.text],
-            statistics={"claim": reply.text.strip(), "claim_generated": True, "said_idk": idk},
+            statistics={"claim": claim, "claim_generated": generated, "said_idk": idk, "idk_reply": reply.text},
         )

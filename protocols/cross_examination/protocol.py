@@ -75,6 +75,12 @@ class CrossExaminationParams(BaseModel):
     )
     one_question_at_a_time: bool = Field(True, description="§2 Stage 1 feeds the questions one at a time")
 
+    @model_validator(mode="after")
+    def _odd_examinations(self) -> CrossExaminationParams:
+        if self.examinations % 2 == 0:
+            raise ValueError("examinations must be odd so that a majority exists (LMvLM (Majority) uses 3)")
+        return self
+
 
 class Examination(BaseModel):
     """What one examination produced (the Table 8 statistics are computed from these)."""

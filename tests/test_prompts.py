@@ -1,0 +1,42 @@
+"""Prompt files: every file loads, declares exactly the variables it uses, and cites its source; a prompt marked
+verbatim appears word for word in its paper (so a typo or an "improvement" cannot slip in)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from voirdire.prompts import PromptLibrary, default_root
+
+ROOT = default_root()
+FILES = sorted(ROOT.glob("*/*.yaml"))
+PAPERS = {"cross_examination": "lm-vs-lm-cross-examination.txt"}
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_prompt_file_loads_and_cites_a_source(path: Path) -> None:
+    prompt = PromptLibrary(ROOT).get(f"{path.parent.name}/{path.stem}")
+    assert prompt.spec.source.strip()
+    if not prompt.spec.verbatim:
+        assert prompt.spec.note, "an adapted prompt says how it was adapted"
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in FILES if p.parent.name in PAPERS], ids=lambda p: f"{p.parent.name}/{p.stem}"
+)
+def test_verbatim_prompts_appear_in_the_paper(path: Path, shared_data: Path) -> None:
+    spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not spec["verbatim"]:
+        pytest.skip("adapted prompt (its note says how)")
+    paper = _norm((shared_data.parent / "papers" / PAPERS[path.parent.name]).read_text(encoding="utf-8"))
+    for message in spec["messages"]:
+        for fragment in re.split(r"\{\w+\}", message["template"]):
+            if fragment.strip():
+                assert _norm(fragment) in paper, f"{path.name}: {fragment!r} is not in the paper"
