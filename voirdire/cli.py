@@ -82,7 +82,15 @@ def roles_from_args(args: argparse.Namespace) -> dict[str, RoleSettings]:
     return roles
 
 
-def run(protocol: Any, items: Sequence[Any], args: argparse.Namespace, out: Path, dataset: str | None) -> RunResult:
+def run(
+    protocol: Any,
+    items: Sequence[Any],
+    args: argparse.Namespace,
+    out: Path,
+    dataset: str | None,
+    roles: dict[str, RoleSettings] | None = None,
+) -> RunResult:
+    """Run ``protocol`` with the shared run options; ``roles`` replaces the roles built from the flags."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
         result = asyncio.run(
@@ -90,7 +98,7 @@ def run(protocol: Any, items: Sequence[Any], args: argparse.Namespace, out: Path
                 protocol,
                 items,
                 out=out,
-                roles=roles_from_args(args),
+                roles=roles if roles is not None else roles_from_args(args),
                 concurrency=args.concurrency,
                 resume=not args.fresh,
                 progress=not (args.no_progress or args.json),

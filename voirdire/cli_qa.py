@@ -8,16 +8,14 @@ from the verdicts, so re-running the same command after an interruption finishes
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
-import warnings
 from pathlib import Path
 from typing import Any
 
-from voirdire.cli import CLIError, add_model_options, add_run_options, roles_from_args
-from voirdire.models import RoleSettings, load_role_config, mask_secrets
-from voirdire.runner import RunResult, default_out, run_protocol
+from voirdire.cli import CLIError, add_model_options, add_run_options, roles_from_args, run
+from voirdire.models import RoleSettings, load_role_config
+from voirdire.runner import default_out
 
 EVALUATORS = ("lexical", "f1", "entailment")
 # App. A.1: "For all GPT-3.5 API calls, we set seed=42, temperature=0.0 ... and set max_tokens=300" (the released
@@ -237,31 +235,6 @@ def qa_roles(protocol: Any, args: argparse.Namespace) -> dict[str, RoleSettings]
     return roles
 
 
-def _run(protocol: Any, items: list[Any], args: argparse.Namespace, out: Path) -> RunResult:
-    """``voirdire.cli.run`` with the roles of ``qa_roles`` (the paper's API settings as defaults)."""
-    roles = qa_roles(protocol, args)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", UserWarning)
-        result = asyncio.run(
-            run_protocol(
-                protocol,
-                items,
-                out=out,
-                roles=roles,
-                concurrency=args.concurrency,
-                resume=not args.fresh,
-                progress=not (args.no_progress or args.json),
-                dataset=str(args.data),
-                command=[mask_secrets(a) for a in sys.argv],
-                seed=args.seed,
-                cache=args.cache,
-            )
-        )
-    for w in caught:
-        print(f"warning: {w.message}", file=sys.stderr)
-    return result
-
-
 def cmd_qa_eval(args: argparse.Namespace) -> int:
     from voirdire.protocols.qa_entailment.evaluation import evaluate, format_report
 
@@ -270,7 +243,7 @@ def cmd_qa_eval(args: argparse.Namespace) -> int:
     _load_nli(protocol, args)
     out = args.out or default_out(protocol.name, args.data)
     try:
-        result = _run(protocol, items, args, out)
+        result = run(protocol, items, args, out, str(args.data), roles=qa_roles(protocol, args))
     except ValueError as exc:
         raise CLIError(str(exc)) from exc
     report = evaluate(items, result.verdicts, args.evaluator)

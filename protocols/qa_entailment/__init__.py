@@ -11,7 +11,15 @@ judgments), ``reliability`` (agreement across seeds). See docs/qa_entailment.md.
 from .data import EVOUNA_SYSTEM_NAMES, EVOUNA_SYSTEMS, DatasetError, QAItem, load_dataset, load_evouna, load_jsonl
 from .hierarchy import DecisionVariant, HierarchyCell, Membership, hierarchy_counts, judged_correct, membership
 from .lexical import exact_match, lexical_match, normalize_answer
-from .parsing import EntailmentLabel, ParseFailure, parse_entailment, parse_score, parse_statement
+from .parsing import (
+    CLOSENESS_SCALE,
+    DIFFICULTY_SCALE,
+    EntailmentLabel,
+    ParseFailure,
+    parse_entailment,
+    parse_score,
+    parse_statement,
+)
 from .partial_marks import InferenceExplanation, parse_explanation
 from .pipeline import (
     STATES,
@@ -30,6 +38,8 @@ from .report import SystemReport, f1_judgments, lexical_judgments, partial_mark_
 from .token_f1 import f1_judgment, max_token_f1, token_f1
 
 __all__ = [
+    "CLOSENESS_SCALE",
+    "DIFFICULTY_SCALE",
     "EVOUNA_SYSTEMS",
     "EVOUNA_SYSTEM_NAMES",
     "STATES",

@@ -8,7 +8,8 @@ that need an assumption with [[ASSUMPTION]]. App. D's hand-designed schemes (hig
 
 "Inference + LLM Score" instead asks the model to rate the difficulty of that inference from 1 (very easy) to
 5 (very hard) (Table 17 row 2); the mark is -difficulty. The "LLM Score" baseline skips the explanation and asks
-for answer closeness from 1 (completely wrong) to 5 (completely right) (Table 17 row 3); the mark is the score.
+for answer closeness from 1 (completely wrong) to 5 (completely right) (Table 17 row 3); the mark is the score
+(or, to reproduce the authors' notebook, its negation: ``llm_score_mark(..., negated=True)``).
 
 To rank all answers for AUROC (Tables 3, 13) the hierarchy comes first: answers in S − (A_sup ∪ A_inf) rank
 below everything, answers in an unexplained cell above everything, and explained answers by their mark. This is
@@ -132,13 +133,15 @@ def inference_llm_score_mark(difficulty: int) -> float:
     return -float(difficulty)
 
 
-def llm_score_mark(closeness: int) -> float:
-    """LLM Score baseline: 1 (completely wrong) .. 5 (completely right), used as is.
+def llm_score_mark(closeness: int, *, negated: bool = False) -> float:
+    """LLM Score baseline: 1 (completely wrong) .. 5 (completely right), used as is (higher = closer).
 
-    (The released notebook's ``score_baseline`` returns -closeness; we follow the prompt's meaning.)"""
+    ``negated=True`` returns -closeness, as the released ``cot_vs_pr.ipynb``'s ``score_baseline`` does (the
+    ranking behind Table 13's LLM Score AUROC of 0.8827); it ranks a "completely right" answer lowest among the
+    explained ones, against the prompt's meaning, so it is a reproduction switch, not the default."""
     if not 1 <= closeness <= 5:
         raise ValueError(f"closeness must be 1..5, got {closeness}")
-    return float(closeness)
+    return -float(closeness) if negated else float(closeness)
 
 
 def best_mark(marks: Iterable[float | None]) -> float | None:

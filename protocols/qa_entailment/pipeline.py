@@ -32,7 +32,15 @@ from .hierarchy import (
     judged_correct,
     membership,
 )
-from .parsing import EntailmentLabel, ParseFailure, parse_entailment, parse_score, parse_statement
+from .parsing import (
+    CLOSENESS_SCALE,
+    DIFFICULTY_SCALE,
+    EntailmentLabel,
+    ParseFailure,
+    parse_entailment,
+    parse_score,
+    parse_statement,
+)
 from .partial_marks import (
     EXPLANATION_SCHEMES,
     InferenceExplanation,
@@ -129,6 +137,9 @@ class EntailmentEvaluatorConfig(BaseModel):
     explain: bool = True
     inference_llm_score: bool = False
     llm_score: bool = False
+    # LLM Score mark: "closeness" (1..5, higher = closer, the prompt's meaning) or "negated" (-closeness, what the
+    # authors' cot_vs_pr.ipynb ranks by for Table 13's 0.8827).
+    llm_score_sign: Literal["closeness", "negated"] = "closeness"
     # App. D explains A_inf − A_sup; the released code also explains A_sup − A_inf.
     explain_cells: tuple[HierarchyCell, ...] = (HierarchyCell.INF_ONLY,)
     # Use at most this many gold answers, in file order (TQ carries ~14 aliases per question).
@@ -370,19 +381,21 @@ class _Grader:
                     explanation=parsed if isinstance(parsed, InferenceExplanation) else None,
                 )
                 if isinstance(parsed, ParseFailure):
-                    self.fail(parsed, step="explanation", gold_index=index)
+                    # Unnumbered steps cost CIA, C and IA (they count steps and markers) and nothing else.
+                    self.fail(parsed, step="explanation", gold_index=index, schemes=list(EXPLANATION_SCHEMES))
                 else:
                     record.marks = explanation_marks(parsed)
-                    if config.inference_llm_score:
-                        # App. D: Table 17 row 2 is "an additional message after the explanation step".
-                        record.difficulty_raw = await self.ask(
-                            roles.scoring, INFERENCE_SCORE_PROMPT, {}, [(EXPLANATION_PROMPT, {"s1": s1, "s2": s2}, raw)]
-                        )
-                        score = parse_score(record.difficulty_raw)
-                        if isinstance(score, ParseFailure):
-                            self.fail(score, step="inference_score", gold_index=index)
-                        else:
-                            record.difficulty = score
+                if config.inference_llm_score and raw.strip():
+                    # App. D: Table 17 row 2 is "an additional message after the explanation step", asked for every
+                    # explanation the model gave (as the released cot.py does), whether or not its steps parse.
+                    record.difficulty_raw = await self.ask(
+                        roles.scoring, INFERENCE_SCORE_PROMPT, {}, [(EXPLANATION_PROMPT, {"s1": s1, "s2": s2}, raw)]
+                    )
+                    score = parse_score(record.difficulty_raw, scale=DIFFICULTY_SCALE)
+                    if isinstance(score, ParseFailure):
+                        self.fail(score, step="inference_score", gold_index=index, schemes=["inference_llm_score"])
+                    else:
+                        record.difficulty = score
                 g.explanations.append(record)
                 self.emit(
                     "explanation",
@@ -412,13 +425,13 @@ class _Grader:
                 LLM_SCORE_PROMPT,
                 {"question": g.question, "golden_answers": "/".join(g.gold_answers), "system_answer": g.system_answer},
             )
-            score = parse_score(g.llm_score_raw)
+            score = parse_score(g.llm_score_raw, scale=CLOSENESS_SCALE)
             if isinstance(score, ParseFailure):
-                self.fail(score, step="llm_score")
+                self.fail(score, step="llm_score", schemes=["llm_score"])
                 g.partial_marks["llm_score"] = None
             else:
                 g.llm_score = score
-                g.partial_marks["llm_score"] = llm_score_mark(score)
+                g.partial_marks["llm_score"] = llm_score_mark(score, negated=config.llm_score_sign == "negated")
         for scheme, mark in g.partial_marks.items():
             self.emit("partial_mark", {"scheme": scheme, "mark": mark, "cell": g.cell.value})
 

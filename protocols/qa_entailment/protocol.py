@@ -78,7 +78,7 @@ _EXPECTED = {
 }
 
 
-def _outcome(data: Mapping[str, Any]) -> str:
+def _outcome(data: Mapping[str, Any], params: EntailmentEvaluatorConfig) -> str:
     step, index = data.get("step"), data.get("gold_index")
     if step == "qa2d":
         if data.get("of") == "system":
@@ -90,7 +90,8 @@ def _outcome(data: Mapping[str, Any]) -> str:
             "membership, else the cell (and possibly the judgment) is undetermined"
         )
     if step == "explanation":
-        return f"no CIA / C / IA mark from gold answer {index}'s explanation (and no difficulty rating asked)"
+        rating = "; its difficulty rating (Inference + LLM Score) is still asked" if params.inference_llm_score else ""
+        return f"no CIA / C / IA mark from gold answer {index}'s explanation{rating}"
     if step == "inference_score":
         return f"no Inference + LLM Score mark from gold answer {index}'s explanation"
     if step == "llm_score":
@@ -144,11 +145,12 @@ class _Recorder:
                 expected=_EXPECTED.get(data["parser"], data["parser"]),
                 raw=data["raw"],
                 error=data["reason"],
-                outcome=_outcome(data),
+                outcome=_outcome(data, self.params),
             )
-            self.failures.append(
-                {k: data.get(k) for k in ("step", "parser", "reason", "gold_index", "direction", "of")}
-            )
+            failure = {k: data.get(k) for k in ("step", "parser", "reason", "gold_index", "direction", "of")}
+            if "schemes" in data:  # the partial-mark schemes this reply costs (explanation / scoring steps)
+                failure["schemes"] = data["schemes"]
+            self.failures.append(failure)
         elif kind == "verdict":
             return  # becomes the session's verdict (run() below), with everything this event carries
         else:

@@ -166,6 +166,39 @@ def test_entailment_text_report_and_malformed_reply(tmp_path: Path, capsys) -> N
     assert len(t.sessions["q1-neither"].of_kind(ModelCall)) == 3
 
 
+def test_auroc_report_prints_each_schemes_n(tmp_path: Path, capsys) -> None:
+    # The A_inf − A_sup answer's explanation cannot be read: CIA leaves it out, token F1 ranks every judged answer.
+    data, script = entailment_setup(tmp_path, {"explanation": "It just follows."})
+    code, text, _ = qa_eval(
+        capsys,
+        *["--data", str(data), "--evaluator", "entailment", "--model", f"evaluator=scripted:{script}"],
+        *["--partial-marks", "--out", str(tmp_path / "e.jsonl")],
+    )
+    assert code == 0 and isinstance(text, str)
+    rows = {line.split()[0]: line.split() for line in text.splitlines() if line.startswith("  ")}
+    assert rows["CIA"][-3:] == ["n=3", "left", "out=1"]
+    assert rows["token_f1"][-3:] == ["n=4", "left", "out=0"]
+
+
+def test_llm_score_sign_and_population_flags(tmp_path: Path, capsys) -> None:
+    data, script = entailment_setup(tmp_path, {"closeness": "5 (completely right)"})
+    args = ["--data", str(data), "--evaluator", "entailment", "--model", f"evaluator=scripted:{script}", "--json"]
+    code, report, _ = qa_eval(capsys, *args, "--llm-score", "--out", str(tmp_path / "a.jsonl"))
+    assert code == 0 and isinstance(report, dict) and report["parameters"]["llm_score_sign"] == "closeness"
+    t = load(tmp_path / "a.jsonl")
+    marks = {sid: s.verdict.statistics["partial_marks"].get("llm_score") for sid, s in t.sessions.items() if s.verdict}
+    assert marks == {"q1-sup_only": None, "q1-both": None, "q1-inf_only": 5.0, "q1-neither": None}
+    # The authors' notebook: -closeness, and (baseline-scoring.py) both one-directional cells scored.
+    more = ["--llm-score", "--llm-score-negated", "--explain-sup", "--out", str(tmp_path / "b.jsonl")]
+    code, report, _ = qa_eval(capsys, *args, *more)
+    assert code == 0 and isinstance(report, dict) and report["parameters"]["llm_score_sign"] == "negated"
+    t = load(tmp_path / "b.jsonl")
+    marks = {sid: s.verdict.statistics["partial_marks"].get("llm_score") for sid, s in t.sessions.items() if s.verdict}
+    assert marks == {"q1-sup_only": -5.0, "q1-both": None, "q1-inf_only": -5.0, "q1-neither": None}
+    code, _, err = qa_eval(capsys, *args, "--llm-score-negated")
+    assert code == 2 and "--llm-score-negated: only with --llm-score" in err
+
+
 def test_entailment_with_the_nli_model_by_flag(tmp_path: Path, capsys) -> None:
     pytest.importorskip("sentence_transformers")
     from tests.qa_entailment.tiny_nli import NLI_LABELS, build_cross_encoder

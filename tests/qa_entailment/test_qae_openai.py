@@ -31,6 +31,8 @@ def test_qa_eval_against_an_openai_compatible_evaluator(tmp_path: Path, capsys) 
     # Every call went over HTTP as a fresh one-message conversation, bounded by --max-tokens.
     assert len(server.requests) == report["replies"]["model_calls"] == 5 + 9 + 2 * 9
     assert all(r["model"] == "fake-evaluator" and r["max_tokens"] == 64 for r in server.requests)
+    # The paper's other API settings (App. A.1) still apply: only max_tokens was set by the user.
+    assert all(r["seed"] == 42 and r["temperature"] == 0.0 for r in server.requests)
     assert all(len(r["messages"]) == 1 and r["messages"][0]["role"] == "user" for r in server.requests)
     assert server.requests[0]["messages"][0]["content"].startswith("Convert a question answer pair")
     t = load(out)
@@ -47,3 +49,45 @@ def test_qa_eval_against_an_openai_compatible_evaluator(tmp_path: Path, capsys) 
     cells = {sid: s.verdict.statistics["cell"] for sid, s in t.sessions.items() if s.verdict}
     assert cells["NQ-0-gpt4"] == HierarchyCell.SUP_ONLY.value and cells["NQ-2-gpt4"] == HierarchyCell.NEITHER.value
     assert sum(report["systems"]["gpt4"]["hierarchy"].values()) == 5
+
+
+def _requests(tmp_path: Path, capsys, *extra: str) -> list[dict]:
+    with FakeOpenAIServer(rule_based_evaluator) as server:
+        code = main(
+            [
+                "qa-eval",
+                *["--data", str(FIXTURE), "--evaluator", "entailment", "--system", "gpt4", "--limit", "1"],
+                *["--model", f"evaluator=openai-compatible:fake-evaluator@{server.url}"],
+                *["--out", str(tmp_path / "t.jsonl"), "--fresh", "--json", "--no-progress", *extra],
+            ]
+        )
+    assert code == 0, capsys.readouterr().err
+    capsys.readouterr()
+    assert server.requests
+    return server.requests
+
+
+def test_qa_eval_sends_the_papers_api_settings_unless_told_otherwise(tmp_path: Path, capsys) -> None:
+    # App. A.1: seed=42, temperature=0.0, max_tokens=300 for every call (not the core's 256 tokens and no seed).
+    sent = {(r["max_tokens"], r["temperature"], r["seed"]) for r in _requests(tmp_path, capsys)}
+    assert sent == {(300, 0.0, 42)}
+    header = load(tmp_path / "t.jsonl").header
+    assert header is not None
+    binding = header.roles["evaluator"]
+    assert (binding.max_tokens, binding.temperature, binding.seed) == (300, 0.0, 42)
+    # Flags win, each on its own.
+    sent = {(r["max_tokens"], r["temperature"], r["seed"]) for r in _requests(tmp_path, capsys, "--seed", "7")}
+    assert sent == {(300, 0.0, 7)}
+    # So does a --config table, key by key; what it leaves out still gets the paper's value.
+    config = tmp_path / "run.toml"
+    config.write_text("[roles.evaluator]\nmax_tokens = 128\ntemperature = 0.5\n", encoding="utf-8")
+    sent = {
+        (r["max_tokens"], r["temperature"], r["seed"]) for r in _requests(tmp_path, capsys, "--config", str(config))
+    }
+    assert sent == {(128, 0.5, 42)}
+    # A [roles."*"] table binds the evaluator too when it has no table of its own; its 256 is the user's choice.
+    config.write_text('[roles."*"]\nmax_tokens = 256\n', encoding="utf-8")
+    sent = {
+        (r["max_tokens"], r["temperature"], r["seed"]) for r in _requests(tmp_path, capsys, "--config", str(config))
+    }
+    assert sent == {(256, 0.0, 42)}

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from voirdire.protocols.qa_entailment.parsing import ParseFailure, parse_entailment, parse_score, parse_statement
+from voirdire.protocols.qa_entailment.parsing import (
+    CLOSENESS_SCALE,
+    DIFFICULTY_SCALE,
+    ParseFailure,
+    parse_entailment,
+    parse_score,
+    parse_statement,
+)
 
 
 @pytest.mark.parametrize(
@@ -22,6 +29,33 @@ from voirdire.protocols.qa_entailment.parsing import ParseFailure, parse_entailm
 )
 def test_parse_entailment_accepts_a_single_label(reply: str, label: str) -> None:
     assert parse_entailment(reply) == label
+
+
+@pytest.mark.parametrize(
+    ("reply", "label"),
+    [
+        # The label on the first line decides; a negated label word in the explanation names no other label.
+        ("Entailment\nThe hypothesis restates the premise (no contradiction).", "entailment"),
+        ("entailment\nThere is no contradiction, and it is not neutral.", "entailment"),
+        ("Neutral\nS1 says nothing about the year, so there is no entailment.", "neutral"),
+        ("contradiction\nIt is not neutral: the dates differ.", "contradiction"),
+    ],
+)
+def test_parse_entailment_ignores_negated_labels_in_later_lines(reply: str, label: str) -> None:
+    assert parse_entailment(reply) == label
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Entailment\nIt is not entailment.",  # negates its own label
+        "entailment\nno, neutral",  # "no," is an answer, not a negation of "neutral"
+        "neutral\nnot a clear entailment",  # a hedge, not a plain negation
+        "Not entailment\n(no contradiction)",  # the first line is never read past a negation
+    ],
+)
+def test_parse_entailment_still_rejects_conflicts_after_negations(reply: str) -> None:
+    assert isinstance(parse_entailment(reply), ParseFailure)
 
 
 @pytest.mark.parametrize(
@@ -87,3 +121,45 @@ def test_parse_score(reply: str, value: int) -> None:
 def test_parse_score_failures(reply: str) -> None:
     result = parse_score(reply)
     assert isinstance(result, ParseFailure) and result.parser == "score"
+
+
+@pytest.mark.parametrize(
+    ("reply", "scale", "value"),
+    [
+        # The model echoing its number's line of the Table 17 scale.
+        ("1: Very easy", DIFFICULTY_SCALE, 1),
+        ("Rating: 2 - Easy", DIFFICULTY_SCALE, 2),
+        ("Rating: 2 – Easy", DIFFICULTY_SCALE, 2),
+        ("3 (Neither easy nor hard)", DIFFICULTY_SCALE, 3),
+        ("**4**: Hard.", DIFFICULTY_SCALE, 4),
+        ("5 (completely right)", CLOSENESS_SCALE, 5),
+        ("5: The AI-generated answer is completely right.", CLOSENESS_SCALE, 5),
+        ("2 - mostly wrong", CLOSENESS_SCALE, 2),
+        ("4 -", DIFFICULTY_SCALE, 4),  # a separator and no label
+        ("4\n4", DIFFICULTY_SCALE, 4),  # the same score twice is still one score
+        ("4\n5 steps were needed, so it is hard.", DIFFICULTY_SCALE, 4),  # a later number in prose is no score
+    ],
+)
+def test_parse_score_accepts_the_numbers_own_scale_label(reply: str, scale: dict[int, str], value: int) -> None:
+    assert parse_score(reply, scale=scale) == value
+
+
+@pytest.mark.parametrize(
+    ("reply", "scale"),
+    [
+        ("4: Very easy", DIFFICULTY_SCALE),  # the label of another number
+        ("5 (completely right)", DIFFICULTY_SCALE),  # the other prompt's label
+        ("1: Easy", DIFFICULTY_SCALE),  # "Easy" is 2's label, not 1's
+        ("2 - Easy, I think", DIFFICULTY_SCALE),  # more than the label
+        ("1: Very easy\n2: Easy\n3: Neither easy nor hard\n4: Hard\n5: Very hard", DIFFICULTY_SCALE),  # the scale
+        ("Rating: 2 - Easy\n3", DIFFICULTY_SCALE),  # two different numbers
+        ("3\n10", DIFFICULTY_SCALE),  # a second number, even out of range
+        ("4\n5: Very hard", DIFFICULTY_SCALE),
+        ("Rating: Easy", DIFFICULTY_SCALE),  # no number
+        ("2: Easy", None),  # without a scale no label is expected
+        ("6: Very hard", DIFFICULTY_SCALE),
+    ],
+)
+def test_parse_score_rejects_inconsistent_or_ambiguous_labels(reply: str, scale: dict[int, str] | None) -> None:
+    result = parse_score(reply, scale=scale)
+    assert isinstance(result, ParseFailure) and result.parser == "score" and result.raw == reply

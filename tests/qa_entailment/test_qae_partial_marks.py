@@ -71,6 +71,8 @@ def test_llm_score_marks() -> None:
     # Harder inference (5) must rank below an easier one (1); closer answers (5) above worse ones (1).
     assert inference_llm_score_mark(5) < inference_llm_score_mark(1)
     assert llm_score_mark(5) > llm_score_mark(1)
+    # The authors' cot_vs_pr.ipynb (score_baseline) ranks by -closeness; reproducible by switch.
+    assert llm_score_mark(5, negated=True) == -5.0 and llm_score_mark(1, negated=True) == -1.0
     for bad in (0, 6):
         with pytest.raises(ValueError):
             inference_llm_score_mark(bad)

@@ -245,9 +245,13 @@ async def test_malformed_qa2d_and_explanation_replies() -> None:
 
     model = Scripted({("Oak Island", "Nova Scotia")}, explanation="It just follows.")
     graded = await grade_item(_item("Nova Scotia"), model, EntailmentEvaluatorConfig(inference_llm_score=True))
-    assert graded.judgment is True  # the hierarchy stands; only the partial mark is missing
+    assert graded.judgment is True  # the hierarchy stands; only the step-counting marks are missing
     assert graded.partial_marks["CIA"] is None and graded.ranking_scores["CIA"] is None
-    assert graded.failures[0].parser == "explanation" and model.count("inference_score") == 0
+    assert [f.parser for f in graded.failures] == ["explanation"]
+    # App. D asks the rating after every explanation (the released cot.py scores every chain): unnumbered steps
+    # cost CIA, C and IA, not Inference + LLM Score.
+    assert model.count("inference_score") == 1 and graded.explanations[0].difficulty == 2
+    assert graded.partial_marks["inference_llm_score"] == -2.0 and graded.ranking_scores["inference_llm_score"] == -2.0
 
     model = Scripted({("Oak Island", "Nova Scotia")}, difficulty="3 or 4", closeness="seven")
     graded = await grade_item(
@@ -256,6 +260,61 @@ async def test_malformed_qa2d_and_explanation_replies() -> None:
     assert graded.partial_marks["inference_llm_score"] is None and graded.partial_marks["llm_score"] is None
     assert graded.partial_marks["CIA"] is not None
     assert sorted(f.parser for f in graded.failures) == ["score", "score"]
+
+
+async def test_no_rating_without_an_explanation_reply() -> None:
+    model = Scripted({("Oak Island", "Nova Scotia")}, explanation="   ")
+    graded = await grade_item(_item("Nova Scotia"), model, EntailmentEvaluatorConfig(inference_llm_score=True))
+    assert model.count("inference_explanation") == 1 and model.count("inference_score") == 0
+    assert graded.partial_marks["inference_llm_score"] is None and graded.ranking_scores["inference_llm_score"] is None
+
+
+async def test_explanation_failure_is_recorded_against_the_step_schemes_only() -> None:
+    model, events = Scripted({("Oak Island", "Nova Scotia")}, explanation="It just follows."), Events()
+    config = EntailmentEvaluatorConfig(inference_llm_score=True)
+    await grade_item(_item("Nova Scotia"), model, config, on_event=events)
+    (failure,) = events.of("parse_failure")
+    assert failure["step"] == "explanation" and failure["schemes"] == ["CIA", "C", "IA"]
+    (explanation,) = events.of("explanation")
+    assert explanation["marks"] == {} and explanation["difficulty"] == 2
+
+
+@pytest.mark.parametrize(
+    ("difficulty", "closeness", "marks"),
+    [
+        ("1: Very easy", "5: The AI-generated answer is completely right.", (-1.0, 5.0)),
+        ("Rating: 4 - Hard", "2 (mostly wrong)", (-4.0, 2.0)),
+        ("4: Very easy", "5 (Very hard)", (None, None)),  # another number's label, the other prompt's label
+    ],
+)
+async def test_scores_that_echo_the_scale(difficulty: str, closeness: str, marks: tuple) -> None:
+    model = Scripted({("Oak Island", "Nova Scotia")}, difficulty=difficulty, closeness=closeness)
+    config = EntailmentEvaluatorConfig(inference_llm_score=True, llm_score=True)
+    graded = await grade_item(_item("Nova Scotia"), model, config)
+    assert (graded.partial_marks["inference_llm_score"], graded.partial_marks["llm_score"]) == marks
+
+
+async def test_llm_score_sign_of_the_authors_notebook() -> None:
+    relation = {("Oak Island", "Nova Scotia")}
+    config = EntailmentEvaluatorConfig(explain=False, llm_score=True)
+    closeness = await grade_item(_item("Nova Scotia"), Scripted(relation, closeness="5"), config)
+    negated = await grade_item(
+        _item("Nova Scotia"), Scripted(relation, closeness="5"), config.model_copy(update={"llm_score_sign": "negated"})
+    )
+    assert closeness.ranking_scores["llm_score"] == 5.0 and negated.ranking_scores["llm_score"] == -5.0
+
+
+async def test_llm_score_population_follows_explain_cells() -> None:
+    # The released baseline-scoring.py scores both one-directional cells; here that is explain_cells with A_sup − A_inf.
+    relation = {("on Oak Island off Nova Scotia", "Oak Island")}
+    default = EntailmentEvaluatorConfig(explain=False, llm_score=True)
+    both = default.model_copy(update={"explain_cells": (HierarchyCell.INF_ONLY, HierarchyCell.SUP_ONLY)})
+    model = Scripted(relation)
+    graded = await grade_item(_item("on Oak Island off Nova Scotia"), model, default)
+    assert graded.cell is HierarchyCell.SUP_ONLY and model.count("llm_score") == 0 and graded.llm_score is None
+    model = Scripted(relation)
+    graded = await grade_item(_item("on Oak Island off Nova Scotia"), model, both)
+    assert model.count("llm_score") == 1 and graded.ranking_scores["llm_score"] == 4.0
 
 
 async def test_empty_answer_and_no_gold() -> None:

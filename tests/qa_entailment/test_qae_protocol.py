@@ -194,6 +194,24 @@ async def test_malformed_entailment_reply_is_a_parse_failure_with_an_outcome(tmp
     ]
 
 
+async def test_unnumbered_explanation_costs_cia_c_ia_but_is_still_rated(tmp_path: Path) -> None:
+    answer, entails = CELLS[HierarchyCell.INF_ONLY]
+    script = evaluator_script([answer], entails, explanation="It follows directly.", difficulty="1: Very easy")
+    client = ScriptedChatCompletionClient(script)
+    _, sessions = await grade(tmp_path, [item(answer)], client, QAEntailmentParams(inference_llm_score=True))
+    s = sessions["q-sys"]
+    (failure,) = s.of_kind(ParseFailure)
+    assert failure.prompt == "qa_entailment/inference_explanation"
+    assert "no CIA / C / IA mark" in failure.outcome and "still asked" in failure.outcome
+    v = s.verdict
+    assert v is not None
+    assert v.statistics["partial_marks"] == {"CIA": None, "C": None, "IA": None, "inference_llm_score": -1.0}
+    assert v.statistics["ranking_scores"]["inference_llm_score"] == -1.0
+    assert [f["schemes"] for f in v.statistics["parse_failures"]] == [["CIA", "C", "IA"]]
+    prompts = [m.prompt for m in s.of_kind(Message) if m.sender == "moderator"]
+    assert prompts[-2:] == ["qa_entailment/inference_explanation", "qa_entailment/inference_score"]
+
+
 async def test_malformed_qa2d_reply_stops_before_entailment(tmp_path: Path) -> None:
     answer = "Mary Shelley"
     script = evaluator_script([answer], set(), first={r"A: Mary Shelley\s*S:\s*$": "Q: who wrote it?"})
