@@ -1,80 +1,72 @@
-"""Smoke run: the LLM evaluator of §8 (App. D.2 prompts) on 20 IP datapoints with a real model.
+"""Smoke run: the LLM evaluator of §8 (App. D.2 prompts) on 20 IP datapoints through ``voirdire nodata``.
 
-    python bench/no_data_llm_smoke.py [--model local] [--n 20] [--strategy pick|generate] [--max-tokens 192]
+    python bench/no_data_llm_smoke.py [--model local] [--n 20] [--max-tokens 192] [-- EXTRA NODATA FLAGS]
+    python bench/no_data_llm_smoke.py --summarize transcripts/no_data-ip-llm20-embedded.jsonl --wall-s 1234
 
-Until the Session wiring lands this talks to the model client directly (``voirdire.models.build_client``) and
-renders the prompt files with ``voirdire.prompts``; rounds are recorded through ``on_event`` and counted. With
-the embedded SmolLM2-135M the point is that the loop completes and parses (or falls back, App. D.2), not the
-accuracy. Labels are cached per datapoint (``relabel_each_round=False``) to keep the run short on 2 cores.
+Runs ``voirdire nodata --data ip --evaluator llm --limit N --max-tokens M --model evaluator=MODEL --fresh`` as a
+subprocess (one session per datapoint, every prompt, reply, parse failure and EV round in the transcript), times
+it, then reads the transcript back: model calls and their latency, parse failures per prompt, how many replies
+parsed at all, EV rounds, success, flips and accuracy. Writes ``docs/results/no_data_llm20_embedded.json``.
+With the embedded SmolLM2-135M the point is that the loop completes through the Session and falls back as App.
+D.2 says, not the accuracy.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
+import os
+import subprocess
+import sys
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
-from autogen_core.models import SystemMessage, UserMessage
+from voirdire.transcript import ModelCall, ParseFailure, Step, load
 
-from voirdire.metrics import accuracy
-from voirdire.models import build_client, parse_spec
-from voirdire.prompts import PromptLibrary
-from voirdire.protocols.no_data.algorithm import EVENT_DECISION, EVENT_ROUND, NoDataParams, no_data_algorithm
-from voirdire.protocols.no_data.challenges import RuleVerifier
-from voirdire.protocols.no_data.data import load_split
-from voirdire.protocols.no_data.llm import EVENT_PARSE_FAILURE, LLMEvaluator
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "docs" / "results" / "no_data_llm20_embedded.json"
 
 
-async def main_async(args: argparse.Namespace) -> dict[str, Any]:
-    client = build_client(parse_spec(args.model))
-    library = PromptLibrary()
-    calls = Counter[str]()
-
-    async def ask(role: str, prompt: str, variables: dict[str, str]) -> str:
-        rendered = library.get(f"no_data/{prompt}").render(**variables)
-        messages = [
-            SystemMessage(content=m.content) if m.role == "system" else UserMessage(content=m.content, source="user")
-            for m in rendered
-        ]
-        calls[prompt] += 1
-        result = await client.create(messages, extra_create_args={"max_tokens": args.max_tokens, "temperature": 0.0})
-        return str(result.content)
-
-    events = Counter[str]()
-
-    def on_event(kind: str, data: dict[str, Any]) -> None:
-        events[kind] += 1
-
-    train, test = load_split("ip", "train"), load_split("ip", "test")
-    evaluator = LLMEvaluator(
-        ask,
-        exemplars=[(r.x, r.y) for r in train.rows[: args.exemplars]],
-        pool=train.xs,
-        strategy=args.strategy,
-        relabel_each_round=False,
-        on_event=on_event,
+def summarize(path: Path) -> dict[str, Any]:
+    t = load(path)
+    calls = [c for s in t.sessions.values() for c in s.of_kind(ModelCall)]
+    failures = [f for s in t.sessions.values() for f in s.of_kind(ParseFailure)]
+    rounds = [e.data for s in t.sessions.values() for e in s.of_kind(Step) if e.name == "nodata.round"]
+    verdicts = [s.verdict for s in t.sessions.values() if s.verdict is not None]
+    by_prompt = Counter(f.prompt for f in failures)
+    gave_up = Counter(f.prompt for f in failures if f.outcome.startswith("gave up"))
+    asked = Counter(  # the user turn of each App. D.2 prompt (the system turn is a second message)
+        str(m.prompt)
+        for s in t.sessions.values()
+        for m in s.events
+        if getattr(m, "receiver", "") == "evaluator" and getattr(m, "sender", "") == "moderator"
     )
-    rows = test.rows[: args.n]
-    start = time.time()
-    run = await no_data_algorithm(
-        [r.x for r in rows], evaluator, RuleVerifier(test.rubric), NoDataParams(rounds=3, phi=0.6), on_event=on_event
-    )
-    await client.close()
+    n = len(verdicts)
+    correct = sum(bool(v.statistics.get("correct")) for v in verdicts)
+    header = t.header
     return {
-        "model": args.model,
-        "n": len(rows),
-        "strategy": args.strategy,
-        "seconds": round(time.time() - start, 1),
-        "calls": dict(calls),
-        "round_events": events[EVENT_ROUND],
-        "decision_events": events[EVENT_DECISION],
-        "parse_failures": events[EVENT_PARSE_FAILURE],
-        "success_rate": run.success_rate,
-        "flip_rate": run.flip_rate,
-        "accuracy": accuracy([r.y for r in rows], run.predictions),
+        "transcript": str(path),
+        "command": header.command if header else None,
+        "model": header.roles["evaluator"].spec if header and "evaluator" in header.roles else None,
+        "max_tokens": header.roles["evaluator"].max_tokens if header and "evaluator" in header.roles else None,
+        "sessions": len(t.sessions),
+        "verdicts": n,
+        "errors": sum(len(s.errors) for s in t.sessions.values()),
+        "model_calls": len(calls),
+        "model_seconds": round(sum(c.latency_s for c in calls), 1),
+        "completion_tokens": sum(c.usage.completion_tokens for c in calls),
+        "finish_length": sum(c.finish_reason == "length" for c in calls),
+        "prompts_sent": dict(asked),
+        "parse_failures": dict(by_prompt),
+        "gave_up": dict(gave_up),
+        "replies_parsed": len(calls) - len(failures),
+        "ev_rounds": len(rounds),
+        "rounds_passed": sum(r["passed"] for r in rounds),
+        "success_rate": sum(bool(v.accepted) for v in verdicts) / n if n else None,
+        "flip_rate": sum(bool(v.statistics.get("flipped")) for v in verdicts) / n if n else None,
+        "accuracy": correct / n if n else None,
     }
 
 
@@ -82,11 +74,33 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", default="local")
     ap.add_argument("--n", type=int, default=20)
-    ap.add_argument("--strategy", choices=["pick", "generate"], default="pick")
-    ap.add_argument("--exemplars", type=int, default=5)
     ap.add_argument("--max-tokens", type=int, default=192)
+    ap.add_argument("--out", type=Path, default=ROOT / "transcripts" / "no_data-ip-llm20-embedded.jsonl")
+    ap.add_argument("--summarize", type=Path, help="only read an existing transcript back")
+    ap.add_argument("--wall-s", type=float, help="with --summarize: the measured wall time of that run")
+    ap.add_argument("--cli-report", type=Path, help="with --summarize: that run's --report file, kept beside")
+    ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("extra", nargs="*", help="further voirdire nodata flags (after --)")
     args = ap.parse_args(argv)
-    print(json.dumps(asyncio.run(main_async(args)), indent=1))
+    wall = args.wall_s
+    path = args.summarize
+    report = args.cli_report
+    if path is None:
+        path = args.out
+        report = path.with_suffix(".report.json")
+        cmd = [sys.executable, "-m", "voirdire.cli", "nodata", "--data", "ip", "--evaluator", "llm"]
+        cmd += ["--limit", str(args.n), "--max-tokens", str(args.max_tokens), "--model", f"evaluator={args.model}"]
+        cmd += ["--seed", "0", "--out", str(path), "--report", str(report), "--fresh", "--no-progress", *args.extra]
+        start = time.perf_counter()
+        subprocess.run(cmd, check=True)
+        wall = round(time.perf_counter() - start, 1)
+    result: dict[str, Any] = {**summarize(path), "wall_s": wall, "cpus": os.cpu_count()}
+    if report is not None and report.exists():
+        cli = json.loads(report.read_text(encoding="utf-8"))
+        result["cli"] = {k: cli[k] for k in ("elapsed_s", "parameters", "runs") if k in cli}
+    print(json.dumps(result, indent=1, ensure_ascii=False))
+    if not args.no_write:
+        RESULTS.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
     return 0
 
 

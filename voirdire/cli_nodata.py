@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from voirdire.cli import CLIError, add_model_options, add_run_options, run
+from voirdire.cli import CLIError, add_model_options, add_run_options, roles_from_args, run
 from voirdire.runner import default_out
 
 EVALUATORS = ("decision-tree", "llm")
@@ -169,17 +169,27 @@ def cmd_nodata(args: argparse.Namespace) -> int:
             protocol.llm_setup()
     except DataError as exc:
         raise CLIError(str(exc)) from exc
+    rule_roles = set(protocol.deterministic_agents())
+    bound = sorted({entry.partition("=")[0] for entry in args.model if "=" in entry} & rule_roles)
+    if bound:
+        raise CLIError(
+            f"--model {bound[0]}=...: the {bound[0]} is a rule agent in this configuration "
+            "(the verifier always; the evaluator unless --evaluator llm; the generator unless it is a rule liar "
+            "beside an LLM evaluator)"
+        )
     seeds = list(range(seed, seed + args.seeds))
     items = make_items(dataset, seeds, offset=args.offset, limit=args.limit)
     if not items:
         raise CLIError(f"{dataset.path}: no datapoints to label (after --offset / --limit)")
     tag = args.data if args.data in ("ip", "oop") else Path(args.data).stem
     out = args.out or _default_out(params, tag)
-    # --seed is Algorithm 1's; a model role gets no sampling seed from it (retries at the retry temperature
-    # must differ, and a fixed per-role seed would repeat them; a role seed can still come from --config).
-    role_args = argparse.Namespace(**{**vars(args), "seed": None})
+    # --seed is Algorithm 1's (the header records the first one); a model role gets no sampling seed from it:
+    # retries at the retry temperature must differ, and a fixed per-role seed would repeat them (a role seed can
+    # still come from --config).
+    roles = roles_from_args(argparse.Namespace(**{**vars(args), "seed": None}))
+    args.seed = seed
     try:
-        result = run(protocol, items, role_args, out, dataset.path)
+        result = run(protocol, items, args, out, dataset.path, roles=roles)
     except ValueError as exc:
         raise CLIError(str(exc)) from exc
     scores = score_run(protocol, items, result.verdicts)

@@ -1,7 +1,9 @@
 """The No-Data Algorithm (de Wynter 2025, "Labelling Data with Unknown References", arXiv:2506.03083).
 
-Pure algorithm (phase 1 of issue 3): rubric model (§5, App. C), the EV protocol and Algorithm 1 (§6),
-evaluators and generators (§8), Lemma 1 / Theorem 1 (§7.1) and data loaders. See docs/no_data.md.
+Phase 1 of issue 3, the pure algorithm: rubric model (§5, App. C), the EV protocol and Algorithm 1 (§6),
+evaluators and generators (§8), Lemma 1 / Theorem 1 (§7.1) and data loaders. Phase 2: ``NoDataProtocol``
+(one Session per datapoint, rule agents and model roles as the players) and ``voirdire nodata``. See
+docs/no_data.md.
 """
 
 from .algorithm import (
@@ -46,6 +48,8 @@ from .generators import (
     make_generator,
 )
 from .llm import LLMEvaluator, parse_datapoint, parse_label
+from .protocol import NoDataItem, NoDataProtocol, NoDataProtocolParams, make_items
+from .report import SeedScore, aggregate_scores, score_run
 from .rubric import IP_RUBRIC, OOP_RUBRIC, RUBRICS, MajorityVote, Rubric, relevant_subsets
 from .theory import lemma1_undetected_probability, theorem1_accuracy_bound, theory_report
 
@@ -76,7 +80,10 @@ __all__ = [
     "LieFGenerator",
     "LieSigmaGenerator",
     "MajorityVote",
+    "NoDataItem",
     "NoDataParams",
+    "NoDataProtocol",
+    "NoDataProtocolParams",
     "NoDataRun",
     "NoisyLabeller",
     "OnEvent",
@@ -88,8 +95,10 @@ __all__ = [
     "RubricLabeller",
     "RuleVerifier",
     "ScriptedLabeller",
+    "SeedScore",
     "Verifier",
     "aggregate",
+    "aggregate_scores",
     "challenge_1",
     "challenge_2",
     "datapoint_rngs",
@@ -100,6 +109,7 @@ __all__ = [
     "load_bitstrings",
     "load_split",
     "make_generator",
+    "make_items",
     "no_data_algorithm",
     "no_data_k_ary",
     "parse_datapoint",
@@ -109,6 +119,7 @@ __all__ = [
     "run_experiment",
     "run_no_data",
     "run_seeds",
+    "score_run",
     "theorem1_accuracy_bound",
     "theory_report",
 ]

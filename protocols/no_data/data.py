@@ -140,8 +140,18 @@ def resolve_dataset(spec: str, rubric: str | None = None, root: str | os.PathLik
             return data.model_copy(update={"rubric_name": _rubric_name(rubric)})
         return data
     path = Path(spec)
-    name = rubric or ("oop" if "other" in path.name else "ip")
-    return Dataset(name=path.stem, path=str(path), rows=load_bitstrings(path), rubric_name=_rubric_name(name))
+    rows = load_bitstrings(path)
+    return Dataset(name=path.stem, path=str(path), rows=rows, rubric_name=rubric_name_for(spec, rubric))
+
+
+def rubric_name_for(spec: str, rubric: str | None = None) -> str:
+    """The verifier's rubric for ``--data spec``: ``rubric`` if given, else the named split's own, else what a
+    file name says ("other" -> OOP, otherwise IP), as ``resolve_dataset`` reads it."""
+    if rubric is not None:
+        return _rubric_name(rubric)
+    if spec in FILES:
+        return spec
+    return "oop" if "other" in Path(spec).name else "ip"
 
 
 def _rubric_name(name: str) -> str:

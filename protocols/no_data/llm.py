@@ -4,7 +4,9 @@ The model is reached through ``ask(role, prompt, variables) -> reply text``; the
 ``lambda role, prompt, v: session.ask(role, prompt, **v)`` returning ``.text`` (prompt files live in
 ``prompts/no_data/``: ``evaluate`` = Prompt 1, ``generate_pick`` = Prompt 2, ``generate`` = Prompt 3).
 As in App. D.2, replies are parsed at the ``|label|`` / ``|datapoint|`` anchors, a parse failure is retried
-(five attempts in all), and after the fifth failure a random label / random string is used.
+(five attempts in all), and after the fifth failure a random label / random string is used. With
+``retry_temperature`` set, attempts 2-5 are sampled at that temperature (ours: the paper's o3-mini ran at its
+default sampling, so its retries differed; at temperature 0 five identical prompts give five identical replies).
 """
 
 from __future__ import annotations
@@ -33,9 +35,13 @@ _DATAPOINT_LOOSE = re.compile(r"\|datapoint\|\s*\(?\s*([01]+)\b", re.IGNORECASE)
 
 
 class Ask(Protocol):
-    """How the protocol reaches a model role: render ``prompt`` with ``variables``, return the reply text."""
+    """How the protocol reaches a model role: render ``prompt`` with ``variables``, return the reply text.
 
-    def __call__(self, role: str, prompt: str, variables: dict[str, str]) -> Awaitable[str]: ...
+    ``temperature`` is passed (as a keyword) only for retries when ``LLMEvaluator.retry_temperature`` is set,
+    so an ``ask`` without that keyword keeps working for evaluators that do not use it.
+    """
+
+    def __call__(self, role: str, prompt: str, variables: dict[str, str], **kwargs: Any) -> Awaitable[str]: ...
 
 
 def parse_label(reply: str) -> Label | None:
@@ -83,6 +89,8 @@ class LLMEvaluator:
     attempts: int = 5
     candidates: int = 5
     relabel_each_round: bool = True
+    retry_temperature: float | None = None
+    oracle: OracleGenerator | None = None
     on_event: OnEvent | None = None
     name: str = "llm"
     _labels: dict[str, Label] = field(init=False, repr=False, default_factory=dict)
@@ -91,19 +99,28 @@ class LLMEvaluator:
     def __post_init__(self) -> None:
         if self.attempts < 1:
             raise ValueError("attempts must be at least 1")
-        self._oracle = OracleGenerator(self.rubric, self.pool or None)
+        if self.retry_temperature is not None and self.retry_temperature < 0:
+            raise ValueError(f"retry_temperature must be >= 0, got {self.retry_temperature}")
+        # A shared oracle (built once per run over the same pool) saves regrouping the pool per datapoint.
+        self._oracle = self.oracle if self.oracle is not None else OracleGenerator(self.rubric, self.pool or None)
 
     async def _ask_parsed(
         self, role: str, prompt: str, variables: dict[str, str], parse: Callable[[str], Any]
     ) -> tuple[Any, str]:
         reply = ""
         for attempt in range(self.attempts):
-            reply = await self.ask(role, prompt, variables)
+            if attempt > 0 and self.retry_temperature is not None:
+                reply = await self.ask(role, prompt, variables, temperature=self.retry_temperature)
+            else:
+                reply = await self.ask(role, prompt, variables)
             value = parse(reply)
             if value is not None:
                 return value, reply
             if self.on_event is not None:
-                self.on_event(EVENT_PARSE_FAILURE, {"prompt": prompt, "attempt": attempt, "reply": reply})
+                self.on_event(
+                    EVENT_PARSE_FAILURE,
+                    {"prompt": prompt, "attempt": attempt, "attempts": self.attempts, "role": role, "reply": reply},
+                )
         return None, reply
 
     async def label(self, x: str, round: int, rng: np.random.Generator) -> Label:

@@ -1,0 +1,142 @@
+"""``voirdire nodata`` end to end: JSON output, seeds, resume, agreement with the direct phase-1 path, the
+transcript viewer, and clear errors for bad data and bad options."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from voirdire.cli import main
+from voirdire.protocols.no_data.data import resolve_dataset
+from voirdire.protocols.no_data.experiments import ExperimentConfig, run_experiment
+from voirdire.protocols.no_data.theory import theorem1_accuracy_bound
+from voirdire.transcript import load
+
+
+@pytest.fixture
+def root(shared_data: Path, monkeypatch) -> Path:
+    path = shared_data / "no_data_algorithm"
+    monkeypatch.setenv("VOIRDIRE_NO_DATA_DIR", str(path))
+    return path
+
+
+@pytest.fixture
+def small(root: Path, tmp_path: Path) -> Path:
+    """The first 25 rows of the OOP test split as a PATH ("other" in the name: the OOP rubric)."""
+    rows = json.loads((root / "other_data_test_with_xor.json").read_text())[:25]
+    path = tmp_path / "other_small.json"
+    path.write_text(json.dumps(rows))
+    return path
+
+
+def nodata(capsys, *args: str) -> tuple[int, dict]:
+    code = main(["nodata", *args, "--json"])
+    captured = capsys.readouterr()
+    return code, (json.loads(captured.out) if code == 0 else {"stderr": captured.err})
+
+
+def test_cli_json_seeds_and_resume(small: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "run.jsonl"
+    args = ["--data", str(small), "--generator", "lie-p", "--rounds", "3", "--phi", "0.6", "--seed", "2"]
+    code, first = nodata(capsys, *args, "--seeds", "2", "--out", str(out))
+    assert code == 0 and first["rubric"] == "oop" and first["datapoints"] == 25 and first["seeds"] == [2, 3]
+    assert first["sessions"] == 50 and first["skipped"] == 0 and not first["errors"]
+    runs = first["runs"]
+    assert [r["seed"] for r in runs] == [2, 3] and all(r["n"] == 25 for r in runs)
+    for r in runs:
+        assert {"accuracy", "f1", "success_rate", "flip_rate", "known_accuracy", "theory"} <= r.keys()
+        assert r["theory"]["lemma1_undetected"] == pytest.approx(1 / 64)
+        alpha = r["theory"]["alpha"]
+        assert alpha == r["revealed_accuracy"]
+        assert r["theory"]["theorem1_bound"] == pytest.approx(theorem1_accuracy_bound(alpha, 0.6, 3))
+    agg = first["aggregate"]
+    assert agg["accuracy"]["n"] == 2
+    assert agg["accuracy"]["mean"] == pytest.approx((runs[0]["accuracy"] + runs[1]["accuracy"]) / 2)
+    assert runs[0]["accuracy"] != runs[1]["accuracy"] or runs[0]["flip_rate"] != runs[1]["flip_rate"]
+    # Same command: every session is resumed from the transcript, the numbers are the same.
+    code, again = nodata(capsys, *args, "--seeds", "2", "--out", str(out))
+    assert code == 0 and again["skipped"] == 50 and again["runs"] == runs
+    # A third seed on the same transcript runs only the new sessions.
+    code, more = nodata(capsys, *args, "--seeds", "3", "--out", str(out))
+    assert code == 0 and more["skipped"] == 50 and more["runs"][:2] == runs and more["aggregate"]["f1"]["n"] == 3
+    t = load(out)
+    assert len(t.sessions) == 75 and all(s.verdict is not None for s in t.sessions.values())
+    assert t.header is not None and t.header.seed == 2 and "seed" not in t.header.parameters
+    assert {s.item["seed"] for s in t.sessions.values()} == {2, 3, 4}
+    # Other parameters on the same transcript are refused, not mixed.
+    code, refused = nodata(capsys, *args[:-2], "--seed", "2", "--phi", "0.5", "--out", str(out))
+    assert code == 2 and "different parameters" in refused["stderr"]
+
+
+@pytest.mark.parametrize(("data", "generator"), [("oop", "oracle"), ("ip", "lie-sigma")])
+def test_cli_agrees_with_the_direct_path(root: Path, tmp_path: Path, capsys, data, generator) -> None:
+    args = ["--data", data, "--generator", generator, "--label-noise", "0.1", "--phi", "0.6", "--seed", "5"]
+    code, payload = nodata(capsys, *args, "--limit", "90", "--out", str(tmp_path / "c.jsonl"))
+    assert code == 0
+    (ours,) = payload["runs"]
+    full = resolve_dataset(data, root=root)
+    subset = full.model_copy(update={"rows": full.rows[:90]})
+    config = ExperimentConfig(data=data, generator=generator, label_noise=0.1, phi=0.6, seed=5)
+    direct = asyncio.run(run_experiment(config, dataset=subset, root=root))
+    for metric in ("accuracy", "f1", "success_rate", "flip_rate", "revealed_accuracy", "known_accuracy", "known_f1"):
+        assert ours[metric] == getattr(direct, metric), metric
+    assert ours["success_rate"] < 1.0 and ours["flip_rate"] > 0.0
+
+
+def test_text_output_and_show(small: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "t.jsonl"
+    assert main(["nodata", "--data", str(small), "--seeds", "2", "--out", str(out), "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert "other_small (25 datapoints, verifier rubric oop)" in text
+    assert "mean ± sd over 2 seeds: accuracy" in text and "Lemma 1: a lie survives r = 3 rounds" in text
+    assert "1.56%" in text and "lower bound on accuracy" in text
+    assert main(["show", str(out), "--session", "seed0-03"]) == 0
+    chat = capsys.readouterr().out
+    assert "Evaluator → Verifier:" in chat and "Verifier:" in chat and "nodata.decision" in chat
+    assert "── challenge · round 1 ──" in chat
+
+
+def test_default_out_depends_on_the_parameters(small: Path, tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, a = nodata(capsys, "--data", str(small), "--limit", "3")
+    code_b, b = nodata(capsys, "--data", str(small), "--limit", "3", "--phi", "0.1")
+    assert code == code_b == 0 and a["transcript"] != b["transcript"]
+    assert a["transcript"].startswith("transcripts/no_data-other_small-decision-tree-oracle-")
+    code, again = nodata(capsys, "--data", str(small), "--limit", "3")
+    assert code == 0 and again["transcript"] == a["transcript"] and again["skipped"] == 3
+
+
+def test_malformed_data_file_names_file_and_row(root: Path, tmp_path: Path, capsys) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([["010101010101", "1"], ["010101010101", "0"], ["0101x1010101", "1"]]))
+    assert main(["nodata", "--data", str(bad), "--out", str(tmp_path / "b.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}: row 2: x must be a non-empty string of 0s and 1s" in err
+    bad.write_text('[["0101", "1"],\n ["01", ')
+    assert main(["nodata", "--data", str(bad), "--out", str(tmp_path / "b.jsonl")]) == 2
+    assert f"{bad}: invalid JSON at line 2" in capsys.readouterr().err
+    assert main(["nodata", "--data", str(tmp_path / "missing.json")]) == 2
+    assert "missing.json: no such file" in capsys.readouterr().err
+    assert not (tmp_path / "b.jsonl").exists()
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--generator", "llm"], "--generator llm: only for --evaluator llm"),
+        (["--retry-temperature", "0.5"], "--retry-temperature: only for --evaluator llm"),
+        (["--phi", "1.5"], "phi"),
+        (["--epsilon", "0.9"], "epsilon"),
+        (["--seed", "-1"], "--seed must be >= 0"),
+        (["--seeds", "0"], "--seeds must be >= 1"),
+        (["--offset", "1000"], "no datapoints to label"),
+        (["--model", "evaluator=local"], "the evaluator is a rule agent"),
+        (["--model", "verifier=local"], "the verifier is a rule agent"),
+    ],
+)
+def test_bad_options_exit_2(small: Path, tmp_path: Path, capsys, extra: list[str], message: str) -> None:
+    assert main(["nodata", "--data", str(small), "--out", str(tmp_path / "x.jsonl"), *extra]) == 2
+    assert message in capsys.readouterr().err

@@ -1,0 +1,157 @@
+"""The LLM evaluator (App. D.2 prompts) as a model role through the Session: a scripted model, unparseable
+replies with their defined outcome, and an OpenAI-compatible endpoint bound by ``--model`` (fake server)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fake_openai import FakeOpenAIServer
+from voirdire.cli import main
+from voirdire.models import Script, ScriptedChatCompletionClient, ScriptRule
+from voirdire.protocols.no_data.data import load_split
+from voirdire.protocols.no_data.protocol import NoDataProtocol, NoDataProtocolParams, make_items
+from voirdire.protocols.no_data.report import decision_of
+from voirdire.protocols.no_data.rubric import IP_RUBRIC
+from voirdire.runner import run_protocol
+from voirdire.transcript import Message, ModelCall, ParseFailure, Step, load
+
+GOOD_LABEL = "|reasons|\nc0: 1\n|reasons|\n|label|\n1\n|label|"
+
+
+@pytest.fixture
+def root(shared_data: Path) -> Path:
+    return shared_data / "no_data_algorithm"
+
+
+async def test_scripted_llm_through_the_session_with_unparseable_proposals(root: Path, tmp_path: Path) -> None:
+    # Prompt 1 gets a well-formed "1"; Prompt 2 (pick a datapoint) never gets an anchored answer.
+    script = Script(
+        rules=[
+            ScriptRule(match=r"Label: [01]\s*$", reply="I would pick the second one."),
+            ScriptRule(match=r"Datapoint: [01]+\s*$", reply=GOOD_LABEL),
+        ]
+    )
+    client = ScriptedChatCompletionClient(script)
+    params = NoDataProtocolParams(data="ip", evaluator="llm", generator="llm", phi=1.0, exemplars=2)
+    proto = NoDataProtocol(params, root=root)
+    data = load_split("ip", "test", root)
+    items = make_items(data, [0], limit=4)
+    out = tmp_path / "llm.jsonl"
+    result = await run_protocol(proto, items, out=out, clients={"evaluator": client})
+    assert not result.errors and len(result.verdicts) == 4
+    t = load(out)
+    assert t.header is not None and t.header.roles["evaluator"].spec == "client:ScriptedChatCompletionClient"
+    for item in items:
+        s = t.sessions[proto.item_id(item)]
+        decision = decision_of(s.verdict)
+        rounds = [e.data for e in s.of_kind(Step) if e.name == "nodata.round"]
+        assert len(rounds) == decision.rounds_run
+        failures = s.of_kind(ParseFailure)
+        # Five attempts per proposal (App. D.2), then a random x'; labels parsed at the first attempt.
+        assert len(failures) == 5 * len(rounds)
+        assert all(f.prompt == "no_data/generate_pick" and f.role == "evaluator" for f in failures)
+        assert [f.outcome for f in failures[:5]] == [
+            *(f"asked again at temperature 0.7 (attempt {k} of 5)" for k in range(2, 6)),
+            "gave up after 5 attempts: a random x' (App. D.2)",
+        ]
+        assert all(r["y_hat"] == 1 and r["strategy"] == "llm-pick" for r in rounds)
+        calls = s.of_kind(ModelCall)
+        assert len(calls) == 6 * len(rounds) == s.verdict.statistics["model_calls"]
+        assert s.verdict.statistics["parse_failures"] == len(failures)
+        # φ = 1: a failed datapoint's revealed label 1 is flipped to 0.
+        assert decision.label == (1 if decision.success else 0) and decision.revealed == 1
+        # The commitment still goes to the rule verifier through the Session.
+        assert len([m for m in s.of_kind(Message) if m.receiver == "verifier"]) == len(rounds)
+    # Every App. D.2 call is a fresh conversation (system + user), retries included.
+    assert all(len(messages) == 2 for messages in client.seen)
+    assert sum(len(s.of_kind(ModelCall)) for s in t.sessions.values()) == len(client.seen)
+
+
+async def test_unparseable_label_falls_back_to_a_random_label(root: Path, tmp_path: Path) -> None:
+    client = ScriptedChatCompletionClient(Script(default="no idea"))
+    params = NoDataProtocolParams(data="ip", evaluator="llm", generator="oracle", retry_temperature=None, attempts=3)
+    proto = NoDataProtocol(params, root=root)
+    assert proto.required_roles() == ("evaluator", "verifier", "generator")
+    items = make_items(load_split("ip", "test", root), [1], limit=3)
+    result = await run_protocol(proto, items, out=tmp_path / "l.jsonl", clients={"evaluator": client})
+    assert not result.errors
+    t = load(tmp_path / "l.jsonl")
+    for s in t.sessions.values():
+        failures = s.of_kind(ParseFailure)
+        rounds = s.verdict.statistics["rounds_run"]
+        assert len(failures) == 3 * rounds and all(f.prompt == "no_data/evaluate" for f in failures)
+        assert failures[0].outcome == "asked again (attempt 2 of 3)"
+        assert failures[2].outcome == "gave up after 3 attempts: a random label (App. D.2)"
+        # The oracle generator is a rule agent on the generator role; the LLM only labels.
+        assert {m.sender for m in s.of_kind(Message) if '"x_prime"' in m.content} == {"generator", "evaluator"}
+        assert s.verdict.statistics["rounds_run"] >= 1 and s.verdict.decision in ("0", "1")
+        assert s.verdict.accepted  # the oracle matches C̄(x) on IP whatever the (random) label
+
+
+def _answer(messages: list[dict[str, Any]], state: dict[str, int]) -> str:
+    """A perfect model for the App. D.2 prompts — except that its first reply is unreadable."""
+    system, user = messages[0]["content"], messages[-1]["content"]
+    state["n"] += 1
+    if state["n"] == 1:
+        return "Let me think about the rubric first."
+    x_bits = re.findall(r"Datapoint: ([01]+)", user)[-1]  # after the exemplars, if any
+    if system.startswith("You are labelling binary strings"):
+        return f"|reasons|\n{IP_RUBRIC.explain(x_bits)}\n|reasons|\n|label|\n{IP_RUBRIC.label(x_bits)}\n|label|"
+    candidates = system.split("# Datapoints:")[1].split("Return your rationale")[0].split()
+    match = next(c for c in candidates if IP_RUBRIC.evaluate_total(c) == IP_RUBRIC.evaluate_total(x_bits))
+    return f"This one matches every criterion.\n|datapoint|\n{match}\n|datapoint|"
+
+
+def test_cli_llm_evaluator_on_an_openai_compatible_endpoint(root: Path, tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("VOIRDIRE_NO_DATA_DIR", str(root))
+    state = {"n": 0}
+    out = tmp_path / "fake.jsonl"
+    with FakeOpenAIServer(lambda messages: _answer(messages, state)) as server:
+        args = [
+            "nodata",
+            "--data",
+            "ip",
+            "--evaluator",
+            "llm",
+            "--limit",
+            "4",
+            "--rounds",
+            "2",
+            "--seed",
+            "3",
+            "--model",
+            f"evaluator=openai-compatible:fake-model@{server.url}",
+            "--max-tokens",
+            "64",
+            "--out",
+            str(out),
+            "--json",
+        ]
+        assert main(args) == 0
+        payload = json.loads(capsys.readouterr().out)
+        requests = list(server.requests)
+        # Resume: the same command runs nothing again.
+        assert main(args) == 0
+        assert json.loads(capsys.readouterr().out)["skipped"] == 4 and len(server.requests) == len(requests)
+    (run,) = payload["runs"]
+    assert run["seed"] == 3 and run["n"] == 4
+    assert run["success_rate"] == 1.0 and run["accuracy"] == 1.0 and run["flip_rate"] == 0.0
+    assert run["known_accuracy"] is None  # only the decision tree has a "known" column
+    # 4 datapoints x 2 rounds x (label + pick) + the one retried call.
+    assert len(requests) == 4 * 2 * 2 + 1
+    assert all(r["model"] == "fake-model" and r["max_tokens"] == 64 for r in requests)
+    assert all(len(r["messages"]) == 2 and r["messages"][0]["role"] == "system" for r in requests)
+    assert "temperature" not in requests[0] and requests[1]["temperature"] == 0.7  # the retry is sampled
+    assert "seed" not in requests[0]  # --seed is Algorithm 1's, not the model's
+    t = load(out)
+    assert t.header is not None and t.header.roles["evaluator"].spec.startswith("openai-compatible:fake-model@")
+    (failure,) = [f for s in t.sessions.values() for f in s.of_kind(ParseFailure)]
+    assert failure.outcome == "asked again at temperature 0.7 (attempt 2 of 5)"
+    assert {c.model for s in t.sessions.values() for c in s.of_kind(ModelCall)} == {
+        f"openai-compatible:fake-model@{server.url}"
+    }
