@@ -25,7 +25,7 @@ from pydantic import BaseModel
 
 from voirdire.cache import CachedReply, ResponseCache, cacheable
 from voirdire.models import RoleSettings
-from voirdire.protocol import ROLE_KEY, TEMPERATURE_KEY
+from voirdire.protocol import ROLE_KEY, SEED_KEY, TEMPERATURE_KEY
 
 
 class CallInfo(BaseModel):
@@ -95,6 +95,7 @@ class ModelAgent(BaseChatAgent):
 
     async def on_messages(self, messages: Sequence[BaseChatMessage], cancellation_token: CancellationToken) -> Response:
         temperature: float | None = None
+        seed: int | None = None
         for m in messages:
             text = m.to_model_text()
             if m.metadata.get(ROLE_KEY) == "system":
@@ -103,7 +104,9 @@ class ModelAgent(BaseChatAgent):
                 self.history.append(UserMessage(content=text, source=m.source))
             if TEMPERATURE_KEY in m.metadata:
                 temperature = float(m.metadata[TEMPERATURE_KEY])
-        args = self.settings.create_args(temperature=temperature)
+            if SEED_KEY in m.metadata:
+                seed = int(m.metadata[SEED_KEY])
+        args = self.settings.create_args(temperature=temperature, seed=seed)
         digest = _digest(self.model_label, self.history, args)
         start = time.perf_counter()
         use_cache = self.cache is not None and cacheable(args)

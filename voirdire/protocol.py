@@ -37,9 +37,10 @@ ItemT = TypeVar("ItemT", bound=BaseModel)
 ParamsT = TypeVar("ParamsT", bound=BaseModel)
 
 # Message metadata understood by voirdire.agents.ModelAgent (strings: autogen metadata is str -> str).
-# ROLE_KEY="system" makes the text a system message; TEMPERATURE_KEY overrides sampling for one call.
+# ROLE_KEY="system" makes the text a system message; TEMPERATURE_KEY and SEED_KEY override sampling for one call.
 ROLE_KEY = "voirdire.role"
 TEMPERATURE_KEY = "voirdire.temperature"
+SEED_KEY = "voirdire.seed"
 
 
 class ParseError(ValueError):
@@ -155,6 +156,7 @@ class Session:
         sender: str = "moderator",
         quote: str | None = None,
         temperature: float | None = None,
+        seed: int | None = None,
         **variables: Any,
     ) -> Reply[T]:
         """Render ``prompts/<protocol>/<prompt>.yaml`` with ``variables`` and send it to ``role``.
@@ -169,6 +171,8 @@ class Session:
         meta: dict[str, str] = {}
         if temperature is not None:
             meta[TEMPERATURE_KEY] = str(temperature)
+        if seed is not None:  # a sampled call that must still be reproducible
+            meta[SEED_KEY] = str(seed)
         messages = []
         for m in rendered:
             if m.role == "assistant":

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import os
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -460,10 +461,12 @@ class NoDataProtocol(Protocol[NoDataItem, NoDataProtocolParams]):
         exemplars, pool, oracle = self.llm_setup()
 
         async def ask(role: str, prompt: str, variables: dict[str, str], temperature: float | None = None) -> str:
-            # Every App. D.2 call is a fresh conversation (the paper makes independent calls).
+            # Every App. D.2 call is a fresh conversation (the paper makes independent calls). A sampled retry
+            # gets a seed derived from the session and call number: different each attempt, same each run.
             await session.reset(role)
             exchange.model_calls += 1
-            reply = await session.ask(role, prompt, temperature=temperature, **variables)
+            seed = zlib.crc32(f"{session.session_id}:{exchange.model_calls}".encode()) if temperature else None
+            reply = await session.ask(role, prompt, temperature=temperature, seed=seed, **variables)
             return reply.text
 
         p = self.params

@@ -155,3 +155,33 @@ def test_cli_llm_evaluator_on_an_openai_compatible_endpoint(root: Path, tmp_path
     assert {c.model for s in t.sessions.values() for c in s.of_kind(ModelCall)} == {
         f"openai-compatible:fake-model@{server.url}"
     }
+
+
+async def test_sampled_retries_carry_distinct_reproducible_seeds(root: Path, tmp_path: Path) -> None:
+    seen: list[list[Any]] = []
+
+    def run_args() -> ScriptedChatCompletionClient:
+        client = ScriptedChatCompletionClient(Script(default="no idea"))
+        original = client._complete
+        args_of_run: list[Any] = []
+        seen.append(args_of_run)
+
+        async def spy(messages, args):  # type: ignore[no-untyped-def]
+            args_of_run.append((args.get("temperature"), args.get("seed")))
+            return await original(messages, args)
+
+        client._complete = spy  # type: ignore[method-assign]
+        return client
+
+    params = NoDataProtocolParams(data="ip", evaluator="llm", generator="oracle", attempts=3)
+    items = make_items(load_split("ip", "test", root), [0], limit=1)
+    for k in range(2):
+        await run_protocol(
+            NoDataProtocol(params, root=root), items, out=tmp_path / f"{k}.jsonl", clients={"evaluator": run_args()}
+        )
+    first, second = seen
+    retries = [a for a in first if a[0] == 0.7]
+    assert retries and all(seed is not None for _, seed in retries)
+    assert len({seed for _, seed in retries}) == len(retries)  # each attempt samples differently
+    assert first == second  # and a re-run samples the same way
+    assert all(seed is None for t, seed in first if t is None)  # first attempts stay greedy and unseeded
