@@ -68,7 +68,7 @@ def test_batch_report_resume_and_show(tmp_path: Path, models: list[str], dataset
     assert report["reject_incorrect"]["precision"] == pytest.approx(1 / 3)
     assert report["reject_incorrect"]["recall"] == 1.0
     assert report["examination"]["questions"]["mean"] == 1.0
-    assert json.loads((tmp_path / "r.json").read_text())["scored"] == 3
+    assert json.loads((tmp_path / "r.json").read_text())["report"]["scored"] == 3
 
     assert main(["show", str(out), "--session", "b"]) == 0
     chat = capsys.readouterr().out

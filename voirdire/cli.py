@@ -150,34 +150,48 @@ def cmd_examine(args: argparse.Namespace) -> int:
     result = run(protocol, items, args, out, dataset)
     transcript = load(out)
     report = score(transcript.sessions[s] for s in result.session_ids if s in transcript.sessions)
+    payload = {
+        **run_summary(result, out),
+        "verdicts": {
+            k: v.model_dump(mode="json", include={"decision", "accepted", "evidence", "statistics"})
+            for k, v in result.verdicts.items()
+        },
+        "report": report.model_dump(mode="json", exclude={"rows"}),
+    }
+    if args.questions:
+        return finish(args, result, payload, format_report(report))
+    chat = render(transcript, session=next(iter(result.verdicts), None) or "claim-1")
+    return finish(args, result, payload, chat, timing=False)
+
+
+def run_summary(result: RunResult, out: Path) -> dict[str, Any]:
+    """The fields every run command's --json output starts with."""
+    return {
+        "transcript": str(out),
+        "run_id": result.run_id,
+        "elapsed_s": result.elapsed_s,
+        "skipped": result.skipped,
+        "errors": result.errors,
+        "warnings": result.warnings,
+    }
+
+
+def finish(args: argparse.Namespace, result: RunResult, payload: dict[str, Any], text: str, timing: bool = True) -> int:
+    """The shared end of a run command: ``--report`` file, ``--json`` or the text, run time, session errors.
+
+    Exit status 1 only when every session failed: partial failures are in the transcript and on stderr.
+    """
     if args.report:
         args.report.parent.mkdir(parents=True, exist_ok=True)
-        args.report.write_text(report.model_dump_json(indent=2))
+        args.report.write_text(json.dumps(payload, indent=2, ensure_ascii=False))
     if args.json:
-        payload = {
-            "transcript": str(out),
-            "run_id": result.run_id,
-            "elapsed_s": result.elapsed_s,
-            "skipped": result.skipped,
-            "errors": result.errors,
-            "warnings": result.warnings,
-            "verdicts": {
-                k: v.model_dump(mode="json", include={"decision", "accepted", "evidence", "statistics"})
-                for k, v in result.verdicts.items()
-            },
-            "report": report.model_dump(mode="json", exclude={"rows"}),
-        }
-        print(json.dumps(payload, indent=2))
-    elif not args.questions:
-        print(render(transcript, session=next(iter(result.verdicts), None) or "claim-1"))
-        print(f"\ntranscript: {out}")
+        print(json.dumps(payload, indent=2, ensure_ascii=False))
     else:
-        print(format_report(report))
-        print(
-            f"time: {result.elapsed_s:.1f}s for {len(items) - result.skipped} sessions "
-            f"({result.skipped} resumed from the transcript)"
-        )
-        print(f"transcript: {out}")
+        print(text)
+        if timing:
+            ran = len(result.session_ids) - result.skipped
+            print(f"time: {result.elapsed_s:.1f}s for {ran} sessions ({result.skipped} resumed from the transcript)")
+        print(f"{'' if timing else chr(10)}transcript: {result.out}")
     for sid, err in result.errors.items():
         print(f"error in {sid}: {err}", file=sys.stderr)
     return 1 if result.errors and not result.verdicts else 0

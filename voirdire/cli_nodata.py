@@ -16,12 +16,10 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
-import sys
 from pathlib import Path
 from typing import Any
 
-from voirdire.cli import CLIError, add_model_options, add_run_options, roles_from_args, run
+from voirdire.cli import CLIError, add_model_options, add_run_options, finish, roles_from_args, run, run_summary
 from voirdire.runner import default_out
 
 EVALUATORS = ("decision-tree", "llm")
@@ -201,34 +199,15 @@ def cmd_nodata(args: argparse.Namespace) -> int:
         "rubric": params.rubric_name,
         "datapoints": len(items) // len(seeds),
         "seeds": seeds,
-        "transcript": str(out),
-        "run_id": result.run_id,
-        "elapsed_s": result.elapsed_s,
+        **run_summary(result, out),
         "sessions": len(items),
-        "skipped": result.skipped,
-        "errors": result.errors,
-        "warnings": result.warnings,
         "parameters": params.model_dump(mode="json"),
         "runs": [s.model_dump(mode="json") for s in scores],
         "aggregate": {k: v.model_dump() for k, v in agg.items()},
     }
-    if args.report:
-        args.report.parent.mkdir(parents=True, exist_ok=True)
-        args.report.write_text(json.dumps(payload, indent=2, ensure_ascii=False))
-    if args.json:
-        print(json.dumps(payload, indent=2, ensure_ascii=False))
-    else:
-        print(
-            f"{dataset.name} ({payload['datapoints']} datapoints, verifier rubric {params.rubric_name}) · evaluator "
-            f"{params.evaluator}, generator {params.generator} · r = {params.rounds}, φ = {params.phi} "
-            "(P(flip a failed label), Alg. 1)"
-        )
-        print(format_scores(scores, agg))
-        print(
-            f"time: {result.elapsed_s:.1f}s for {len(items) - result.skipped} sessions "
-            f"({result.skipped} resumed from the transcript)"
-        )
-        print(f"transcript: {out}")
-    for sid, err in result.errors.items():
-        print(f"error in {sid}: {err}", file=sys.stderr)
-    return 1 if result.errors and not result.verdicts else 0
+    heading = (
+        f"{dataset.name} ({payload['datapoints']} datapoints, verifier rubric {params.rubric_name}) · evaluator "
+        f"{params.evaluator}, generator {params.generator} · r = {params.rounds}, φ = {params.phi} "
+        "(P(flip a failed label), Alg. 1)"
+    )
+    return finish(args, result, payload, f"{heading}\n{format_scores(scores, agg)}")

@@ -8,12 +8,10 @@ from the verdicts, so re-running the same command after an interruption finishes
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from pathlib import Path
 from typing import Any
 
-from voirdire.cli import CLIError, add_model_options, add_run_options, roles_from_args, run
+from voirdire.cli import CLIError, add_model_options, add_run_options, finish, roles_from_args, run, run_summary
 from voirdire.models import RoleSettings, load_role_config
 from voirdire.runner import default_out
 
@@ -249,28 +247,8 @@ def cmd_qa_eval(args: argparse.Namespace) -> int:
     report = evaluate(items, result.verdicts, args.evaluator)
     payload = {
         "data": str(args.data),
-        "transcript": str(out),
-        "run_id": result.run_id,
-        "elapsed_s": result.elapsed_s,
-        "skipped": result.skipped,
-        "errors": result.errors,
-        "warnings": result.warnings,
+        **run_summary(result, out),
         "parameters": protocol.params.model_dump(mode="json"),
         **report.model_dump(mode="json"),
     }
-    if args.report:
-        args.report.parent.mkdir(parents=True, exist_ok=True)
-        args.report.write_text(json.dumps(payload, indent=2, ensure_ascii=False))
-    if args.json:
-        print(json.dumps(payload, indent=2, ensure_ascii=False))
-    else:
-        print(f"{args.data}: {len(items)} items")
-        print(format_report(report))
-        print(
-            f"time: {result.elapsed_s:.1f}s for {len(items) - result.skipped} sessions "
-            f"({result.skipped} resumed from the transcript)"
-        )
-        print(f"transcript: {out}")
-    for sid, err in result.errors.items():
-        print(f"error in {sid}: {err}", file=sys.stderr)
-    return 1 if result.errors and not result.verdicts else 0
+    return finish(args, result, payload, f"{args.data}: {len(items)} items\n{format_report(report)}")
