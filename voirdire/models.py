@@ -361,6 +361,8 @@ class ScriptedChatCompletionClient(_TextOnlyClient):
             mark = getattr(exc, "problem_mark", None)
             where = f":{mark.line + 1}" if mark is not None else ""
             raise ModelSpecError(f"{path}{where}: invalid script: {exc}") from exc
+        if data is None:
+            raise ModelSpecError(f"{path}: empty script (expected rules:, replies: or a list of replies)")
         try:
             script = Script.model_validate(data) if isinstance(data, dict) else Script(replies=data)
         except ValidationError as exc:
