@@ -39,3 +39,41 @@ def test_verbatim_prompts_appear_in_the_paper(path: Path, shared_data: Path) -> 
         for fragment in re.split(r"\{\w+\}", message["template"]):
             if fragment.strip():
                 assert _norm(fragment) in paper, f"{path.name}: {fragment!r} is not in the paper"
+
+
+def test_an_installed_wheel_finds_its_prompts(tmp_path: Path) -> None:
+    """Built as a wheel, prompts/ ships as the data package voirdire.prompt_files and loads from site-packages."""
+    import subprocess
+    import sys
+    import zipfile
+
+    repo = Path(__file__).resolve().parent.parent
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(tmp_path),
+            str(repo),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = tmp_path.glob("voirdire-*.whl")
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    assert (site / "voirdire" / "prompt_files" / "cross_examination" / "decision.yaml").is_file()
+    probe = (
+        "from voirdire.prompts import default_root, library; "
+        "print(default_root()); print(library().get('cross_examination/decision').spec.verbatim)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tmp_path, env={"PYTHONPATH": str(site)}, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [str(site / "voirdire" / "prompt_files"), "True"]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
+import importlib.util
 from pathlib import Path
 from typing import Literal
 
@@ -88,11 +88,15 @@ _LC_ROLE = {"system": "system", "user": "human", "assistant": "ai"}
 
 
 def default_root() -> Path:
-    """The repository's ``prompts/`` in a checkout, else the copy installed as ``voirdire.prompts``."""
-    here = Path(__file__).resolve().parent.parent / "prompts"
-    if here.is_dir():
-        return here
-    return Path(str(resources.files("voirdire.prompts")))
+    """The checkout's ``prompts/`` (beside ``pyproject.toml``), else the copy installed as ``voirdire.prompt_files``."""
+    repo = Path(__file__).resolve().parent.parent
+    if (repo / "pyproject.toml").is_file() and (repo / "prompts").is_dir():
+        return repo / "prompts"
+    # An installed copy: prompts/ ships as the data-only (namespace) package voirdire.prompt_files.
+    spec = importlib.util.find_spec("voirdire.prompt_files")
+    if spec is None or not spec.submodule_search_locations:
+        raise PromptError("no prompts/ folder found: voirdire's prompt files are missing from this install")
+    return Path(next(iter(spec.submodule_search_locations)))
 
 
 def load_prompt_file(path: Path, name: str | None = None) -> Prompt:
