@@ -337,3 +337,56 @@ async def test_sampled_calls_without_a_seed_are_not_cached(tmp_path: Path) -> No
 
     assert cacheable({"max_tokens": 5}) and cacheable({"temperature": 0.0})
     assert cacheable({"temperature": 0.7, "seed": 3}) and not cacheable({"temperature": 0.7})
+
+
+async def test_resume_refuses_a_changed_item_behind_a_finished_id(tmp_path: Path) -> None:
+    from voirdire.runner import ResumeError
+
+    out = tmp_path / "run.jsonl"
+    clients = {"examiner": examiner(), "examinee": examinee()}
+    await run_protocol(CrossExamination(), [CLAIM], out=out, clients=clients)
+    changed = CLAIM.model_copy(update={"claim": "The Eiffel Tower is in Rome."})
+    with pytest.raises(ResumeError, match="session 'c1' was run on a different item"):
+        await run_protocol(CrossExamination(), [changed], out=out, clients=clients)
+    # Single claims get ids from their text, so another claim is a new session, not a "finished" one.
+    a, b = ClaimItem.single("Paris is in France."), ClaimItem.single("Berlin is in Spain.")
+    assert a.id != b.id and a.id == ClaimItem.single("Paris is in France.").id
+
+
+async def test_a_header_only_file_does_not_bind_the_next_run(tmp_path: Path) -> None:
+    from voirdire.transcript import RunHeader, TranscriptWriter
+
+    out = tmp_path / "run.jsonl"
+    with TranscriptWriter(out) as w:  # a run that failed before its first session
+        w.write(RunHeader(run_id="r0", protocol="cross_examination", parameters={"other": 1}))
+    result = await run_protocol(
+        CrossExamination(), [CLAIM], out=out, clients={"examiner": examiner(), "examinee": examinee()}
+    )
+    assert result.verdicts["c1"].accepted is True
+
+
+async def test_two_runs_cannot_write_one_transcript_at_once(tmp_path: Path) -> None:
+    import asyncio
+
+    from voirdire.runner import ResumeError
+
+    out = tmp_path / "run.jsonl"
+    gate = asyncio.Event()
+
+    class Slow(ScriptedChatCompletionClient):
+        async def _complete(self, messages, args):  # type: ignore[no-untyped-def]
+            await gate.wait()
+            return await super()._complete(messages, args)
+
+    slow = Slow(examiner().script)
+    first = asyncio.create_task(
+        run_protocol(CrossExamination(), [CLAIM], out=out, clients={"examiner": slow, "examinee": examinee()})
+    )
+    await asyncio.sleep(0.05)
+    with pytest.raises(ResumeError, match="another run is writing"):
+        await run_protocol(
+            CrossExamination(), [CLAIM], out=out, clients={"examiner": examiner(), "examinee": examinee()}
+        )
+    gate.set()
+    assert (await first).verdicts["c1"].accepted is True
+    assert not out.with_name(out.name + ".lock").exists()

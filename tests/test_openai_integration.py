@@ -56,7 +56,8 @@ def test_cli_binds_the_examiner_to_an_openai_compatible_endpoint(tmp_path: Path,
         )
     assert code == 0
     payload = json.loads(capsys.readouterr().out)
-    assert payload["verdicts"]["claim-1"]["decision"] == "correct"
+    ((sid, verdict),) = payload["verdicts"].items()
+    assert verdict["decision"] == "correct"
     # The examiner really went over HTTP: setup, follow-up ask, decision, each bounded by max_tokens.
     assert len(server.requests) == 3
     assert all(r["model"] == "fake-model" and r["max_tokens"] == 64 for r in server.requests)
@@ -64,7 +65,7 @@ def test_cli_binds_the_examiner_to_an_openai_compatible_endpoint(tmp_path: Path,
     # Multi-turn: the decision request carries the whole examiner conversation.
     assert len(server.requests[-1]["messages"]) == 5
     t = load(out)
-    calls = t.sessions["claim-1"].of_kind(ModelCall)
+    calls = t.sessions[sid].of_kind(ModelCall)
     assert {c.model for c in calls if c.role == "examiner"} == {f"openai-compatible:fake-model@{server.url}"}
     assert {c.model for c in calls if c.role == "examinee"} == {f"scripted:{script}"}
     assert t.header is not None and t.header.roles["examiner"].spec.startswith("openai-compatible:fake-model@")

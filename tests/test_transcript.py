@@ -125,3 +125,20 @@ def test_a_finished_attempt_wins_over_an_abandoned_one(tmp_path: Path) -> None:
     t = load(out)
     assert len(t.headers) == 2 and t.sessions["s1"].run_id == "r2"
     assert all(e.run_id == "r2" for e in t.sessions["s1"].events)
+
+
+def test_a_tear_inside_a_multibyte_character_is_still_a_torn_line(tmp_path: Path) -> None:
+    out = tmp_path / "t.jsonl"
+    with TranscriptWriter(out) as w:
+        w.write(RunHeader(run_id="r1", protocol="p"))
+        for e in sample(verdict=False):
+            w.write(e)
+    message = sample()[2].model_copy(update={"content": "café " * 3, "seq": 99})
+    data = (message.model_dump_json() + "\n").encode()
+    cut = data.index("é".encode()) + 1  # half of the two bytes of é
+    with out.open("ab") as fh:
+        fh.write(data[:cut])
+    assert load(out).sessions["s1"].events[-1].seq == 6  # the torn line is ignored
+    with TranscriptWriter(out) as w:
+        w.write(sample()[-1])
+    assert load(out).finished() == {"s1"}

@@ -41,7 +41,8 @@ async def aexamine(
     ``models`` maps roles (``examiner``, ``examinee``, or ``*``) to specs or ``RoleSettings``; ``params`` are
     ``CrossExaminationParams`` fields, e.g. ``examinations=3`` for LMvLM (Majority).
     """
-    item = ClaimItem(id="claim-1", claim=claim, question=question, answers=answers or [])
+    item = ClaimItem.single(claim, question, answers)
+    assert item.id is not None
     out = Path(out) if out else default_out("cross_examination", None)
     result = await run_protocol(
         CrossExamination(CrossExaminationParams(**params)),
@@ -51,9 +52,9 @@ async def aexamine(
         clients=clients,
         resume=False,
     )
-    if "claim-1" in result.errors:
-        raise RuntimeError(f"examination failed: {result.errors['claim-1']} (transcript: {out})")
-    return result.verdicts["claim-1"]
+    if item.id in result.errors:
+        raise RuntimeError(f"examination failed: {result.errors[item.id]} (transcript: {out})")
+    return result.verdicts[item.id]
 
 
 def examine(claim: str | None = None, **kwargs: Any) -> Verdict:

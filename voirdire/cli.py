@@ -138,13 +138,15 @@ def cmd_examine(args: argparse.Namespace) -> int:
 
         cls = IDontKnow
     protocol = cls(params)
+    if args.questions and (args.claim or args.question):
+        raise CLIError("give either a CLAIM (or --question) or --questions FILE, not both")
     if args.questions:
         items = load_items(args.questions, protocol.item_from_record, limit=args.limit, offset=args.offset)
         dataset: str | None = str(args.questions)
     else:
         if not (args.claim or args.question):
             raise CLIError("give a CLAIM, --question, or --questions FILE")
-        items = [ClaimItem(id="claim-1", claim=args.claim, question=args.question, answers=args.answer)]
+        items = [ClaimItem.single(args.claim, args.question, args.answer)]
         dataset = None
     out = args.out or default_out(protocol.name, args.questions)
     result = run(protocol, items, args, out, dataset)
@@ -160,7 +162,7 @@ def cmd_examine(args: argparse.Namespace) -> int:
     }
     if args.questions:
         return finish(args, result, payload, format_report(report))
-    chat = render(transcript, session=next(iter(result.verdicts), None) or "claim-1")
+    chat = render(transcript, session=result.session_ids[0])
     return finish(args, result, payload, chat, timing=False)
 
 

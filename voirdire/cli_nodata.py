@@ -55,7 +55,12 @@ def register(subparsers: Any) -> None:
         help="ip / oop = the paper's in-/out-of-phenomenon test split (498 points); PATH = a JSON [[x, y], ...] "
         "file (default ip)",
     )
-    p.add_argument("--rubric", choices=["ip", "oop"], help="the verifier's rubric for a PATH (default: from the name)")
+    p.add_argument(
+        "--rubric",
+        choices=["ip", "oop"],
+        help="the verifier's rubric: required with --data PATH (never guessed from the file name); for ip / oop "
+        "it defaults to the split's own",
+    )
     p.add_argument("--evaluator", choices=EVALUATORS, default="decision-tree", help="who labels (default: the DT)")
     p.add_argument(
         "--generator",
@@ -81,9 +86,16 @@ def register(subparsers: Any) -> None:
         default="f",
         help="lie-f matches f(x') (paper) or the bits' majority (authors' notebook)",
     )
+    v.add_argument(
+        "--lie-sigma-mode",
+        choices=["encoding", "permutation"],
+        default="encoding",
+        help="lie-sigma outputs an x' with C(x') = C(x) but not necessarily C̄(x) (paper, §8.1.1) or one whose C(x') "
+        "is a permutation of C(x) (authors' notebook)",
+    )
     g = p.add_argument_group("LLM evaluator (App. D.2 prompts, --evaluator llm)")
     g.add_argument("--llm-generation", choices=["pick", "generate"], help="Prompt 2 (pick, default) or Prompt 3")
-    g.add_argument("--exemplars", type=int, help="labelled IP-train exemplars in Prompt 1 (default 5)")
+    g.add_argument("--exemplars", type=int, help="IP-train exemplars in Prompts 1 and 3 (default 5)")
     g.add_argument("--attempts", type=int, help="attempts per call before a random answer (App. D.2: 5)")
     g.add_argument(
         "--retry-temperature",
@@ -129,6 +141,7 @@ def _params(args: argparse.Namespace) -> Any:
         "subsets": args.subsets,
         "epsilon": args.epsilon,
         "lie_f_target": args.lie_f_target,
+        "lie_sigma_mode": args.lie_sigma_mode,
         "relabel_each_round": not args.label_once,
         "retry_temperature": DEFAULT_RETRY_TEMPERATURE if retry is None else (None if retry == "none" else retry),
     }
@@ -158,6 +171,11 @@ def cmd_nodata(args: argparse.Namespace) -> int:
         raise CLIError(f"--seed must be >= 0, got {seed}")
     if args.seeds < 1:
         raise CLIError(f"--seeds must be >= 1, got {args.seeds}")
+    if args.data not in ("ip", "oop") and args.rubric is None:
+        raise CLIError(
+            f"--data {args.data}: a data file needs --rubric ip|oop, the rubric the verifier checks "
+            "(it is not guessed from the file name)"
+        )
     params = _params(args)
     try:
         dataset = resolve_dataset(args.data, args.rubric)

@@ -18,9 +18,9 @@ prompt and pass variables.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 from dataclasses import dataclass
 from functools import cache
-import importlib.util
 from pathlib import Path
 from typing import Literal
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import importlib.metadata
 import sys
 import time
 import traceback
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -118,16 +120,38 @@ def independence_warnings(
 
 
 def _resumable(out: Path, header: RunHeader) -> Transcript:
-    """The transcript already at ``out``, if it is a run of the same protocol, parameters and models."""
+    """The transcript already at ``out``, if it is a run of the same protocol, parameters, models and prompts.
+
+    A file holding only headers (a run that failed before its first session) does not bind the next run.
+    """
     previous = load(out)
-    last = previous.header
-    for field in ("protocol", "parameters", "roles"):
+    last = next(
+        (h for h in reversed(previous.headers) if any(s.run_id == h.run_id for s in previous.sessions.values())), None
+    )
+    for field in ("protocol", "parameters", "roles", "prompts"):
         if last is not None and getattr(last, field) != getattr(header, field):
             raise ResumeError(
                 f"{out}: holds a run with different {field} ({getattr(last, field)!r}); "
                 "use another --out, or --fresh to start over"
             )
     return previous
+
+
+@contextmanager
+def _exclusive(out: Path) -> Iterator[None]:
+    """One run at a time per transcript: a second one would redo unfinished sessions or unlink the file."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    lock = out.with_name(out.name + ".lock")
+    with lock.open("w") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ResumeError(f"{out}: another run is writing this transcript") from None
+        try:
+            yield
+        finally:
+            lock.unlink(missing_ok=True)
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 async def run_protocol(
@@ -190,66 +214,72 @@ async def run_protocol(
     ids = [protocol.item_id(it) or f"item-{i + 1}" for i, it in enumerate(items)]
     if len(set(ids)) != len(ids):
         raise ValueError("item ids must be unique within a run")
-    finished: set[str] = set()
-    result = RunResult(out=out, run_id=header.run_id, session_ids=ids, warnings=notes)
-    if out.exists() and out.stat().st_size > 0:
-        if resume:
-            done = _resumable(out, header)
-            finished = done.finished()
-            for sid in finished & set(ids):
-                result.verdicts[sid] = done.sessions[sid].verdict  # type: ignore[assignment]
-        else:
-            out.unlink()
-    result.skipped = len(finished & set(ids))
+    with _exclusive(out):  # held until the transcript is closed
+        finished: set[str] = set()
+        result = RunResult(out=out, run_id=header.run_id, session_ids=ids, warnings=notes)
+        if out.exists() and out.stat().st_size > 0:
+            if resume:
+                done = _resumable(out, header)
+                finished = done.finished()
+                by_id = dict(zip(ids, items, strict=True))
+                for sid in finished & set(ids):
+                    if done.sessions[sid].item != by_id[sid].model_dump(mode="json"):
+                        raise ResumeError(
+                            f"{out}: session {sid!r} was run on a different item; use another --out, or --fresh"
+                        )
+                    result.verdicts[sid] = done.sessions[sid].verdict  # type: ignore[assignment]
+            else:
+                out.unlink()
+        result.skipped = len(finished & set(ids))
 
-    pool = ModelPool()
-    replies = ResponseCache(cache) if cache is not None else None
-    sem = asyncio.Semaphore(max(1, concurrency))
-    left = len(ids) - result.skipped
-    bar = _progress(left, protocol.name) if progress and left > 1 else None
-    start = time.perf_counter()
+        pool = ModelPool()
+        replies = ResponseCache(cache) if cache is not None else None
+        sem = asyncio.Semaphore(max(1, concurrency))
+        left = len(ids) - result.skipped
+        bar = _progress(left, protocol.name) if progress and left > 1 else None
+        start = time.perf_counter()
 
-    def agents_for_session() -> dict[str, BaseChatAgent]:
-        agents: dict[str, BaseChatAgent] = dict(protocol.deterministic_agents())
-        for role, settings in bound.items():
-            client = clients[role] if role in clients else pool.get(settings.model)
-            agents[role] = ModelAgent(role, client, settings, model_label=labels[role], cache=replies)
-        return agents
+        def agents_for_session() -> dict[str, BaseChatAgent]:
+            agents: dict[str, BaseChatAgent] = dict(protocol.deterministic_agents())
+            for role, settings in bound.items():
+                client = clients[role] if role in clients else pool.get(settings.model)
+                agents[role] = ModelAgent(role, client, settings, model_label=labels[role], cache=replies)
+            return agents
 
-    with TranscriptWriter(out) as writer:
-        writer.write(header)
+        with TranscriptWriter(out) as writer:
+            writer.write(header)
 
-        async def one(item: BaseModel, sid: str) -> None:
-            async with sem:
-                session = Session(
-                    run_id=header.run_id,
-                    session_id=sid,
-                    protocol=protocol,
-                    agents=agents_for_session(),
-                    writer=writer,
-                    prompts=prompts,
-                )
-                session.start(sid, item.model_dump(mode="json"))
-                try:
-                    verdict = await protocol.run(item, session)
-                    result.verdicts[sid] = verdict
-                except (KeyboardInterrupt, asyncio.CancelledError):
-                    raise
-                except Exception as exc:  # isolate: one broken session never loses the others' work
-                    session.error(exc, traceback.format_exc())
-                    result.errors[sid] = f"{type(exc).__name__}: {exc}"
-                if on_verdict is not None:
-                    on_verdict(item, result.verdicts.get(sid))
+            async def one(item: BaseModel, sid: str) -> None:
+                async with sem:
+                    session = Session(
+                        run_id=header.run_id,
+                        session_id=sid,
+                        protocol=protocol,
+                        agents=agents_for_session(),
+                        writer=writer,
+                        prompts=prompts,
+                    )
+                    session.start(sid, item.model_dump(mode="json"))
+                    try:
+                        verdict = await protocol.run(item, session)
+                        result.verdicts[sid] = verdict
+                    except (KeyboardInterrupt, asyncio.CancelledError):
+                        raise
+                    except Exception as exc:  # isolate: one broken session never loses the others' work
+                        session.error(exc, traceback.format_exc())
+                        result.errors[sid] = f"{type(exc).__name__}: {exc}"
+                    if on_verdict is not None:
+                        on_verdict(item, result.verdicts.get(sid))
+                    if bar is not None:
+                        bar.update(1)
+
+            try:
+                await asyncio.gather(*(one(it, sid) for it, sid in zip(items, ids, strict=True) if sid not in finished))
+            finally:
                 if bar is not None:
-                    bar.update(1)
-
-        try:
-            await asyncio.gather(*(one(it, sid) for it, sid in zip(items, ids, strict=True) if sid not in finished))
-        finally:
-            if bar is not None:
-                bar.close()
-            await pool.close()
-    result.elapsed_s = round(time.perf_counter() - start, 3)
+                    bar.close()
+                await pool.close()
+        result.elapsed_s = round(time.perf_counter() - start, 3)
     return result
 
 

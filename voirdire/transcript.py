@@ -190,19 +190,24 @@ def _drop_torn_tail(path: Path) -> None:
 
 
 def read_lines(path: str | Path) -> Iterator[RunHeader | _Event]:
-    """Parse every record; a torn *last* line is skipped, any other bad line raises naming file:line."""
+    """Parse every record; a torn *last* line is skipped, any other bad line raises naming file:line.
+
+    Lines are decoded one by one, so a crash in the middle of a multi-byte character only tears the last line.
+    """
     path = Path(path)
     if not path.exists():
         raise TranscriptError(f"{path}: no such transcript")
-    raw_lines = path.read_text(encoding="utf-8").split("\n")
+    if path.is_dir():
+        raise TranscriptError(f"{path}: is a folder, not a transcript file")
+    raw_lines = path.read_bytes().split(b"\n")
     last = max((i for i, s in enumerate(raw_lines) if s.strip()), default=-1)
-    for i, text in enumerate(raw_lines):
-        if not text.strip():
+    for i, raw in enumerate(raw_lines):
+        if not raw.strip():
             continue
         try:
-            yield _LINE.validate_python(json.loads(text))
-        except (json.JSONDecodeError, ValidationError) as exc:
-            if i == last and isinstance(exc, json.JSONDecodeError):
+            yield _LINE.validate_python(json.loads(raw.decode("utf-8")))
+        except (UnicodeDecodeError, json.JSONDecodeError, ValidationError) as exc:
+            if i == last and not isinstance(exc, ValidationError):
                 return  # torn write at the end of a file still being written or crashed mid-line
             raise TranscriptError(f"{path}:{i + 1}: not a transcript record: {exc}") from exc
 

@@ -17,6 +17,7 @@ at least two of them conclude it is false. With no claim given, the examinee fir
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -42,6 +43,13 @@ class ClaimItem(BaseModel):
         if not (self.claim or self.question):
             raise ValueError("an item needs a claim or a question")
         return self
+
+    @classmethod
+    def single(cls, claim: str | None, question: str | None = None, answers: list[str] | None = None) -> ClaimItem:
+        """One claim given on the command line or from a script; its id comes from its text, so examining another
+        claim into the same transcript adds a session instead of being mistaken for a finished one."""
+        digest = hashlib.sha1(f"{claim}\x00{question}".encode()).hexdigest()[:8]
+        return cls(id=f"claim-{digest}", claim=claim, question=question, answers=answers or [])
 
 
 # Field names used by the QA datasets of §4.1 (PopQA's possible_answers, LAMA's masked_sentence/obj_label, ...).
