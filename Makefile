@@ -10,6 +10,8 @@ DEMO_CLAIM ?= The capital of Eritrea is Asmara.
 
 # torch first, pinned to the CPU build; llama-cpp-python compiles from source (about 10 minutes on 2 cores).
 $(STAMP): pyproject.toml constraints.txt
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+		{ echo "voirdire needs Python 3.11 or newer: make PYTHON=python3.11 ..."; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(PIP) torch==2.13.0
 	$(PIP) -e '.[local,nlp,dev]'

@@ -5,6 +5,6 @@ LLM-backed roles (examiner, examinee, oracle, evaluator, improver) are ``ModelAg
 """
 
 from voirdire.agents.function_agent import FunctionAgent
-from voirdire.agents.model_agent import CallInfo, ModelAgent
+from voirdire.agents.model_agent import CallInfo, ModelAgent, ModelCallError
 
-__all__ = ["CallInfo", "FunctionAgent", "ModelAgent"]
+__all__ = ["CallInfo", "FunctionAgent", "ModelAgent", "ModelCallError"]

@@ -28,6 +28,10 @@ from voirdire.models import RoleSettings
 from voirdire.protocol import ROLE_KEY, SEED_KEY, TEMPERATURE_KEY
 
 
+class ModelCallError(RuntimeError):
+    """A model call that failed for good: names the role, the model and how often it was retried."""
+
+
 class CallInfo(BaseModel):
     """What the transcript records about one model call."""
 
@@ -149,7 +153,10 @@ class ModelAgent(BaseChatAgent):
                 return await self.client.create(self.history, extra_create_args=args, cancellation_token=token), retries
             except Exception as exc:
                 if retries >= self.max_retries or not is_transient(exc):
-                    raise
+                    raise ModelCallError(
+                        f"{self.name} via {self.model_label}: {type(exc).__name__}: {exc}"
+                        + (f" (after {retries} retries)" if retries else "")
+                    ) from exc
                 retries += 1
                 await asyncio.sleep(self.backoff_s * 2 ** (retries - 1))
 

@@ -134,3 +134,35 @@ def test_bad_model_spec_and_config_errors(tmp_path: Path, capsys) -> None:
     script.write_text("rules: [\n")
     assert main(["examine", "X.", "--model", f"scripted:{script}"]) == 2
     assert f"{script}:" in capsys.readouterr().err
+
+
+def test_bad_settings_roles_paths_and_encodings_are_clear_errors(
+    tmp_path: Path, models: list[str], dataset: Path, capsys
+) -> None:
+    assert main(["examine", "X.", *models, "--max-tokens", "0"]) == 2
+    assert "bad model setting: max_tokens" in capsys.readouterr().err
+    assert main(["examine", "X.", *models, "--model", "examinr=local"]) == 2
+    assert "no role(s) ['examinr']" in capsys.readouterr().err
+    assert main(["examine", "X.", *models, "--out", str(tmp_path)]) == 2
+    assert str(tmp_path) in capsys.readouterr().err
+    latin = tmp_path / "latin.jsonl"
+    latin.write_bytes(b'{"claim": "ok"}\n{"claim": "caf\xe9"}\n')
+    assert main(["examine", "--questions", str(latin), *models]) == 2
+    assert f"{latin}:2: not UTF-8" in capsys.readouterr().err
+    assert main(["examine", "X.", "--questions", str(dataset), *models]) == 2
+    assert "not both" in capsys.readouterr().err
+
+
+def test_bare_model_rebinds_config_roles_and_the_command_is_recorded(tmp_path: Path, models: list[str]) -> None:
+    from voirdire.transcript import load
+
+    cfg = tmp_path / "run.toml"
+    cfg.write_text('[roles.examiner]\nmodel = "openai:gpt-4o"\nmax_tokens = 32\n')
+    out = tmp_path / "t.jsonl"
+    both = tmp_path / "both.yaml"
+    both.write_text(EXAMINER + 'default: "Fine."\n')  # one script for both roles
+    script = f"scripted:{both}"
+    assert main(["examine", "X.", "--config", str(cfg), "--model", script, "--out", str(out), "--json"]) == 0
+    header = load(out).header
+    assert header is not None and header.roles["examiner"].spec == script and header.roles["examiner"].max_tokens == 32
+    assert header.command is not None and header.command[:2] == ["voirdire", "examine"]

@@ -178,21 +178,39 @@ async def test_majority_two_to_one_both_ways(
     assert len(setups) == 3 and all(len(m) == 1 for m in setups)
 
 
-async def test_majority_samples_followup_questions(tmp_path: Path) -> None:
-    ex = examiner(followup=["Yes", "No", "Yes", "No", "Yes", "No"])
-    out = tmp_path / "t.jsonl"
-    captured: list[dict[str, object]] = []
-    original = ex._complete
+async def test_majority_samples_followup_questions_with_distinct_seeds(tmp_path: Path) -> None:
+    captured: list[tuple[str, dict[str, object]]] = []
 
-    async def spy(messages, args):  # type: ignore[no-untyped-def]
-        captured.append(dict(args))
-        return await original(messages, args)
+    def spying(client: ScriptedChatCompletionClient) -> ScriptedChatCompletionClient:
+        original = client._complete
 
-    ex._complete = spy  # type: ignore[method-assign]
+        async def spy(messages, args):  # type: ignore[no-untyped-def]
+            captured.append((messages[-1].content, dict(args)))
+            return await original(messages, args)
+
+        client._complete = spy  # type: ignore[method-assign]
+        return client
+
+    from voirdire.models import RoleSettings
+
     params = CrossExaminationParams(examinations=3, sampling_temperature=0.9)
-    await run_protocol(CrossExamination(params), [CLAIM], out=out, clients={"examiner": ex, "examinee": examinee()})
-    temps = [c.get("temperature") for c in captured]
-    assert temps.count(0.9) == 3  # only the three "What are the follow-up questions?" calls sample
+    for run_no in range(2):  # with a role seed and a cache, as `--majority --seed 7 --cache` would
+        ex = spying(examiner(followup=["Yes", "No"] * 3))
+        await run_protocol(
+            CrossExamination(params),
+            [CLAIM],
+            out=tmp_path / f"{run_no}.jsonl",
+            roles={"examiner": RoleSettings(seed=7)},
+            clients={"examiner": ex, "examinee": examinee()},
+            cache=tmp_path / "cache.jsonl",
+        )
+        if run_no == 0:
+            sampled = [a for text, a in captured if "What are the follow-up questions" in text]
+            assert [a["temperature"] for a in sampled] == [0.9, 0.9, 0.9]  # only these three calls sample
+            assert len({a["seed"] for a in sampled}) == 3  # one draw per examination, never the same request
+            captured.clear()
+    # The second run re-draws the same samples: all its sampled calls come from the cache.
+    assert not [text for text, _ in captured if "What are the follow-up questions" in text]
 
 
 async def test_claim_generated_from_question_then_examined(tmp_path: Path) -> None:

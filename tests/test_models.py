@@ -32,9 +32,16 @@ def test_specs_parse_and_print_without_secrets() -> None:
             parse_spec(bad)
 
 
-def test_mask_secrets() -> None:
-    assert mask_secrets("http://bob:s3cret@h/v1?api_key=abc&x=1") == "http://bob:***@h/v1?api_key=***&x=1"
+def test_mask_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert mask_secrets("examiner=openai-compatible:m@http://bob:s3cret@h:8000/v1?api_key=abc") == (
+        "examiner=openai-compatible:m@http://h:8000/v1"
+    )
+    for url in ("http://:s3cret@h/v1", "http://s3cret@h/v1", "https://h/v1?key=s3cret", "https://h/v1?x=1&auth=s3cret"):
+        assert "s3cret" not in mask_secrets(f"--model evaluator=openai-compatible:m@{url}")
+    assert mask_secrets("token=s3cret and monkey=business") == "token=*** and monkey=business"
     assert mask_secrets("--model examiner=openai:gpt-4o") == "--model examiner=openai:gpt-4o"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-verysecretvalue")
+    assert mask_secrets("Error: bad key sk-verysecretvalue") == "Error: bad key ***"
 
 
 def test_openai_spec_needs_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -50,6 +57,7 @@ def test_role_config(tmp_path: Path) -> None:
     cfg.write_text('[roles.examiner]\nmodel = "openai:gpt-4o"\ntemperature = 0.7\n[roles.examinee]\nmax_tokens = 64\n')
     roles = load_role_config(cfg)
     assert roles["examiner"].create_args() == {"max_tokens": 256, "temperature": 0.7}
+    assert roles["examinee"].create_args() == {"max_tokens": 64, "temperature": 0.0}  # greedy is sent, not assumed
     assert roles["examinee"].model == "local" and roles["examinee"].max_tokens == 64
     cfg.write_text('[roles.examiner]\nmodel = "nope"\n')
     with pytest.raises(ModelSpecError, match=r"run\.toml: \[roles\.examiner\]"):
@@ -98,3 +106,26 @@ async def test_embedded_model_answers_offline_within_max_tokens() -> None:
         [UserMessage(content="Say hello.", source="t")], extra_create_args={"max_tokens": 8, "seed": 1}
     )
     assert again.content == result.content  # greedy by default: the same prompt gives the same reply
+
+
+def test_per_call_seed_is_mixed_with_the_role_seed() -> None:
+    from voirdire.models import RoleSettings
+
+    assert RoleSettings().create_args(temperature=0.7, seed=5) == {"max_tokens": 256, "temperature": 0.7, "seed": 5}
+    seeded = RoleSettings(seed=7)
+    assert seeded.create_args()["seed"] == 7
+    draws = {seeded.create_args(seed=k)["seed"] for k in range(3)}
+    assert len(draws) == 3 and 7 not in draws  # distinct per call, and --seed changes them
+    assert RoleSettings(seed=8).create_args(seed=0)["seed"] != seeded.create_args(seed=0)["seed"]
+
+
+def test_a_missing_or_broken_gguf_file_is_a_clear_error(tmp_path: Path) -> None:
+    from voirdire.models import build_client
+
+    with pytest.raises(ModelSpecError, match="no such GGUF model file"):
+        build_client(parse_spec(f"local:{tmp_path / 'nope.gguf'}"))
+    if importlib.util.find_spec("llama_cpp") is not None:
+        bad = tmp_path / "bad.gguf"
+        bad.write_bytes(b"not a model")
+        with pytest.raises(ModelSpecError, match="cannot load"):
+            build_client(parse_spec(f"local:{bad}"))

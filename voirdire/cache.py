@@ -14,6 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from voirdire.transcript import drop_torn_tail
+
 
 class CachedReply(BaseModel):
     text: str
@@ -39,7 +41,10 @@ class ResponseCache:
                     self._replies[rec["digest"]] = CachedReply.model_validate(rec["reply"])
                 except (json.JSONDecodeError, KeyError, ValueError):
                     continue  # a torn or foreign line costs one model call, never a crash
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path.exists():
+            drop_torn_tail(self.path)  # so the first new record does not land on a half line
         self.hits = 0
 
     def __len__(self) -> int:

@@ -45,7 +45,7 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--config", type=Path, help="TOML run config with [roles.NAME] model/temperature/max_tokens/seed")
     g.add_argument("--max-tokens", type=int, help="bound every reply (default 256)")
-    g.add_argument("--temperature", type=float, help="sampling temperature for every role (default: greedy)")
+    g.add_argument("--temperature", type=float, help="sampling temperature for every role (default 0: greedy)")
     g.add_argument("--seed", type=int, help="sampling seed for every role")
 
 
@@ -63,14 +63,25 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
 
 
 def roles_from_args(args: argparse.Namespace) -> dict[str, RoleSettings]:
+    """Role bindings from ``--config``, then ``--model`` (a bare SPEC rebinds every role), then the global
+    ``--max-tokens``/``--temperature``/``--seed``, each validated like the config file."""
     roles: dict[str, RoleSettings] = load_role_config(args.config) if args.config else {}
+
+    def updated(settings: RoleSettings, **changes: object) -> RoleSettings:
+        try:
+            return RoleSettings.model_validate({**settings.model_dump(), **changes})
+        except ValidationError as exc:
+            problem = "; ".join(f"{e['loc'][0]}: {e['msg']}" for e in exc.errors(include_url=False))
+            raise CLIError(f"bad model setting: {problem}") from None
+
     for entry in args.model:
         role, sep, spec = entry.partition("=")
         if not sep:
             role, spec = "*", entry
         parse_spec(spec)
-        base = roles.get(role) or roles.get("*") or RoleSettings()
-        roles[role] = base.model_copy(update={"model": spec})
+        if role == "*":
+            roles = {r: updated(s, model=spec) for r, s in roles.items()}
+        roles[role] = updated(roles.get(role) or roles.get("*") or RoleSettings(), model=spec)
     overrides = {
         k: v
         for k, v in (("max_tokens", args.max_tokens), ("temperature", args.temperature), ("seed", args.seed))
@@ -78,7 +89,7 @@ def roles_from_args(args: argparse.Namespace) -> dict[str, RoleSettings]:
     }
     if overrides:
         roles.setdefault("*", RoleSettings())
-        roles = {r: s.model_copy(update=overrides) for r, s in roles.items()}
+        roles = {r: updated(s, **overrides) for r, s in roles.items()}
     return roles
 
 
@@ -103,7 +114,7 @@ def run(
                 resume=not args.fresh,
                 progress=not (args.no_progress or args.json),
                 dataset=dataset,
-                command=[mask_secrets(a) for a in sys.argv],
+                command=[mask_secrets(a) for a in getattr(args, "argv", sys.argv)],
                 seed=args.seed,
                 cache=args.cache,
             )
@@ -280,6 +291,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = ["voirdire", *argv] if argv is not None else sys.argv  # recorded (masked) in the run header
     try:
         return int(args.func(args) or 0)
     except ValidationError as exc:  # a parameter out of range, e.g. an even number of examinations
@@ -290,6 +302,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except SessionNotFound as exc:
         print(f"voirdire: error: {exc.args[0]}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # an unwritable --out, a folder given as a file, ...
+        print(f"voirdire: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
         return 2
     except BrokenPipeError:  # `voirdire show ... | head`: the reader left early, which is not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -16,8 +16,6 @@ from pydantic import BaseModel, ValidationError
 
 T = TypeVar("T", bound=BaseModel)
 
-SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
-
 
 class DatasetError(ValueError):
     """A dataset file or row that cannot be used; the message starts with ``file:line``."""
@@ -30,8 +28,12 @@ def read_records(path: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
         raise DatasetError(f"{path}: no such dataset file")
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
-        with path.open(encoding="utf-8") as fh:
-            for n, line in enumerate(fh, 1):
+        with path.open("rb") as fh:
+            for n, raw in enumerate(fh, 1):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise DatasetError(f"{path}:{n}: not UTF-8 text ({exc.reason})") from exc
                 if not line.strip():
                     continue
                 try:
@@ -42,15 +44,20 @@ def read_records(path: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
                     raise DatasetError(f"{path}:{n}: expected a JSON object, got {type(rec).__name__}")
                 yield f"{path}:{n}", rec
     elif suffix in (".csv", ".tsv"):
-        with path.open(encoding="utf-8", newline="") as fh:
+        with path.open(encoding="utf-8-sig", newline="") as fh:  # -sig: spreadsheets write a BOM
             reader = csv.DictReader(fh, delimiter="\t" if suffix == ".tsv" else ",")
-            for rec in reader:
-                if None in rec:
-                    raise DatasetError(f"{path}:{reader.line_num}: more fields than the header has")
-                yield f"{path}:{reader.line_num}", dict(rec)
+            try:
+                for rec in reader:
+                    if None in rec:
+                        raise DatasetError(f"{path}:{reader.line_num}: more fields than the header has")
+                    yield f"{path}:{reader.line_num}", dict(rec)
+            except UnicodeDecodeError as exc:
+                raise DatasetError(f"{path}:{reader.line_num + 1}: not UTF-8 text ({exc.reason})") from exc
     elif suffix == ".json":
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
+        except UnicodeDecodeError as exc:
+            raise DatasetError(f"{path}: not UTF-8 text ({exc.reason})") from exc
         except json.JSONDecodeError as exc:
             raise DatasetError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from exc
         if not isinstance(data, list):

@@ -96,12 +96,17 @@ def parse_spec(text: str) -> ModelSpec:
     )
 
 
-_SECRETS = re.compile(r"(//[^/@\s:]+:)[^/@\s]+@|((?:api[_-]?key|token|password|secret)=)[^&\s]+", re.IGNORECASE)
+_URL = re.compile(r"https?://[^\s'\"]+")
+_SECRETS = re.compile(r"\b((?:api[_-]?key|key|token|auth|password|secret)=)[^&\s]+", re.IGNORECASE)
 
 
 def mask_secrets(text: str) -> str:
-    """Hide URL passwords and key-like query values in free text (commands, error messages)."""
-    return _SECRETS.sub(lambda m: (m.group(1) + "***@") if m.group(1) else (m.group(2) + "***"), text)
+    """Hide credentials in free text (recorded commands, error messages): URLs lose their user, password and
+    query string, key-like ``name=value`` pairs their value, and the value of OPENAI_API_KEY is masked."""
+    text = _URL.sub(lambda m: redact_url(m.group(0)), text)
+    text = _SECRETS.sub(lambda m: m.group(1) + "***", text)
+    key = os.environ.get("OPENAI_API_KEY")
+    return text.replace(key, "***") if key and len(key) >= 8 else text
 
 
 def redact_url(url: str) -> str:
@@ -110,9 +115,20 @@ def redact_url(url: str) -> str:
         return url
     parts = urlsplit(url)
     netloc = parts.hostname or ""
-    if parts.port:
-        netloc += f":{parts.port}"
+    try:
+        if parts.port:
+            netloc += f":{parts.port}"
+    except ValueError:  # a malformed port: keep the host only
+        pass
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def spec_label(text: str) -> str:
+    """How a spec is named in transcripts: redacted, and with the endpoint an ``openai:`` spec really uses."""
+    spec = parse_spec(text)
+    if spec.kind == "openai" and os.environ.get("OPENAI_BASE_URL"):
+        return f"{spec.text}@{redact_url(os.environ['OPENAI_BASE_URL'])}"
+    return spec.text
 
 
 class RoleSettings(BaseModel):
@@ -120,17 +136,22 @@ class RoleSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     model: str = "local"
-    temperature: float | None = Field(None, ge=0)
+    # Always sent: a provider left to its own default samples (OpenAI's is 1.0), which is neither what the papers'
+    # greedy settings ask for nor safe to cache.
+    temperature: float = Field(0.0, ge=0)
     max_tokens: int = Field(DEFAULT_MAX_TOKENS, gt=0)
     seed: int | None = None
 
-    def create_args(self, **overrides: Any) -> dict[str, Any]:
-        args: dict[str, Any] = {"max_tokens": self.max_tokens}
-        if self.temperature is not None:
-            args["temperature"] = self.temperature
-        if self.seed is not None:
-            args["seed"] = self.seed
-        args.update({k: v for k, v in overrides.items() if v is not None})
+    def create_args(self, *, temperature: float | None = None, seed: int | None = None) -> dict[str, Any]:
+        """Arguments for one call; a per-call ``seed`` is mixed with the role's seed, so ``--seed`` changes every
+        draw while calls that must differ (the examinations of LMvLM (Majority)) still differ."""
+        args: dict[str, Any] = {"max_tokens": self.max_tokens, "temperature": self.temperature}
+        if temperature is not None:
+            args["temperature"] = temperature
+        if seed is not None and self.seed is not None:
+            seed = (self.seed * 1_000_003 + seed) % 2**31
+        if seed is not None or self.seed is not None:
+            args["seed"] = seed if seed is not None else self.seed
         return args
 
 
@@ -262,7 +283,12 @@ class LlamaCppClient(_TextOnlyClient):
             ) from exc
         self.path = path
         self.n_ctx = n_ctx
-        self._llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, verbose=False)
+        if not path.is_file():
+            raise ModelSpecError(f"{path}: no such GGUF model file")
+        try:
+            self._llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, verbose=False)
+        except ValueError as exc:  # llama.cpp refuses a file that is not a GGUF model
+            raise ModelSpecError(f"{path}: llama.cpp cannot load this model: {exc}") from exc
         self._lock = threading.Lock()
 
     @classmethod

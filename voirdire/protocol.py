@@ -18,6 +18,7 @@ from autogen_agentchat.messages import TextMessage
 from autogen_core import CancellationToken
 from pydantic import BaseModel
 
+from voirdire.models import mask_secrets
 from voirdire.prompts import PromptLibrary
 from voirdire.transcript import (
     ErrorEvent,
@@ -117,7 +118,14 @@ class Session:
         self.writer.write(Step(**self._base(), name=name, data=data))
 
     def error(self, exc: BaseException, tb: str | None = None) -> None:
-        self.writer.write(ErrorEvent(**self._base(), error_type=type(exc).__name__, message=str(exc), traceback=tb))
+        self.writer.write(
+            ErrorEvent(
+                **self._base(),
+                error_type=type(exc).__name__,
+                message=mask_secrets(str(exc)),
+                traceback=mask_secrets(tb) if tb else None,
+            )
+        )
 
     def verdict(
         self,

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from voirdire.agents import ModelAgent
 from voirdire.cache import ResponseCache
-from voirdire.models import ModelPool, RoleSettings, parse_spec
+from voirdire.models import ModelPool, ModelSpecError, RoleSettings, parse_spec, spec_label
 from voirdire.prompts import PromptLibrary, library
 from voirdire.protocol import Protocol, Session
 from voirdire.transcript import RoleBinding, RunHeader, Transcript, TranscriptWriter, Verdict, load, new_run_id
@@ -57,6 +57,16 @@ class RunResult(BaseModel):
     warnings: list[str] = Field(default_factory=list)
 
 
+def client_label(client: ChatCompletionClient) -> str:
+    """A client given in code: its type, and its model when the client says (so caches never mix two models)."""
+    model = (
+        getattr(client, "_create_args", {}).get("model")
+        if isinstance(getattr(client, "_create_args", None), dict)
+        else None
+    )
+    return f"client:{type(client).__name__}" + (f":{model}" if model else "")
+
+
 def default_out(kind: str, dataset: str | Path | None) -> Path:
     """``transcripts/<kind>-<dataset>.jsonl`` for a dataset (stable, so re-running resumes), else a timestamped file."""
     if dataset is not None:
@@ -85,7 +95,7 @@ def bind_roles(
     # is a typo and fails loudly.
     unknown = set(roles) - set(protocol.required_roles()) - KNOWN_ROLES - {"*"}
     if unknown:
-        raise ValueError(
+        raise ModelSpecError(
             f"{protocol.name} has no role(s) {sorted(unknown)}; its roles are {list(protocol.required_roles())}"
         )
     bound = {}
@@ -93,8 +103,10 @@ def bind_roles(
         if role in rule_roles:
             continue
         settings = roles.get(role) or roles.get("*") or RoleSettings()
-        if role not in clients:
-            parse_spec(settings.model)  # fail before the run starts, not in the middle
+        if role not in clients:  # fail before the run starts, not in the middle
+            spec = parse_spec(settings.model)
+            if spec.kind == "local" and spec.path and not Path(spec.path).is_file():
+                raise ModelSpecError(f"{spec.path}: no such GGUF model file (role {role})")
         bound[role] = settings
     return bound
 
@@ -189,9 +201,7 @@ async def run_protocol(
         warnings.warn(note, stacklevel=2)
 
     # What the transcript names as each role's model: the redacted spec, or the client type given in code.
-    labels = {
-        r: f"client:{type(clients[r]).__name__}" if r in clients else parse_spec(s.model).text for r, s in bound.items()
-    }
+    labels = {r: client_label(clients[r]) if r in clients else spec_label(s.model) for r, s in bound.items()}
     header = RunHeader(
         run_id=new_run_id(),
         protocol=protocol.name,

@@ -161,7 +161,7 @@ class TranscriptWriter:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.exists():
-            _drop_torn_tail(self.path)
+            drop_torn_tail(self.path)
         self._fh = self.path.open("a", encoding="utf-8")
 
     def write(self, record: RunHeader | _Event) -> None:
@@ -181,7 +181,7 @@ class TranscriptWriter:
         self.close()
 
 
-def _drop_torn_tail(path: Path) -> None:
+def drop_torn_tail(path: Path) -> None:
     """Cut a half-written last line (a crash mid-write) so appended records start on a line of their own."""
     with path.open("rb+") as fh:
         data = fh.read()

@@ -18,6 +18,7 @@ at least two of them conclude it is false. With no claim given, the examinee fir
 from __future__ import annotations
 
 import hashlib
+import zlib
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -184,8 +185,16 @@ class CrossExamination(Protocol[ClaimItem, CrossExaminationParams]):
                 break
             rounds += 1
             session.enter("followup_questions", stage=f"{tag}followup", turn=rounds)
-            temperature = p.sampling_temperature if p.examinations > 1 else None
-            questions = await self._questions(session, "followup_questions", stats, temperature=temperature)
+            # Majority samples its follow-up questions (§4.1); each examination and round draws with its own seed,
+            # so the examinations differ even under --seed or a cache, and a re-run draws the same again.
+            sampled = p.examinations > 1
+            questions = await self._questions(
+                session,
+                "followup_questions",
+                stats,
+                temperature=p.sampling_temperature if sampled else None,
+                seed=zlib.crc32(f"{session.session_id}:{tag}{rounds}".encode()) if sampled else None,
+            )
             per_iteration.append(len(questions))
             if not questions:
                 break
