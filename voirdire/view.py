@@ -102,7 +102,8 @@ def render_session(s: SessionRecord, *, prompts: bool = False, color: bool = Fal
             lines.append(st("1;32" if e.accepted else "1;31", f"Verdict: {verdict}" + (f" ({trust})" if trust else "")))
             claim = e.statistics.get("claim")
             if claim and claim != s.item.get("claim"):
-                lines.append(f"claim examined: {claim}")
+                lines.append("claim examined:")
+                lines.append(_indent(str(claim)))
     lines.append(st("2", f"{calls} model calls"))
     return "\n".join(lines)
 
