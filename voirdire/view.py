@@ -113,9 +113,9 @@ def render(t: Transcript, *, session: str | None = None, prompts: bool = False, 
     protocol = t.header.protocol if t.header else ""
     if session is not None:
         if session not in t.sessions:
-            raise SessionNotFound(
-                f"{t.path}: no session {session!r} (sessions: {', '.join(list(t.sessions)[:10])} ...)"
-            )
+            known = list(t.sessions)
+            listed = ", ".join(known[:10]) + (f" and {len(known) - 10} more" if len(known) > 10 else "")
+            raise SessionNotFound(f"{t.path}: no session {session!r} (sessions: {listed or 'none'})")
         chosen = [t.sessions[session]]
     else:
         chosen = list(t.sessions.values())
