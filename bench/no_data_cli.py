@@ -62,7 +62,8 @@ def cli_args(config: ExperimentConfig) -> list[str]:
     return [
         "--data", config.data, "--generator", config.generator, "--p", str(config.p),
         "--label-noise", str(config.label_noise), "--rounds", str(config.rounds), "--phi", str(config.phi),
-        "--lie-f-target", config.lie_f_target, "--encoding", config.encoding,
+        "--lie-f-target", config.lie_f_target, "--lie-sigma-mode", config.lie_sigma_mode,
+        "--encoding", config.encoding,
     ]  # fmt: skip
 
 

@@ -5,12 +5,13 @@
 Every cell is mean ± sd over seeds 0..N-1 next to the paper's value, in two readings:
 
 * **paper**: the experiment as the paper describes it — φ is the probability of flipping a failed label
-  (Alg. 1 line 10), "No Flips" means φ = 0, the Table 3 evaluator mislabels w.p. 1/10 in every cell, Lie 3
-  uses p = 1/10 and Lie 2 matches ``f(x') = ŷ``;
+  (Alg. 1 line 10), "No Flips" means φ = 0, the Table 3 evaluator mislabels w.p. 1/10 in every cell, Lie 1
+  outputs ``C(x)`` without knowing ``C̄(x)`` (§8.1.1), Lie 2 matches ``f(x') = ŷ`` and Lie 3 uses p = 1/10;
 * **notebook**: the experiment as the authors' notebook ran it (No-Data-Algorithm.ipynb, commit d5e6d33) —
   its φ = 0.6 flips w.p. 0.4, so it is φ = 0.4 here; "No Flips" negates every failed label (φ = 1); the
   "Flips" cells come from its non-lying-evaluator cell except IP / No lie; Lie 3 runs with the generator's
-  default p = 0.25; Lie 2 matches a majority vote over the bits of ``x'``.
+  default p = 0.25; Lie 1 outputs a permutation of ``C(x)``; Lie 2 matches a majority vote over the bits of
+  ``x'``.
 
 Success rates also get their exact expectation ``mean_x q(x)^r`` (theory.py). Writes
 ``docs/results/no_data_tables.json`` and the generated section of ``docs/no_data.md``.
@@ -77,7 +78,13 @@ PAPER_T3 = {
 def table3_config(row: str, data: str, column: str, reading: str) -> ExperimentConfig:
     if reading == "paper":
         return ExperimentConfig(
-            data=data, generator=row, label_noise=0.1, p=0.1, lie_f_target="f", phi=0.6 if column == "flips" else 0.0
+            data=data,
+            generator=row,
+            label_noise=0.1,
+            p=0.1,
+            lie_f_target="f",
+            lie_sigma_mode="encoding",
+            phi=0.6 if column == "flips" else 0.0,
         )
     # The notebook: Flips = no_data_algorithm_with_flips(phi=0.6) which keeps a failed label w.p. 0.6; the
     # Flips cells come from the plain-DT cell except (No lie, IP), taken from the lying-evaluator cell;
@@ -89,6 +96,7 @@ def table3_config(row: str, data: str, column: str, reading: str) -> ExperimentC
         label_noise=0.1 if noisy else 0.0,
         p=0.25,
         lie_f_target="bit-majority",
+        lie_sigma_mode="permutation",
         phi=0.4 if column == "flips" else 1.0,
     )
 
@@ -238,9 +246,11 @@ def markdown(result: dict[str, Any], meta: dict[str, Any]) -> str:
         "#### Table 3 — lying DT evaluator, r = 3",
         "",
         "*paper reading*: Alg. 1's φ = 0.6 (flip a failed label w.p. 0.6), No Flips = φ 0, the evaluator "
-        "mislabels w.p. 0.1 in every cell, Lie 3 with p = 0.1, Lie 2 matches f(x'). *notebook reading*: how the "
+        "mislabels w.p. 0.1 in every cell, Lie 1 outputs x' with C(x') = C(x) but not necessarily C̄(x) "
+        "(`--lie-sigma-mode encoding`), Lie 2 matches f(x'), Lie 3 with p = 0.1. *notebook reading*: how the "
         "published numbers were produced — φ = 0.4 (the notebook's inverted 0.6), No Flips = φ 1, noisy evaluator "
-        "only where the notebook used it, p = 0.25, Lie 2 matches the bit majority of x' (see *Discrepancies*). "
+        "only where the notebook used it, Lie 1's C(x') is a permutation of C(x) (`--lie-sigma-mode "
+        "permutation`), Lie 2 matches the bit majority of x', p = 0.25 (see *Discrepancies*). "
         f"Published values reproduced: paper reading {a['agree']}/{a['of']}, "
         f"notebook reading {b['agree']}/{b['of']}.",
         "",

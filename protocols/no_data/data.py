@@ -132,26 +132,26 @@ def load_split(name: str, split: Split = "test", root: str | os.PathLike[str] | 
 
 
 def resolve_dataset(spec: str, rubric: str | None = None, root: str | os.PathLike[str] | None = None) -> Dataset:
-    """CLI ``--data ip|oop|PATH``: a name gives the test split; a path needs a rubric (``ip``/``oop``), which
-    defaults to what the file name says ("good" -> IP, "other" -> OOP) and otherwise to IP."""
+    """CLI ``--data ip|oop|PATH``: a name gives the test split; a path needs its verifier rubric (``ip``/``oop``),
+    which is never guessed from the file name."""
     if spec in FILES:
         data = load_split(spec, "test", root)
         if rubric is not None and rubric != spec:
             return data.model_copy(update={"rubric_name": _rubric_name(rubric)})
         return data
+    rubric_name = rubric_name_for(spec, rubric)
     path = Path(spec)
-    rows = load_bitstrings(path)
-    return Dataset(name=path.stem, path=str(path), rows=rows, rubric_name=rubric_name_for(spec, rubric))
+    return Dataset(name=path.stem, path=str(path), rows=load_bitstrings(path), rubric_name=rubric_name)
 
 
 def rubric_name_for(spec: str, rubric: str | None = None) -> str:
-    """The verifier's rubric for ``--data spec``: ``rubric`` if given, else the named split's own, else what a
-    file name says ("other" -> OOP, otherwise IP), as ``resolve_dataset`` reads it."""
+    """The verifier's rubric for ``--data spec``: ``rubric`` if given, else the named split's own. A file has no
+    rubric of its own: guessing it from the name would silently check the wrong phenomenon, so it is an error."""
     if rubric is not None:
         return _rubric_name(rubric)
     if spec in FILES:
         return spec
-    return "oop" if "other" in Path(spec).name else "ip"
+    raise DataError(f"{spec}: a data file needs its verifier rubric (--rubric ip|oop); it is not guessed from the name")
 
 
 def _rubric_name(name: str) -> str:

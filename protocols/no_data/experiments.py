@@ -13,15 +13,23 @@ import os
 from collections.abc import Sequence
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from voirdire.metrics import accuracy, precision_recall_f1
 
 from .algorithm import NoDataParams, NoDataRun, OnEvent, no_data_algorithm
 from .challenges import RuleVerifier
-from .data import Dataset, load_split, resolve_dataset
+from .data import FILES, Dataset, load_split, resolve_dataset
 from .evaluators import ComposedEvaluator, DecisionTreeLabeller, FeatureEncoding, Labeller, NoisyLabeller
-from .generators import GENERATOR_NAMES, Generator, GeneratorName, LieFGenerator, bit_majority, make_generator
+from .generators import (
+    GENERATOR_NAMES,
+    Generator,
+    GeneratorName,
+    LieFGenerator,
+    LieSigmaMode,
+    bit_majority,
+    make_generator,
+)
 from .rubric import IP_RUBRIC, Label, SubsetMode
 from .theory import TheoryReport, theory_report
 
@@ -30,7 +38,7 @@ class ExperimentConfig(BaseModel):
     """One decision-tree run of §8 (the LLM evaluator needs a model role, so the Session builds it)."""
 
     data: str = Field("ip", description="ip | oop | PATH to a [[x, y], ...] JSON file")
-    rubric: str | None = Field(None, description="verifier rubric for a PATH (ip | oop)")
+    rubric: str | None = Field(None, description="verifier rubric (ip | oop); required for a PATH")
     generator: GeneratorName = Field("oracle", description=" | ".join(GENERATOR_NAMES))
     p: float = Field(0.1, ge=0.0, le=1.0, description="lie-p: probability of a random x' (§8.1.1)")
     label_noise: float = Field(0.0, ge=0.0, le=1.0, description="Table 3: evaluator flips its label w.p.")
@@ -43,6 +51,15 @@ class ExperimentConfig(BaseModel):
     lie_f_target: Literal["f", "bit-majority"] = Field(
         "f", description="lie-f: match f(x') (paper) or the notebook's majority of x''s bits"
     )
+    lie_sigma_mode: LieSigmaMode = Field(
+        "encoding", description="lie-sigma: output C(x) (paper) or a permutation of C(x) (the notebook)"
+    )
+
+    @model_validator(mode="after")
+    def _rubric_for_a_path(self) -> ExperimentConfig:
+        if self.data not in FILES and self.rubric is None:
+            raise ValueError(f"data {self.data!r} is a file: give its verifier rubric (rubric='ip' or 'oop')")
+        return self
 
     @property
     def params(self) -> NoDataParams:
@@ -86,7 +103,9 @@ def build_generator(config: ExperimentConfig) -> Generator:
     """The evaluator generates with the rubric it knows, the IP rubric, on every data set (§8.0.2)."""
     if config.generator == "lie-f" and config.lie_f_target == "bit-majority":
         return LieFGenerator(IP_RUBRIC, label_of=bit_majority)
-    return make_generator(config.generator, IP_RUBRIC, p=config.p)
+    return make_generator(
+        config.generator, IP_RUBRIC, p=config.p, subsets=config.subsets, lie_sigma_mode=config.lie_sigma_mode
+    )
 
 
 def build_evaluator(config: ExperimentConfig, base: Labeller) -> ComposedEvaluator:

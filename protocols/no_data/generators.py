@@ -8,6 +8,9 @@ IP"); the verifier checks against the rubric of the phenomenon under test. So ev
   whose total evaluation under the known rubric matches ``x`` — the "picking a matching datapoint" strategy
   of §8.0.2/§8.1.2, from a candidate pool or from all n-bit strings.
 * ``LieSigmaGenerator``, ``LieFGenerator``, ``LieApproxGenerator``: the three lies of §8.1.1 / Table 3.
+
+Every generator passes the evaluator's current label ``ŷ`` on as ``ỹ'`` (the notebook's choice; §6.1.1 calls
+``ỹ'`` the evaluator's "guess ... based on the encoding C(x')" — see docs/no_data.md, *Readings*).
 * ``RandomGenerator``: a pure guesser, for the undetected-lie simulation.
 
 All randomness comes from the ``numpy.random.Generator`` passed in, so runs are reproducible from a seed.
@@ -23,7 +26,7 @@ from typing import Literal, Protocol, runtime_checkable
 import numpy as np
 from pydantic import BaseModel
 
-from .rubric import Label, MajorityVote, Rubric
+from .rubric import Label, MajorityVote, Rubric, SubsetMode, relevant_subsets
 
 #: A mixture of uniform distributions over string sets: ``[(weight, strings), ...]`` (weights sum to 1).
 Mixture = list[tuple[float, Sequence[str]]]
@@ -126,70 +129,124 @@ class _SpaceCache:
         return space
 
 
+def total_key(rubric: Rubric, subsets: SubsetMode = "whole") -> Callable[[str], Hashable]:
+    """What an evaluator that knows the total evaluation matches ``x'`` on, for the verifier's ``S_x`` reading.
+
+    * ``"whole"`` (``S_x = {x}``): ``C̄(x)``. Equal keys pass Challenge 1 (eq. 2 reduces to ``C̄(x') = C̄(x)``)
+      and Challenge 2 (``C`` is part of ``C̄``).
+    * ``"substrings"``: ``(C̄(x), {C̄(t) : t ∈ S_x})``. Equal sets give eq. (2) (every ``s ∈ S_x`` has a ``t ∈
+      S_x'`` with the same total evaluation) and the equal whole-string ``C̄`` gives Challenge 2 — matching the
+      set alone would not, since ``x'`` may reach ``C̄(x)`` only on a proper substring.
+
+    Either way ``x`` matches itself, so a match always exists among all n-bit strings (App. A.1.2: "Knowing f
+    implies ... it will pass the checks from the verifier w.p.1").
+    """
+    if subsets == "whole":
+        return rubric.evaluate_total
+    if subsets == "substrings":
+
+        def key(s: str) -> Hashable:
+            return rubric.evaluate_total(s), frozenset(rubric.evaluate_total(t) for t in relevant_subsets(s, subsets))
+
+        return key
+    raise ValueError(f"unknown S_x mode {subsets!r}; expected 'whole' or 'substrings'")
+
+
 @dataclass
 class OracleGenerator:
-    """§8 base generator: pick ``x'`` with ``C̄_known(x') = C̄_known(x)`` (it "knows" the total evaluation).
+    """§8 base generator: pick ``x'`` with the same total evaluation as ``x`` under the rubric it knows.
+
+    "Same total evaluation" follows the verifier's ``S_x`` reading, which is public (Remark 1): ``C̄(x') =
+    C̄(x)`` for ``subsets="whole"``, and the same ``C̄`` of the whole string *and* the same set ``{C̄(t) : t ∈
+    S_x}`` for ``subsets="substrings"`` (``total_key``). Either way it passes both challenges w.p. 1 when the
+    verifier checks the rubric it knows (App. A.1.2), so the No-Data Algorithm "reduces to simple evaluation"
+    (Table 2 caption).
 
     With ``pool`` it picks from those datapoints (the LLM's "pick the datapoint that matches the criteria"
     of App. D Prompt 2); a pool without a match falls back to all n-bit strings, since App. D.2 made sure the
-    candidates contained a match. On the IP phenomenon it passes every challenge, so the No-Data
-    Algorithm "reduces to simple evaluation" (Table 2 caption).
+    candidates contained a match. Among all n-bit strings ``x`` itself always matches; under ``"substrings"``
+    it is the only match for 5 of the 498 IP test points, and the oracle then returns ``x' = x``.
     """
 
     known: Rubric
     pool: Sequence[str] | None = None
+    subsets: SubsetMode = "whole"
     name: str = "oracle"
     _cache: _SpaceCache = field(init=False, repr=False)
     _fallback: _SpaceCache = field(init=False, repr=False)
+    _key: Callable[[str], Hashable] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._cache = _SpaceCache(self.pool)
         self._fallback = _SpaceCache(None)
+        self._key = total_key(self.known, self.subsets)
 
-    def _key(self, s: str) -> Hashable:
-        return self.known.evaluate_total(s)
+    @property
+    def _key_name(self) -> str:
+        return f"total:{self.subsets}"
+
+    def key(self, s: str) -> Hashable:
+        """The total evaluation the oracle matches on (``total_key``)."""
+        return self._key(s)
 
     def pick(self, x: str, rng: np.random.Generator) -> str:
         target = self._key(x)
-        x_prime = self._cache.get(len(x)).sample(rng, "total", self._key, target)
+        x_prime = self._cache.get(len(x)).sample(rng, self._key_name, self._key, target)
         if x_prime is None and self.pool is not None:
-            x_prime = self._fallback.get(len(x)).sample(rng, "total", self._key, target)
+            x_prime = self._fallback.get(len(x)).sample(rng, self._key_name, self._key, target)
         # x always matches itself; only reachable for huge n where rejection sampling gave up.
         return x if x_prime is None else x_prime
 
     async def propose(self, x: str, y_hat: Label, round: int, rng: np.random.Generator) -> Proposal:
         return Proposal(x_prime=self.pick(x, rng), y_tilde=y_hat, strategy=self.name)
 
-    def distribution(self, x: str, y_hat: Label) -> Mixture:
-        members = self._cache.get(len(x)).members("total", self._key, self._key(x))
+    def matches(self, x: str) -> list[str]:
+        """Every ``x'`` the oracle may pick for ``x``, in pool (or lexicographic) order."""
+        target = self._key(x)
+        members = self._cache.get(len(x)).members(self._key_name, self._key, target)
         if not members and self.pool is not None:
-            members = self._fallback.get(len(x)).members("total", self._key, self._key(x))
-        return [(1.0, members or [x])]
+            members = self._fallback.get(len(x)).members(self._key_name, self._key, target)
+        return members or [x]
+
+    def distribution(self, x: str, y_hat: Label) -> Mixture:
+        return [(1.0, self.matches(x))]
+
+
+LieSigmaMode = Literal["encoding", "permutation"]
+LIE_SIGMA_MODES: tuple[str, ...] = ("encoding", "permutation")
 
 
 @dataclass
 class LieSigmaGenerator:
-    """Lie 1 of §8.1.1 ("σ unknown"): it can match ``C(x)`` only up to the order of the criteria.
+    """Lie 1 of §8.1.1 ("σ unknown"): "it can output an encoding C(x), but does not necessarily know C̄(x)".
 
-    The paper describes the lie as "it can output an encoding C(x), but does not necessarily know C̄(x)".
-    As in the authors' notebook, the liar draws ``x'`` whose encoding ``C_known(x')`` is a *permutation* of
-    ``C_known(x)``: the count of satisfied criteria — all a majority-vote σ looks at — is right, the
-    criteria themselves need not be. It passes Challenge 2 only when the permutation is the identity.
+    * ``mode="encoding"`` (default, the paper's wording): ``x'`` is uniform over ``{x' : C_known(x') =
+      C_known(x)}`` — the right encoding, with whatever total evaluation it happens to have. It always passes
+      Challenge 2 (on the rubric it knows) and passes Challenge 1 only when ``C̄`` matches by luck.
+    * ``mode="permutation"`` (the authors' notebook): ``x'`` whose ``C_known(x')`` is a *permutation* of
+      ``C_known(x)`` — only the count of satisfied criteria, all a majority-vote σ looks at, is right. It passes
+      Challenge 2 only when the permutation is the identity. This is what reproduces Table 3's published Lie 1.
     """
 
     known: Rubric
+    mode: LieSigmaMode = "encoding"
     name: str = "lie-sigma"
     _cache: _SpaceCache = field(init=False, repr=False, default_factory=_SpaceCache)
 
+    def __post_init__(self) -> None:
+        if self.mode not in LIE_SIGMA_MODES:
+            raise ValueError(f"unknown Lie 1 mode {self.mode!r}; expected one of {', '.join(LIE_SIGMA_MODES)}")
+
     def _key(self, s: str) -> Hashable:
-        return tuple(sorted(self.known.evaluate(s)))
+        encoding = self.known.evaluate(s)
+        return encoding if self.mode == "encoding" else tuple(sorted(encoding))
 
     async def propose(self, x: str, y_hat: Label, round: int, rng: np.random.Generator) -> Proposal:
-        x_prime = self._cache.get(len(x)).sample(rng, "sorted", self._key, self._key(x))
+        x_prime = self._cache.get(len(x)).sample(rng, self.mode, self._key, self._key(x))
         return Proposal(x_prime=x_prime or x, y_tilde=y_hat, strategy=self.name)
 
     def distribution(self, x: str, y_hat: Label) -> Mixture:
-        return [(1.0, self._cache.get(len(x)).members("sorted", self._key, self._key(x)) or [x])]
+        return [(1.0, self._cache.get(len(x)).members(self.mode, self._key, self._key(x)) or [x])]
 
 
 def bit_majority(s: str) -> Label:
@@ -238,13 +295,14 @@ class LieApproxGenerator:
     known: Rubric
     p: float = 0.1
     pool: Sequence[str] | None = None
+    subsets: SubsetMode = "whole"
     name: str = "lie-p"
     _oracle: OracleGenerator = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.p <= 1.0:
             raise ValueError(f"p must be a probability, got {self.p}")
-        self._oracle = OracleGenerator(self.known, self.pool)
+        self._oracle = OracleGenerator(self.known, self.pool, self.subsets)
 
     async def propose(self, x: str, y_hat: Label, round: int, rng: np.random.Generator) -> Proposal:
         if rng.random() < self.p:
@@ -275,16 +333,29 @@ GeneratorName = Literal["oracle", "lie-sigma", "lie-f", "lie-p", "random"]
 GENERATOR_NAMES = ("oracle", "lie-sigma", "lie-f", "lie-p")
 
 
-def make_generator(name: str, known: Rubric, *, p: float = 0.1, pool: Sequence[str] | None = None) -> Generator:
-    """Build a generator by its CLI name (``--generator oracle|lie-sigma|lie-f|lie-p``)."""
+def make_generator(
+    name: str,
+    known: Rubric,
+    *,
+    p: float = 0.1,
+    pool: Sequence[str] | None = None,
+    subsets: SubsetMode = "whole",
+    lie_sigma_mode: LieSigmaMode = "encoding",
+) -> Generator:
+    """Build a generator by its CLI name (``--generator oracle|lie-sigma|lie-f|lie-p``).
+
+    ``subsets`` is the verifier's ``S_x`` reading (public, Remark 1), which the oracle (and Lie 3's oracle part)
+    matches; ``lie_sigma_mode`` picks Lie 1's construction (the paper's ``encoding`` or the notebook's
+    ``permutation``).
+    """
     if name == "oracle":
-        return OracleGenerator(known, pool)
+        return OracleGenerator(known, pool, subsets)
     if name == "lie-sigma":
-        return LieSigmaGenerator(known)
+        return LieSigmaGenerator(known, lie_sigma_mode)
     if name == "lie-f":
         return LieFGenerator(known)
     if name == "lie-p":
-        return LieApproxGenerator(known, p, pool)
+        return LieApproxGenerator(known, p, pool, subsets)
     if name == "random":
         return RandomGenerator()
     raise ValueError(f"unknown generator {name!r}; expected one of {', '.join(GENERATOR_NAMES)} or 'random'")

@@ -70,13 +70,36 @@ def format_exemplars(rows: Sequence[tuple[str, Label]], rubric: Rubric = IP_RUBR
     return "".join(blocks)
 
 
+def format_generation_exemplars(
+    rows: Sequence[tuple[str, Label]], answer_for: Callable[[str], str], rubric: Rubric = IP_RUBRIC
+) -> str:
+    """Prompt 3's exemplars (App. D.2: "the first five entries in the training dataset, along with
+    chain-of-thought-style rationale"), in Prompt 3's user turn and answer format.
+
+    The paper does not print them; ours are: the row's datapoint and label, a rationale built from the rubric's
+    criteria values (``Rubric.explain``: every criterion of ``C̄``, then σ), a sentence saying the answer has the
+    same value on every criterion, and the answer ``answer_for(x)`` between ``|datapoint|`` anchors.
+    """
+    blocks = []
+    for x, y in rows:
+        x_prime = answer_for(x)
+        blocks.append(
+            f"Datapoint: {x}\nLabel: {y}\nRationale:\n{rubric.explain(x)}\n"
+            f"- {x_prime} has the same value on every criterion above, so it is similar to {x} and also has "
+            f"label {y}.\n|datapoint|\n{x_prime}\n|datapoint|\n\n"
+        )
+    return "".join(blocks)
+
+
 @dataclass
 class LLMEvaluator:
     """The §8 LLM evaluator: labels with Prompt 1 and generates by picking (Prompt 2) or writing (Prompt 3).
 
     ``rubric`` is the rubric the model is shown — always IP in the paper, also for OOP data. ``pool`` holds
     candidate datapoints for picking (the IP train split in App. D.2); each pick offers one candidate that
-    matches ``x`` under the rubric's total evaluation plus four random ones, shuffled.
+    matches ``x`` under the rubric's total evaluation plus four random ones, shuffled. ``exemplars`` (the first
+    IP-train rows) go in Prompt 1 and Prompt 3; Prompt 2 "does not utilise exemplars" (App. D.2). A Prompt 3
+    exemplar's answer is the first datapoint the oracle would accept for it (``generation_exemplar_answer``).
     """
 
     ask: Ask
@@ -123,6 +146,14 @@ class LLMEvaluator:
                 )
         return None, reply
 
+    def generation_exemplar_answer(self, x: str) -> str:
+        """The answer of a Prompt 3 exemplar: the first ``x' ≠ x`` with the same total evaluation as ``x`` (pool
+        order, then all n-bit strings in order), or ``x`` itself when nothing else matches."""
+        return next((s for s in self._oracle.matches(x) if s != x), x)
+
+    def generation_exemplars(self) -> str:
+        return format_generation_exemplars(self.exemplars, self.generation_exemplar_answer, self.rubric)
+
     async def label(self, x: str, round: int, rng: np.random.Generator) -> Label:
         if not self.relabel_each_round and x in self._labels:
             return self._labels[x]
@@ -152,7 +183,9 @@ class LLMEvaluator:
             variables["datapoints"] = "\n".join(self._candidates(x, rng))
             prompt = PROMPT_PICK
         else:
-            variables["exemplars"] = ""
+            # App. D.2, Prompt 3 caption: "this prompt does take exemplars ... the first five entries in the
+            # training dataset, along with chain-of-thought-style rationale".
+            variables["exemplars"] = self.generation_exemplars()
             prompt = PROMPT_GENERATE
         x_prime, reply = await self._ask_parsed(role, prompt, variables, lambda r: parse_datapoint(r, len(x)))
         strategy = f"{self.name}-{self.strategy}"

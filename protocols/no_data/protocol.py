@@ -13,8 +13,9 @@ transcript:
 * ``verifier``: a rule agent around phase 1's ``RuleVerifier`` (§8.0.3).
 
 Each EV round is three named states: ``label`` (the evaluator's ŷ for x), ``propose`` (its commitment
-``<x', ỹ'>``) and ``challenge`` (the evaluator's commitment goes to the verifier with the challenge the verifier
-drew; the verifier answers with the check outcome). Then ``decision`` (Alg. 1's keep-or-flip) and ``done``.
+``<x', ỹ'>``) and ``challenge`` (the evaluator sends ``x'`` — not ``ỹ'``, which no challenge reads, §6.1 — to the
+verifier, which answers with the challenge it drew and the outcome). Then ``decision`` (Alg. 1's keep-or-flip)
+and ``done``.
 Requests to rule agents are JSON messages; every round's record (x', ỹ', challenge, outcome) and the decision
 (success, revealed label, flip, final label) are ``step`` events, and the verdict carries the final label as
 its decision and the EV success as ``accepted``.
@@ -25,8 +26,9 @@ depends only on (seed, index) — not on order, concurrency or resume — and eq
 (``run_experiment``) datapoint by datapoint. A rule evaluator's coins are its private state: the adapter hands
 the evaluator stream to the rule agent by reference (``EvaluatorEndpoint.coins``) instead of serialising it
 into the message. The verifier's draw is phase 1's ``RuleVerifier.draw`` on the verifier stream; because
-``Verifier.draw`` is synchronous, the verifier's proxy takes it and sends it with the commitment, and the rule
-agent checks it.
+``Verifier.draw`` is synchronous, the verifier's proxy takes it and hands it to the verifier agent the same way
+(``VerifierEndpoint.challenge``, its private state, never inside the evaluator's message); the verifier agent
+checks it and announces it in its reply.
 """
 
 from __future__ import annotations
@@ -48,10 +50,10 @@ from voirdire.transcript import Verdict
 
 from .algorithm import EVENT_DECISION, EVENT_ROUND, NoDataParams, label_datapoint
 from .challenges import Challenge, CheckOutcome, RuleVerifier
-from .data import Dataset, load_split, rubric_name_for
+from .data import FILES, Dataset, load_split, rubric_name_for
 from .evaluators import DecisionTreeLabeller, Evaluator, FeatureEncoding, Labeller, NoisyLabeller
 from .experiments import ExperimentConfig, build_evaluator, build_generator, decision_tree
-from .generators import Generator, OracleGenerator, Proposal
+from .generators import Generator, LieSigmaMode, OracleGenerator, Proposal
 from .llm import EVENT_PARSE_FAILURE, PROMPT_EVALUATE, LLMEvaluator
 from .rubric import IP_RUBRIC, RUBRICS, Label, Rubric, SubsetMode
 
@@ -82,7 +84,7 @@ class NoDataProtocolParams(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     data: str = Field("ip", description="ip | oop | PATH (recorded so a transcript is not resumed on other data)")
-    rubric: str | None = Field(None, description="the verifier's rubric (ip | oop); None: what data says")
+    rubric: str | None = Field(None, description="the verifier's rubric (ip | oop); None: the named split's own")
     evaluator: Literal["decision-tree", "llm", "scripted"] = "decision-tree"
     generator: Literal["oracle", "lie-sigma", "lie-f", "lie-p", "random", "llm"] = "oracle"
     p: float = Field(0.1, ge=0.0, le=1.0, description="lie-p: probability of a random x' (§8.1.1)")
@@ -93,8 +95,9 @@ class NoDataProtocolParams(BaseModel):
     subsets: SubsetMode = "whole"
     epsilon: float | None = Field(None, description="App. C.1 relaxation of Challenge 2 (0 < ε ≤ 1/2)")
     lie_f_target: Literal["f", "bit-majority"] = "f"
+    lie_sigma_mode: LieSigmaMode = Field("encoding", description="Lie 1: C(x) (paper) or a permutation (notebook)")
     llm_generation: Literal["pick", "generate"] = Field("pick", description="App. D.2 Prompt 2 or Prompt 3")
-    exemplars: int = Field(5, ge=0, description="labelled IP-train exemplars in Prompt 1 (App. D.2: five)")
+    exemplars: int = Field(5, ge=0, description="IP-train exemplars in Prompts 1 and 3 (App. D.2: five)")
     attempts: int = Field(5, ge=1, description="App. D.2: retry a parse failure up to five attempts")
     retry_temperature: float | None = Field(
         0.7, ge=0.0, description="sampling temperature of attempts 2-5 (ours; None: the role's own)"
@@ -109,6 +112,8 @@ class NoDataProtocolParams(BaseModel):
             raise ValueError(f"epsilon must be in (0, 1/2] (App. C.1), got {self.epsilon}")
         if self.rubric is not None and self.rubric not in RUBRICS:
             raise ValueError(f"unknown rubric {self.rubric!r}; expected one of {', '.join(RUBRICS)}")
+        if self.data not in FILES and self.rubric is None:
+            raise ValueError(f"data {self.data!r} is a file: give its verifier rubric (rubric='ip' or 'oop')")
         return self
 
     @property
@@ -131,6 +136,7 @@ class NoDataProtocolParams(BaseModel):
             subsets=self.subsets,
             epsilon=self.epsilon,
             lie_f_target=self.lie_f_target,
+            lie_sigma_mode=self.lie_sigma_mode,
         )
 
     def algorithm(self, seed: int) -> NoDataParams:
@@ -184,18 +190,29 @@ class EvaluatorEndpoint:
 
 
 class VerifierEndpoint:
-    """The rule verifier (§8.0.3) behind a ``FunctionAgent``: ``{"op": "check", "challenge", "x", "x_prime",
-    ...}`` -> the phase-1 ``CheckOutcome`` as JSON. It never reads the label (§6.1)."""
+    """The rule verifier (§8.0.3) behind a ``FunctionAgent``.
+
+    Request (from the evaluator): its commitment ``{"op": "commit", "round", "x", "x_prime"}`` — no label, since
+    neither challenge reads one (§6.1). Reply: the challenge this verifier drew and the outcome, ``{"challenge",
+    "challenge_name", "passed", "reason", "detail"}`` (phase 1's ``CheckOutcome`` plus the name). ``challenge`` is
+    the verifier's private draw for the current round (phase 1's ``RuleVerifier.draw`` on the verifier stream),
+    bound by the session's adapter like the evaluator's coins; it is used once.
+    """
 
     def __init__(self, verifier: RuleVerifier) -> None:
         self.verifier = verifier
+        self.challenge: Challenge | None = None
 
     async def __call__(self, text: str) -> str:
         request = json.loads(text)
-        if request.get("op") != "check":
+        if request.get("op") != "commit":
             raise ValueError(f"verifier: unknown request {request.get('op')!r}")
-        outcome = await self.verifier.check(Challenge(int(request["challenge"])), request["x"], request["x_prime"])
-        return outcome.model_dump_json()
+        if self.challenge is None:
+            raise RuntimeError("the verifier has not drawn a challenge for this round")
+        challenge, self.challenge = self.challenge, None
+        outcome = await self.verifier.check(challenge, request["x"], request["x_prime"])
+        reply = outcome.model_dump(mode="json")
+        return json.dumps({"challenge": reply.pop("challenge"), "challenge_name": challenge.name.lower(), **reply})
 
 
 # ----------------------------------------------------------------------------------------- session adapters
@@ -203,11 +220,10 @@ class VerifierEndpoint:
 
 @dataclass
 class _Exchange:
-    """What the adapters of one session share: the round in progress and the evaluator's commitment."""
+    """What the adapters of one session share: the round in progress and the LLM's counters."""
 
     session: Session
     round: int = 0
-    proposal: Proposal | None = None
     parse_failures: int = 0
     model_calls: int = 0
 
@@ -261,42 +277,45 @@ class _SessionEvaluator:
     generator: Generator
 
     async def label(self, x: str, round: int, rng: np.random.Generator) -> Label:
-        self.exchange.round, self.exchange.proposal = round, None
+        self.exchange.round = round
         self.exchange.enter("label")
         return await self.labeller.label(x, round, rng)
 
     async def propose(self, x: str, y_hat: Label, round: int, rng: np.random.Generator) -> Proposal:
         self.exchange.enter("propose")
-        proposal = await self.generator.propose(x, y_hat, round, rng)
-        self.exchange.proposal = proposal
-        return proposal
+        return await self.generator.propose(x, y_hat, round, rng)
+
+
+def _verifier_endpoint(session: Session) -> VerifierEndpoint:
+    fn = getattr(session.agent("verifier"), "fn", None)
+    if not isinstance(fn, VerifierEndpoint):
+        raise TypeError("the verifier role is not played by the rule verifier")
+    return fn
 
 
 @dataclass
 class _SessionVerifier:
-    """What ``label_datapoint`` sees as the verifier: phase 1's draw, then the check by the verifier agent."""
+    """What ``label_datapoint`` sees as the verifier: phase 1's draw, handed privately to the verifier agent,
+    then the evaluator's commitment to that agent, which answers with the challenge and the outcome."""
 
     exchange: _Exchange
     rule: RuleVerifier
 
     def draw(self, rng: np.random.Generator) -> Challenge:
-        return self.rule.draw(rng)
+        challenge = self.rule.draw(rng)
+        _verifier_endpoint(self.exchange.session).challenge = challenge
+        return challenge
 
     async def check(self, challenge: Challenge, x: str, x_prime: str) -> CheckOutcome:
         ex = self.exchange
         ex.enter("challenge")
-        request: dict[str, Any] = {
-            "op": "check",
-            "round": ex.round,
-            "challenge": int(challenge),
-            "challenge_name": Challenge(challenge).name.lower(),
-            "x": x,
-            "x_prime": x_prime,
-        }
-        if ex.proposal is not None:
-            request["y_tilde"] = ex.proposal.y_tilde  # shown for the reader; the challenges never read it
+        # The evaluator's commitment: x' only. ỹ' stays in the round record; no challenge reads it (§6.1).
+        request: dict[str, Any] = {"op": "commit", "round": ex.round, "x": x, "x_prime": x_prime}
         reply = await ex.session.send("verifier", json.dumps(request), sender="evaluator")
-        return CheckOutcome.model_validate_json(reply.text)
+        outcome = CheckOutcome.model_validate_json(reply.text)
+        if outcome.challenge != int(challenge):
+            raise RuntimeError(f"the verifier answered challenge {outcome.challenge}, but drew {int(challenge)}")
+        return outcome
 
 
 _EXPECTED = {
@@ -420,11 +439,13 @@ class NoDataProtocol(Protocol[NoDataItem, NoDataProtocolParams]):
         return self._rule_generator
 
     def llm_setup(self) -> tuple[list[tuple[str, Label]], list[str], OracleGenerator]:
-        """Prompt 1's exemplars (first IP-train rows) and Prompt 2's candidate pool (IP train, App. D.2)."""
+        """The exemplars of Prompts 1 and 3 (the first ``exemplars`` IP-train rows) and Prompt 2's candidate pool
+        (IP train, App. D.2), with the oracle that plants a matching candidate."""
         if self._llm_setup is None:
             train = load_split("ip", "train", self.root)
             exemplars = [(r.x, r.y) for r in train.rows[: self.params.exemplars]]
-            self._llm_setup = (exemplars, train.xs, OracleGenerator(IP_RUBRIC, train.xs))
+            oracle = OracleGenerator(IP_RUBRIC, train.xs, self.params.subsets)
+            self._llm_setup = (exemplars, train.xs, oracle)
         return self._llm_setup
 
     def known_labels(self, xs: Sequence[str]) -> list[Label] | None:

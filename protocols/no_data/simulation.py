@@ -2,17 +2,28 @@
 
 Setup (Theorem 1's assumption: "the evaluator always lies on any x iff it incorrectly labels"): every
 simulated evaluator claims the **wrong** label ``ỹ' = 1 - f(x)`` and tries to get it past the verifier with a
-generation strategy. A lie is *undetected* when all ``r`` rounds pass. Liars know the rubric ``C`` (both
-players are given it, §6.1) and the public challenges (Remark 1), not ``C̄``:
+generation strategy. A lie is *undetected* when all ``r`` rounds pass. Liars know the verifier's rubric ``C``
+(both players are given it, §6.1 — unlike Table 3, where the generator knows only the IP rubric) and the public
+challenges (Remark 1):
 
 * ``consistent``: backs its wrong label honestly, ``x'`` with ``f(x') = ỹ'`` (Lie 2 with the true σ);
 * ``ch2-cheater``: A.3's cheat — ``C(x') = C(x)`` always, with ``C̄(x') ≠ C̄(x)`` where possible;
-* ``ch2-guesser``: the paper's wording of Lie 1 — outputs ``C(x)`` but "does not necessarily know ``C̄(x)``";
+* ``lie-sigma``: Lie 1 as the paper words it (§8.1.1) — outputs ``C(x)`` but "does not necessarily know
+  ``C̄(x)``" (``x'`` uniform over ``C(x') = C(x)``);
+* ``lie-sigma-permutation``: Lie 1 as the authors' notebook built it (``C(x')`` a permutation of ``C(x)``);
 * ``copycat``: ``x' = x`` (Lemma 2 assumes ``x ≠ x'``, nothing in §6.1 enforces it);
-* ``lie-sigma``, ``lie-p``, ``random``: the §8.1.1 lies and a pure guesser.
+* ``lie-p``: Lie 3, the oracle w.p. 0.9 and a random string w.p. 0.1; ``random``: a pure guesser.
+
+Neither challenge reads ``ỹ'``, so for every strategy but ``consistent`` (whose ``x'`` depends on the label) the
+wrong label plays no part: "undetected" is just the generator's pass rate. And a strategy that reproduces
+``C̄(x)`` is, for the verifier, an evaluator that knows ``f`` (App. A.1.2: "generating an answer to pass *both*
+challenges is equivalent to knowing f"), outside what Lemma 3 bounds. ``knows_total`` splits the strategies:
+``lie-p`` (the oracle 90% of the time) and ``copycat`` know or copy ``C̄(x)`` on every rubric, and so do
+``ch2-cheater`` and ``lie-sigma`` on a rubric with ``C̄ = C`` (OOP), where reproducing ``C(x)`` *is*
+reproducing ``C̄(x)``. Lemma 1 is judged on the other group only.
 
 For each (strategy, rubric, r) the simulation reports the empirical rate with a 95% Wilson interval, the
-exact rate ``E_x[q(x)^r]`` from the generator's distribution, and ``(1/4)^r``.
+exact rate ``E_x[q(x)^r]`` from the generator's distribution, ``(1/4)^r`` and the group.
 """
 
 from __future__ import annotations
@@ -93,12 +104,26 @@ class Copycat:
 STRATEGIES: dict[str, Callable[[Rubric], Generator]] = {
     "consistent": lambda r: LieFGenerator(r, name="consistent"),
     "ch2-cheater": lambda r: Challenge2Cheater(r),
-    "ch2-guesser": lambda r: Challenge2Cheater(r, force_wrong_structure=False, name="ch2-guesser"),
+    "lie-sigma": lambda r: LieSigmaGenerator(r, "encoding"),
+    "lie-sigma-permutation": lambda r: LieSigmaGenerator(r, "permutation", name="lie-sigma-permutation"),
     "copycat": lambda r: Copycat(),
-    "lie-sigma": lambda r: LieSigmaGenerator(r),
     "lie-p": lambda r: LieApproxGenerator(r, 0.1),
     "random": lambda r: RandomGenerator(),
 }
+
+#: Strategies that know or copy ``C̄(x)`` whatever the rubric: Lie 3 is the oracle w.p. 1 - p, the copycat
+#: returns x itself.
+ALWAYS_KNOW_TOTAL = frozenset({"lie-p", "copycat"})
+#: Strategies that reproduce ``C(x)`` exactly: on a rubric with ``C̄ = C`` (OOP) that is ``C̄(x)`` too.
+REPRODUCE_ENCODING = frozenset({"ch2-cheater", "lie-sigma"})
+
+
+def knows_total(strategy: str, rubric: Rubric) -> bool:
+    """Whether ``strategy`` knows or copies ``C̄(x)`` under ``rubric`` — Lemma 3's "knows f" case, which passes
+    w.p. 1 and which Lemma 1's ``(1/4)^r`` does not bound."""
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown strategy {strategy!r}; expected one of {', '.join(STRATEGIES)}")
+    return strategy in ALWAYS_KNOW_TOTAL or (rubric.is_total and strategy in REPRODUCE_ENCODING)
 
 
 class UndetectedRate(BaseModel):
@@ -112,6 +137,7 @@ class UndetectedRate(BaseModel):
     exact: float
     per_round_exact: float
     lemma1: float
+    knows_total: bool = False
 
 
 def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -164,6 +190,7 @@ async def undetected_rate(
         exact=exact,
         per_round_exact=per_round,
         lemma1=lemma1_undetected_probability(rounds),
+        knows_total=knows_total(strategy, rubric),
     )
 
 

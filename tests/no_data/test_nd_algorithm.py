@@ -20,7 +20,7 @@ from voirdire.protocols.no_data.algorithm import (
     no_data_algorithm,
     no_data_k_ary,
 )
-from voirdire.protocols.no_data.challenges import RuleVerifier
+from voirdire.protocols.no_data.challenges import Challenge, RuleVerifier
 from voirdire.protocols.no_data.evaluators import ComposedEvaluator, RubricLabeller, ScriptedLabeller
 from voirdire.protocols.no_data.generators import (
     LieApproxGenerator,
@@ -29,6 +29,7 @@ from voirdire.protocols.no_data.generators import (
     OracleGenerator,
     Proposal,
     RandomGenerator,
+    make_generator,
 )
 from voirdire.protocols.no_data.rubric import IP_RUBRIC, OOP_RUBRIC, CountAggregator, Rubric
 from voirdire.protocols.no_data.simulation import Challenge2Cheater
@@ -56,23 +57,37 @@ async def test_honest_evaluator_always_passes(rubric):
     assert all(d.rounds_run == 5 for d in run.decisions)
 
 
-async def test_honest_evaluator_passes_under_the_substring_reading_too():
+@pytest.mark.parametrize("subsets", ["whole", "substrings"])
+@pytest.mark.parametrize("rubric", [IP_RUBRIC, OOP_RUBRIC], ids=["ip", "oop"])
+async def test_oracle_passes_with_probability_one_under_both_readings_of_s_x(rubric, subsets):
+    """App. A.1.2: "Knowing f implies ... it will pass the checks from the verifier w.p.1" — under either
+    reading of eq. (2), because the oracle matches the reading the (public) verifier uses."""
+    verifier = RuleVerifier(rubric, subsets=subsets)
+    oracle = make_generator("oracle", rubric, subsets=subsets)
+    evaluator = ComposedEvaluator(RubricLabeller(rubric), oracle)
+    run = await no_data_algorithm(XS, evaluator, verifier, NoDataParams(rounds=5, phi=1.0))
+    assert run.success_rate == 1.0 and run.flip_rate == 0.0
+    # Not only the sampled x': every x' the oracle may return passes both challenges.
+    for x in XS[:40]:
+        support = oracle.distribution(x, rubric.label(x))[0][1]  # type: ignore[attr-defined]
+        assert len(support) >= 1
+        for x_prime in support[:25]:
+            assert verifier.check_sync(Challenge(1), x, x_prime).passed
+            assert verifier.check_sync(Challenge(2), x, x_prime).passed
+
+
+async def test_an_oracle_that_ignores_the_substring_reading_is_caught():
+    """Why the oracle must know S_x: matching C̄ of the whole string fails eq. (2) over substrings."""
     verifier = RuleVerifier(IP_RUBRIC, subsets="substrings")
-    evaluator = ComposedEvaluator(RubricLabeller(IP_RUBRIC), _Copy())
-    run = await no_data_algorithm(XS[:50], evaluator, verifier, NoDataParams(rounds=3))
-    assert run.success_rate == 1.0
-
-
-class _Copy:
-    name = "copy"
-
-    async def propose(self, x: str, y_hat: int, round: int, rng: np.random.Generator) -> Proposal:
-        return Proposal(x_prime=x, y_tilde=y_hat)
+    whole = ComposedEvaluator(RubricLabeller(IP_RUBRIC), OracleGenerator(IP_RUBRIC, subsets="whole"))
+    run = await no_data_algorithm(XS, whole, verifier, NoDataParams(rounds=3))
+    assert run.success_rate < 0.95
 
 
 def _liars() -> list[tuple[str, Any]]:
     return [
         ("lie-sigma", LieSigmaGenerator(IP_RUBRIC)),
+        ("lie-sigma-permutation", LieSigmaGenerator(IP_RUBRIC, "permutation")),
         ("lie-f", LieFGenerator(IP_RUBRIC)),
         ("lie-p=0.1", LieApproxGenerator(IP_RUBRIC, 0.1)),
         ("lie-p=0.25", LieApproxGenerator(IP_RUBRIC, 0.25)),
@@ -94,8 +109,30 @@ async def test_each_lie_fails_at_its_expected_rate(name, generator, verifier_rub
         round_pass_probability(x, generator.distribution(x, IP_RUBRIC.label(x)), verifier) ** 3 for x in xs
     ) / len(xs)
     assert within(run.success_rate, expected, len(xs)), (name, run.success_rate, expected)
-    if verifier_rubric is OOP_RUBRIC or name != "lie-p=0.1":
+    if verifier_rubric is OOP_RUBRIC or name not in ("lie-p=0.1", "lie-sigma"):
         assert run.success_rate < 0.6  # every lie is caught on most datapoints
+    if verifier_rubric is IP_RUBRIC and name == "lie-sigma":
+        # §8.1.1's Lie 1 always passes Challenge 2 (it outputs C(x)): at least (1/2)^3 = 12.5%, in fact ~65%.
+        assert run.success_rate > 0.5
+
+
+async def test_lie_1_outputs_c_of_x_as_the_paper_words_it_and_permutes_it_as_the_notebook():
+    """§8.1.1: Lie 1 "can output an encoding C(x), but does not necessarily know C̄(x)" (the default, also of
+    ``make_generator``); the notebook's variant only gets C(x) up to a permutation."""
+    paper, notebook = make_generator("lie-sigma", IP_RUBRIC), LieSigmaGenerator(IP_RUBRIC, "permutation")
+    assert paper.mode == "encoding"  # type: ignore[attr-defined]
+    rng = np.random.default_rng(0)
+    moved = 0
+    for x in XS[:60]:
+        for _ in range(5):
+            x_prime = (await paper.propose(x, 1, 0, rng)).x_prime
+            assert IP_RUBRIC.evaluate(x_prime) == IP_RUBRIC.evaluate(x)
+        support = notebook.distribution(x, 1)[0][1]
+        assert all(sorted(IP_RUBRIC.evaluate(s)) == sorted(IP_RUBRIC.evaluate(x)) for s in support)
+        moved += any(IP_RUBRIC.evaluate(s) != IP_RUBRIC.evaluate(x) for s in support)
+    assert moved > 30  # the notebook's liar usually gets the criteria themselves wrong
+    with pytest.raises(ValueError, match="Lie 1 mode"):
+        LieSigmaGenerator(IP_RUBRIC, "count")  # type: ignore[arg-type]
 
 
 async def test_challenge_2_cheater_survives_half_of_the_rounds():

@@ -25,7 +25,7 @@ def root(shared_data: Path, monkeypatch) -> Path:
 
 @pytest.fixture
 def small(root: Path, tmp_path: Path) -> Path:
-    """The first 25 rows of the OOP test split as a PATH ("other" in the name: the OOP rubric)."""
+    """The first 25 rows of the OOP test split as a PATH (its rubric must be given: ``--rubric oop``)."""
     rows = json.loads((root / "other_data_test_with_xor.json").read_text())[:25]
     path = tmp_path / "other_small.json"
     path.write_text(json.dumps(rows))
@@ -40,7 +40,20 @@ def nodata(capsys, *args: str) -> tuple[int, dict]:
 
 def test_cli_json_seeds_and_resume(small: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "run.jsonl"
-    args = ["--data", str(small), "--generator", "lie-p", "--rounds", "3", "--phi", "0.6", "--seed", "2"]
+    args = [
+        "--data",
+        str(small),
+        "--rubric",
+        "oop",
+        "--generator",
+        "lie-p",
+        "--rounds",
+        "3",
+        "--phi",
+        "0.6",
+        "--seed",
+        "2",
+    ]
     code, first = nodata(capsys, *args, "--seeds", "2", "--out", str(out))
     assert code == 0 and first["rubric"] == "oop" and first["datapoints"] == 25 and first["seeds"] == [2, 3]
     assert first["sessions"] == 50 and first["skipped"] == 0 and not first["errors"]
@@ -88,7 +101,10 @@ def test_cli_agrees_with_the_direct_path(root: Path, tmp_path: Path, capsys, dat
 
 def test_text_output_and_show(small: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "t.jsonl"
-    assert main(["nodata", "--data", str(small), "--seeds", "2", "--out", str(out), "--no-progress"]) == 0
+    assert (
+        main(["nodata", "--data", str(small), "--rubric", "oop", "--seeds", "2", "--out", str(out), "--no-progress"])
+        == 0
+    )
     text = capsys.readouterr().out
     assert "other_small (25 datapoints, verifier rubric oop)" in text
     assert "mean ± sd over 2 seeds: accuracy" in text and "Lemma 1: a lie survives r = 3 rounds" in text
@@ -101,24 +117,24 @@ def test_text_output_and_show(small: Path, tmp_path: Path, capsys) -> None:
 
 def test_default_out_depends_on_the_parameters(small: Path, tmp_path: Path, capsys, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
-    code, a = nodata(capsys, "--data", str(small), "--limit", "3")
-    code_b, b = nodata(capsys, "--data", str(small), "--limit", "3", "--phi", "0.1")
+    code, a = nodata(capsys, "--data", str(small), "--rubric", "oop", "--limit", "3")
+    code_b, b = nodata(capsys, "--data", str(small), "--rubric", "oop", "--limit", "3", "--phi", "0.1")
     assert code == code_b == 0 and a["transcript"] != b["transcript"]
     assert a["transcript"].startswith("transcripts/no_data-other_small-decision-tree-oracle-")
-    code, again = nodata(capsys, "--data", str(small), "--limit", "3")
+    code, again = nodata(capsys, "--data", str(small), "--rubric", "oop", "--limit", "3")
     assert code == 0 and again["transcript"] == a["transcript"] and again["skipped"] == 3
 
 
 def test_malformed_data_file_names_file_and_row(root: Path, tmp_path: Path, capsys) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps([["010101010101", "1"], ["010101010101", "0"], ["0101x1010101", "1"]]))
-    assert main(["nodata", "--data", str(bad), "--out", str(tmp_path / "b.jsonl")]) == 2
+    assert main(["nodata", "--data", str(bad), "--rubric", "ip", "--out", str(tmp_path / "b.jsonl")]) == 2
     err = capsys.readouterr().err
     assert f"{bad}: row 2: x must be a non-empty string of 0s and 1s" in err
     bad.write_text('[["0101", "1"],\n ["01", ')
-    assert main(["nodata", "--data", str(bad), "--out", str(tmp_path / "b.jsonl")]) == 2
+    assert main(["nodata", "--data", str(bad), "--rubric", "ip", "--out", str(tmp_path / "b.jsonl")]) == 2
     assert f"{bad}: invalid JSON at line 2" in capsys.readouterr().err
-    assert main(["nodata", "--data", str(tmp_path / "missing.json")]) == 2
+    assert main(["nodata", "--data", str(tmp_path / "missing.json"), "--rubric", "ip"]) == 2
     assert "missing.json: no such file" in capsys.readouterr().err
     assert not (tmp_path / "b.jsonl").exists()
 
@@ -138,5 +154,44 @@ def test_malformed_data_file_names_file_and_row(root: Path, tmp_path: Path, caps
     ],
 )
 def test_bad_options_exit_2(small: Path, tmp_path: Path, capsys, extra: list[str], message: str) -> None:
-    assert main(["nodata", "--data", str(small), "--out", str(tmp_path / "x.jsonl"), *extra]) == 2
+    assert main(["nodata", "--data", str(small), "--rubric", "oop", "--out", str(tmp_path / "x.jsonl"), *extra]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_data_file_needs_its_rubric(small: Path, tmp_path: Path, capsys) -> None:
+    """The verifier's rubric is not guessed from the file name ("other" in it used to mean OOP)."""
+    out = tmp_path / "r.jsonl"
+    assert main(["nodata", "--data", str(small), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"--data {small}: a data file needs --rubric ip|oop" in err and "not guessed" in err
+    assert not out.exists()
+    code, payload = nodata(capsys, "--data", str(small), "--rubric", "ip", "--limit", "3", "--out", str(out))
+    assert code == 0 and payload["rubric"] == "ip"  # the name says "other", the flag decides
+
+
+def test_lie_sigma_mode_paper_by_default_notebook_on_request(root: Path, tmp_path: Path, capsys) -> None:
+    """§8.1.1's Lie 1 outputs C(x) (so C(x') = C(x) every round); the notebook's permutes it."""
+    from voirdire.protocols.no_data.rubric import IP_RUBRIC
+    from voirdire.transcript import Step
+
+    runs = {}
+    for mode in (None, "permutation"):
+        out = tmp_path / f"{mode}.jsonl"
+        extra = [] if mode is None else ["--lie-sigma-mode", mode]
+        args = ["--data", "ip", "--generator", "lie-sigma", "--limit", "120", "--seed", "1", "--out", str(out)]
+        code, payload = nodata(capsys, *args, *extra)
+        assert code == 0
+        (run,) = payload["runs"]
+        runs[mode] = run
+        assert payload["parameters"]["lie_sigma_mode"] == (mode or "encoding")
+        rounds = [e.data for s in load(out).sessions.values() for e in s.of_kind(Step) if e.name == "nodata.round"]
+        same = [IP_RUBRIC.evaluate(r["x_prime"]) == IP_RUBRIC.evaluate(r["x"]) for r in rounds]
+        permuted = [sorted(IP_RUBRIC.evaluate(r["x_prime"])) == sorted(IP_RUBRIC.evaluate(r["x"])) for r in rounds]
+        assert all(permuted)
+        assert all(same) if mode is None else not all(same)
+        full = resolve_dataset("ip", root=root)
+        config = ExperimentConfig(data="ip", generator="lie-sigma", seed=1, lie_sigma_mode=mode or "encoding")
+        direct = asyncio.run(run_experiment(config, dataset=full.model_copy(update={"rows": full.rows[:120]})))
+        assert run["success_rate"] == direct.success_rate and run["accuracy"] == direct.accuracy
+    # Exact IP rates (r = 3): 65% for the paper's Lie 1, 17% for the notebook's.
+    assert runs[None]["success_rate"] > 0.45 > 0.3 > runs["permutation"]["success_rate"]

@@ -76,8 +76,12 @@ def test_resolve_dataset(shared_data, tmp_path):
     root = shared_data / "no_data_algorithm"
     assert resolve_dataset("oop", root=root).rubric is OOP_RUBRIC
     path = write(tmp_path, [["111000000001", "1"]], "other_custom.json")
-    assert resolve_dataset(str(path), root=root).rubric_name == "oop"
+    # A file's rubric is never guessed from its name ("other" used to mean OOP): it must be given.
+    with pytest.raises(DataError, match=r"needs its verifier rubric \(--rubric ip\|oop\)"):
+        resolve_dataset(str(path), root=root)
+    assert resolve_dataset(str(path), rubric="oop", root=root).rubric_name == "oop"
     assert resolve_dataset(str(path), rubric="ip", root=root).rubric_name == "ip"
+    assert resolve_dataset("oop", rubric="ip", root=root).rubric_name == "ip"
     with pytest.raises(DataError, match="unknown rubric"):
         resolve_dataset(str(path), rubric="nope", root=root)
     with pytest.raises(DataError, match="unknown data set"):

@@ -89,3 +89,11 @@ def test_unknown_generator_is_rejected():
         ExperimentConfig(generator="oracle-ish")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="unknown generator"):
         make_generator("oracle-ish", IP_RUBRIC)
+
+
+@pytest.mark.parametrize("subsets", ["whole", "substrings"])
+async def test_ip_oracle_run_passes_every_datapoint_under_both_readings_of_s_x(root, subsets):
+    """The configured run hands the verifier's S_x reading to the oracle: IP stays at 100% success (it was 78%
+    under ``substrings`` when the oracle matched only C̄ of the whole string)."""
+    report = await run_experiment(ExperimentConfig(data="ip", subsets=subsets, phi=0.5), root=root)
+    assert report.success_rate == 1.0 and report.accuracy == report.known_accuracy

@@ -117,3 +117,37 @@ def test_prompt_files_are_verbatim_from_the_paper(shared_data, name, number):
         if "{" in line or not line.strip():
             continue  # the markers the paper leaves for the rubric / datapoints
         assert re.sub(r"\s+", " ", line.strip()) in flat, line
+
+
+async def test_prompt_3_takes_the_first_exemplars_with_rationale_and_answer():
+    """App. D.2, Prompt 3 caption: "this prompt does take exemplars (not pictured): the first five entries in the
+    training dataset, along with chain-of-thought-style rationale" (Prompt 2 "does not utilise exemplars")."""
+    seen: dict[str, dict[str, str]] = {}
+
+    async def ask(role: str, prompt: str, variables: dict[str, str]) -> str:
+        seen[prompt] = variables
+        user = LIBRARY.get(f"no_data/{prompt}").render(**variables)[-1].content
+        if prompt == "generate":
+            assert user.endswith(f"Datapoint: {variables['x']}\nLabel: {variables['y']}\n")
+        return f"|datapoint|\n{variables['x']}\n|datapoint|"
+
+    rows = [(x, IP_RUBRIC.label(x)) for x in POOL[:5]]
+    x = XS[0]
+    for strategy in ("generate", "pick"):
+        await LLMEvaluator(ask, exemplars=rows, pool=POOL, strategy=strategy).propose(x, 1, 0, rng)
+    assert "exemplars" not in seen["generate_pick"]
+    text = seen["generate"]["exemplars"]
+    blocks = text.strip().split("\n\n")
+    assert len(blocks) == 5
+    for block, (ex, ey) in zip(blocks, rows, strict=True):
+        assert block.startswith(f"Datapoint: {ex}\nLabel: {ey}\nRationale:\n")
+        assert "c1a" in block and "c1b" in block  # criterion-by-criterion, over the total rubric
+        answer = parse_datapoint(block, 12)
+        assert answer is not None and answer != ex
+        assert IP_RUBRIC.evaluate_total(answer) == IP_RUBRIC.evaluate_total(ex)  # a good answer to copy
+    # Bounded by the evaluator's exemplars setting; none at all leaves the slot empty.
+    seen.clear()
+    await LLMEvaluator(ask, exemplars=rows[:2], pool=POOL, strategy="generate").propose(x, 0, 0, rng)
+    assert seen["generate"]["exemplars"].count("|datapoint|") == 4
+    await LLMEvaluator(ask, pool=POOL, strategy="generate").propose(x, 0, 0, rng)
+    assert seen["generate"]["exemplars"] == ""

@@ -66,19 +66,30 @@ async def test_transcript_holds_every_round_and_the_flip(tmp_path: Path) -> None
         assert decision["revealed"] == rounds[-1]["y_tilde"]
         assert decision["flipped"] == (decision["label"] != decision["revealed"])
         assert not (decision["success"] and decision["flipped"])
-        # The exchange went through the Session: the evaluator's commitment to the verifier and its answer.
+        # The exchange went through the Session: the evaluator's commitment (x', never the label: no challenge
+        # reads it, §6.1) to the verifier, and the verifier's answer announcing its challenge and the outcome.
         messages = s.of_kind(Message)
-        to_verifier = [m for m in messages if m.sender == "evaluator" and m.receiver == "verifier"]
+        to_verifier = [m for m in messages if m.receiver == "verifier"]
         from_verifier = [m for m in messages if m.sender == "verifier"]
         assert len(to_verifier) == len(from_verifier) == len(rounds)
         for m, answer, r in zip(to_verifier, from_verifier, rounds, strict=True):
             request = json.loads(m.content)
-            assert (request["x_prime"], request["challenge"], request["y_tilde"]) == (
-                r["x_prime"],
+            assert m.sender == "evaluator" and request == {
+                "op": "commit",
+                "round": r["round"],
+                "x": item.x,
+                "x_prime": r["x_prime"],
+            }
+            assert "challenge" not in request and "y_tilde" not in request
+            reply = json.loads(answer.content)
+            assert (reply["challenge"], reply["challenge_name"], reply["passed"], reply["reason"]) == (
                 r["challenge"],
-                r["y_tilde"],
+                r["challenge_name"],
+                r["passed"],
+                r["reason"],
             )
-            assert json.loads(answer.content)["passed"] == r["passed"]
+        # Only the verifier names a challenge.
+        assert all("challenge" not in m.content for m in messages if m.sender != "verifier")
         proposals = [json.loads(m.content) for m in messages if m.sender == "evaluator" and "x_prime" in m.content]
         assert [p["x_prime"] for p in proposals if "op" not in p] == [r["x_prime"] for r in rounds]
         states = [e.to_state for e in s.of_kind(Transition)]
@@ -172,7 +183,11 @@ def test_params_validation() -> None:
         NoDataProtocolParams(epsilon=0.7)
     with pytest.raises(ValueError, match="needs an evaluator object"):
         NoDataProtocol(NoDataProtocolParams(evaluator="scripted"))
-    assert NoDataProtocolParams(data="some/other_file.json").rubric_name == "oop"
+    with pytest.raises(ValueError, match="is a file: give its verifier rubric"):
+        NoDataProtocolParams(data="some/other_file.json")  # no rubric guessed from the name
+    with pytest.raises(ValueError, match="is a file: give its verifier rubric"):
+        ExperimentConfig(data="some/other_file.json")
+    assert NoDataProtocolParams(data="some/other_file.json", rubric="ip").rubric_name == "ip"
     assert NoDataProtocolParams(data="oop", rubric="ip").rubric_name == "ip"
     assert NoDataProtocol(NoDataProtocolParams(evaluator="llm", generator="lie-f")).required_roles() == (
         "evaluator",

@@ -146,7 +146,7 @@ def test_cli_llm_evaluator_on_an_openai_compatible_endpoint(root: Path, tmp_path
     assert len(requests) == 4 * 2 * 2 + 1
     assert all(r["model"] == "fake-model" and r["max_tokens"] == 64 for r in requests)
     assert all(len(r["messages"]) == 2 and r["messages"][0]["role"] == "system" for r in requests)
-    assert "temperature" not in requests[0] and requests[1]["temperature"] == 0.7  # the retry is sampled
+    assert requests[0]["temperature"] == 0.0 and requests[1]["temperature"] == 0.7  # greedy first, sampled retry
     assert "seed" not in requests[0]  # --seed is Algorithm 1's, not the model's
     t = load(out)
     assert t.header is not None and t.header.roles["evaluator"].spec.startswith("openai-compatible:fake-model@")
@@ -185,3 +185,29 @@ async def test_sampled_retries_carry_distinct_reproducible_seeds(root: Path, tmp
     assert len({seed for _, seed in retries}) == len(retries)  # each attempt samples differently
     assert first == second  # and a re-run samples the same way
     assert all(seed is None for t, seed in first if t is None)  # first attempts stay greedy and unseeded
+
+
+async def test_prompt_3_exemplars_are_the_first_ip_train_rows(root: Path, tmp_path: Path) -> None:
+    """``--llm-generation generate --exemplars 3``: Prompt 3 carries the first three IP-train rows (App. D.2)."""
+    client = ScriptedChatCompletionClient(
+        Script(
+            rules=[
+                ScriptRule(match=r"Label: [01]\s*$", reply="|datapoint|\n000000000000\n|datapoint|"),
+                ScriptRule(match=r"Datapoint: [01]+\s*$", reply=GOOD_LABEL),
+            ]
+        )
+    )
+    params = NoDataProtocolParams(
+        data="ip", evaluator="llm", generator="llm", llm_generation="generate", exemplars=3, rounds=1
+    )
+    items = make_items(load_split("ip", "test", root), [0], limit=1)
+    out = tmp_path / "g.jsonl"
+    result = await run_protocol(NoDataProtocol(params, root=root), items, out=out, clients={"evaluator": client})
+    assert not result.errors
+    (s,) = load(out).sessions.values()
+    (user,) = [m for m in s.of_kind(Message) if m.prompt == "no_data/generate" and m.sender == "moderator"]
+    train = load_split("ip", "train", root).rows
+    for row in train[:3]:
+        assert f"Datapoint: {row.x}\nLabel: {row.y}\nRationale:" in user.content
+    assert f"Datapoint: {train[3].x}\nLabel:" not in user.content
+    assert user.content.count("|datapoint|") == 6

@@ -11,7 +11,7 @@ from voirdire.protocols.no_data.algorithm import NoDataParams, no_data_algorithm
 from voirdire.protocols.no_data.challenges import RuleVerifier
 from voirdire.protocols.no_data.generators import OracleGenerator, Proposal, RandomGenerator
 from voirdire.protocols.no_data.rubric import IP_RUBRIC, OOP_RUBRIC
-from voirdire.protocols.no_data.simulation import undetected_rate, wilson_interval
+from voirdire.protocols.no_data.simulation import STRATEGIES, knows_total, undetected_rate, wilson_interval
 from voirdire.protocols.no_data.theory import (
     lemma1_undetected_probability,
     round_pass_probability,
@@ -89,3 +89,64 @@ def test_wilson_interval():
     assert low == 0.0 and 0.03 < high < 0.04
     low, high = wilson_interval(50, 100)
     assert low < 0.5 < high
+
+
+def test_strategies_that_know_or_copy_c_bar_are_split_from_the_liars():
+    """Lemma 3 treats an evaluator that reproduces C̄(x) as knowing f; Lemma 1 is judged on the others only."""
+    knowing = {(r.name, s) for r in (IP_RUBRIC, OOP_RUBRIC) for s in STRATEGIES if knows_total(s, r)}
+    assert knowing == {
+        ("ip", "lie-p"),
+        ("ip", "copycat"),
+        ("oop", "lie-p"),
+        ("oop", "copycat"),
+        ("oop", "ch2-cheater"),  # C̄ = C on OOP: reproducing C(x) is reproducing C̄(x)
+        ("oop", "lie-sigma"),
+    }
+    with pytest.raises(ValueError, match="unknown strategy"):
+        knows_total("oracle", IP_RUBRIC)
+
+
+async def test_simulation_lie_1_as_the_paper_words_it_and_as_the_notebook_built_it():
+    paper = await undetected_rate("lie-sigma", IP_RUBRIC, XS, rounds=3, trials=900)
+    notebook = await undetected_rate("lie-sigma-permutation", IP_RUBRIC, XS, rounds=3, trials=900)
+    assert not paper.knows_total and not notebook.knows_total
+    for row in (paper, notebook):
+        assert row.ci_low <= row.exact <= row.ci_high and row.ci_low > row.lemma1
+    # The paper's Lie 1 passes Challenge 2 every round: at least (1/2)^3, far above the notebook's ~17%.
+    assert paper.exact > 0.5 > 0.3 > notebook.exact > 0.1
+    oop = await undetected_rate("lie-sigma", OOP_RUBRIC, XS, rounds=3, trials=50)
+    assert oop.knows_total and oop.exact == 1.0
+
+
+def test_lie_simulation_bench_judges_lemma_1_on_liars_that_do_not_know_c_bar():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    try:
+        from no_data_lie_simulation import markdown
+    finally:
+        sys.path.pop(0)
+    from voirdire.protocols.no_data.simulation import UndetectedRate
+
+    def row(strategy: str, rubric: str, rate: float, knows: bool) -> UndetectedRate:
+        return UndetectedRate(
+            strategy=strategy,
+            rubric=rubric,
+            rounds=3,
+            trials=2000,
+            undetected=rate,
+            ci_low=rate - 0.01,
+            ci_high=rate + 0.01,
+            exact=rate,
+            per_round_exact=rate ** (1 / 3),
+            lemma1=1 / 64,
+            knows_total=knows,
+        )
+
+    text = markdown([row("ch2-cheater", "ip", 0.125, False), row("copycat", "ip", 1.0, True)], "cmd", 1.0)
+    liars, knowing = text.split("##### Liars that do not know C̄")[1].split("##### Strategies that know or copy")
+    assert "| IP | ch2-cheater | 3 |" in liars and "above (1/4)^r" in liars and "copycat" not in liars
+    assert "| IP | copycat | 3 |" in knowing and "above" not in knowing.split("| IP | copycat")[1]
+    verdict = text.split("**Lemma 1 verdict")[1].split("\n")[0]
+    assert "ch2-cheater 12.5%" in verdict and "copycat" not in verdict
