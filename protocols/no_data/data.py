@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from voirdire.datasets import DatasetError  # one error family for bad data
+
 from .rubric import RUBRICS, Label, Rubric
 
 Split = Literal["train", "test"]
@@ -27,7 +29,7 @@ FILES: dict[str, dict[str, str]] = {
 }
 
 
-class DataError(ValueError):
+class DataError(DatasetError):
     """A data file that cannot be used, with the file and row in the message."""
 
 

@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError
 
+from voirdire.datasets import DatasetError as CoreDatasetError  # one error family for bad data
+
 # EVOUNA's five QA systems, in the column order of the paper's Table 1.
 EVOUNA_SYSTEMS: tuple[str, ...] = ("fid", "gpt35", "chatgpt", "gpt4", "newbing")
 # Names the paper's tables use for them (gpt35 is text-davinci-003, "InstructGPT" in the paper).
@@ -27,7 +29,7 @@ EVOUNA_SYSTEM_NAMES: dict[str, str] = {
 EVOUNA_GOLD_SEPARATOR = "/"
 
 
-class DatasetError(ValueError):
+class DatasetError(CoreDatasetError):
     """A dataset file or one of its rows is malformed; the message names the file and the row."""
 
     def __init__(self, path: str | Path, where: str, problem: str) -> None:
