@@ -113,8 +113,9 @@ class ModelAgent(BaseChatAgent):
         args = self.settings.create_args(temperature=temperature, seed=seed)
         digest = _digest(self.model_label, self.history, args)
         start = time.perf_counter()
-        use_cache = self.cache is not None and cacheable(args)
-        reply = self.cache.get(digest) if use_cache and self.cache is not None else None
+        cache = self.cache if self.cache is not None and cacheable(args) else None
+        reply = cache.get(digest) if cache is not None else None
+        cached = reply is not None
         retries = 0
         if reply is None:
             result, retries = await self._create(args, cancellation_token)
@@ -125,11 +126,8 @@ class ModelAgent(BaseChatAgent):
                 completion_tokens=result.usage.completion_tokens,
                 finish_reason=result.finish_reason,
             )
-            if use_cache and self.cache is not None:
-                self.cache.put(digest, reply)
-            cached = False
-        else:
-            cached = True
+            if cache is not None:
+                cache.put(digest, reply)
         self.history.append(AssistantMessage(content=reply.text, source=self.name))
         self.last_call = CallInfo(
             model=self.model_label,
