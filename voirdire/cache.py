@@ -45,16 +45,12 @@ class ResponseCache:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.exists():
             drop_torn_tail(self.path)  # so the first new record does not land on a half line
-        self.hits = 0
 
     def __len__(self) -> int:
         return len(self._replies)
 
     def get(self, digest: str) -> CachedReply | None:
-        reply = self._replies.get(digest)
-        if reply is not None:
-            self.hits += 1
-        return reply
+        return self._replies.get(digest)
 
     def put(self, digest: str, reply: CachedReply) -> None:
         self._replies[digest] = reply

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
-import json
 import os
 import re
 import sys
@@ -527,7 +526,3 @@ def load_role_config(path: str | Path) -> dict[str, RoleSettings]:
         except (ValidationError, ModelSpecError) as exc:
             raise ModelSpecError(f"{path}: [roles.{role}]: {exc}") from exc
     return out
-
-
-def settings_json(settings: Mapping[str, RoleSettings]) -> str:
-    return json.dumps({r: s.model_dump() for r, s in settings.items()}, sort_keys=True)

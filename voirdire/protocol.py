@@ -85,7 +85,6 @@ class Session:
         self.turn: int | None = None
         self._seq = 0
         self._token = CancellationToken()
-        self.finished: Verdict | None = None
 
     # ------------------------------------------------------------------ recording
     def _base(self) -> dict[str, Any]:
@@ -143,7 +142,6 @@ class Session:
             statistics=statistics or {},
         )
         self.writer.write(v)
-        self.finished = v
         return v
 
     # ------------------------------------------------------------------ speaking

@@ -9,7 +9,7 @@ import sys
 import time
 import traceback
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -181,7 +181,6 @@ async def run_protocol(
     command: list[str] | None = None,
     seed: int | None = None,
     cache: str | Path | None = None,
-    on_verdict: Callable[[Any, Verdict | None], None] | None = None,
 ) -> RunResult:
     """Run ``protocol`` on every item, writing one transcript; finished sessions in ``out`` are skipped.
 
@@ -278,8 +277,6 @@ async def run_protocol(
                     except Exception as exc:  # isolate: one broken session never loses the others' work
                         session.error(exc, traceback.format_exc())
                         result.errors[sid] = f"{type(exc).__name__}: {exc}"
-                    if on_verdict is not None:
-                        on_verdict(item, result.verdicts.get(sid))
                     if bar is not None:
                         bar.update(1)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -273,7 +273,3 @@ def load(path: str | Path) -> Transcript:
             events=events,
         )
     return Transcript(path=str(path), headers=headers, sessions=sessions)
-
-
-def dump_events(events: Iterable[_Event | RunHeader]) -> str:
-    return "".join(e.model_dump_json() + "\n" for e in events)
