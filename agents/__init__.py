@@ -5,6 +5,23 @@ LLM-backed roles (examiner, examinee, oracle, evaluator, improver) are ``ModelAg
 """
 
 from voirdire.agents.function_agent import FunctionAgent
-from voirdire.agents.model_agent import CallInfo, ModelAgent, ModelCallError
+from voirdire.agents.model_agent import (
+    ROLE_KEY,
+    SEED_KEY,
+    TEMPERATURE_KEY,
+    CallInfo,
+    ModelAgent,
+    ModelCallError,
+    call_metadata,
+)
 
-__all__ = ["CallInfo", "FunctionAgent", "ModelAgent", "ModelCallError"]
+__all__ = [
+    "ROLE_KEY",
+    "SEED_KEY",
+    "TEMPERATURE_KEY",
+    "CallInfo",
+    "FunctionAgent",
+    "ModelAgent",
+    "ModelCallError",
+    "call_metadata",
+]

@@ -20,7 +20,6 @@ class FunctionAgent(BaseChatAgent):
         super().__init__(name=name, description=description)
         self.fn = fn
         self.model_label = f"rule:{getattr(fn, '__qualname__', type(fn).__name__)}"
-        self.last_call = None
 
     @property
     def produced_message_types(self) -> Sequence[type[BaseChatMessage]]:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from autogen_agentchat.agents import BaseChatAgent
 from autogen_agentchat.base import Response
-from autogen_agentchat.messages import BaseChatMessage, TextMessage
+from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage, TextMessage
 from autogen_core import CancellationToken
 from autogen_core.models import (
     AssistantMessage,
@@ -25,15 +25,32 @@ from pydantic import BaseModel
 
 from voirdire.cache import CachedReply, ResponseCache, cacheable
 from voirdire.models import RoleSettings
-from voirdire.protocol import ROLE_KEY, SEED_KEY, TEMPERATURE_KEY
+
+# Message metadata a ModelAgent understands (autogen metadata is str -> str). ROLE_KEY="system" makes the text a
+# system message; TEMPERATURE_KEY and SEED_KEY override the role's sampling for one call.
+ROLE_KEY = "voirdire.role"
+TEMPERATURE_KEY = "voirdire.temperature"
+SEED_KEY = "voirdire.seed"
+
+
+def call_metadata(*, system: bool = False, temperature: float | None = None, seed: int | None = None) -> dict[str, str]:
+    """The metadata of one message to a ModelAgent."""
+    meta: dict[str, str] = {}
+    if system:
+        meta[ROLE_KEY] = "system"
+    if temperature is not None:
+        meta[TEMPERATURE_KEY] = str(temperature)
+    if seed is not None:
+        meta[SEED_KEY] = str(seed)
+    return meta
 
 
 class ModelCallError(RuntimeError):
     """A model call that failed for good: names the role, the model and how often it was retried."""
 
 
-class CallInfo(BaseModel):
-    """What the transcript records about one model call."""
+class CallInfo(BaseAgentEvent):
+    """One model call, carried in the agent's ``Response.inner_messages``; the Session records it."""
 
     model: str
     request_digest: str
@@ -44,6 +61,9 @@ class CallInfo(BaseModel):
     retries: int
     finish_reason: str | None
     cached: bool = False
+
+    def to_text(self) -> str:
+        return f"{self.model}: {self.completion_tokens} tokens in {self.latency_s:.2f}s"
 
 
 def _digest(model: str, messages: Sequence[LLMMessage], args: dict[str, object]) -> str:
@@ -91,7 +111,6 @@ class ModelAgent(BaseChatAgent):
         self.backoff_s = backoff_s
         self.cache = cache
         self.history: list[LLMMessage] = []
-        self.last_call: CallInfo | None = None
 
     @property
     def produced_message_types(self) -> Sequence[type[BaseChatMessage]]:
@@ -129,7 +148,8 @@ class ModelAgent(BaseChatAgent):
             if cache is not None:
                 cache.put(digest, reply)
         self.history.append(AssistantMessage(content=reply.text, source=self.name))
-        self.last_call = CallInfo(
+        call = CallInfo(
+            source=self.name,
             model=self.model_label,
             request_digest=digest,
             response=reply.text,
@@ -141,7 +161,9 @@ class ModelAgent(BaseChatAgent):
             cached=cached,
         )
         usage = RequestUsage(prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens)
-        return Response(chat_message=TextMessage(content=reply.text, source=self.name, models_usage=usage))
+        return Response(
+            chat_message=TextMessage(content=reply.text, source=self.name, models_usage=usage), inner_messages=[call]
+        )
 
     async def _create(self, args: dict[str, object], token: CancellationToken) -> tuple[CreateResult, int]:
         """Call the model, retrying transient failures with exponential backoff; returns the retry count too."""
@@ -169,4 +191,3 @@ class ModelAgent(BaseChatAgent):
 
     async def on_reset(self, cancellation_token: CancellationToken) -> None:
         self.history.clear()
-        self.last_call = None

@@ -17,6 +17,8 @@ _API = {
     "examine": "voirdire.api",
     "aexamine": "voirdire.api",
     "examine_dataset": "voirdire.api",
+    "run": "voirdire.api",
+    "arun": "voirdire.api",
     "run_protocol": "voirdire.runner",
     "load_transcript": "voirdire.api",
     "RoleSettings": "voirdire.models",

@@ -1,39 +1,56 @@
-"""The ``voirdire`` command: one sub-command per protocol, plus ``show`` and ``report`` for transcripts."""
+"""The ``voirdire`` command, generated from the protocol registry.
+
+``voirdire run NAME`` exists for every registered protocol, with options generated from its ``Params``
+(``voirdire.options``) beside the shared model and run options; a protocol that names a friendly command
+(``examine``, ``nodata``, ``qa-eval``) gets it too, with the same options. ``list``, ``show`` and ``report`` work on
+any protocol's transcripts through the registry and the self-describing run header.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
 import json
 import os
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from voirdire import __version__
-from voirdire.datasets import DatasetError, load_items
-from voirdire.models import ModelSpecError, RoleSettings, load_role_config, mask_secrets, parse_spec
-from voirdire.prompts import PromptError
-from voirdire.runner import ResumeError, RunResult, default_out, run_protocol
-from voirdire.transcript import TranscriptError, load
-from voirdire.view import SessionNotFound, render, summary_line
+from voirdire.datasets import load_items
+from voirdire.errors import VoirdireError
+from voirdire.machine import StateMachine
+from voirdire.models import RoleSettings, load_role_config, parse_spec
+from voirdire.options import add_params_options, build_params, given_params
+from voirdire.protocol import Protocol
+from voirdire.registry import CommandSpec, Inputs, Registration, get, registrations
+from voirdire.report import Report, generic_report
+from voirdire.runner import RunResult, default_out, run_protocol
+from voirdire.secrets import mask_secrets
+from voirdire.transcript import Transcript, load
+from voirdire.view import render, summary_line
 
-_SUBCOMMAND_MODULES: tuple[str, ...] = ("voirdire.cli_qa", "voirdire.cli_nodata")
 
-
-class CLIError(Exception):
-    pass
+class CLIError(VoirdireError):
+    """A command line that cannot run; the message names the option."""
 
 
 # ----------------------------------------------------------------------------------------- shared options
 
+SHARED_HELP = {
+    "max_tokens": "bound every reply (default 256)",
+    "temperature": "sampling temperature for every role (default 0: greedy)",
+    "seed": "sampling seed for every role",
+}
 
-def add_model_options(p: argparse.ArgumentParser) -> None:
+
+def add_model_options(p: argparse.ArgumentParser, help: Mapping[str, str] | None = None) -> None:
+    texts = {**SHARED_HELP, **(help or {})}
     g = p.add_argument_group("models (any role can be any model)")
     g.add_argument(
         "--model",
@@ -44,9 +61,9 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
         "openai-compatible:MODEL@URL | scripted:FILE | human; a bare SPEC binds every role (repeatable)",
     )
     g.add_argument("--config", type=Path, help="TOML run config with [roles.NAME] model/temperature/max_tokens/seed")
-    g.add_argument("--max-tokens", type=int, help="bound every reply (default 256)")
-    g.add_argument("--temperature", type=float, help="sampling temperature for every role (default 0: greedy)")
-    g.add_argument("--seed", type=int, help="sampling seed for every role")
+    g.add_argument("--max-tokens", type=int, help=texts["max_tokens"])
+    g.add_argument("--temperature", type=float, help=texts["temperature"])
+    g.add_argument("--seed", type=int, help=texts["seed"])
 
 
 def add_run_options(p: argparse.ArgumentParser) -> None:
@@ -62,7 +79,7 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--cache", type=Path, help="JSONL cache of model replies: identical deterministic calls are reused")
 
 
-def roles_from_args(args: argparse.Namespace) -> dict[str, RoleSettings]:
+def roles_from_args(args: argparse.Namespace, *, forward_seed: bool = True) -> dict[str, RoleSettings]:
     """Role bindings from ``--config``, then ``--model`` (a bare SPEC rebinds every role), then the global
     ``--max-tokens``/``--temperature``/``--seed``, each validated like the config file."""
     roles: dict[str, RoleSettings] = load_role_config(args.config) if args.config else {}
@@ -84,7 +101,11 @@ def roles_from_args(args: argparse.Namespace) -> dict[str, RoleSettings]:
         roles[role] = updated(roles.get(role) or roles.get("*") or RoleSettings(), model=spec)
     overrides = {
         k: v
-        for k, v in (("max_tokens", args.max_tokens), ("temperature", args.temperature), ("seed", args.seed))
+        for k, v in (
+            ("max_tokens", args.max_tokens),
+            ("temperature", args.temperature),
+            ("seed", args.seed if forward_seed else None),
+        )
         if v is not None
     }
     if overrides:
@@ -93,15 +114,95 @@ def roles_from_args(args: argparse.Namespace) -> dict[str, RoleSettings]:
     return roles
 
 
+def with_role_defaults(
+    protocol: Protocol[Any, Any], args: argparse.Namespace, roles: dict[str, RoleSettings], defaults: Mapping[str, Any]
+) -> dict[str, RoleSettings]:
+    """Give every model role the generation settings a paper fixes (``defaults``) wherever the user set none, by
+    flag (every role) or in the ``--config`` table that binds the role. ``RoleSettings.max_tokens`` always has a
+    value, so "not set" is read from the flags and the config, never from the value."""
+    if not defaults:
+        return roles
+    config = load_role_config(args.config) if args.config else {}
+    flagged = {key for key in defaults if getattr(args, key, None) is not None}
+    rule_roles = set(protocol.rule_roles())
+    for role in protocol.required_roles():
+        if role in rule_roles:
+            continue
+        settings = roles.get(role) or roles.get("*") or RoleSettings()
+        table = config.get(role) or config.get("*")
+        given = flagged | (table.model_fields_set & set(defaults) if table is not None else set())
+        missing = {k: v for k, v in defaults.items() if k not in given}
+        if missing:
+            roles[role] = settings.model_copy(update=missing)
+    return roles
+
+
+# ----------------------------------------------------------------------------------------- running a protocol
+
+
+@dataclass
+class Outcome:
+    """What a run command has at its end; a protocol's ``CommandSpec.summarize`` turns it into output."""
+
+    args: argparse.Namespace
+    protocol: Protocol[Any, Any]
+    inputs: Inputs
+    result: RunResult
+    transcript: Transcript
+    report: Report
+
+
+def generic_inputs(args: argparse.Namespace, protocol: Protocol[Any, Any]) -> Inputs:
+    """``--data FILE`` (JSONL, CSV or a JSON list) or ``--item JSON`` (repeatable), read by the protocol's
+    ``item_from_record``."""
+    if args.data and args.item:
+        raise CLIError("--item: give either --data FILE or --item JSON, not both")
+    if args.data:
+        items = load_items(args.data, protocol.item_from_record, limit=args.limit, offset=args.offset)
+        return Inputs(items=items, dataset=str(args.data))
+    if not args.item:
+        raise CLIError(f"{protocol.name}: give --data FILE or --item JSON")
+    items = []
+    for n, text in enumerate(args.item, 1):
+        try:
+            record = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise CLIError(f"--item {n}: not JSON ({exc.msg})") from None
+        try:
+            items.append(protocol.item_from_record(record))
+        except (ValueError, TypeError) as exc:
+            raise CLIError(f"--item {n}: {exc}") from None
+    return Inputs(items=items, single=len(items) == 1)
+
+
+def add_generic_inputs(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--data", type=Path, help="items to run on: JSONL, CSV or a JSON list")
+    p.add_argument("--item", action="append", default=[], metavar="JSON", help="one item as JSON (repeatable)")
+
+
+def default_summary(o: Outcome) -> tuple[dict[str, Any], str]:
+    """Verdicts and the protocol's report; the chat itself when one item was given inline."""
+    payload = {
+        "verdicts": {
+            k: v.model_dump(mode="json", include={"decision", "accepted", "evidence", "statistics"})
+            for k, v in o.result.verdicts.items()
+        },
+        "report": o.report.model_dump(mode="json", exclude={"rows"}),
+    }
+    if o.inputs.single:
+        return payload, render(o.transcript, session=o.result.session_ids[0])
+    return payload, o.report.text()
+
+
 def run(
-    protocol: Any,
-    items: Sequence[Any],
+    protocol: Protocol[Any, Any],
+    items: Sequence[BaseModel],
     args: argparse.Namespace,
     out: Path,
     dataset: str | None,
-    roles: dict[str, RoleSettings] | None = None,
+    roles: dict[str, RoleSettings],
 ) -> RunResult:
-    """Run ``protocol`` with the shared run options; ``roles`` replaces the roles built from the flags."""
+    """Run ``protocol`` with the shared run options; warnings are printed after the run, once each."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
         result = asyncio.run(
@@ -109,7 +210,7 @@ def run(
                 protocol,
                 items,
                 out=out,
-                roles=roles if roles is not None else roles_from_args(args),
+                roles=roles,
                 concurrency=args.concurrency,
                 resume=not args.fresh,
                 progress=not (args.no_progress or args.json),
@@ -119,62 +220,30 @@ def run(
                 cache=args.cache,
             )
         )
-    for w in caught:
-        print(f"warning: {w.message}", file=sys.stderr)
+    for message in dict.fromkeys(str(w.message) for w in caught):
+        print(f"warning: {message}", file=sys.stderr)
     return result
 
 
-# ----------------------------------------------------------------------------------------- examine
-
-
-def cmd_examine(args: argparse.Namespace) -> int:
-    from voirdire.protocols.cross_examination import (
-        AreYouSure,
-        ClaimItem,
-        CrossExamination,
-        CrossExaminationParams,
-        format_report,
-        score,
-    )
-
-    params = CrossExaminationParams(
-        prompt_set=args.prompt_set,
-        max_followup_rounds=args.max_followups,
-        examinations=3 if args.majority else args.examinations,
-        one_question_at_a_time=not args.batch_questions,
-    )
-    cls = {"ays": AreYouSure, None: CrossExamination}.get(args.baseline)
-    if args.baseline == "idk":
-        from voirdire.protocols.cross_examination import IDontKnow
-
-        cls = IDontKnow
-    protocol = cls(params)
-    if args.questions and (args.claim or args.question):
-        raise CLIError("give either a CLAIM (or --question) or --questions FILE, not both")
-    if args.questions:
-        items = load_items(args.questions, protocol.item_from_record, limit=args.limit, offset=args.offset)
-        dataset: str | None = str(args.questions)
+def cmd_run(reg: Registration, args: argparse.Namespace) -> int:
+    spec = reg.cli
+    values = {**given_params(args), **(spec.values(args) if spec.values else {})}
+    if spec.make_protocol is not None:
+        protocol = spec.make_protocol(args, values)
     else:
-        if not (args.claim or args.question):
-            raise CLIError("give a CLAIM, --question, or --questions FILE")
-        items = [ClaimItem.single(args.claim, args.question, args.answer)]
-        dataset = None
-    out = args.out or default_out(protocol.name, args.questions)
-    result = run(protocol, items, args, out, dataset)
+        protocol = reg.protocol(build_params(reg.protocol.Params, spec.params, values))
+    inputs = (spec.load_inputs or generic_inputs)(args, protocol)
+    if not inputs.items:
+        raise CLIError(f"{inputs.dataset or protocol.name}: no items to run (after --offset / --limit)")
+    out = args.out or inputs.out or default_out(protocol.name, inputs.dataset)
+    roles = roles_from_args(args, forward_seed=spec.forward_seed)
+    roles = with_role_defaults(protocol, args, roles, spec.role_defaults)
+    result = run(protocol, inputs.items, args, out, inputs.dataset, roles)
     transcript = load(out)
-    report = score(transcript.sessions[s] for s in result.session_ids if s in transcript.sessions)
-    payload = {
-        **run_summary(result, out),
-        "verdicts": {
-            k: v.model_dump(mode="json", include={"decision", "accepted", "evidence", "statistics"})
-            for k, v in result.verdicts.items()
-        },
-        "report": report.model_dump(mode="json", exclude={"rows"}),
-    }
-    if args.questions:
-        return finish(args, result, payload, format_report(report))
-    chat = render(transcript, session=result.session_ids[0])
-    return finish(args, result, payload, chat, timing=False)
+    outcome = Outcome(args, protocol, inputs, result, transcript, get_report(reg, transcript))
+    fields, text = (spec.summarize or default_summary)(outcome)
+    payload = {**run_summary(result, out), **fields}
+    return finish(args, result, payload, text, timing=not inputs.single)
 
 
 def run_summary(result: RunResult, out: Path) -> dict[str, Any]:
@@ -206,22 +275,50 @@ def finish(args: argparse.Namespace, result: RunResult, payload: dict[str, Any],
             print(f"time: {result.elapsed_s:.1f}s for {ran} sessions ({result.skipped} resumed from the transcript)")
         print(f"{'' if timing else chr(10)}transcript: {result.out}")
     for sid, err in result.errors.items():
-        print(f"error in {sid}: {err}", file=sys.stderr)
+        print(f"error in {sid}: {mask_secrets(err)}", file=sys.stderr)
     return 1 if result.errors and not result.verdicts else 0
 
 
-# ----------------------------------------------------------------------------------------- show / report
+# ----------------------------------------------------------------------------------------- list / show / report
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    regs = registrations()
+    if args.json:
+        rows = [
+            {
+                "name": r.name,
+                "command": r.cli.command,
+                "roles": list(r.protocol.roles),
+                "states": list(r.protocol.machine.states),
+                "paper": r.protocol.paper,
+            }
+            for r in regs.values()
+        ]
+        print(json.dumps(rows, indent=2))
+        return 0
+    for r in regs.values():
+        friendly = f"  (voirdire {r.cli.command})" if r.cli.command else ""
+        print(f"{r.name}{friendly}\n    roles: {', '.join(r.protocol.roles) or 'none (model-free)'}")
+        if r.protocol.paper:
+            print(f"    paper: {r.protocol.paper}")
+    return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     t = load(args.transcript)
+    if args.graph:
+        if t.header is None or not t.header.transitions:
+            raise CLIError(f"{t.path}: the run header records no state machine (written before schema 2)")
+        print(StateMachine.from_record(t.header.transitions).mermaid(title=t.header.protocol))
+        return 0
     if args.list:
         for s in t.sessions.values():
             print(summary_line(s))
         return 0
     if args.json:
         if args.session and args.session not in t.sessions:
-            raise SessionNotFound(f"{t.path}: no session {args.session!r}")
+            raise CLIError(f"{t.path}: no session {args.session!r}")
         chosen = [t.sessions[args.session]] if args.session else list(t.sessions.values())
         print(json.dumps([s.model_dump(mode="json") for s in chosen], indent=2))
         return 0
@@ -229,17 +326,42 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_report(args: argparse.Namespace) -> int:
-    from voirdire.protocols.cross_examination import format_report, score
+def get_report(reg: Registration | None, t: Transcript) -> Report:
+    return reg.report(t) if reg is not None else generic_report(t)
 
+
+def cmd_report(args: argparse.Namespace) -> int:
     t = load(args.transcript)
-    protocol = t.header.protocol if t.header else "cross_examination"
-    report = score(t.sessions.values(), protocol=protocol)
-    print(report.model_dump_json(indent=2) if args.json else format_report(report))
+    if t.header is None:
+        raise CLIError(f"{t.path}: no run header, so no protocol to report on")
+    reg = registrations().get(t.header.protocol)
+    if reg is None:
+        print(f"warning: protocol {t.header.protocol!r} is not installed; counts only", file=sys.stderr)
+    report = get_report(reg, t)
+    print(report.model_dump_json(indent=2) if args.json else report.text())
     return 0
 
 
 # ----------------------------------------------------------------------------------------- parser
+
+
+def add_protocol_command(sub: Any, name: str, reg: Registration, *, help: str | None = None) -> None:
+    spec: CommandSpec = reg.cli
+    p = sub.add_parser(name, help=help or spec.help or reg.protocol.__doc__, description=spec.description or None)
+    (spec.add_arguments or add_generic_inputs)(p)
+    add_params_options(p, reg.protocol.Params, spec.params)
+    add_model_options(p, spec_shared_help(spec))
+    add_run_options(p)
+    p.set_defaults(func=lambda args, r=reg: cmd_run(r, args))
+
+
+def spec_shared_help(spec: CommandSpec) -> dict[str, str]:
+    help = dict(SHARED_HELP)
+    for key, value in spec.role_defaults.items():
+        help[key] = f"{SHARED_HELP[key].split(' (')[0]} (this protocol's default: {value}, the paper's setting)"
+    if not spec.forward_seed:
+        help["seed"] = "the protocol's own seed (default 0); not forwarded to model roles"
+    return help
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -249,25 +371,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"voirdire {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
+    regs = registrations()
 
-    ex = sub.add_parser("examine", help="cross-examine a claim or a dataset of questions (LMvLM)")
-    ex.add_argument("claim", nargs="?", help="the claim to examine")
-    ex.add_argument("--question", help="the question the claim answers (or a fill-in-the-blank query with ____)")
-    ex.add_argument("--answer", action="append", default=[], help="a gold answer or alias (repeatable)")
-    ex.add_argument("--questions", type=Path, help="batch: JSONL/CSV/JSON of question, claim?, answers")
-    ex.add_argument("--majority", action="store_true", help="LMvLM (Majority): three examinations, reject on 2")
-    ex.add_argument("--examinations", type=int, default=1, help="examinations per claim (majority vote)")
-    ex.add_argument("--baseline", choices=["ays", "idk"], help="run a §4.1 baseline instead of the examination")
-    ex.add_argument("--prompt-set", choices=["chatgpt", "gpt3"], default="chatgpt", help="Table 1 setup prompt")
-    ex.add_argument("--max-followups", type=int, default=5, help="follow-up rounds cap (paper: 5)")
-    ex.add_argument(
-        "--batch-questions",
-        action="store_true",
-        help="send each turn's questions together instead of one at a time",
-    )
-    add_model_options(ex)
-    add_run_options(ex)
-    ex.set_defaults(func=cmd_examine)
+    rn = sub.add_parser("run", help="run any registered protocol (see `voirdire list`)")
+    run_sub = rn.add_subparsers(dest="protocol", required=True, metavar="PROTOCOL")
+    for name, reg in regs.items():
+        add_protocol_command(run_sub, name, reg)
+    for reg in regs.values():
+        if reg.cli.command:
+            add_protocol_command(sub, reg.cli.command, reg)
+
+    ls = sub.add_parser("list", help="the registered protocols, their roles and papers")
+    ls.add_argument("--json", action="store_true")
+    ls.set_defaults(func=cmd_list)
 
     sh = sub.add_parser("show", help="render a transcript as a chat")
     sh.add_argument("transcript", type=Path)
@@ -275,40 +391,38 @@ def build_parser() -> argparse.ArgumentParser:
     sh.add_argument("--prompts", action="store_true", help="also show the prompts the moderator sent")
     sh.add_argument("--list", action="store_true", help="one line per session")
     sh.add_argument("--json", action="store_true", help="sessions as JSON")
+    sh.add_argument("--graph", action="store_true", help="the protocol's state diagram (Mermaid), from the header")
     sh.set_defaults(func=cmd_show)
 
-    rp = sub.add_parser("report", help="metrics of a cross-examination transcript against its gold answers")
+    rp = sub.add_parser("report", help="the protocol's report of any transcript")
     rp.add_argument("transcript", type=Path)
     rp.add_argument("--json", action="store_true")
     rp.set_defaults(func=cmd_report)
-
-    # Protocols whose sub-commands live in their own CLI module, each with register(subparsers).
-    for module in _SUBCOMMAND_MODULES:
-        importlib.import_module(module).register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    try:
+        parser = build_parser()
+    except VoirdireError as exc:  # a protocol plugin that cannot be loaded
+        print(f"voirdire: error: {exc}", file=sys.stderr)
+        return 2
     args = parser.parse_args(argv)
     args.argv = ["voirdire", *argv] if argv is not None else sys.argv  # recorded (masked) in the run header
     try:
         return int(args.func(args) or 0)
-    except ValidationError as exc:  # a parameter out of range, e.g. an even number of examinations
+    except VoirdireError as exc:
+        print(f"voirdire: error: {mask_secrets(str(exc))}", file=sys.stderr)
+        return 2
+    except ValidationError as exc:  # a parameter a protocol validates in code
         print(f"voirdire: error: {exc.errors(include_url=False)[0]['msg']}", file=sys.stderr)
-        return 2
-    except (CLIError, DatasetError, ModelSpecError, PromptError, ResumeError, TranscriptError) as exc:
-        print(f"voirdire: error: {exc}", file=sys.stderr)
-        return 2
-    except SessionNotFound as exc:
-        print(f"voirdire: error: {exc.args[0]}", file=sys.stderr)
-        return 2
-    except OSError as exc:  # an unwritable --out, a folder given as a file, ...
-        print(f"voirdire: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
         return 2
     except BrokenPipeError:  # `voirdire show ... | head`: the reader left early, which is not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:  # an unwritable --out, a folder given as a file, ...
+        print(f"voirdire: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print(
             "voirdire: interrupted; finished sessions are in the transcript (re-run to resume)",

@@ -14,10 +14,12 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from voirdire.errors import VoirdireError
+
 T = TypeVar("T", bound=BaseModel)
 
 
-class DatasetError(ValueError):
+class DatasetError(VoirdireError, ValueError):
     """A dataset file or row that cannot be used; the message starts with ``file:line``."""
 
 

@@ -29,8 +29,10 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.prompts import ChatPromptTemplate
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from voirdire.errors import VoirdireError
 
-class PromptError(ValueError):
+
+class PromptError(VoirdireError, ValueError):
     """A prompt file that is missing, malformed, or rendered with the wrong variables."""
 
 

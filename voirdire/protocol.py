@@ -1,9 +1,11 @@
-"""The shape every protocol shares: named states, the roles it needs, typed parameters, and the Session.
+"""The shape every protocol shares (``Protocol``) and its only door to agents and the transcript (``Session``).
 
-The Session is a protocol's only door to agents and to the transcript: ``ask`` renders a prompt file, sends it to
-a role's agent, records the message and the model call, and parses the reply; ``enter`` records state transitions;
-``note`` records structured steps; ``verdict`` ends the session. Because every protocol speaks through it, every
-transcript has the same shape and the viewer and resume work for all of them.
+A protocol declares its roles, its state machine (``machine``), typed ``Item`` and ``Params`` (pydantic), its
+prompt folder, its paper and how its sessions are displayed, and implements ``run``. The Session owns the agents
+of one item: ``ask`` renders a prompt file, sends it to a role, records the message and the model call and parses
+the reply; ``send`` sends literal text; ``enter`` takes a declared transition; ``note`` records a structured step;
+``verdict`` ends the session. Because every protocol speaks through it, every transcript has the same shape and
+show, report, resume and the viewer work for all of them.
 """
 
 from __future__ import annotations
@@ -11,24 +13,27 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Protocol as TypingProtocol, TypeVar
 
 from autogen_agentchat.agents import BaseChatAgent
 from autogen_agentchat.messages import TextMessage
 from autogen_core import CancellationToken
 from pydantic import BaseModel
 
-from voirdire.models import mask_secrets
+from voirdire.agents import CallInfo, call_metadata
+from voirdire.machine import StateMachine, UndeclaredTransition
 from voirdire.prompts import PromptLibrary
+from voirdire.secrets import mask_secrets
 from voirdire.transcript import (
+    DisplayHints,
     ErrorEvent,
     Message,
     ModelCall,
     ParseFailure,
+    RunHeader,
     SessionStart,
     Step,
     TokenUsage,
-    TranscriptWriter,
     Transition,
     Verdict,
 )
@@ -37,15 +42,15 @@ T = TypeVar("T")
 ItemT = TypeVar("ItemT", bound=BaseModel)
 ParamsT = TypeVar("ParamsT", bound=BaseModel)
 
-# Message metadata understood by voirdire.agents.ModelAgent (strings: autogen metadata is str -> str).
-# ROLE_KEY="system" makes the text a system message; TEMPERATURE_KEY and SEED_KEY override sampling for one call.
-ROLE_KEY = "voirdire.role"
-TEMPERATURE_KEY = "voirdire.temperature"
-SEED_KEY = "voirdire.seed"
-
 
 class ParseError(ValueError):
     """Raised by a reply parser when a model's text does not have the expected form."""
+
+
+class Writer(TypingProtocol):
+    """Where a Session's events go: a JSONL file (``TranscriptWriter``) or memory (``MemoryWriter``)."""
+
+    def write(self, record: RunHeader | Any) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -62,7 +67,7 @@ class Reply(Generic[T]):
 
 
 class Session:
-    """One examination of one item. Not shared between items; agents are fresh per session."""
+    """One examination of one item, with agents built for it alone."""
 
     def __init__(
         self,
@@ -71,15 +76,15 @@ class Session:
         session_id: str,
         protocol: Protocol[Any, Any],
         agents: Mapping[str, BaseChatAgent],
-        writer: TranscriptWriter,
+        writer: Writer,
         prompts: PromptLibrary,
     ) -> None:
         self.run_id = run_id
         self.session_id = session_id
         self.protocol = protocol
-        self.agents = dict(agents)
-        self.writer = writer
-        self.prompts = prompts
+        self._agents = dict(agents)
+        self._writer = writer
+        self._prompts = prompts
         self.state: str | None = None
         self.stage: str | None = None
         self.turn: int | None = None
@@ -98,26 +103,28 @@ class Session:
         }
 
     def start(self, item_id: str, item: Mapping[str, Any]) -> None:
-        self.writer.write(SessionStart(**self._base(), item_id=item_id, item=dict(item)))
+        self._writer.write(SessionStart(**self._base(), item_id=item_id, item=dict(item)))
 
     def enter(
         self, state: str, *, stage: str | None = None, turn: int | None = None, reason: str | None = None
     ) -> None:
-        """Record a transition of the protocol's state machine (``state`` must be one of its named states)."""
-        if state not in self.protocol.states:
-            raise ValueError(f"{self.protocol.name}: unknown state {state!r} (states: {self.protocol.states})")
+        """Take a transition of the protocol's declared state machine; an undeclared edge is a protocol bug."""
+        if not self.protocol.machine.allows(self.state, state):
+            raise UndeclaredTransition(
+                f"{self.protocol.name}: {self.state or 'start'} -> {state} is not a declared transition"
+            )
         previous, self.state = self.state, state
         if stage is not None:
             self.stage = stage
         self.turn = turn
-        self.writer.write(Transition(**self._base(), from_state=previous, to_state=state, reason=reason))
+        self._writer.write(Transition(**self._base(), from_state=previous, to_state=state, reason=reason))
 
     def note(self, name: str, **data: Any) -> None:
         """Record a protocol-specific structured step (e.g. one No-Data round)."""
-        self.writer.write(Step(**self._base(), name=name, data=data))
+        self._writer.write(Step(**self._base(), name=name, data=data))
 
     def error(self, exc: BaseException, tb: str | None = None) -> None:
-        self.writer.write(
+        self._writer.write(
             ErrorEvent(
                 **self._base(),
                 error_type=type(exc).__name__,
@@ -141,13 +148,13 @@ class Session:
             evidence=evidence or [],
             statistics=statistics or {},
         )
-        self.writer.write(v)
+        self._writer.write(v)
         return v
 
     # ------------------------------------------------------------------ speaking
-    def agent(self, role: str) -> BaseChatAgent:
+    def _agent(self, role: str) -> BaseChatAgent:
         try:
-            return self.agents[role]
+            return self._agents[role]
         except KeyError:
             raise KeyError(f"{self.protocol.name}: no agent bound to role {role!r}") from None
 
@@ -170,22 +177,18 @@ class Session:
         When ``parse`` raises ``ParseError`` the failure is recorded with ``on_failure`` (the defined outcome the
         protocol takes) and the reply comes back with ``value=None``: the protocol decides, the session never
         guesses and never crashes on model text. ``quote`` is what ``sender`` itself said inside the prompt
-        (e.g. the examiner's question), shown by the chat view instead of the whole prompt.
+        (e.g. the examiner's question), shown by the chat view instead of the whole prompt. ``temperature`` and
+        ``seed`` override the role's sampling for this call.
         """
         name = f"{self.protocol.prompt_folder}/{prompt}"
-        rendered = self.prompts.get(name).render(**variables)
-        meta: dict[str, str] = {}
-        if temperature is not None:
-            meta[TEMPERATURE_KEY] = str(temperature)
-        if seed is not None:  # a sampled call that must still be reproducible
-            meta[SEED_KEY] = str(seed)
+        rendered = self._prompts.get(name).render(**variables)
         messages = []
         for m in rendered:
             if m.role == "assistant":
                 raise ValueError(f"{name}: assistant turns belong in a role's memory, not in ask()")
-            md = dict(meta, **({ROLE_KEY: "system"} if m.role == "system" else {}))
+            md = call_metadata(system=m.role == "system", temperature=temperature, seed=seed)
             messages.append(TextMessage(content=m.content, source=sender, metadata=md))
-            self.writer.write(
+            self._writer.write(
                 Message(
                     **self._base(),
                     sender=sender if m.role == "user" else "system",
@@ -207,8 +210,8 @@ class Session:
         expected: str = "",
         on_failure: str = "",
     ) -> Reply[T]:
-        """Send literal content (e.g. a JSON request to a deterministic role) without a prompt file."""
-        self.writer.write(Message(**self._base(), sender=sender, receiver=role, content=content))
+        """Send literal content (e.g. a JSON request to a rule agent) without a prompt file."""
+        self._writer.write(Message(**self._base(), sender=sender, receiver=role, content=content))
         msg = TextMessage(content=content, source=sender)
         return await self._deliver(role, [msg], parse=parse, expected=expected, on_failure=on_failure, prompt=None)
 
@@ -222,26 +225,25 @@ class Session:
         on_failure: str,
         prompt: str | None,
     ) -> Reply[T]:
-        agent = self.agent(role)
-        response = await agent.on_messages(messages, self._token)
+        response = await self._agent(role).on_messages(messages, self._token)
         text = response.chat_message.to_model_text()
-        call = getattr(agent, "last_call", None)
-        if call is not None:
-            self.writer.write(
-                ModelCall(
-                    **self._base(),
-                    role=role,
-                    model=call.model,
-                    request_digest=call.request_digest,
-                    response=call.response,
-                    usage=TokenUsage(prompt_tokens=call.prompt_tokens, completion_tokens=call.completion_tokens),
-                    latency_s=call.latency_s,
-                    retries=call.retries,
-                    finish_reason=call.finish_reason,
-                    cached=getattr(call, "cached", False),
+        for call in response.inner_messages or ():
+            if isinstance(call, CallInfo):
+                self._writer.write(
+                    ModelCall(
+                        **self._base(),
+                        role=role,
+                        model=call.model,
+                        request_digest=call.request_digest,
+                        response=call.response,
+                        usage=TokenUsage(prompt_tokens=call.prompt_tokens, completion_tokens=call.completion_tokens),
+                        latency_s=call.latency_s,
+                        retries=call.retries,
+                        finish_reason=call.finish_reason,
+                        cached=call.cached,
+                    )
                 )
-            )
-        self.writer.write(Message(**self._base(), sender=role, receiver="moderator", content=text, prompt=prompt))
+        self._writer.write(Message(**self._base(), sender=role, receiver="moderator", content=text, prompt=prompt))
         if parse is None:
             return Reply(text=text)
         try:
@@ -256,7 +258,7 @@ class Session:
     ) -> None:
         """Record a reply that could not be parsed and the defined outcome the protocol took instead
         (for protocols that parse replies themselves rather than through ``ask(parse=...)``)."""
-        self.writer.write(
+        self._writer.write(
             ParseFailure(
                 **self._base(),
                 role=role,
@@ -270,50 +272,61 @@ class Session:
 
     def remember(self, role: str, speaker: str, text: str, *, shown: bool = True) -> None:
         """Put a turn into a role's memory without a model call (e.g. the examinee's own claim)."""
-        agent = self.agent(role)
+        agent = self._agent(role)
         seed = getattr(agent, "remember", None)
         if seed is None:
             raise TypeError(f"agent for role {role!r} keeps no conversation memory")
         seed(speaker, text)
         if shown:
             sender = role if speaker == "assistant" else ("system" if speaker == "system" else "moderator")
-            self.writer.write(Message(**self._base(), sender=sender, receiver=role, content=text))
+            self._writer.write(Message(**self._base(), sender=sender, receiver=role, content=text))
 
     def seed(self, role: str, prompt: str, **variables: Any) -> None:
         """Put a rendered prompt into a role's memory without a model call (not shown in the chat)."""
-        for m in self.prompts.get(f"{self.protocol.prompt_folder}/{prompt}").render(**variables):
+        for m in self._prompts.get(f"{self.protocol.prompt_folder}/{prompt}").render(**variables):
             self.remember(role, m.role, m.content, shown=False)
 
     async def reset(self, role: str) -> None:
         """Start the role's conversation afresh (e.g. a new examination in LMvLM (Majority))."""
-        await self.agent(role).on_reset(self._token)
+        await self._agent(role).on_reset(self._token)
 
 
 class Protocol(ABC, Generic[ItemT, ParamsT]):
     """A paper's algorithm as an explicit state machine.
 
-    Subclasses declare ``name``, ``roles`` (the roles a model or rule must play), ``states``, ``Item`` and
-    ``Params`` (pydantic), ``prompt_folder``, and implement ``run``. ``independent_roles`` lists role pairs that
-    should be different models (voirdire warns when they share a spec).
+    Subclasses declare ``name``, ``paper``, ``roles`` (the roles a model or rule must play), ``machine``,
+    ``Item`` and ``Params`` (pydantic), ``prompt_folder`` and ``display``, and implement ``item_id`` and ``run``.
+    ``independent_roles`` lists role pairs that should be different models (voirdire warns when they share a
+    spec). Roles played by rules are named by ``rule_roles`` and built per session by ``deterministic_agents``.
     """
 
     name: ClassVar[str]
+    paper: ClassVar[str] = ""
     roles: ClassVar[tuple[str, ...]]
-    states: ClassVar[tuple[str, ...]]
+    machine: ClassVar[StateMachine]
     Item: ClassVar[type[BaseModel]]
     Params: ClassVar[type[BaseModel]]
     prompt_folder: ClassVar[str]
+    display: ClassVar[DisplayHints] = DisplayHints()
     independent_roles: ClassVar[tuple[tuple[str, str], ...]] = ()
 
     def __init__(self, params: ParamsT | None = None) -> None:
         self.params: ParamsT = params if params is not None else self.Params()  # type: ignore[assignment]
 
+    @property
+    def states(self) -> tuple[str, ...]:
+        return self.machine.states
+
     def required_roles(self) -> tuple[str, ...]:
         """Roles this configuration needs (a baseline may need fewer than the full protocol)."""
         return self.roles
 
-    def deterministic_agents(self) -> dict[str, BaseChatAgent]:
-        """Roles played by rules rather than models, built fresh for each session."""
+    def rule_roles(self) -> tuple[str, ...]:
+        """Roles of this configuration played by rules rather than models."""
+        return ()
+
+    def deterministic_agents(self, item: ItemT) -> dict[str, BaseChatAgent]:
+        """The rule agents of ``rule_roles``, built for one session with whatever per-item state they hold."""
         return {}
 
     @classmethod

@@ -21,9 +21,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from voirdire.agents import ModelAgent
 from voirdire.cache import ResponseCache
+from voirdire.errors import VoirdireError
 from voirdire.models import ModelPool, ModelSpecError, RoleSettings, parse_spec, spec_label
 from voirdire.prompts import PromptLibrary, library
 from voirdire.protocol import Protocol, Session
+from voirdire.registry import known_roles
 from voirdire.transcript import RoleBinding, RunHeader, Transcript, TranscriptWriter, Verdict, load, new_run_id
 
 _PACKAGES = (
@@ -38,10 +40,7 @@ _PACKAGES = (
 )
 
 
-KNOWN_ROLES = frozenset({"examiner", "examinee", "oracle", "verifier", "checker", "evaluator", "improver", "generator"})
-
-
-class ResumeError(ValueError):
+class ResumeError(VoirdireError, ValueError):
     """The output transcript belongs to a different run (protocol, parameters or models differ)."""
 
 
@@ -90,10 +89,10 @@ def bind_roles(
     clients: Mapping[str, ChatCompletionClient],
 ) -> dict[str, RoleSettings]:
     """Settings for every model-played role: the role's own, else ``*`` (all roles), else the embedded default."""
-    rule_roles = set(protocol.deterministic_agents())
-    # A role another protocol uses is ignored (one config serves several protocols); a name no protocol uses
-    # is a typo and fails loudly.
-    unknown = set(roles) - set(protocol.required_roles()) - KNOWN_ROLES - {"*"}
+    rule_roles = set(protocol.rule_roles())
+    # A role another registered protocol uses is ignored (one config serves several protocols); a name no
+    # protocol uses is a typo and fails loudly.
+    unknown = set(roles) - set(protocol.required_roles()) - known_roles() - {"*"}
     if unknown:
         raise ModelSpecError(
             f"{protocol.name} has no role(s) {sorted(unknown)}; its roles are {list(protocol.required_roles())}"
@@ -219,6 +218,9 @@ async def run_protocol(
         packages=package_versions(),
         dataset=dataset,
         command=command,
+        transitions=protocol.machine.as_record(),
+        display=protocol.display,
+        paper=protocol.paper or None,
     )
     ids = [protocol.item_id(it) or f"item-{i + 1}" for i, it in enumerate(items)]
     if len(set(ids)) != len(ids):
@@ -248,8 +250,8 @@ async def run_protocol(
         bar = _progress(left, protocol.name) if progress and left > 1 else None
         start = time.perf_counter()
 
-        def agents_for_session() -> dict[str, BaseChatAgent]:
-            agents: dict[str, BaseChatAgent] = dict(protocol.deterministic_agents())
+        def agents_for_session(item: BaseModel) -> dict[str, BaseChatAgent]:
+            agents: dict[str, BaseChatAgent] = dict(protocol.deterministic_agents(item))
             for role, settings in bound.items():
                 client = clients[role] if role in clients else pool.get(settings.model)
                 agents[role] = ModelAgent(role, client, settings, model_label=labels[role], cache=replies)
@@ -264,7 +266,7 @@ async def run_protocol(
                         run_id=header.run_id,
                         session_id=sid,
                         protocol=protocol,
-                        agents=agents_for_session(),
+                        agents=agents_for_session(item),
                         writer=writer,
                         prompts=prompts,
                     )

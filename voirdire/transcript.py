@@ -18,7 +18,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-SCHEMA_VERSION = 1
+from voirdire.errors import VoirdireError
+
+# 2: the header describes the protocol (transitions, display hints), so readers need not import it.
+SCHEMA_VERSION = 2
 
 
 def utcnow() -> datetime:
@@ -29,7 +32,7 @@ def new_run_id() -> str:
     return utcnow().strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:6]
 
 
-class TranscriptError(ValueError):
+class TranscriptError(VoirdireError, ValueError):
     """A transcript file that cannot be read; the message names the file and line."""
 
 
@@ -41,6 +44,18 @@ class RoleBinding(BaseModel):
     temperature: float | None = None
     max_tokens: int | None = None
     seed: int | None = None
+
+
+class DisplayHints(BaseModel):
+    """How a reader shows this protocol's sessions without importing it: role colours (ANSI SGR codes, mapped to
+    web colours by the viewer), the item fields shown above the chat, the gold fields, and states whose entry
+    needs no divider."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    colors: dict[str, str] = Field(default_factory=dict)
+    item_fields: tuple[str, ...] = ()
+    gold_fields: tuple[str, ...] = ()
+    quiet_states: tuple[str, ...] = ()
 
 
 class RunHeader(BaseModel):
@@ -57,6 +72,11 @@ class RunHeader(BaseModel):
     packages: dict[str, str] = Field(default_factory=dict)
     dataset: str | None = None
     command: list[str] | None = None
+    transitions: dict[str, list[str]] = Field(
+        default_factory=dict, description="the declared state machine: state -> next states, '[*]' -> initial"
+    )
+    display: DisplayHints = Field(default_factory=DisplayHints)
+    paper: str | None = Field(None, description="the paper the protocol follows")
 
 
 class _Event(BaseModel):
@@ -149,6 +169,30 @@ Event = Annotated[
 ]
 Line = Annotated[RunHeader | Event, Field(discriminator="kind")]
 _LINE = TypeAdapter(Line)
+
+
+class MemoryWriter:
+    """A transcript kept in memory (``records``), or only counted (``keep=False``): for batch experiments that run
+    the protocol's own code over many thousands of sessions and need the verdicts, not a file."""
+
+    def __init__(self, keep: bool = True) -> None:
+        self.keep = keep
+        self.records: list[RunHeader | _Event] = []
+        self.count = 0
+
+    def write(self, record: RunHeader | _Event) -> None:
+        self.count += 1
+        if self.keep:
+            self.records.append(record)
+
+    def close(self) -> None:
+        return None
+
+    def __enter__(self) -> MemoryWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 class TranscriptWriter:

@@ -1,4 +1,8 @@
-"""Render a session from its transcript as a chat in the terminal (``voirdire show``)."""
+"""Render a session from its transcript as a chat in the terminal (``voirdire show``).
+
+Everything protocol-specific (role colours, which item fields to show, gold fields, quiet states) comes from the
+display hints in the run header, so any protocol's transcript renders without importing the protocol.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,9 @@ import sys
 import textwrap
 from typing import TextIO
 
+from voirdire.errors import VoirdireError
 from voirdire.transcript import (
+    DisplayHints,
     ErrorEvent,
     Message,
     ModelCall,
@@ -19,24 +25,8 @@ from voirdire.transcript import (
     Verdict,
 )
 
-_COLORS = {
-    "examiner": "36",
-    "examinee": "33",
-    "oracle": "33",
-    "verifier": "35",
-    "checker": "35",
-    "evaluator": "34",
-    "improver": "32",
-}
-
-
-# Item fields shown above the chat (protocols name their items' fields differently).
-_ITEM_TEXT = ("question", "claim", "system", "system_answer", "x")
-_ITEM_GOLD = ("answers", "gold_answers")
-
-
-class SessionNotFound(KeyError):
-    pass
+class SessionNotFound(VoirdireError, LookupError):
+    """A session id the transcript does not hold."""
 
 
 class Style:
@@ -58,24 +48,43 @@ def _indent(text: str, width: int = 100) -> str:
     return "\n".join("    " + line for line in out)
 
 
-def render_session(s: SessionRecord, *, prompts: bool = False, color: bool = False, protocol: str = "") -> str:
+def _item_fields(s: SessionRecord, hints: DisplayHints) -> tuple[str, ...]:
+    """The hinted fields, or (no hints: a transcript written before they existed) every short scalar field."""
+    if hints.item_fields:
+        return hints.item_fields
+    return tuple(
+        k for k, v in s.item.items() if k != "id" and isinstance(v, str | int | float) and len(str(v)) <= 300
+    )
+
+
+def render_session(
+    s: SessionRecord,
+    *,
+    prompts: bool = False,
+    color: bool = False,
+    protocol: str = "",
+    hints: DisplayHints | None = None,
+) -> str:
     st = Style(color)
+    hints = hints or DisplayHints()
     lines = [st("1", f"━━ session {s.session_id}" + (f" · {protocol}" if protocol else "") + " ━━")]
-    for key in _ITEM_TEXT:
+    for key in _item_fields(s, hints):
         if s.item.get(key) not in (None, "", []):
             lines.append(f"{key.replace('_', ' ')}: {s.item[key]}")
-    for key in _ITEM_GOLD:
-        if s.item.get(key):
-            lines.append(st("2", "gold: " + " | ".join(map(str, s.item[key][:8]))))
+    for key in hints.gold_fields:
+        value = s.item.get(key)
+        if value:
+            shown = value[:8] if isinstance(value, list) else [value]
+            lines.append(st("2", "gold: " + " | ".join(map(str, shown))))
     calls = 0
     for e in s.events:
         if isinstance(e, Transition):
             label = e.to_state + (f" · round {e.turn}" if e.turn else "")
-            if e.to_state not in ("answer", "done"):
+            if e.to_state not in hints.quiet_states:
                 lines.append(st("2", f"── {label} ──"))
         elif isinstance(e, Message):
             name = e.sender.capitalize()
-            colour = _COLORS.get(e.sender, "37")
+            colour = hints.colors.get(e.sender, "37")
             if e.sender in ("moderator", "system"):
                 if prompts:
                     lines.append(st("2", f"{name} → {e.receiver.capitalize()} [{e.prompt or 'text'}]:"))
@@ -111,6 +120,7 @@ def render_session(s: SessionRecord, *, prompts: bool = False, color: bool = Fal
 def render(t: Transcript, *, session: str | None = None, prompts: bool = False, color: bool | None = None) -> str:
     color = use_color(sys.stdout) if color is None else color
     protocol = t.header.protocol if t.header else ""
+    hints = t.header.display if t.header else None
     if session is not None:
         if session not in t.sessions:
             known = list(t.sessions)
@@ -119,7 +129,7 @@ def render(t: Transcript, *, session: str | None = None, prompts: bool = False, 
         chosen = [t.sessions[session]]
     else:
         chosen = list(t.sessions.values())
-    return "\n\n".join(render_session(s, prompts=prompts, color=color, protocol=protocol) for s in chosen)
+    return "\n\n".join(render_session(s, prompts=prompts, color=color, protocol=protocol, hints=hints) for s in chosen)
 
 
 def summary_line(s: SessionRecord) -> str:

@@ -1,13 +1,9 @@
 """LMvLM cross-examination (Cohen et al. 2023) with its AYS and IDK baselines."""
 
-from voirdire.protocols.cross_examination.baselines import AreYouSure, IDontKnow
-from voirdire.protocols.cross_examination.protocol import (
-    ClaimItem,
-    CrossExamination,
-    CrossExaminationParams,
-    Examination,
-)
-from voirdire.protocols.cross_examination.scoring import Report, format_report, gold_correct, score
+from .baselines import AreYouSure, IDontKnow
+from .items import ClaimItem
+from .protocol import CrossExamination, CrossExaminationParams, Examination
+from .scoring import Report, format_report, gold_correct, report, score
 
 __all__ = [
     "AreYouSure",
@@ -19,5 +15,6 @@ __all__ = [
     "Report",
     "format_report",
     "gold_correct",
+    "report",
     "score",
 ]

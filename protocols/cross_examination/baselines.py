@@ -8,15 +8,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from voirdire.machine import StateMachine
 from voirdire.protocol import Protocol, Session
-from voirdire.protocols.cross_examination.claims import brief_examinee, make_claim
-from voirdire.protocols.cross_examination.parsing import is_cloze, parse_yes_no, says_idk
-from voirdire.protocols.cross_examination.protocol import (
-    ClaimItem,
-    CrossExaminationParams,
-    claim_item_from_record,
-)
 from voirdire.transcript import Verdict
+
+from .claims import brief_examinee, make_claim
+from .items import ClaimItem, claim_item_from_record
+from .parsing import is_cloze, parse_yes_no, says_idk
+from .protocol import DISPLAY, PAPER, CrossExaminationParams
+
+# §4.1 baselines: an optional claim from the question, one question to the examinee, the verdict.
+MACHINE = StateMachine(initial=("claim", "ask"), edges={"claim": ("ask",), "ask": ("done",), "done": ()})
 
 
 class AreYouSure(Protocol[ClaimItem, CrossExaminationParams]):
@@ -25,8 +27,10 @@ class AreYouSure(Protocol[ClaimItem, CrossExaminationParams]):
     as in LMvLM, counts as a rejection."""
 
     name = "ays"
+    paper = PAPER
     roles = ("examinee",)
-    states = ("claim", "ask", "done")
+    machine = MACHINE
+    display = DISPLAY
     Item = ClaimItem
     Params = CrossExaminationParams
     prompt_folder = "cross_examination"
@@ -72,8 +76,10 @@ class IDontKnow(Protocol[ClaimItem, CrossExaminationParams]):
     """
 
     name = "idk"
+    paper = PAPER
     roles = ("examinee",)
-    states = ("claim", "ask", "done")
+    machine = MACHINE
+    display = DISPLAY
     Item = ClaimItem
     Params = CrossExaminationParams
     prompt_folder = "cross_examination"

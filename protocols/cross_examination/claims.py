@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from voirdire.protocol import Session
-from voirdire.protocols.cross_examination.parsing import fill_blank, is_cloze
 
-if TYPE_CHECKING:
-    from voirdire.protocols.cross_examination.protocol import ClaimItem
+from .items import ClaimItem
+from .parsing import fill_blank, is_cloze
 
 
 async def make_claim(session: Session, item: ClaimItem) -> str:

@@ -17,61 +17,43 @@ at least two of them conclude it is false. With no claim given, the examinee fir
 
 from __future__ import annotations
 
-import hashlib
 import zlib
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from voirdire.datasets import as_list
+from voirdire.machine import StateMachine
 from voirdire.protocol import Protocol, Session
-from voirdire.protocols.cross_examination.claims import brief_examinee, make_claim
-from voirdire.protocols.cross_examination.parsing import parse_decision, parse_yes_no, split_questions
-from voirdire.transcript import Verdict
+from voirdire.transcript import DisplayHints, Verdict
 
+from .claims import brief_examinee, make_claim
+from .items import ClaimItem, claim_item_from_record
+from .parsing import parse_decision, parse_yes_no, split_questions
 
-class ClaimItem(BaseModel):
-    """One thing to examine: a claim, or a question (or fill-in-the-blank query) the examinee answers with one."""
-
-    model_config = ConfigDict(extra="forbid")
-    id: str | None = None
-    question: str | None = None
-    claim: str | None = None
-    answers: list[str] = Field(default_factory=list, description="gold answers and aliases, if known")
-
-    @model_validator(mode="after")
-    def _needs_something(self) -> ClaimItem:
-        if not (self.claim or self.question):
-            raise ValueError("an item needs a claim or a question")
-        return self
-
-    @classmethod
-    def single(cls, claim: str | None, question: str | None = None, answers: list[str] | None = None) -> ClaimItem:
-        """One claim given on the command line or from a script; its id comes from its text, so examining another
-        claim into the same transcript adds a session instead of being mistaken for a finished one."""
-        digest = hashlib.sha1(f"{claim}\x00{question}".encode()).hexdigest()[:8]
-        return cls(id=f"claim-{digest}", claim=claim, question=question, answers=answers or [])
-
-
-# Field names used by the QA datasets of §4.1 (PopQA's possible_answers, LAMA's masked_sentence/obj_label, ...).
-_FIELDS = {
-    "id": ("id", "uid", "qid"),
-    "question": ("question", "query", "masked_sentence"),
-    "claim": ("claim",),
-    "answers": ("answers", "possible_answers", "gold_answers", "answer", "obj_label"),
-}
-
-
-def claim_item_from_record(record: dict[str, Any]) -> ClaimItem:
-    """A claim item from a JSONL/CSV record; answers may be a list, a JSON list string or ``a|b|c``."""
-    out: dict[str, Any] = {}
-    for field, names in _FIELDS.items():
-        value = next((record[n] for n in names if record.get(n) not in (None, "")), None)
-        if value is not None:
-            out[field] = as_list(value) if field == "answers" else str(value)
-    if not out.get("question") and not out.get("claim"):
-        raise ValueError(f"needs a 'claim' or a 'question' field (has: {sorted(record)})")
-    return ClaimItem.model_validate(out)
+PAPER = (
+    "Cohen, Hamri, Geva, Globerson 2023. LM vs LM: Detecting Factual Errors via Cross Examination "
+    "(../shared/papers/lm-vs-lm-cross-examination.txt)"
+)
+DISPLAY = DisplayHints(
+    colors={"examiner": "36", "examinee": "33"},
+    item_fields=("question", "claim"),
+    gold_fields=("answers",),
+    quiet_states=("answer", "done"),
+)
+# §2: Stage 1 setup -> answers; Stage 2 "follow-up questions?" -> questions -> answers, at most five rounds;
+# Stage 3 decision. LMvLM (Majority) goes from one examination's decision to the next one's setup.
+MACHINE = StateMachine(
+    initial=("claim", "setup"),
+    edges={
+        "claim": ("setup",),
+        "setup": ("answer", "decision"),
+        "answer": ("followup_ask", "decision"),
+        "followup_ask": ("followup_questions", "decision"),
+        "followup_questions": ("answer", "decision"),
+        "decision": ("setup", "done"),
+        "done": (),
+    },
+)
 
 
 class CrossExaminationParams(BaseModel):
@@ -113,9 +95,11 @@ def _numbered(answers: list[str]) -> str:
 
 class CrossExamination(Protocol[ClaimItem, CrossExaminationParams]):
     name = "cross_examination"
+    paper = PAPER
     roles = ("examiner", "examinee")
     independent_roles = (("examiner", "examinee"),)
-    states = ("claim", "setup", "answer", "followup_ask", "followup_questions", "decision", "done")
+    machine = MACHINE
+    display = DISPLAY
     Item = ClaimItem
     Params = CrossExaminationParams
     prompt_folder = "cross_examination"

@@ -13,7 +13,9 @@ from collections.abc import Iterable
 from pydantic import BaseModel
 
 from voirdire.metrics import PRF, mean_sd, precision_recall_f1
-from voirdire.transcript import SessionRecord
+from voirdire.report import Report as BaseReport
+from voirdire.report import counts
+from voirdire.transcript import SessionRecord, Transcript
 
 
 def _norm(text: str) -> str:
@@ -49,16 +51,18 @@ class ExaminationStats(BaseModel):
     inconclusive_pct: float
 
 
-class Report(BaseModel):
-    protocol: str
-    sessions: int
+class Report(BaseReport):
+    """LMvLM's report: §4.1 precision/recall/F1 against gold answers and the Table 8 statistics."""
+
     scored: int
-    errors: int
     claims_correct_pct: float | None
     reject_incorrect: PRF | None
     accept_correct: PRF | None
     examination: ExaminationStats | None
     rows: list[dict[str, object]]
+
+    def text(self) -> str:
+        return format_report(self)
 
 
 def _stat(values: list[float]) -> Stat:
@@ -101,9 +105,8 @@ def score(sessions: Iterable[SessionRecord], protocol: str = "cross_examination"
     scored = len(gold)
     return Report(
         protocol=protocol,
-        sessions=len(sessions),
+        **counts(sessions),  # type: ignore[arg-type]
         scored=scored,
-        errors=sum(1 for s in sessions if s.verdict is None),
         claims_correct_pct=100 * sum(gold) / scored if scored else None,
         reject_incorrect=precision_recall_f1([not g for g in gold], rejected) if scored else None,
         accept_correct=precision_recall_f1(gold, [not r for r in rejected]) if scored else None,
@@ -112,8 +115,18 @@ def score(sessions: Iterable[SessionRecord], protocol: str = "cross_examination"
     )
 
 
+def report(transcript: Transcript) -> Report:
+    """The report of a cross-examination (or AYS / IDK baseline) transcript."""
+    protocol = transcript.header.protocol if transcript.header else "cross_examination"
+    r = score(transcript.sessions.values(), protocol=protocol)
+    r.transcript = transcript.path
+    return r
+
+
 def format_report(r: Report) -> str:
     lines = [f"{r.protocol}: {r.sessions} sessions, {r.scored} with gold answers, {r.errors} errors"]
+    if r.parse_failures:
+        lines.append("parse failures: " + ", ".join(f"{k} {n}" for k, n in sorted(r.parse_failures.items())))
     if r.claims_correct_pct is not None:
         lines.append(f"claims correct (gold alias match): {r.claims_correct_pct:.1f}%")
     for label, prf in (("reject incorrect", r.reject_incorrect), ("accept correct", r.accept_correct)):
