@@ -26,7 +26,16 @@ from voirdire.models import ModelPool, ModelSpecError, RoleSettings, parse_spec,
 from voirdire.prompts import PromptLibrary, library
 from voirdire.protocol import Protocol, Session
 from voirdire.registry import known_roles
-from voirdire.transcript import RoleBinding, RunHeader, Transcript, TranscriptWriter, Verdict, load, new_run_id
+from voirdire.transcript import (
+    MemoryWriter,
+    RoleBinding,
+    RunHeader,
+    Transcript,
+    TranscriptWriter,
+    Verdict,
+    load,
+    new_run_id,
+)
 
 _PACKAGES = (
     "voirdire",
@@ -296,3 +305,33 @@ def _progress(total: int, desc: str) -> Any:
     from tqdm import tqdm
 
     return tqdm(total=total, desc=desc, unit="session", file=sys.stderr, dynamic_ncols=True)
+
+
+async def run_in_memory(
+    protocol: Protocol[Any, Any],
+    items: Sequence[BaseModel],
+    *,
+    clients: Mapping[str, ChatCompletionClient] | None = None,
+    prompts: PromptLibrary | None = None,
+    keep: bool = False,
+    run_id: str = "memory",
+) -> tuple[list[Verdict], MemoryWriter]:
+    """Run ``protocol`` on every item, one after another, with its events kept in memory (``keep``) or only
+    counted: the protocol's own code for batch experiments of many thousands of sessions that need the verdicts
+    and no file. Model roles are played by ``clients``; an exception propagates (no isolation, no resume)."""
+    prompts = prompts or library()
+    prompts.preload(protocol.prompt_folder)
+    writer = MemoryWriter(keep=keep)
+    settings = RoleSettings()
+    verdicts = []
+    for i, item in enumerate(items):
+        sid = protocol.item_id(item) or f"item-{i + 1}"
+        agents: dict[str, BaseChatAgent] = dict(protocol.deterministic_agents(item))
+        for role, client in (clients or {}).items():
+            agents[role] = ModelAgent(role, client, settings, model_label=client_label(client))
+        session = Session(
+            run_id=run_id, session_id=sid, protocol=protocol, agents=agents, writer=writer, prompts=prompts
+        )
+        session.start(sid, item.model_dump(mode="json"))
+        verdicts.append(await protocol.run(item, session))
+    return verdicts, writer
