@@ -21,7 +21,6 @@ from autogen_core.models import (
     SystemMessage,
     UserMessage,
 )
-from pydantic import BaseModel
 
 from voirdire.cache import CachedReply, ResponseCache, cacheable
 from voirdire.models import RoleSettings

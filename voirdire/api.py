@@ -86,8 +86,13 @@ async def aexamine(
     out = Path(out) if out else default_out(EXAMINATION, None)
     record = {"claim": claim, "question": question, "answers": answers or []}
     result = await arun(
-        EXAMINATION, [{k: v for k, v in record.items() if v}], out=out, models=models, clients=clients,
-        resume=False, **params,
+        EXAMINATION,
+        [{k: v for k, v in record.items() if v}],
+        out=out,
+        models=models,
+        clients=clients,
+        resume=False,
+        **params,
     )
     sid = result.session_ids[0]
     if sid in result.errors:

@@ -28,7 +28,7 @@ from voirdire.machine import StateMachine
 from voirdire.models import RoleSettings, load_role_config, parse_spec
 from voirdire.options import add_params_options, build_params, given_params
 from voirdire.protocol import Protocol
-from voirdire.registry import CommandSpec, Inputs, Registration, get, registrations
+from voirdire.registry import CommandSpec, Inputs, Registration, registrations
 from voirdire.report import Report, generic_report
 from voirdire.runner import RunResult, default_out, run_protocol
 from voirdire.secrets import mask_secrets

@@ -7,6 +7,7 @@ diagram that ``voirdire show --graph`` prints.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -37,7 +38,7 @@ class StateMachine(BaseModel):
     @classmethod
     def chain(cls, *states: str) -> StateMachine:
         """A straight line of states, e.g. a protocol with one deterministic step."""
-        edges = {a: (b,) for a, b in zip(states, states[1:], strict=False)} | {states[-1]: ()}
+        edges = {a: (b,) for a, b in itertools.pairwise(states)} | {states[-1]: ()}
         return cls(initial=(states[0],), edges=edges)
 
     @property

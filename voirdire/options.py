@@ -101,8 +101,12 @@ def add_params_options(parser: argparse.ArgumentParser, params: type[BaseModel],
         common: dict[str, Any] = {"dest": dest, "default": argparse.SUPPRESS}
         if annotation is bool:
             if name in spec.negate or default is True:
-                group.add_argument(flag if name in spec.negate else f"--no-{name.replace('_', '-')}",
-                                   action="store_false", help=_help(info, spec, name, None), **common)
+                group.add_argument(
+                    flag if name in spec.negate else f"--no-{name.replace('_', '-')}",
+                    action="store_false",
+                    help=_help(info, spec, name, None),
+                    **common,
+                )
             else:
                 group.add_argument(flag, action="store_true", help=_help(info, spec, name, None), **common)
             continue
@@ -111,8 +115,14 @@ def add_params_options(parser: argparse.ArgumentParser, params: type[BaseModel],
         if convert is None and values is not None:
             choices = spec.choices.get(name) or tuple(str(v) for v in values)
             by_text = {str(v): v for v in values}
-            group.add_argument(flag, choices=choices, type=lambda t, m=by_text: m.get(t, t),
-                               help=_help(info, spec, name, default), metavar=spec.metavar.get(name), **common)
+            group.add_argument(
+                flag,
+                choices=choices,
+                type=lambda t, m=by_text: m.get(t, t),
+                help=_help(info, spec, name, default),
+                metavar=spec.metavar.get(name),
+                **common,
+            )
             continue
         if convert is None:
             convert = _scalar(annotation)
@@ -121,8 +131,9 @@ def add_params_options(parser: argparse.ArgumentParser, params: type[BaseModel],
             convert = _comma_list(inner) if inner else None
         if convert is None:
             raise TypeError(f"{params.__name__}.{name}: no option for type {annotation!r}; exclude it or convert it")
-        group.add_argument(flag, type=convert, help=_help(info, spec, name, default),
-                           metavar=spec.metavar.get(name), **common)
+        group.add_argument(
+            flag, type=convert, help=_help(info, spec, name, default), metavar=spec.metavar.get(name), **common
+        )
 
 
 def given_params(args: argparse.Namespace) -> dict[str, Any]:
@@ -130,9 +141,7 @@ def given_params(args: argparse.Namespace) -> dict[str, Any]:
     return {k.removeprefix("param__"): v for k, v in vars(args).items() if k.startswith("param__")}
 
 
-def build_params(
-    params: type[BaseModel], spec: ParamsCLI, values: Mapping[str, Any]
-) -> BaseModel:
+def build_params(params: type[BaseModel], spec: ParamsCLI, values: Mapping[str, Any]) -> BaseModel:
     """Validate ``values`` into ``params``; an error names the flag (or 'options' for a cross-field rule)."""
     try:
         return params.model_validate(dict(values))

@@ -13,7 +13,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, Protocol as TypingProtocol, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
+from typing import Protocol as TypingProtocol
 
 from autogen_agentchat.agents import BaseChatAgent
 from autogen_agentchat.messages import TextMessage

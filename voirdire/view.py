@@ -25,6 +25,7 @@ from voirdire.transcript import (
     Verdict,
 )
 
+
 class SessionNotFound(VoirdireError, LookupError):
     """A session id the transcript does not hold."""
 
@@ -52,9 +53,7 @@ def _item_fields(s: SessionRecord, hints: DisplayHints) -> tuple[str, ...]:
     """The hinted fields, or (no hints: a transcript written before they existed) every short scalar field."""
     if hints.item_fields:
         return hints.item_fields
-    return tuple(
-        k for k, v in s.item.items() if k != "id" and isinstance(v, str | int | float) and len(str(v)) <= 300
-    )
+    return tuple(k for k, v in s.item.items() if k != "id" and isinstance(v, str | int | float) and len(str(v)) <= 300)
 
 
 def render_session(
