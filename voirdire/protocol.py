@@ -13,6 +13,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 from typing import Protocol as TypingProtocol
 
@@ -23,7 +24,7 @@ from pydantic import BaseModel
 
 from voirdire.agents import CallInfo, call_metadata
 from voirdire.machine import StateMachine, UndeclaredTransition
-from voirdire.prompts import PromptLibrary
+from voirdire.prompts import PromptLibrary, library
 from voirdire.secrets import mask_secrets
 from voirdire.transcript import (
     DisplayHints,
@@ -296,7 +297,8 @@ class Protocol(ABC, Generic[ItemT, ParamsT]):
     """A paper's algorithm as an explicit state machine.
 
     Subclasses declare ``name``, ``paper``, ``roles`` (the roles a model or rule must play), ``machine``,
-    ``Item`` and ``Params`` (pydantic), ``prompt_folder`` and ``display``, and implement ``item_id`` and ``run``.
+    ``Item`` and ``Params`` (pydantic), ``prompt_folder`` (under ``prompt_root``, for a third-party protocol
+    its own package's folder) and ``display``, and implement ``item_id`` and ``run``.
     ``independent_roles`` lists role pairs that should be different models (voirdire warns when they share a
     spec). Roles played by rules are named by ``rule_roles`` and built per session by ``deterministic_agents``.
     """
@@ -308,6 +310,7 @@ class Protocol(ABC, Generic[ItemT, ParamsT]):
     Item: ClassVar[type[BaseModel]]
     Params: ClassVar[type[BaseModel]]
     prompt_folder: ClassVar[str]
+    prompt_root: ClassVar[Path | None] = None  # the folder holding ``prompt_folder``; None: voirdire's prompts/
     display: ClassVar[DisplayHints] = DisplayHints()
     independent_roles: ClassVar[tuple[tuple[str, str], ...]] = ()
 
@@ -337,6 +340,10 @@ class Protocol(ABC, Generic[ItemT, ParamsT]):
 
     @abstractmethod
     def item_id(self, item: ItemT) -> str: ...
+
+    def prompt_library(self) -> PromptLibrary:
+        """The prompt files this protocol renders: voirdire's own, or its package's ``prompt_root``."""
+        return PromptLibrary(self.prompt_root) if self.prompt_root is not None else library()
 
     @abstractmethod
     async def run(self, item: ItemT, session: Session) -> Verdict: ...

@@ -23,7 +23,7 @@ from voirdire.agents import ModelAgent
 from voirdire.cache import ResponseCache
 from voirdire.errors import VoirdireError
 from voirdire.models import ModelPool, ModelSpecError, RoleSettings, parse_spec, spec_label
-from voirdire.prompts import PromptLibrary, library
+from voirdire.prompts import PromptLibrary
 from voirdire.protocol import Protocol, Session
 from voirdire.registry import known_roles
 from voirdire.transcript import (
@@ -200,7 +200,7 @@ async def run_protocol(
     out = Path(out)
     clients = dict(clients or {})
     roles = dict(roles or {})
-    prompts = prompts or library()
+    prompts = prompts or protocol.prompt_library()
     prompts.preload(protocol.prompt_folder)
     bound = bind_roles(protocol, roles, clients)
     notes = independence_warnings(protocol, bound, clients)
@@ -319,7 +319,7 @@ async def run_in_memory(
     """Run ``protocol`` on every item, one after another, with its events kept in memory (``keep``) or only
     counted: the protocol's own code for batch experiments of many thousands of sessions that need the verdicts
     and no file. Model roles are played by ``clients``; an exception propagates (no isolation, no resume)."""
-    prompts = prompts or library()
+    prompts = prompts or protocol.prompt_library()
     prompts.preload(protocol.prompt_folder)
     writer = MemoryWriter(keep=keep)
     settings = RoleSettings()

@@ -72,7 +72,7 @@ def render_session(
             lines.append(f"{key.replace('_', ' ')}: {s.item[key]}")
     for key in hints.gold_fields:
         value = s.item.get(key)
-        if value:
+        if value not in (None, "", []):
             shown = value[:8] if isinstance(value, list) else [value]
             lines.append(st("2", "gold: " + " | ".join(map(str, shown))))
     calls = 0
