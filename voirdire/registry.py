@@ -34,6 +34,10 @@ class RegistryError(VoirdireError, LookupError):
     """An unknown protocol name, or a plugin that cannot be loaded."""
 
 
+class InputError(VoirdireError, ValueError):
+    """What to run on is missing, or given twice; the message names the option."""
+
+
 @dataclass(frozen=True)
 class Inputs:
     """What a command runs on: the items, the dataset they came from, and the default transcript path."""

@@ -58,13 +58,15 @@ MACHINE = StateMachine(
 
 class CrossExaminationParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    prompt_set: Literal["chatgpt", "gpt3"] = Field("chatgpt", description="Table 1 column for the setup prompt")
-    max_followup_rounds: int = Field(5, ge=0, description="§2 footnote 3: at most five follow-up turns")
-    examinations: int = Field(1, ge=1, description="3 = LMvLM (Majority), §4.1")
+    prompt_set: Literal["chatgpt", "gpt3"] = Field("chatgpt", description="Table 1 setup prompt")
+    max_followup_rounds: int = Field(5, ge=0, description="follow-up rounds cap (§2 footnote 3: 5)")
+    examinations: int = Field(1, ge=1, description="examinations per claim, majority vote (§4.1: 3)")
     sampling_temperature: float = Field(
         0.7, ge=0, description="follow-up sampling in LMvLM (Majority); the paper gives no value, 0.7 is ours"
     )
-    one_question_at_a_time: bool = Field(True, description="§2 Stage 1 feeds the questions one at a time")
+    one_question_at_a_time: bool = Field(
+        True, description="§2 Stage 1 feeds the questions one at a time (off: each turn's questions together)"
+    )
 
     @model_validator(mode="after")
     def _odd_examinations(self) -> CrossExaminationParams:
