@@ -28,7 +28,7 @@ from voirdire.machine import StateMachine
 from voirdire.models import RoleSettings, load_role_config, parse_spec
 from voirdire.options import add_params_options, build_params, given_params
 from voirdire.protocol import Protocol
-from voirdire.registry import CommandSpec, Inputs, Registration, registrations
+from voirdire.registry import CommandSpec, Inputs, Registration, get, registrations
 from voirdire.report import Report, generic_report
 from voirdire.runner import RunResult, default_out, run_protocol
 from voirdire.secrets import mask_secrets
@@ -284,6 +284,11 @@ def finish(args: argparse.Namespace, result: RunResult, payload: dict[str, Any],
 
 def cmd_list(args: argparse.Namespace) -> int:
     regs = registrations()
+    if args.protocol:
+        regs = {name: get(name) for name in args.protocol}
+    if args.graph:
+        print("\n\n".join(r.protocol.machine.mermaid(title=r.name) for r in regs.values()))
+        return 0
     if args.json:
         rows = [
             {
@@ -382,7 +387,9 @@ def build_parser() -> argparse.ArgumentParser:
             add_protocol_command(sub, reg.cli.command, reg)
 
     ls = sub.add_parser("list", help="the registered protocols, their roles and papers")
+    ls.add_argument("protocol", nargs="*", help="only these protocols")
     ls.add_argument("--json", action="store_true")
+    ls.add_argument("--graph", action="store_true", help="each protocol's state diagram (Mermaid)")
     ls.set_defaults(func=cmd_list)
 
     sh = sub.add_parser("show", help="render a transcript as a chat")
