@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from voirdire.cli import main
+from voirdire.transcript import load
 
 EXAMINER = """\
 rules:
@@ -166,3 +169,59 @@ def test_bare_model_rebinds_config_roles_and_the_command_is_recorded(tmp_path: P
     header = load(out).header
     assert header is not None and header.roles["examiner"].spec == script and header.roles["examiner"].max_tokens == 32
     assert header.command is not None and header.command[:2] == ["voirdire", "examine"]
+
+
+def test_run_generic_form_equals_the_friendly_command(tmp_path: Path, models: list[str], dataset: Path, capsys) -> None:
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    common = ["--questions", str(dataset), *models, "--no-progress", "--json", "--max-followups", "2"]
+    assert main(["examine", *common, "--out", str(a)]) == 0
+    friendly = json.loads(capsys.readouterr().out)
+    assert main(["run", "cross_examination", *common, "--out", str(b)]) == 0
+    generic = json.loads(capsys.readouterr().out)
+    assert friendly["report"] == {**generic["report"], "transcript": friendly["report"]["transcript"]}
+    assert friendly["verdicts"] == generic["verdicts"]
+    header = load(b).header
+    assert header is not None and header.parameters["max_followup_rounds"] == 2
+    assert header.transitions["[*]"] == ["claim", "setup"] and header.display.colors["examiner"] == "36"
+
+
+def test_report_and_graph_of_a_cross_examination_transcript(
+    tmp_path: Path, models: list[str], dataset: Path, capsys
+) -> None:
+    out = tmp_path / "t.jsonl"
+    assert main(["examine", "--questions", str(dataset), *models, "--out", str(out), "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["report", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    # every claim is gold-correct ("Paris" for Paris questions; "Rome" is not in "The answer is Paris.")
+    assert report["sessions"] == 3 and report["verdicts"] == 3 and report["scored"] == 3
+    assert report["claims_correct_pct"] == pytest.approx(200 / 3)
+    assert report["reject_incorrect"]["recall"] == 1.0  # the examiner rejects everything
+    assert main(["show", str(out), "--graph"]) == 0
+    graph = capsys.readouterr().out
+    assert "stateDiagram-v2" in graph and "followup_ask --> followup_questions" in graph
+
+
+def test_option_errors_name_the_flag(tmp_path: Path, models: list[str], capsys) -> None:
+    assert main(["examine", "x", *models, "--max-followups", "-1", "--out", str(tmp_path / "t.jsonl")]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "voirdire: error: --max-followups: Input should be greater than or equal to 0"
+    )
+    assert main(["examine", "x", *models, "--examinations", "2", "--out", str(tmp_path / "t.jsonl")]) == 2
+    assert "examinations must be odd" in capsys.readouterr().err
+
+
+def test_show_into_a_closed_pipe_exits_zero(tmp_path: Path, models: list[str], dataset: Path) -> None:
+    out = tmp_path / "t.jsonl"
+    assert main(["examine", "--questions", str(dataset), *models, "--out", str(out), "--no-progress"]) == 0
+    with out.open("a") as fh:  # a long transcript, so `show` is still writing when the reader leaves
+        for i in range(2000):
+            fh.write(out.read_text().splitlines()[1].replace('"session_id":"a"', f'"session_id":"x{i}"') + "\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "voirdire.cli", "show", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert proc.stdout is not None and proc.stdout.readline()
+    proc.stdout.close()  # what `| head -1` does
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err.decode()
+    assert b"Traceback" not in err and b"Exception ignored" not in err
