@@ -1,0 +1,67 @@
+"""Model specs: parsing, printing without secrets, labels, errors, and the provider table."""
+
+from __future__ import annotations
+
+from typing import get_args
+
+import pytest
+
+from voirdire.errors import VoirdireError
+from voirdire.models import PROVIDERS, ModelSpecError, parse_spec, spec_label
+from voirdire.models.spec import Kind
+
+
+def test_specs_parse_and_print_without_secrets() -> None:
+    assert parse_spec("local").kind == "local" and parse_spec("local:/m/x.gguf").path == "/m/x.gguf"
+    assert parse_spec("openai:gpt-4o-mini").model == "gpt-4o-mini"
+    s = parse_spec("openai-compatible:meta/llama-3@http://u:pw@10.0.0.1:8000/v1?key=1")
+    assert (s.model, s.base_url) == ("meta/llama-3", "http://u:pw@10.0.0.1:8000/v1?key=1")
+    assert s.text == "openai-compatible:meta/llama-3@http://10.0.0.1:8000/v1"
+    assert parse_spec("scripted:a.yaml").path == "a.yaml" and parse_spec("human").kind == "human"
+    for bad in ("gpt-4", "openai:", "openai-compatible:model", "openai-compatible:m@ftp://x"):
+        with pytest.raises(ModelSpecError):
+            parse_spec(bad)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["local", "local:/m/x.gguf", "openai:gpt-4o", "openai-compatible:m@http://h:8000/v1", "scripted:a.yaml", "human"],
+)
+def test_a_spec_prints_as_written(text: str) -> None:
+    assert parse_spec(f"  {text} ").text == text
+    assert parse_spec(parse_spec(text).text) == parse_spec(text)
+
+
+def test_spec_errors_say_what_was_expected_without_secrets() -> None:
+    with pytest.raises(ModelSpecError) as unknown:
+        parse_spec("gpt-4?key=s3cret")
+    assert str(unknown.value) == (
+        "unknown model spec 'gpt-4?key=***': use local, local:<file.gguf>, openai:<model>, "
+        "openai-compatible:<model>@<url>, scripted:<file> or human"
+    )
+    for bad in ("human:x", "scripted:", "openai", ""):
+        with pytest.raises(ModelSpecError, match=r"^unknown model spec"):
+            parse_spec(bad)
+    with pytest.raises(ModelSpecError) as compatible:
+        parse_spec("openai-compatible:llama3")
+    assert str(compatible.value) == (
+        "model spec 'openai-compatible:llama3': expected openai-compatible:<model>@<base_url>, "
+        "e.g. openai-compatible:llama3@http://127.0.0.1:8080/v1"
+    )
+
+
+def test_spec_error_is_a_voirdire_error_and_a_value_error() -> None:
+    assert issubclass(ModelSpecError, VoirdireError) and issubclass(ModelSpecError, ValueError)
+
+
+def test_every_kind_has_a_provider() -> None:
+    assert set(PROVIDERS) == set(get_args(Kind))
+
+
+def test_openai_label_names_the_endpoint_really_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    assert spec_label("openai:gpt-4o") == "openai:gpt-4o"
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://u:pw@proxy.example/v1?token=x")
+    assert spec_label("openai:gpt-4o") == "openai:gpt-4o@https://proxy.example/v1"
+    assert spec_label("openai-compatible:m@http://u:pw@h/v1") == "openai-compatible:m@http://h/v1"
+    assert spec_label(" local ") == "local"

@@ -1,0 +1,120 @@
+"""What every client module shares: the spec error, the default reply length, and the text-only client base."""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from typing import Any
+
+from autogen_core import CancellationToken
+from autogen_core.models import (
+    AssistantMessage,
+    ChatCompletionClient,
+    CreateResult,
+    LLMMessage,
+    ModelCapabilities,  # type: ignore[attr-defined]
+    ModelFamily,
+    ModelInfo,
+    RequestUsage,
+    SystemMessage,
+)
+from autogen_core.tools import Tool, ToolSchema
+from pydantic import BaseModel
+
+from voirdire.errors import VoirdireError
+
+DEFAULT_MAX_TOKENS = 256
+
+
+class ModelSpecError(VoirdireError, ValueError):
+    """A model spec or model config that cannot be used; the message says which and why."""
+
+
+def text_of(m: LLMMessage) -> str:
+    content = m.content
+    if isinstance(content, str):
+        return content
+    return "".join(str(c) for c in content)  # images/function calls are not used by voirdire
+
+
+def openai_role(m: LLMMessage) -> str:
+    if isinstance(m, SystemMessage):
+        return "system"
+    if isinstance(m, AssistantMessage):
+        return "assistant"
+    return "user"
+
+
+class TextOnlyClient(ChatCompletionClient):
+    """Shared plumbing for the text-only clients (no tools, no vision): subclasses implement ``_complete``."""
+
+    family: str = ModelFamily.UNKNOWN
+
+    def __init__(self) -> None:
+        self._usage = RequestUsage(prompt_tokens=0, completion_tokens=0)
+
+    @abstractmethod
+    async def _complete(self, messages: Sequence[LLMMessage], args: Mapping[str, Any]) -> CreateResult:
+        """Produce one completion; ``args`` carries the role's generation settings."""
+
+    async def create(
+        self,
+        messages: Sequence[LLMMessage],
+        *,
+        tools: Sequence[Tool | ToolSchema] = (),
+        tool_choice: Any = "auto",
+        json_output: bool | type[BaseModel] | None = None,
+        extra_create_args: Mapping[str, Any] = {},
+        cancellation_token: CancellationToken | None = None,
+    ) -> CreateResult:
+        if tools:
+            raise ValueError(f"{type(self).__name__} does not support tools")
+        result = await self._complete(messages, extra_create_args)
+        self._usage = RequestUsage(
+            prompt_tokens=self._usage.prompt_tokens + result.usage.prompt_tokens,
+            completion_tokens=self._usage.completion_tokens + result.usage.completion_tokens,
+        )
+        return result
+
+    async def create_stream(  # type: ignore[override]
+        self,
+        messages: Sequence[LLMMessage],
+        *,
+        tools: Sequence[Tool | ToolSchema] = (),
+        tool_choice: Any = "auto",
+        json_output: bool | type[BaseModel] | None = None,
+        extra_create_args: Mapping[str, Any] = {},
+        cancellation_token: CancellationToken | None = None,
+    ) -> AsyncGenerator[str | CreateResult, None]:
+        result = await self.create(messages, extra_create_args=extra_create_args)
+        yield str(result.content)
+        yield result
+
+    async def close(self) -> None:
+        return None
+
+    def actual_usage(self) -> RequestUsage:
+        return self._usage
+
+    def total_usage(self) -> RequestUsage:
+        return self._usage
+
+    def count_tokens(self, messages: Sequence[LLMMessage], *, tools: Sequence[Tool | ToolSchema] = ()) -> int:
+        return sum(len(text_of(m).split()) for m in messages)
+
+    def remaining_tokens(self, messages: Sequence[LLMMessage], *, tools: Sequence[Tool | ToolSchema] = ()) -> int:
+        return max(0, 8192 - self.count_tokens(messages))
+
+    @property
+    def capabilities(self) -> ModelCapabilities:  # type: ignore[override]
+        return ModelCapabilities(vision=False, function_calling=False, json_output=False)  # type: ignore[typeddict-item]
+
+    @property
+    def model_info(self) -> ModelInfo:
+        return ModelInfo(
+            vision=False,
+            function_calling=False,
+            json_output=False,
+            family=self.family,
+            structured_output=False,
+        )

@@ -1,0 +1,100 @@
+"""Scripted replies from a YAML/JSON file or a list: regex rules over the last prompt, then replies in order."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from autogen_core.models import AssistantMessage, CreateResult, LLMMessage, RequestUsage
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from voirdire.models.base import ModelSpecError, TextOnlyClient, text_of
+
+
+class ScriptRule(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    match: str = Field(description="regular expression searched in the last user/system message")
+    reply: str | None = Field(None, description="the same reply every time the rule matches")
+    replies: list[str] | None = Field(None, description="replies consumed in order; an error when used up")
+
+
+class Script(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    replies: list[str] = Field(default_factory=list, description="replies in order, used when no rule matches")
+    rules: list[ScriptRule] = Field(default_factory=list)
+    default: str | None = None
+
+
+class ScriptExhausted(RuntimeError):
+    pass
+
+
+class ScriptedChatCompletionClient(TextOnlyClient):
+    """Replays scripted replies: rules keyed by a regex over the last prompt, then an ordered list.
+
+    Rules make scripts robust to concurrency and to how many questions a protocol asks; the ordered list mirrors
+    AutoGen's ``ReplayChatCompletionClient``. Every prompt seen is kept in ``seen`` for assertions.
+    """
+
+    family = "scripted"
+
+    def __init__(self, script: Script | list[str], name: str = "scripted"):
+        super().__init__()
+        self.script = script if isinstance(script, Script) else Script(replies=list(script))
+        self.name = name
+        self._pattern = [re.compile(r.match, re.IGNORECASE | re.DOTALL) for r in self.script.rules]
+        self._used: dict[int, int] = {}
+        self._next = 0
+        self.seen: list[list[LLMMessage]] = []
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> ScriptedChatCompletionClient:
+        path = Path(path)
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except FileNotFoundError as exc:
+            raise ModelSpecError(f"{path}: script file not found") from exc
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f":{mark.line + 1}" if mark is not None else ""
+            raise ModelSpecError(f"{path}{where}: invalid script: {exc}") from exc
+        if data is None:
+            raise ModelSpecError(f"{path}: empty script (expected rules:, replies: or a list of replies)")
+        try:
+            script = Script.model_validate(data) if isinstance(data, dict) else Script(replies=data)
+        except ValidationError as exc:
+            raise ModelSpecError(f"{path}: invalid script: {exc}") from exc
+        return cls(script, name=path.name)
+
+    def _reply_for(self, prompt: str) -> str:
+        for i, (rule, pattern) in enumerate(zip(self.script.rules, self._pattern, strict=True)):
+            if not pattern.search(prompt):
+                continue
+            if rule.reply is not None:
+                return rule.reply
+            used = self._used.get(i, 0)
+            if rule.replies is not None and used < len(rule.replies):
+                self._used[i] = used + 1
+                return rule.replies[used]
+            raise ScriptExhausted(f"{self.name}: rule {rule.match!r} has no replies left")
+        if self._next < len(self.script.replies):
+            self._next += 1
+            return self.script.replies[self._next - 1]
+        if self.script.default is not None:
+            return self.script.default
+        raise ScriptExhausted(f"{self.name}: no scripted reply left for prompt {prompt[:80]!r}")
+
+    async def _complete(self, messages: Sequence[LLMMessage], args: Mapping[str, Any]) -> CreateResult:
+        self.seen.append(list(messages))
+        last = next((m for m in reversed(messages) if not isinstance(m, AssistantMessage)), None)
+        text = self._reply_for(text_of(last) if last else "")
+        tokens = sum(len(text_of(m).split()) for m in messages)
+        return CreateResult(
+            finish_reason="stop",
+            content=text,
+            usage=RequestUsage(prompt_tokens=tokens, completion_tokens=len(text.split())),
+            cached=False,
+        )
