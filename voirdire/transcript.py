@@ -37,7 +37,7 @@ class TranscriptError(VoirdireError, ValueError):
 
 
 class RoleBinding(BaseModel):
-    """Which model serves a role, with secrets stripped (see ``models.redact``)."""
+    """Which model serves a role, with secrets stripped (``voirdire.secrets.redact_url``)."""
 
     model_config = ConfigDict(extra="forbid")
     spec: str
