@@ -16,9 +16,18 @@ class FakeOpenAIServer:
     """Answers ``POST /v1/chat/completions`` with ``responder(messages)``; fails the first ``fail_first``
     requests with HTTP 500 to exercise retries. Every request body is kept in ``requests``."""
 
-    def __init__(self, responder: Responder, fail_first: int = 0) -> None:
+    def __init__(
+        self,
+        responder: Responder,
+        fail_first: int = 0,
+        *,
+        reject_response_format: bool = False,
+        honour_n: bool = True,
+    ) -> None:
         self.responder = responder
         self.fail_first = fail_first
+        self.reject_response_format = reject_response_format  # answer a response_format request with HTTP 400
+        self.honour_n = honour_n  # False: return one choice whatever n asks
         self.requests: list[dict[str, Any]] = []
         server = self
 
@@ -36,7 +45,12 @@ class FakeOpenAIServer:
                     server.fail_first -= 1
                     self._send(500, {"error": {"message": "try again", "type": "server_error"}})
                     return
-                text = server.responder(body.get("messages", []))
+                if server.reject_response_format and "response_format" in body:
+                    self._send(400, {"error": {"message": "response_format is not supported", "type": "invalid"}})
+                    return
+                n = int(body.get("n", 1)) if server.honour_n else 1
+                texts = [server.responder(body.get("messages", [])) for _ in range(n)]
+                text = texts[0]
                 self._send(
                     200,
                     {
@@ -45,11 +59,8 @@ class FakeOpenAIServer:
                         "created": int(time.time()),
                         "model": body.get("model", "fake"),
                         "choices": [
-                            {
-                                "index": 0,
-                                "message": {"role": "assistant", "content": text},
-                                "finish_reason": "stop",
-                            }
+                            {"index": i, "message": {"role": "assistant", "content": t}, "finish_reason": "stop"}
+                            for i, t in enumerate(texts)
                         ],
                         "usage": {
                             "prompt_tokens": 11,

@@ -189,6 +189,9 @@ def test_a_plugin_protocol_runs_through_the_generic_cli(site: Path, tmp_path: Pa
     parsed = json.loads(report.stdout)
     assert parsed["sessions"] == 3 and parsed["verdicts"] == 3 and parsed["agreement"] == 1.0
     assert parsed["parse_failures"] == {"judge · toy/judge": 1}
+    assert parsed["replies"] == {"judge · toy/judge": 2, "counter · text": 3}
+    text = voirdire(site, "report", str(out), cwd=tmp_path).stdout
+    assert "parse failures: judge · toy/judge 1/2 (50%)" in text
 
 
 def test_a_plugin_option_error_names_the_flag(site: Path, tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ class CachedReply(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     finish_reason: str | None = None
+    enforcement: str | None = None
 
 
 def cacheable(args: Mapping[str, Any]) -> bool:

@@ -64,6 +64,13 @@ def add_model_options(p: argparse.ArgumentParser, help: Mapping[str, str] | None
     g.add_argument("--max-tokens", type=int, help=texts["max_tokens"])
     g.add_argument("--temperature", type=float, help=texts["temperature"])
     g.add_argument("--seed", type=int, help=texts["seed"])
+    g.add_argument(
+        "--structured",
+        action="store_true",
+        help="ask every role for its closed answers through a reply schema the backend enforces (a grammar for "
+        "llama.cpp, response_format for OpenAI-compatible endpoints) instead of reading the paper's free text; "
+        "per role: structured = true in the --config table",
+    )
 
 
 def add_run_options(p: argparse.ArgumentParser) -> None:
@@ -105,6 +112,7 @@ def roles_from_args(args: argparse.Namespace, *, forward_seed: bool = True) -> d
             ("max_tokens", args.max_tokens),
             ("temperature", args.temperature),
             ("seed", args.seed if forward_seed else None),
+            ("structured", True if getattr(args, "structured", False) else None),
         )
         if v is not None
     }

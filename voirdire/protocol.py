@@ -26,6 +26,8 @@ from voirdire.agents import CallInfo, call_metadata
 from voirdire.machine import StateMachine, UndeclaredTransition
 from voirdire.prompts import PromptLibrary, library
 from voirdire.secrets import mask_secrets
+from voirdire.structured import ParseError as ParseError
+from voirdire.structured import ReplySchema
 from voirdire.transcript import (
     DisplayHints,
     ErrorEvent,
@@ -45,10 +47,6 @@ ItemT = TypeVar("ItemT", bound=BaseModel)
 ParamsT = TypeVar("ParamsT", bound=BaseModel)
 
 
-class ParseError(ValueError):
-    """Raised by a reply parser when a model's text does not have the expected form."""
-
-
 class Writer(TypingProtocol):
     """Where a Session's events go: a JSONL file (``TranscriptWriter``) or memory (``MemoryWriter``)."""
 
@@ -62,6 +60,7 @@ class Reply(Generic[T]):
     text: str
     value: T | None = None
     error: str | None = None
+    samples: tuple[Reply[T], ...] = ()  # every sample, when ``ask(samples=k)`` drew k > 1 (this reply is the first)
 
     @property
     def ok(self) -> bool:
@@ -80,8 +79,10 @@ class Session:
         agents: Mapping[str, BaseChatAgent],
         writer: Writer,
         prompts: PromptLibrary,
+        structured: frozenset[str] = frozenset(),
     ) -> None:
         self.run_id = run_id
+        self.structured = structured  # roles asked for their closed answers through reply schemas
         self.session_id = session_id
         self.protocol = protocol
         self._agents = dict(agents)
@@ -166,6 +167,8 @@ class Session:
         prompt: str,
         *,
         parse: Callable[[str], T] | None = None,
+        schema: Any = None,
+        samples: int = 1,
         expected: str = "",
         on_failure: str = "",
         sender: str = "moderator",
@@ -176,19 +179,37 @@ class Session:
     ) -> Reply[T]:
         """Render ``prompts/<protocol>/<prompt>.yaml`` with ``variables`` and send it to ``role``.
 
-        When ``parse`` raises ``ParseError`` the failure is recorded with ``on_failure`` (the defined outcome the
-        protocol takes) and the reply comes back with ``value=None``: the protocol decides, the session never
-        guesses and never crashes on model text. ``quote`` is what ``sender`` itself said inside the prompt
-        (e.g. the examiner's question), shown by the chat view instead of the whole prompt. ``temperature`` and
-        ``seed`` override the role's sampling for this call.
+        Reading the reply: ``parse`` reads the paper's free text; ``schema`` (a pydantic model, a ``Literal`` or a
+        tuple of choices, see ``voirdire.structured``) is the closed answer the reply must fit. A role in
+        structured mode (``self.structured``), or an ask with a schema and no parser, sends the schema to the
+        backend to enforce and reads the reply with it; otherwise the paper's prompt is read by ``parse``.
+        When reading fails the failure is recorded with ``on_failure`` (the defined outcome the protocol takes) and
+        the reply comes back with ``value=None``: the protocol decides, the session never guesses and never
+        crashes on model text. ``samples=k`` draws k replies in one call (``Reply.samples``). ``quote`` is what
+        ``sender`` itself said inside the prompt (e.g. the examiner's question), shown by the chat view instead of
+        the whole prompt. ``temperature`` and ``seed`` override the role's sampling for this call.
         """
+        if samples < 1:
+            raise ValueError(f"samples must be >= 1, got {samples}")
+        shape = ReplySchema.of(schema) if schema is not None else None
+        structured = shape is not None and (parse is None or role in self.structured)
+        reader: Callable[[str], Any] | None = shape.validate if structured and shape is not None else parse
+        if structured and shape is not None:
+            expected = expected or shape.describe()
         name = f"{self.protocol.prompt_folder}/{prompt}"
         rendered = self._prompts.get(name).render(**variables)
         messages = []
-        for m in rendered:
+        for i, m in enumerate(rendered):
             if m.role == "assistant":
                 raise ValueError(f"{name}: assistant turns belong in a role's memory, not in ask()")
-            md = call_metadata(system=m.role == "system", temperature=temperature, seed=seed)
+            last = i == len(rendered) - 1
+            md = call_metadata(
+                system=m.role == "system",
+                temperature=temperature,
+                seed=seed,
+                schema=shape.to_wire() if structured and shape is not None and last else None,
+                samples=samples if last else 1,
+            )
             messages.append(TextMessage(content=m.content, source=sender, metadata=md))
             self._writer.write(
                 Message(
@@ -200,7 +221,7 @@ class Session:
                     quote=quote if m.role == "user" else None,
                 )
             )
-        return await self._deliver(role, messages, parse=parse, expected=expected, on_failure=on_failure, prompt=name)
+        return await self._deliver(role, messages, parse=reader, expected=expected, on_failure=on_failure, prompt=name)
 
     async def send(
         self,
@@ -229,8 +250,10 @@ class Session:
     ) -> Reply[T]:
         response = await self._agent(role).on_messages(messages, self._token)
         text = response.chat_message.to_model_text()
+        texts = [text]
         for call in response.inner_messages or ():
             if isinstance(call, CallInfo):
+                texts = call.samples or texts
                 self._writer.write(
                     ModelCall(
                         **self._base(),
@@ -243,9 +266,33 @@ class Session:
                         retries=call.retries,
                         finish_reason=call.finish_reason,
                         cached=call.cached,
+                        samples=max(1, len(call.samples)),
+                        requests=0 if call.cached else call.requests,
+                        enforcement=call.enforcement,
                     )
                 )
-        self._writer.write(Message(**self._base(), sender=role, receiver="moderator", content=text, prompt=prompt))
+        replies = [
+            self._read(role, prompt, t, i if len(texts) > 1 else None, parse, expected, on_failure)
+            for i, t in enumerate(texts)
+        ]
+        if len(replies) == 1:
+            return replies[0]
+        first = replies[0]
+        return Reply(text=first.text, value=first.value, error=first.error, samples=tuple(replies))
+
+    def _read(
+        self,
+        role: str,
+        prompt: str | None,
+        text: str,
+        sample: int | None,
+        parse: Callable[[str], T] | None,
+        expected: str,
+        on_failure: str,
+    ) -> Reply[T]:
+        self._writer.write(
+            Message(**self._base(), sender=role, receiver="moderator", content=text, prompt=prompt, sample=sample)
+        )
         if parse is None:
             return Reply(text=text)
         try:

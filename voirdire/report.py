@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, Field
 
-from voirdire.transcript import ParseFailure, SessionRecord, Transcript
+from voirdire.transcript import Message, ParseFailure, SessionRecord, Transcript
 
 
 class Report(BaseModel):
@@ -26,6 +26,7 @@ class Report(BaseModel):
     parse_failures: dict[str, int] = Field(
         default_factory=dict, description="'role · prompt' -> parse failures recorded in finished and open sessions"
     )
+    replies: dict[str, int] = Field(default_factory=dict, description="'role · prompt' -> replies received")
 
     def text(self) -> str:
         """The report as a person reads it."""
@@ -34,22 +35,35 @@ class Report(BaseModel):
     def summary_lines(self) -> list[str]:
         lines = [f"{self.protocol}: {self.sessions} sessions, {self.verdicts} verdicts, {self.errors} errors"]
         if self.parse_failures:
-            lines.append("parse failures: " + ", ".join(f"{k} {n}" for k, n in sorted(self.parse_failures.items())))
+            lines.append("parse failures: " + self.parse_failure_rates())
         return lines
+
+    def parse_failure_rates(self) -> str:
+        """'role · prompt failed/replies (rate)' for every role and prompt with a failure."""
+        parts = []
+        for key, failed in sorted(self.parse_failures.items()):
+            total = self.replies.get(key, 0)
+            parts.append(f"{key} {failed}/{total} ({100 * failed / total:.0f}%)" if total else f"{key} {failed}")
+        return ", ".join(parts)
 
 
 def counts(sessions: Iterable[SessionRecord]) -> dict[str, object]:
     """The ``Report`` fields every protocol shares, for ``Report(**counts(...), ...)``."""
     sessions = list(sessions)
     failures: Counter[str] = Counter()
+    replies: Counter[str] = Counter()
     for s in sessions:
-        for e in s.of_kind(ParseFailure):
-            failures[f"{e.role} · {e.prompt or 'text'}"] += 1
+        for e in s.events:
+            if isinstance(e, ParseFailure):
+                failures[f"{e.role} · {e.prompt or 'text'}"] += 1
+            elif isinstance(e, Message) and e.receiver == "moderator":
+                replies[f"{e.sender} · {e.prompt or 'text'}"] += 1
     return {
         "sessions": len(sessions),
         "verdicts": sum(s.verdict is not None for s in sessions),
         "errors": sum(s.verdict is None and bool(s.errors) for s in sessions),
         "parse_failures": dict(failures),
+        "replies": dict(replies),
     }
 
 

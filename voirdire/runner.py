@@ -219,6 +219,7 @@ async def run_protocol(
                 temperature=s.temperature,
                 max_tokens=s.max_tokens,
                 seed=s.seed,
+                structured=s.structured,
             )
             for r, s in bound.items()
         },
@@ -252,6 +253,7 @@ async def run_protocol(
                 out.unlink()
         result.skipped = len(finished & set(ids))
 
+        structured = frozenset(r for r, s in bound.items() if s.structured)
         pool = ModelPool()
         replies = ResponseCache(cache) if cache is not None else None
         sem = asyncio.Semaphore(max(1, concurrency))
@@ -278,6 +280,7 @@ async def run_protocol(
                         agents=agents_for_session(item),
                         writer=writer,
                         prompts=prompts,
+                        structured=structured,
                     )
                     session.start(sid, item.model_dump(mode="json"))
                     try:

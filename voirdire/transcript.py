@@ -44,6 +44,7 @@ class RoleBinding(BaseModel):
     temperature: float | None = None
     max_tokens: int | None = None
     seed: int | None = None
+    structured: bool = Field(False, description="closed answers asked through reply schemas, not the paper's text")
 
 
 class DisplayHints(BaseModel):
@@ -102,6 +103,7 @@ class Message(_Event):
     content: str
     prompt: str | None = Field(None, description="prompt file the content was rendered from, if any")
     quote: str | None = Field(None, description="the sender's own words inside a rendered prompt (chat view)")
+    sample: int | None = Field(None, description="which of several samples drawn for one request (0-based)")
 
 
 class TokenUsage(BaseModel):
@@ -121,6 +123,11 @@ class ModelCall(_Event):
     retries: int = 0
     finish_reason: str | None = None
     cached: bool = Field(False, description="answered from the response cache, not the model")
+    samples: int = Field(1, description="replies drawn by this call")
+    requests: int = Field(1, description="requests (or generations) it took; 0 when cached")
+    enforcement: str | None = Field(
+        None, description="how a reply schema was held: grammar, response_format, validated or text-fallback"
+    )
 
 
 class Transition(_Event):

@@ -126,7 +126,7 @@ def report(transcript: Transcript) -> Report:
 def format_report(r: Report) -> str:
     lines = [f"{r.protocol}: {r.sessions} sessions, {r.scored} with gold answers, {r.errors} errors"]
     if r.parse_failures:
-        lines.append("parse failures: " + ", ".join(f"{k} {n}" for k, n in sorted(r.parse_failures.items())))
+        lines.append("parse failures: " + r.parse_failure_rates())
     if r.claims_correct_pct is not None:
         lines.append(f"claims correct (gold alias match): {r.claims_correct_pct:.1f}%")
     for label, prf in (("reject incorrect", r.reject_incorrect), ("accept correct", r.accept_correct)):

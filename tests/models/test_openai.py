@@ -1,4 +1,4 @@
-"""OpenAI and OpenAI-compatible specs build AutoGen's OpenAI client (no network needed to build one)."""
+"""OpenAI and OpenAI-compatible specs build voirdire's OpenAI client (no network needed to build one)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ def test_openai_spec_needs_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_an_openai_compatible_spec_needs_no_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    from autogen_ext.models.openai import OpenAIChatCompletionClient
+    from voirdire.models.openai import OpenAIChatClient
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     client = build_client(parse_spec("openai-compatible:llama3@http://127.0.0.1:9/v1"))
-    assert isinstance(client, OpenAIChatCompletionClient)
+    assert isinstance(client, OpenAIChatClient)

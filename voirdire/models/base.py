@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import AsyncGenerator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from autogen_core import CancellationToken
@@ -45,10 +46,26 @@ def openai_role(m: LLMMessage) -> str:
     return "user"
 
 
+@dataclass
+class Completion:
+    """One or more sampled replies to one request, and how a reply schema was enforced (None: none was asked)."""
+
+    texts: list[str]
+    usage: RequestUsage
+    finish_reason: str | None = None
+    enforcement: str | None = None
+    requests: int = 1
+
+
 class TextOnlyClient(ChatCompletionClient):
-    """Shared plumbing for the text-only clients (no tools, no vision): subclasses implement ``_complete``."""
+    """Shared plumbing for the text-only clients (no tools, no vision): subclasses implement ``_complete``.
+
+    ``complete`` is voirdire's own entry point: ``n`` samples, and a reply schema in ``args["response_format"]``
+    (``{"name", "schema"}``) that a client enforces if it can (``enforces``) and otherwise ignores.
+    """
 
     family: str = ModelFamily.UNKNOWN
+    enforces: str = "validated"  # how this client holds a reply to a schema
 
     def __init__(self) -> None:
         self._usage = RequestUsage(prompt_tokens=0, completion_tokens=0)
@@ -56,6 +73,20 @@ class TextOnlyClient(ChatCompletionClient):
     @abstractmethod
     async def _complete(self, messages: Sequence[LLMMessage], args: Mapping[str, Any]) -> CreateResult:
         """Produce one completion; ``args`` carries the role's generation settings."""
+
+    async def complete(self, messages: Sequence[LLMMessage], args: Mapping[str, Any], n: int = 1) -> Completion:
+        """``n`` samples; the default draws them one request at a time."""
+        results = [await self.create(messages, extra_create_args=args) for _ in range(n)]
+        return Completion(
+            texts=[str(r.content) for r in results],
+            usage=RequestUsage(
+                prompt_tokens=sum(r.usage.prompt_tokens for r in results),
+                completion_tokens=sum(r.usage.completion_tokens for r in results),
+            ),
+            finish_reason=results[0].finish_reason,
+            enforcement=self.enforces if "response_format" in args else None,
+            requests=n,
+        )
 
     async def create(
         self,

@@ -35,8 +35,11 @@ class LlamaCppClient(TextOnlyClient):
     """A GGUF model run in-process by llama-cpp-python.
 
     One model instance is shared by every role and session that names the same file; llama.cpp contexts are not
-    thread-safe, so calls are serialised by a lock and run off the event loop.
+    thread-safe, so calls are serialised by a lock and run off the event loop. A reply schema is enforced by the
+    grammar llama.cpp compiles from it; ``n`` samples are ``n`` generations.
     """
+
+    enforces = "grammar"
 
     _instances: ClassVar[dict[str, LlamaCppClient]] = {}
     _instances_lock = threading.Lock()
@@ -87,6 +90,8 @@ class LlamaCppClient(TextOnlyClient):
         }
         if args.get("seed") is not None:
             kwargs["seed"] = int(args["seed"])
+        if args.get("response_format"):  # llama.cpp compiles the JSON schema into a grammar: valid by construction
+            kwargs["response_format"] = {"type": "json_object", "schema": args["response_format"]["schema"]}
         chat = [{"role": openai_role(m), "content": text_of(m)} for m in messages]
 
         def run() -> dict[str, Any]:

@@ -1,48 +1,122 @@
-"""OpenAI and OpenAI-compatible servers (vLLM, Ollama, llama.cpp server, ...) through AutoGen's OpenAI client.
+"""OpenAI and OpenAI-compatible servers (vLLM, Ollama, llama.cpp server, ...) on the openai SDK.
 
-``spec_text`` is the spec as printed (credentials dropped), named in errors.
+A thin client of voirdire's own rather than AutoGen's, because the protocols need what AutoGen's client refuses:
+``n`` samples in one request, and a reply schema sent as ``response_format`` with a clean fallback. Both are
+learnt once per endpoint: a server that answers a ``response_format`` request with HTTP 400 is asked in text from
+then on (the reply is still validated), and one that returns fewer choices than ``n`` gets one request per
+sample. ``spec_text`` is the spec as printed (credentials dropped), named in errors.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
-from autogen_core.models import ChatCompletionClient, ModelFamily, ModelInfo
+from autogen_core.models import CreateResult, LLMMessage, RequestUsage
 
-from voirdire.models.base import ModelSpecError
+from voirdire.models.base import Completion, ModelSpecError, TextOnlyClient, openai_role, text_of
 
-
-def openai_client(model: str | None, *, spec_text: str) -> ChatCompletionClient:
-    """OpenAI itself, at OPENAI_BASE_URL when that is set; the caller has checked that OPENAI_API_KEY is."""
-    kwargs: dict[str, Any] = {}
-    if os.environ.get("OPENAI_BASE_URL"):
-        kwargs["base_url"] = os.environ["OPENAI_BASE_URL"]
-    return _client(model, kwargs, spec_text)
+# Generation settings passed through to the API; anything else in a role's arguments is voirdire's own.
+_SENT = ("max_tokens", "temperature", "seed", "top_p", "stop")
 
 
-def openai_compatible_client(model: str | None, base_url: str | None, *, spec_text: str) -> ChatCompletionClient:
-    """Any server that speaks the OpenAI API at ``base_url``; its models are unknown to the SDK."""
-    kwargs: dict[str, Any] = {
-        "base_url": base_url,
-        # Local servers usually ignore the key but the SDK insists on one.
-        "api_key": os.environ.get("OPENAI_API_KEY") or "not-needed",
-        "model_info": ModelInfo(
-            vision=False,
-            function_calling=False,
-            json_output=False,
-            family=ModelFamily.UNKNOWN,
-            structured_output=False,
-        ),
-    }
-    return _client(model, kwargs, spec_text)
+class OpenAIChatClient(TextOnlyClient):
+    """Chat completions at ``base_url`` (OpenAI's own when None) with model ``model``."""
 
+    enforces = "response_format"
+    # What each endpoint has shown it cannot do, shared by every client of the process.
+    _no_response_format: ClassVar[set[str]] = set()
+    _no_n: ClassVar[set[str]] = set()
 
-def _client(model: str | None, kwargs: dict[str, Any], spec_text: str) -> ChatCompletionClient:
-    from autogen_ext.models.openai import OpenAIChatCompletionClient
+    def __init__(self, model: str, *, base_url: str | None, api_key: str) -> None:
+        super().__init__()
+        import openai
 
-    try:
+        self.model = model
+        self.endpoint = base_url or "https://api.openai.com/v1"
         # max_retries=0: voirdire retries transient errors itself and records how many it took.
-        return OpenAIChatCompletionClient(model=model, max_retries=0, **kwargs)
-    except ValueError as exc:  # unknown model names need model_info; say so plainly
-        raise ModelSpecError(f"model spec {spec_text!r}: {exc}") from exc
+        self._client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=0)
+        self._create_args = {"model": model}  # read by client labels
+
+    def _request(self, messages: Sequence[LLMMessage], args: Mapping[str, Any], n: int, schema: bool) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": [{"role": openai_role(m), "content": text_of(m)} for m in messages],
+            **{k: args[k] for k in _SENT if args.get(k) is not None},
+        }
+        if n > 1:
+            body["n"] = n
+        if schema:
+            rf = args["response_format"]
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": rf["name"], "schema": rf["schema"], "strict": False},
+            }
+        return body
+
+    async def _send(self, body: dict[str, Any]) -> Any:
+        return await self._client.chat.completions.create(**body)
+
+    async def complete(self, messages: Sequence[LLMMessage], args: Mapping[str, Any], n: int = 1) -> Completion:
+        import openai
+
+        schema = bool(args.get("response_format")) and self.endpoint not in self._no_response_format
+        enforcement = None
+        if args.get("response_format"):
+            enforcement = "response_format" if schema else "text-fallback"
+        want = n if self.endpoint not in self._no_n else 1
+        requests = 1
+        try:
+            response = await self._send(self._request(messages, args, want, schema))
+        except openai.BadRequestError:
+            if not schema:
+                raise
+            self._no_response_format.add(self.endpoint)  # refused once: ask in text from now on, and read it
+            enforcement, requests = "text-fallback", 2
+            response = await self._send(self._request(messages, args, want, False))
+        texts = [(c.message.content or "").strip() for c in response.choices]
+        prompt_tokens = response.usage.prompt_tokens if response.usage else 0
+        completion_tokens = response.usage.completion_tokens if response.usage else 0
+        finish = response.choices[0].finish_reason if response.choices else None
+        if n > 1 and len(texts) < n:
+            if want > 1:
+                self._no_n.add(self.endpoint)  # the endpoint ignored n: one request per sample from now on
+            while len(texts) < n:
+                more = await self._send(self._request(messages, args, 1, schema and enforcement != "text-fallback"))
+                requests += 1
+                texts.append((more.choices[0].message.content or "").strip())
+                if more.usage:
+                    prompt_tokens += more.usage.prompt_tokens
+                    completion_tokens += more.usage.completion_tokens
+        usage = RequestUsage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+        self._usage = RequestUsage(
+            prompt_tokens=self._usage.prompt_tokens + prompt_tokens,
+            completion_tokens=self._usage.completion_tokens + completion_tokens,
+        )
+        return Completion(
+            texts=texts[:n], usage=usage, finish_reason=finish, enforcement=enforcement, requests=requests
+        )
+
+    async def _complete(self, messages: Sequence[LLMMessage], args: Mapping[str, Any]) -> CreateResult:
+        done = await self.complete(messages, args, 1)
+        finish = done.finish_reason if done.finish_reason in ("stop", "length") else "unknown"
+        return CreateResult(finish_reason=finish, content=done.texts[0], usage=done.usage, cached=False)  # type: ignore[arg-type]
+
+    async def close(self) -> None:
+        await self._client.close()
+
+
+def openai_client(model: str | None, *, spec_text: str) -> OpenAIChatClient:
+    """OpenAI itself, at OPENAI_BASE_URL when that is set; the caller has checked that OPENAI_API_KEY is."""
+    if not model:
+        raise ModelSpecError(f"model spec {spec_text!r}: no model name")
+    return OpenAIChatClient(model, base_url=os.environ.get("OPENAI_BASE_URL"), api_key=os.environ["OPENAI_API_KEY"])
+
+
+def openai_compatible_client(model: str | None, base_url: str | None, *, spec_text: str) -> OpenAIChatClient:
+    """Any server that speaks the OpenAI API at ``base_url``."""
+    if not model or not base_url:
+        raise ModelSpecError(f"model spec {spec_text!r}: needs a model and a base URL")
+    # Local servers usually ignore the key but the SDK insists on one.
+    return OpenAIChatClient(model, base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY") or "not-needed")

@@ -21,6 +21,9 @@ class RoleSettings(BaseModel):
     temperature: float = Field(0.0, ge=0)
     max_tokens: int = Field(DEFAULT_MAX_TOKENS, gt=0)
     seed: int | None = None
+    # Structured mode: the protocol asks for its closed answers through reply schemas the backend enforces,
+    # instead of reading the paper's free text.
+    structured: bool = False
 
     def create_args(self, *, temperature: float | None = None, seed: int | None = None) -> dict[str, Any]:
         """Arguments for one call; a per-call ``seed`` is mixed with the role's seed, so ``--seed`` changes every

@@ -1,0 +1,100 @@
+"""Reply schemas: what a model's reply must fit, sent to the backend that can enforce it and checked on return.
+
+A ``ReplySchema`` is a pydantic model (a JSON object reply, e.g. DCR's sentence reasons) or a closed choice
+(``Literal["correct", "incorrect"]``, Yes/No). On the wire both are JSON schemas, a choice wrapped as
+``{"answer": <choice>}`` so that every JSON-capable backend can enforce it: llama.cpp by a grammar compiled from
+the schema, an OpenAI-compatible endpoint by ``response_format``; other backends (scripted, human) are validated
+like any reply. ``validate`` reads the JSON form, and for a choice also a bare word, so a backend that ignored the
+schema still gets a fair reading; anything else is a ``ParseError``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import typing
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ValidationError
+
+
+class ParseError(ValueError):
+    """Raised by a reply reader when a model's text does not have the expected form."""
+
+
+# How a structured call was enforced, recorded per call.
+Enforcement = Literal["grammar", "response_format", "validated", "text-fallback"]
+
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
+
+
+@dataclass(frozen=True)
+class ReplySchema:
+    """A named JSON schema with the reader that checks a reply against it."""
+
+    name: str
+    schema: dict[str, Any]
+    model: type[BaseModel] | None = None
+    choices: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, spec: type[BaseModel] | Any | tuple[str, ...]) -> ReplySchema:
+        """From a pydantic model, a ``Literal[...]`` type, or a tuple of choices."""
+        if isinstance(spec, ReplySchema):
+            return spec
+        if isinstance(spec, type) and issubclass(spec, BaseModel):
+            return cls(name=spec.__name__, schema=spec.model_json_schema(), model=spec)
+        if typing.get_origin(spec) is Literal:
+            spec = tuple(str(v) for v in typing.get_args(spec))
+        if isinstance(spec, tuple) and spec and all(isinstance(c, str) for c in spec):
+            return cls.choice(*spec)
+        raise TypeError(f"a reply schema is a pydantic model, a Literal or a tuple of choices, not {spec!r}")
+
+    @classmethod
+    def choice(cls, *choices: str) -> ReplySchema:
+        schema = {
+            "type": "object",
+            "properties": {"answer": {"type": "string", "enum": list(choices)}},
+            "required": ["answer"],
+            "additionalProperties": False,
+        }
+        return cls(name="choice_" + "_".join(re.sub(r"\W+", "", c.lower()) for c in choices)[:48], schema=schema,
+                   choices=tuple(choices))  # fmt: skip
+
+    def describe(self) -> str:
+        if self.choices:
+            return "one of " + ", ".join(repr(c) for c in self.choices)
+        return f"a JSON object of schema {self.name}"
+
+    def to_wire(self) -> str:
+        return json.dumps({"name": self.name, "schema": self.schema}, separators=(",", ":"))
+
+    def validate(self, text: str) -> Any:
+        """The reply's value: the choice (as written in the schema) or the model instance."""
+        body = _FENCE.sub("", text.strip())
+        if self.choices:
+            return self._choice(body)
+        assert self.model is not None
+        try:
+            return self.model.model_validate_json(body)
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            where = ".".join(str(p) for p in first.get("loc", ())) or "reply"
+            raise ParseError(f"does not fit {self.name}: {where}: {first['msg']}") from None
+
+    def _choice(self, body: str) -> str:
+        by_key = {c.lower(): c for c in self.choices}
+        candidate: Any = body
+        if body.startswith(("{", '"')):
+            try:
+                candidate = json.loads(body)
+            except json.JSONDecodeError:
+                raise ParseError(f"not valid JSON; expected {self.describe()}") from None
+            if isinstance(candidate, dict):
+                candidate = candidate.get("answer")
+        if isinstance(candidate, str):
+            key = candidate.strip().strip(".!\"'").strip().lower()
+            if key in by_key:
+                return by_key[key]
+        raise ParseError(f"expected {self.describe()}")
