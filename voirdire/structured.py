@@ -37,6 +37,7 @@ class ReplySchema:
     schema: dict[str, Any]
     model: type[BaseModel] | None = None
     choices: tuple[str, ...] = ()
+    values: tuple[Any, ...] = ()  # what each choice reads as (default: the choice itself)
 
     @classmethod
     def of(cls, spec: type[BaseModel] | Any | tuple[str, ...]) -> ReplySchema:
@@ -52,15 +53,22 @@ class ReplySchema:
         raise TypeError(f"a reply schema is a pydantic model, a Literal or a tuple of choices, not {spec!r}")
 
     @classmethod
-    def choice(cls, *choices: str) -> ReplySchema:
+    def yes_no(cls) -> ReplySchema:
+        """Yes/No, read as True/False like the paper's Yes/No readers."""
+        return cls.choice("Yes", "No", values=(True, False))
+
+    @classmethod
+    def choice(cls, *choices: str, values: tuple[Any, ...] = ()) -> ReplySchema:
         schema = {
             "type": "object",
             "properties": {"answer": {"type": "string", "enum": list(choices)}},
             "required": ["answer"],
             "additionalProperties": False,
         }
-        return cls(name="choice_" + "_".join(re.sub(r"\W+", "", c.lower()) for c in choices)[:48], schema=schema,
-                   choices=tuple(choices))  # fmt: skip
+        if values and len(values) != len(choices):
+            raise ValueError("one value per choice")
+        name = "choice_" + "_".join(re.sub(r"\W+", "", c.lower()) for c in choices)[:48]
+        return cls(name=name, schema=schema, choices=tuple(choices), values=tuple(values))
 
     def describe(self) -> str:
         if self.choices:
@@ -96,5 +104,6 @@ class ReplySchema:
         if isinstance(candidate, str):
             key = candidate.strip().strip(".!\"'").strip().lower()
             if key in by_key:
-                return by_key[key]
+                choice = by_key[key]
+                return self.values[self.choices.index(choice)] if self.values else choice
         raise ParseError(f"expected {self.describe()}")

@@ -15,7 +15,7 @@ from voirdire.transcript import Verdict
 from .claims import brief_examinee, make_claim
 from .items import ClaimItem, claim_item_from_record
 from .parsing import is_cloze, parse_yes_no, says_idk
-from .protocol import DISPLAY, PAPER, CrossExaminationParams
+from .protocol import DISPLAY, PAPER, YES_NO, CrossExaminationParams
 
 # §4.1 baselines: an optional claim from the question, one question to the examinee, the verdict.
 MACHINE = StateMachine(initial=("claim", "ask"), edges={"claim": ("ask",), "ask": ("done",), "done": ()})
@@ -54,6 +54,7 @@ class AreYouSure(Protocol[ClaimItem, CrossExaminationParams]):
             "examinee",
             "ays",
             parse=parse_yes_no,
+            schema=YES_NO,
             expected="Yes or No",
             on_failure="inconclusive: counted as a rejection",
         )

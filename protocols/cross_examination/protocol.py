@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from voirdire.machine import StateMachine
 from voirdire.protocol import Protocol, Session
+from voirdire.structured import ReplySchema
 from voirdire.transcript import DisplayHints, Verdict
 
 from .claims import brief_examinee, make_claim
@@ -40,6 +41,9 @@ DISPLAY = DisplayHints(
     gold_fields=("answers",),
     quiet_states=("answer", "done"),
 )
+# The closed answers of §2, asked through these schemas in structured mode (the paper's text is read otherwise).
+YES_NO = ReplySchema.yes_no()
+DECISION = ReplySchema.choice("correct", "incorrect")
 # §2: Stage 1 setup -> answers; Stage 2 "follow-up questions?" -> questions -> answers, at most five rounds;
 # Stage 3 decision. LMvLM (Majority) goes from one examination's decision to the next one's setup.
 MACHINE = StateMachine(
@@ -160,6 +164,7 @@ class CrossExamination(Protocol[ClaimItem, CrossExaminationParams]):
                 "examiner",
                 "followup_ask",
                 parse=parse_yes_no,
+                schema=YES_NO,
                 expected="Yes or No",
                 on_failure="treated as No: go to the decision",
                 answers=answers,
@@ -193,6 +198,7 @@ class CrossExamination(Protocol[ClaimItem, CrossExaminationParams]):
             "examiner",
             "decision_after_answers" if answers is not None else "decision",
             parse=parse_decision,
+            schema=DECISION,
             expected="'correct' or 'incorrect'",
             on_failure="inconclusive: counted as a rejection (§2 Stage 3)",
             **ask_kw,
