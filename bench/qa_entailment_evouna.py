@@ -8,7 +8,7 @@ Runs ``voirdire qa-eval --data NQ.json --evaluator entailment --limit N --partia
 transcript under transcripts/), times it, and writes the CLI's JSON report plus what the evaluator model did
 (entailment labels, unparseable replies by step, a few raw replies) to docs/results/qa_entailment_<tag>.json.
 ``--fake-openai`` starts ``tests/fake_openai.FakeOpenAIServer`` on 127.0.0.1 with the rule-based stand-in of
-``tests/qa_entailment/qae_helpers.py``, to show the same run going over HTTP; its numbers measure that stand-in
+``tests/protocols/qa_entailment/helpers.py``, to show the same run going over HTTP; its numbers measure that stand-in
 (lexical containment both ways), not a language model.
 """
 
@@ -103,7 +103,7 @@ def main_bench() -> int:
     server = None
     if args.fake_openai:
         from tests.fake_openai import FakeOpenAIServer
-        from tests.qa_entailment.qae_helpers import rule_based_evaluator
+        from tests.protocols.qa_entailment.helpers import rule_based_evaluator
 
         server = FakeOpenAIServer(rule_based_evaluator).__enter__()
         argv += ["--model", f"evaluator=openai-compatible:fake-evaluator@{server.url}"]

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from voirdire.protocols.qa_entailment.data import EVOUNA_SYSTEM_NAMES, EVOUNA_SYSTEMS, QAItem, load_evouna
 from voirdire.protocols.qa_entailment.lexical import lexical_match, normalize_answer
-from voirdire.protocols.qa_entailment.report import f1_judgments, lexical_judgments, system_reports
+from voirdire.protocols.qa_entailment.scoring import f1_judgments, lexical_judgments, system_reports
 
 ROOT = Path(__file__).resolve().parents[1]
 # Table 1, "Lexical Match †" rows, as printed: (F1, Acc) per system in EVOUNA_SYSTEMS order.

@@ -1,14 +1,19 @@
 """Entailment-based Open-QA grading with partial marks (Yao & Barbosa, "Accurate and Nuanced Open-QA Evaluation
 Through Textual Entailment"), plus the model-free baselines it is compared with.
 
-Modules: ``data`` (EVOUNA and generic JSONL), ``lexical`` and ``token_f1`` (model-free evaluators), ``parsing``
+Modules: ``data`` (EVOUNA and generic JSONL), ``lexical`` and ``token_f1`` (model-free graders), ``parsing``
 (strict reply parsers), ``hierarchy`` (answer sets and decision variants), ``partial_marks`` (App. D schemes),
-``pipeline`` (the async evaluator: QA2D -> entailment both ways -> hierarchy -> partial marks), ``nli``
-(cross-encoder backend; imports torch, so it is not imported here), ``report`` (scores against human
-judgments), ``reliability`` (agreement across seeds). See docs/qa_entailment.md.
+``entailment`` (the entailment test's outcome and backend interface), ``nli`` (the cross-encoder backend; imports
+torch, so it is not imported here), ``graded`` (what grading one answer produced), ``protocol`` (the grader: QA2D
+-> entailment both ways -> hierarchy -> partial marks), ``baselines`` (lexical match and token F1 as protocols),
+``scoring`` (scores against human judgments), ``report`` (the report of a transcript), ``reliability`` (agreement
+across seeds), ``cli`` and ``plugin`` (the command line and the registrations). See docs/qa_entailment.md.
 """
 
+from .baselines import LexicalMatchGrading, LexicalMatchParams, TokenF1Grading, TokenF1Params
 from .data import EVOUNA_SYSTEM_NAMES, EVOUNA_SYSTEMS, DatasetError, QAItem, load_dataset, load_evouna, load_jsonl
+from .entailment import EntailmentBackend, EntailmentOutcome
+from .graded import GradedItem
 from .hierarchy import DecisionVariant, HierarchyCell, Membership, hierarchy_counts, judged_correct, membership
 from .lexical import exact_match, lexical_match, normalize_answer
 from .parsing import (
@@ -21,20 +26,9 @@ from .parsing import (
     parse_statement,
 )
 from .partial_marks import InferenceExplanation, parse_explanation
-from .pipeline import (
-    STATES,
-    Ask,
-    EntailmentBackend,
-    EntailmentEvaluatorConfig,
-    Exchange,
-    GradedItem,
-    LLMEntailment,
-    OnEvent,
-    Roles,
-    grade_item,
-    make_entailment_backend,
-)
-from .report import SystemReport, f1_judgments, lexical_judgments, partial_mark_aurocs, system_reports
+from .protocol import QAEntailmentGrading, QAEntailmentParams, Roles
+from .report import QAReport, report, score
+from .scoring import SystemReport, f1_judgments, lexical_judgments, partial_mark_aurocs, system_reports
 from .token_f1 import f1_judgment, max_token_f1, token_f1
 
 __all__ = [
@@ -42,28 +36,29 @@ __all__ = [
     "DIFFICULTY_SCALE",
     "EVOUNA_SYSTEMS",
     "EVOUNA_SYSTEM_NAMES",
-    "STATES",
-    "Ask",
     "DatasetError",
     "DecisionVariant",
     "EntailmentBackend",
-    "EntailmentEvaluatorConfig",
     "EntailmentLabel",
-    "Exchange",
+    "EntailmentOutcome",
     "GradedItem",
     "HierarchyCell",
     "InferenceExplanation",
-    "LLMEntailment",
+    "LexicalMatchGrading",
+    "LexicalMatchParams",
     "Membership",
-    "OnEvent",
     "ParseFailure",
+    "QAEntailmentGrading",
+    "QAEntailmentParams",
     "QAItem",
+    "QAReport",
     "Roles",
     "SystemReport",
+    "TokenF1Grading",
+    "TokenF1Params",
     "exact_match",
     "f1_judgment",
     "f1_judgments",
-    "grade_item",
     "hierarchy_counts",
     "judged_correct",
     "lexical_judgments",
@@ -71,7 +66,6 @@ __all__ = [
     "load_dataset",
     "load_evouna",
     "load_jsonl",
-    "make_entailment_backend",
     "max_token_f1",
     "membership",
     "normalize_answer",
@@ -80,6 +74,8 @@ __all__ = [
     "parse_score",
     "parse_statement",
     "partial_mark_aurocs",
+    "report",
+    "score",
     "system_reports",
     "token_f1",
 ]

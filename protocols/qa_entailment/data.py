@@ -8,6 +8,7 @@ JSONL: 1-based line number), so a bad record is found without bisecting the file
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -214,6 +215,25 @@ def load_jsonl(path: str | Path, *, require_judgment: bool = False) -> list[QAIt
                 )
             )
     return items
+
+
+def select_systems(values: Iterable[str], *, evouna: bool) -> list[str] | None:
+    """QA systems named by repeated or comma-separated values; None (every system) for none or "all". EVOUNA's
+    systems may also be named as the paper's tables name them ("DPR-FiD", "GPT-4"). Raises ``ValueError``
+    naming an unknown EVOUNA system."""
+    names = [s.strip() for v in values for s in v.split(",") if s.strip()]
+    if not names or any(n.lower() == "all" for n in names):
+        return None
+    if not evouna:
+        return list(dict.fromkeys(names))
+    by_name = {v.lower(): k for k, v in EVOUNA_SYSTEM_NAMES.items()} | {k: k for k in EVOUNA_SYSTEM_NAMES}
+    unknown = [n for n in names if n.lower() not in by_name]
+    if unknown:
+        raise ValueError(
+            f"unknown EVOUNA system(s) {unknown}: use {', '.join(EVOUNA_SYSTEM_NAMES)} "
+            f"or {', '.join(EVOUNA_SYSTEM_NAMES.values())}"
+        )
+    return list(dict.fromkeys(by_name[n.lower()] for n in names))
 
 
 def load_dataset(path: str | Path, *, systems: tuple[str, ...] | list[str] | None = None) -> list[QAItem]:

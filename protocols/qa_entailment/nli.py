@@ -19,8 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from .entailment import EntailmentOutcome
 from .parsing import ENTAILMENT_LABELS, EntailmentLabel
-from .pipeline import EntailmentOutcome
 
 # Label names seen in NLI model configs, normalised (lower case, "-"/" " -> "_").
 _SYNONYMS: dict[str, EntailmentLabel] = {

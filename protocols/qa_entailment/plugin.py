@@ -1,17 +1,15 @@
-"""The QA grading registrations (entry points in the ``voirdire.protocols`` group)."""
+"""The registrations of the entailment grader and its two model-free baselines (entry points in the
+``voirdire.protocols`` group); ``voirdire qa-eval`` serves all three."""
 
 from __future__ import annotations
 
-from voirdire.options import ParamsCLI
-from voirdire.registry import CommandSpec, Registration
-from voirdire.report import generic_report
+from voirdire.registry import Registration
 
-from .protocol import LexicalMatchGrading, QAEntailmentGrading, TokenF1Grading
+from .baselines import LexicalMatchGrading, TokenF1Grading
+from .cli import LEXICAL, QA_EVAL, TOKEN_F1
+from .protocol import QAEntailmentGrading
+from .report import report
 
-qa_entailment = Registration(
-    protocol=QAEntailmentGrading,
-    report=generic_report,
-    cli=CommandSpec(params=ParamsCLI(exclude=frozenset({"roles", "explain_cells", "nli_labels"}))),
-)
-qa_lexical = Registration(protocol=LexicalMatchGrading, report=generic_report)
-qa_token_f1 = Registration(protocol=TokenF1Grading, report=generic_report)
+qa_entailment = Registration(protocol=QAEntailmentGrading, report=report, cli=QA_EVAL)
+qa_lexical = Registration(protocol=LexicalMatchGrading, report=report, cli=LEXICAL)
+qa_token_f1 = Registration(protocol=TokenF1Grading, report=report, cli=TOKEN_F1)

@@ -1,76 +1,84 @@
-"""QA grading as voirdire protocols: every graded (question, system answer) pair is one Session with a transcript.
+"""The entailment grader of Yao & Barbosa, "Accurate and Nuanced Open-QA Evaluation Through Textual Entailment".
 
-``QAEntailmentGrading`` runs the phase-1 evaluator pipeline (``pipeline.grade_item``: QA2D, entailment in both
-directions against every gold answer, hierarchy, partial marks; §3, App. A.1, App. B.1, App. D) with its model
-calls going through the Session, so each item's transcript holds the prompts and replies, the statements, both
-entailment calls per gold answer, set membership, the partial-mark chain and every unreadable reply.
+One session grades one system answer (§3, App. A.1):
 
-``LexicalMatchGrading`` and ``TokenF1Grading`` are the model-free baselines (Table 1 "Lexical Match", the
-"F1 Score" baseline) as deterministic protocols with no roles: one step and one verdict per item, so a baseline
-run leaves the same kind of transcript, resumes the same way, and is scored by the same report.
+1. QA2D (Table 14 row 1): the question with the system answer, and with each gold answer, becomes a declarative
+   statement. The systems of a question share its gold statements: each is converted once per run.
+2. Entailment (Table 14 row 2): the system statement and every gold statement are premise and hypothesis "and
+   vice versa": system ⇒ gold decides A_sup, gold ⇒ system decides A_inf.
+3. Hierarchy (§3, App. B.1): the answer's cell, and its judgment under the "union" and "minus" decision variants.
+4. Partial marks (App. D, Table 17) for answers in the explained cells (A_inf − A_sup by default): the inference
+   explanation from S1 to S2 (CIA, C, IA), its difficulty rating ("Inference + LLM Score") and the direct
+   "LLM Score" baseline.
+
+A reply that cannot be read is recorded with the outcome the grader takes instead and never defaulted: an
+unknown entailment direction makes membership three-valued, and the item may end "undetermined".
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from voirdire.protocol import Protocol, Session
-from voirdire.transcript import Verdict
+from voirdire.machine import StateMachine
+from voirdire.protocol import ParseError, Protocol, Reply, Session
+from voirdire.transcript import DisplayHints, Verdict
 
 from .data import QAItem
-from .lexical import matching_gold, normalize_answer
-from .parsing import ENTAILMENT_LABELS
-from .pipeline import (
-    EXPLANATION_PROMPT,
-    INFERENCE_SCORE_PROMPT,
-    LLM_SCORE_PROMPT,
-    QA2D_PROMPT,
-    STATES,
-    EntailmentBackend,
-    EntailmentEvaluatorConfig,
-    Exchange,
-    GradedItem,
-    grade_item,
+from .entailment import Direction, EntailmentBackend, EntailmentOutcome
+from .graded import EntailmentCall, ExplanationRecord, GradedItem, decision_word, verdict_evidence, verdict_statistics
+from .hierarchy import DecisionVariant, GoldEntailment, HierarchyCell, membership
+from .parsing import (
+    CLOSENESS_SCALE,
+    DIFFICULTY_SCALE,
+    ENTAILMENT_LABELS,
+    EntailmentLabel,
+    ParseFailure,
+    parse_entailment,
+    parse_score,
+    parse_statement,
 )
-from .token_f1 import DEFAULT_F1_THRESHOLD, token_f1
+from .partial_marks import (
+    EXPLANATION_SCHEMES,
+    InferenceExplanation,
+    best_mark,
+    explanation_marks,
+    inference_llm_score_mark,
+    llm_score_mark,
+    parse_explanation,
+)
 
+T = TypeVar("T")
+
+PAPER = (
+    "Yao & Barbosa. Accurate and Nuanced Open-QA Evaluation Through Textual Entailment "
+    "(../shared/papers/entailment-qa-eval.txt)"
+)
+# The states in the order §3 takes them. The grading ends (done) after QA2D when the system statement is
+# unreadable, after the hierarchy when the answer's cell is not explained, and at once for an empty answer or an
+# item without a usable gold answer.
+MACHINE = StateMachine(
+    initial=("qa2d", "done"),
+    edges={
+        "qa2d": ("entailment", "done"),
+        "entailment": ("hierarchy",),
+        "hierarchy": ("partial_marks", "done"),
+        "partial_marks": ("done",),
+        "done": (),
+    },
+)
+DISPLAY = DisplayHints(
+    colors={"evaluator": "34"},
+    item_fields=("question", "system", "system_answer"),
+    gold_fields=("gold_answers",),
+    quiet_states=("done",),
+)
 PROMPT_FOLDER = "qa_entailment"
 
-
-def decision_word(judgment: bool | None) -> str:
-    return {True: "correct", False: "incorrect", None: "undetermined"}[judgment]
-
-
-def _agrees(judgment: bool | None, human: bool | None) -> bool | None:
-    return None if judgment is None or human is None else judgment == human
-
-
-# ----------------------------------------------------------------------------------------- entailment
-
-
-class QAEntailmentParams(EntailmentEvaluatorConfig):
-    """The evaluator's configuration (``EntailmentEvaluatorConfig``) plus what only a run over many items needs."""
-
-    model_config = ConfigDict(extra="forbid")
-    # The five EVOUNA systems of a question share its gold statements: convert each gold answer once per run.
-    # A session that reuses a statement records it as a "statement" step with cached=True and from_session.
-    share_gold_statements: bool = True
-    # NLI backend only: class names in class-id order, for models whose config says LABEL_0, LABEL_1, ...
-    nli_labels: tuple[str, ...] | None = Field(default=None, min_length=3, max_length=3)
-
-
-# Per pipeline step: the prompt, what its parser expects, and the defined outcome when a reply cannot be read.
-_STEP_PROMPTS = {
-    "qa2d": QA2D_PROMPT,
-    "entailment": "entailment",
-    "explanation": EXPLANATION_PROMPT,
-    "inference_score": INFERENCE_SCORE_PROMPT,
-    "llm_score": LLM_SCORE_PROMPT,
-}
-_EXPECTED = {
+# What each parser expects, as a parse failure records it.
+EXPECTED = {
     "statement": "one declarative statement (a leading 'S:' is allowed)",
     "entailment": 'exactly one of "entailment", "contradiction", "neutral"',
     "explanation": "reasoning steps numbered 1..n, optionally marked [[INFO]] / [[ASSUMPTION]]",
@@ -78,105 +86,134 @@ _EXPECTED = {
 }
 
 
-def _outcome(data: Mapping[str, Any], params: EntailmentEvaluatorConfig) -> str:
-    step, index = data.get("step"), data.get("gold_index")
-    if step == "qa2d":
-        if data.get("of") == "system":
-            return "no system statement: no entailment test; the item is undetermined (scored as judged incorrect)"
-        return f"no statement for gold answer {index}: both its directions are unknown"
-    if step == "entailment":
-        return (
-            f"{data.get('direction')} against gold answer {index} is unknown: another gold answer may still decide "
-            "membership, else the cell (and possibly the judgment) is undetermined"
-        )
-    if step == "explanation":
-        rating = "; its difficulty rating (Inference + LLM Score) is still asked" if params.inference_llm_score else ""
-        return f"no CIA / C / IA mark from gold answer {index}'s explanation{rating}"
-    if step == "inference_score":
-        return f"no Inference + LLM Score mark from gold answer {index}'s explanation"
-    if step == "llm_score":
-        return "no LLM Score mark: the answer is left out of that scheme's AUROC"
-    return "reply left unparsed"
+class Roles(BaseModel):
+    """Which model role answers each step (any role; the paper uses one model, GPT-3.5, for all)."""
+
+    qa2d: str = "evaluator"
+    entailment: str = "evaluator"
+    explanation: str = "evaluator"
+    scoring: str = "evaluator"
 
 
-class _SessionAsk:
-    """The pipeline's ``Ask`` over a Session: every call is a fresh conversation of the role (the paper makes
-    independent API calls); earlier exchanges in ``context`` are replayed into the role's memory first."""
+class QAEntailmentParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    backend: Literal["llm", "nli"] = Field("llm", description="the entailment test: the model, or an NLI model")
+    nli_model: str | None = Field(
+        None,
+        description="entailment by a local NLI cross-encoder (sentence-transformers) instead of the evaluator model; "
+        "local files only (a saved model folder, or a name already in the Hugging Face cache)",
+    )
+    decision: DecisionVariant = Field("union", description="App. B.1 variant")
+    roles: Roles = Field(default_factory=Roles)
+    # Partial marks: the Table 17 explanation (gives CIA, C, IA), its follow-up difficulty rating
+    # ("Inference + LLM Score"), and the direct "LLM Score" baseline; each costs model calls, hence switches.
+    explain: bool = Field(
+        True, description="explain A_inf - A_sup answers (Table 17 row 1): CIA, C and IA marks and their AUROC"
+    )
+    inference_llm_score: bool = Field(
+        False,
+        description="also rate each explanation's difficulty (Table 17 row 2, 'Inference + LLM Score'); "
+        "implies the explanations (--partial-marks)",
+    )
+    llm_score: bool = Field(False, description="the direct 'LLM Score' baseline (Table 17 row 3)")
+    # "closeness" (1..5, higher = closer, the prompt's meaning) or "negated" (-closeness, what the authors'
+    # cot_vs_pr.ipynb ranks by for Table 13's 0.8827).
+    llm_score_sign: Literal["closeness", "negated"] = Field(
+        "closeness",
+        description="rank the LLM Score baseline by -closeness, as the authors' cot_vs_pr.ipynb did for Table 13's "
+        "0.8827 (default: +closeness, the prompt's meaning)",
+    )
+    # App. D explains A_inf − A_sup; the released code also explains A_sup − A_inf.
+    explain_cells: tuple[HierarchyCell, ...] = Field(
+        (HierarchyCell.INF_ONLY,),
+        description="also give partial marks (explanations, LLM Score) to A_sup - A_inf answers, as the authors' "
+        "released code does",
+    )
+    # TQ carries ~14 aliases per question.
+    max_gold_answers: int | None = Field(
+        None, ge=1, description="use at most N gold answers per question, in file order"
+    )
+    # The five EVOUNA systems of a question share its gold statements: convert each gold answer once per run.
+    # A session that reuses a statement records it as a "statement" step with cached=True and from_session.
+    share_gold_statements: bool = True
+    # NLI backend only: class names in class-id order, for models whose config says LABEL_0, LABEL_1, ...
+    nli_labels: tuple[str, ...] | None = Field(
+        None,
+        min_length=3,
+        max_length=3,
+        description="the NLI model's class names in class-id order, when its config only says LABEL_0..2 "
+        "(e.g. contradiction,entailment,neutral)",
+    )
 
-    def __init__(self, session: Session) -> None:
-        self.session = session
-        self.calls = 0
+    @field_validator("explain_cells")
+    @classmethod
+    def _one_directional(cls, cells: tuple[HierarchyCell, ...]) -> tuple[HierarchyCell, ...]:
+        if not set(cells) <= {HierarchyCell.INF_ONLY, HierarchyCell.SUP_ONLY}:
+            raise ValueError("explain_cells may hold only A_inf - A_sup and A_sup - A_inf (one-way entailment)")
+        return cells
 
-    async def __call__(
-        self, role: str, prompt: str, variables: Mapping[str, str], context: Sequence[Exchange] = ()
-    ) -> str:
-        session = self.session
-        await session.reset(role)
-        for earlier_prompt, earlier_variables, reply in context:
-            session.seed(role, earlier_prompt, **earlier_variables)
-            session.remember(role, "assistant", reply, shown=False)
-        self.calls += 1
-        return (await session.ask(role, prompt, **variables)).text
+    @field_validator("llm_score_sign")
+    @classmethod
+    def _sign_of_a_score(cls, sign: str, info: ValidationInfo) -> str:
+        if sign == "negated" and not info.data.get("llm_score"):
+            raise ValueError("only with --llm-score (llm_score=True)")
+        return sign
+
+    @field_validator("nli_labels")
+    @classmethod
+    def _three_labels(cls, labels: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        if labels is not None and sorted(labels) != sorted(ENTAILMENT_LABELS):
+            raise ValueError(f"must name {list(ENTAILMENT_LABELS)} once each, got {list(labels)}")
+        return labels
+
+    @model_validator(mode="after")
+    def _rating_needs_explanations(self) -> QAEntailmentParams:
+        # App. D: the difficulty rating is asked after the explanation, so it always comes with CIA, C and IA.
+        if self.inference_llm_score:
+            self.explain = True
+        return self
+
+    def schemes(self) -> list[str]:
+        """The partial-mark schemes this configuration produces."""
+        out: list[str] = list(EXPLANATION_SCHEMES) if self.explain or self.inference_llm_score else []
+        if self.inference_llm_score:
+            out.append("inference_llm_score")
+        if self.llm_score:
+            out.append("llm_score")
+        return out
 
 
-class _Recorder:
-    """Maps the pipeline's events onto the transcript: transitions, parse failures and structured steps."""
+def _raising(parser: Callable[[str], T | ParseFailure]) -> Callable[[str], T]:
+    """A strict parser for ``Session.ask``: a ``ParseFailure`` becomes a ``ParseError`` with its reason."""
 
-    def __init__(
-        self, session: Session, params: QAEntailmentParams, sources: dict[tuple[str, str], str], question: str
-    ):
-        self.session, self.params, self.sources, self.question = session, params, sources, question
-        self.failures: list[dict[str, Any]] = []
+    def parse(text: str) -> T:
+        value = parser(text)
+        if isinstance(value, ParseFailure):
+            raise ParseError(value.reason)
+        return value
 
-    def __call__(self, kind: str, data: dict[str, Any]) -> None:
-        session = self.session
-        if kind == "transition":
-            session.enter(data["state"], stage=data["state"])
-        elif kind == "parse_failure":
-            step = data.get("step", "")
-            roles = self.params.roles
-            role = {"qa2d": roles.qa2d, "entailment": roles.entailment, "explanation": roles.explanation}.get(
-                step, roles.scoring
-            )
-            prompt = _STEP_PROMPTS.get(step)
-            session.parse_failure(
-                role,
-                f"{PROMPT_FOLDER}/{prompt}" if prompt else None,
-                expected=_EXPECTED.get(data["parser"], data["parser"]),
-                raw=data["raw"],
-                error=data["reason"],
-                outcome=_outcome(data, self.params),
-            )
-            failure = {k: data.get(k) for k in ("step", "parser", "reason", "gold_index", "direction", "of")}
-            if "schemes" in data:  # the partial-mark schemes this reply costs (explanation / scoring steps)
-                failure["schemes"] = data["schemes"]
-            self.failures.append(failure)
-        elif kind == "verdict":
-            return  # becomes the session's verdict (run() below), with everything this event carries
-        else:
-            if kind == "statement" and data.get("of") == "gold":
-                key = (self.question, data["answer"])
-                if data.get("cached"):
-                    data = {**data, "from_session": self.sources.get(key)}
-                else:
-                    self.sources.setdefault(key, session.session_id)
-            payload = dict(data)
-            if "name" in payload:  # Session.note's own parameter
-                payload["name_"] = payload.pop("name")
-            session.note(kind, **payload)
+    return parse
+
+
+def _failure(reply: Reply[Any], parser: str, step: str, **context: Any) -> dict[str, Any]:
+    """The verdict's record of an unreadable reply (the transcript's parse_failure holds the reply itself)."""
+    record = {"step": step, "parser": parser, "reason": reply.error, "gold_index": None, "direction": None, "of": None}
+    return record | context  # gold_index / direction / of in place; "schemes" (the marks it costs) appended
 
 
 class QAEntailmentGrading(Protocol[QAItem, QAEntailmentParams]):
-    """The entailment evaluator (§3, App. A.1): QA2D -> entailment both ways -> hierarchy -> partial marks.
+    """The entailment grader (§3, App. A.1): QA2D -> entailment both ways -> hierarchy -> partial marks.
 
-    Every prompt goes to the ``evaluator`` role by default (the paper uses one model, GPT-3.5, for all of them);
+    Every prompt goes to the ``evaluator`` role by default (the paper uses one model for all of them);
     ``params.roles`` can send each step to another role. With ``backend="nli"`` the entailment test is a local
     cross-encoder (App. C.1, "Entailment (small)") loaded once per run, and only QA2D and partial marks use a model.
     """
 
     name = "qa_entailment"
+    paper = PAPER
     roles = ("evaluator",)
-    states = STATES
+    machine = MACHINE
+    display = DISPLAY
     Item = QAItem
     Params = QAEntailmentParams
     prompt_folder = PROMPT_FOLDER
@@ -184,8 +221,7 @@ class QAEntailmentGrading(Protocol[QAItem, QAEntailmentParams]):
     def __init__(self, params: QAEntailmentParams | None = None, *, entailment: EntailmentBackend | None = None):
         super().__init__(params)
         self._backend = entailment  # an injected backend (tests), or the NLI model once loaded
-        self._statements: dict[tuple[str, str], str] = {}
-        self._statement_sources: dict[tuple[str, str], str] = {}
+        self._statements: dict[tuple[str, str], tuple[str, str]] = {}  # (question, gold) -> statement, session
 
     def required_roles(self) -> tuple[str, ...]:
         p, r = self.params, self.params.roles
@@ -198,207 +234,258 @@ class QAEntailmentGrading(Protocol[QAItem, QAEntailmentParams]):
             needed.append(r.scoring)
         return tuple(dict.fromkeys(needed))
 
-    @classmethod
-    def item_from_record(cls, record: dict[str, Any]) -> QAItem:
-        return QAItem.model_validate(record)
-
     def item_id(self, item: QAItem) -> str:
         return item.id
 
     def entailment_backend(self) -> EntailmentBackend | None:
         """The NLI cross-encoder for ``backend="nli"`` (loaded on first use, shared by every session); None for
-        the LLM test, which the pipeline builds per session over the session's ``ask``."""
+        the test by the evaluator model."""
         if self._backend is None and self.params.backend == "nli":
             if not self.params.nli_model:
                 raise ValueError("backend='nli' needs nli_model: a local cross-encoder folder or a cached model name")
             from .nli import CrossEncoderNLI  # lazy: torch and sentence-transformers are heavy, optional imports
 
-            labels = self.params.nli_labels
-            label_map = dict(enumerate(labels)) if labels else None
-            if label_map and sorted(label_map.values()) != sorted(ENTAILMENT_LABELS):
-                raise ValueError(f"nli_labels must name {list(ENTAILMENT_LABELS)} once each, got {list(labels)}")
-            self._backend = CrossEncoderNLI(self.params.nli_model, label_map=label_map)  # type: ignore[arg-type]
+            labels = dict(enumerate(self.params.nli_labels)) if self.params.nli_labels else None
+            self._backend = CrossEncoderNLI(self.params.nli_model, label_map=labels)  # type: ignore[arg-type]
         return self._backend
 
+    # ------------------------------------------------------------------ one graded answer, §3
     async def run(self, item: QAItem, session: Session) -> Verdict:
-        ask = _SessionAsk(session)
-        record = _Recorder(session, self.params, self._statement_sources, item.question)
-        graded = await grade_item(
-            item,
-            ask,
-            self.params,
-            on_event=record,
-            entailment=self.entailment_backend(),
-            statement_cache=self._statements if self.params.share_gold_statements else None,
-        )
+        p = self.params
+        g = GradedItem.start(item, p.decision, p.max_gold_answers)
+        if not g.gold_answers:
+            return self._verdict(session, g, "no usable gold answer: undetermined")
+        if not item.system_answer.strip():
+            # Nothing to convert: an empty answer can neither entail nor be entailed by a gold statement.
+            g.place(HierarchyCell.NEITHER)
+            g.rank(p.schemes(), p.explain_cells)
+            return self._verdict(session, g, "empty system answer: placed in S - (A_sup ∪ A_inf) without model calls")
+
+        # §3, App. A.1: question-answer pairs become declarative statements (QA2D).
+        session.enter("qa2d", stage="qa2d")
+        g.system_statement = await self._statement(session, g, "system", item.system_answer, None)
+        if g.system_statement is None:
+            return self._verdict(session, g, "system statement unreadable: undetermined")
+        golds = zip(g.gold_indices, g.gold_answers, strict=True)
+        g.gold_statements = [await self._statement(session, g, "gold", gold, i) for i, gold in golds]
+
+        # App. A.1: the statements are premise and hypothesis "and vice versa", against every gold answer.
+        session.enter("entailment", stage="entailment")
+        results = []
+        for index, gold in zip(g.gold_indices, g.gold_statements, strict=True):
+            sup = inf = None
+            if gold is not None:
+                sup = await self._entail(session, g, index, "system_entails_gold", g.system_statement, gold)
+                inf = await self._entail(session, g, index, "gold_entails_system", gold, g.system_statement)
+            results.append(GoldEntailment(gold_index=index, system_entails_gold=sup, gold_entails_system=inf))
+
+        # §3, App. B.1: set membership, the cell, and the judgment under both decision variants.
+        session.enter("hierarchy", stage="hierarchy")
+        g.membership = membership(results)
+        g.place(g.membership)
+        session.note("membership", **g.membership.model_dump(mode="json"), judgments=g.judgments)
+
+        # App. D: partial marks inside the explained cells; every answer gets a ranking score per scheme.
+        if p.schemes() and g.cell in p.explain_cells:
+            session.enter("partial_marks", stage="partial_marks")
+            if p.explain or p.inference_llm_score:
+                await self._explanations(session, g)
+            if p.llm_score:
+                await self._llm_score(session, g)
+            for scheme, mark in g.partial_marks.items():
+                session.note("partial_mark", scheme=scheme, mark=mark, cell=g.cell.value)  # type: ignore[union-attr]
+        g.rank(p.schemes(), p.explain_cells)
+        return self._verdict(session, g)
+
+    def _verdict(self, session: Session, g: GradedItem, note: str | None = None) -> Verdict:
+        g.note = note
+        session.enter("done", stage="verdict")
         return session.verdict(
-            decision_word(graded.judgment),
-            accepted=graded.judgment,
-            evidence=_evidence(graded),
-            statistics=entailment_statistics(graded, self.params, model_calls=ask.calls, failures=record.failures),
+            decision_word(g.judgment),
+            accepted=g.judgment,
+            evidence=verdict_evidence(g),
+            statistics=verdict_statistics(g, self.params.backend),
         )
 
+    async def _ask(self, session: Session, g: GradedItem, role: str, prompt: str, **kw: Any) -> Reply[Any]:
+        """A fresh conversation of ``role`` per prompt: the paper makes independent API calls."""
+        await session.reset(role)
+        g.model_calls += 1
+        return await session.ask(role, prompt, **kw)
 
-def _evidence(g: GradedItem) -> list[str]:
-    out = []
-    if g.system_statement is not None:
-        out.append(f"system statement: {g.system_statement}")
-    for index, answer, statement in zip(g.gold_indices, g.gold_answers, g.gold_statements, strict=False):
-        out.append(f"gold statement {index} ({answer}): {statement if statement is not None else '(unreadable)'}")
-    if g.membership is not None:
-        m = g.membership
-        out.append(
-            f"in A_sup: {m.in_sup} (witnesses {m.sup_witnesses}); in A_inf: {m.in_inf} (witnesses {m.inf_witnesses})"
+    # ------------------------------------------------------------------ QA2D, Table 14 row 1
+    async def _statement(self, session: Session, g: GradedItem, of: str, answer: str, index: int | None) -> str | None:
+        key = (g.question, answer)
+        if of == "gold" and self.params.share_gold_statements and key in self._statements:
+            statement, source = self._statements[key]
+            session.note(
+                "statement",
+                of=of,
+                gold_index=index,
+                answer=answer,
+                statement=statement,
+                cached=True,
+                from_session=source,
+            )
+            return statement
+        what = "no system statement: no entailment test; the item is undetermined (scored as judged incorrect)"
+        if of == "gold":
+            what = f"no statement for gold answer {index}: both its directions are unknown"
+        reply = await self._ask(
+            session,
+            g,
+            self.params.roles.qa2d,
+            "qa2d",
+            parse=_raising(parse_statement),
+            expected=EXPECTED["statement"],
+            on_failure=what,
+            question=g.question,
+            answer=answer,
         )
-    out.append(f"cell: {g.cell.value if g.cell else 'undetermined'}")
-    if g.note:
-        out.append(g.note)
-    return out
-
-
-def entailment_statistics(
-    g: GradedItem, params: EntailmentEvaluatorConfig, *, model_calls: int, failures: list[dict[str, Any]]
-) -> dict[str, Any]:
-    """What the report needs from one graded item, kept in its verdict so a transcript alone can be re-scored."""
-    m = g.membership
-    return {
-        "evaluator": "entailment",
-        "backend": params.backend,
-        "decision_variant": g.decision,
-        "system": g.system,
-        "human_judgment": g.human_judgment,
-        "judgment": g.judgment,
-        "judgments": g.judgments,
-        "agrees_with_human": _agrees(g.judgment, g.human_judgment),
-        "cell": g.cell.value if g.cell else None,
-        "cell_rank": g.cell.rank if g.cell else None,
-        "in_sup": m.in_sup if m else None,
-        "in_inf": m.in_inf if m else None,
-        "sup_witnesses": m.sup_witnesses if m else [],
-        "inf_witnesses": m.inf_witnesses if m else [],
-        "system_statement": g.system_statement,
-        "gold_statements": g.gold_statements,
-        "gold_indices": g.gold_indices,
-        "explanations": [
-            {
-                "gold_index": r.gold_index,
-                "n_steps": r.explanation.n_steps if r.explanation else None,
-                "n_info": r.explanation.n_info if r.explanation else None,
-                "n_assumption": r.explanation.n_assumption if r.explanation else None,
-                "marks": r.marks,
-                "difficulty": r.difficulty,
-            }
-            for r in g.explanations
-        ],
-        "partial_marks": g.partial_marks,
-        "ranking_scores": g.ranking_scores,
-        "llm_score": g.llm_score,
-        "model_calls": model_calls,
-        "parse_failures": failures,
-        "note": g.note,
-    }
-
-
-# ----------------------------------------------------------------------------------------- baselines
-
-
-class LexicalMatchParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    # Wang et al.'s rule lets a gold piece that normalises to "" match everything; Table 1 needs it (lexical.py).
-    skip_empty_gold: bool = False
-
-
-class TokenF1Params(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    threshold: float = Field(DEFAULT_F1_THRESHOLD, ge=0.0, le=1.0, description="the paper gives none; 0.5 is ours")
-
-
-class _Baseline(Protocol[QAItem, Any]):
-    evaluator: ClassVar[str]
-    roles: ClassVar[tuple[str, ...]] = ()
-    Item = QAItem
-    # No prompts: the folder does not exist, so nothing is loaded and the header lists no prompt.
-    prompt_folder = "qa_baselines"
-
-    @classmethod
-    def item_from_record(cls, record: dict[str, Any]) -> QAItem:
-        return QAItem.model_validate(record)
-
-    def item_id(self, item: QAItem) -> str:
-        return item.id
-
-    def _verdict(self, session: Session, item: QAItem, judgment: bool, evidence: list[str], **extra: Any) -> Verdict:
-        return session.verdict(
-            decision_word(judgment),
-            accepted=judgment,
-            evidence=evidence,
-            statistics={
-                "evaluator": self.evaluator,
-                "system": item.system,
-                "human_judgment": item.human_judgment,
-                "judgment": judgment,
-                "agrees_with_human": _agrees(judgment, item.human_judgment),
-                **extra,
-            },
-        )
-
-
-class LexicalMatchGrading(_Baseline):
-    """Table 1 "Lexical Match" (Wang et al. 2023): some normalised gold answer occurs in the normalised answer."""
-
-    name = "qa_lexical"
-    evaluator = "lexical"
-    states = ("match",)
-    Params = LexicalMatchParams
-
-    async def run(self, item: QAItem, session: Session) -> Verdict:
-        gold = matching_gold(item.system_answer, item.gold_answers, skip_empty_gold=self.params.skip_empty_gold)
-        normalized = normalize_answer(item.system_answer)
-        session.note("lexical_match", normalized_answer=normalized, matched_gold=gold, judgment=gold is not None)
-        evidence = [
-            f"gold answer {gold!r} occurs in the normalised answer" if gold is not None else "no gold answer occurs"
-        ]
-        return self._verdict(session, item, gold is not None, evidence, matched_gold=gold)
-
-
-class TokenF1Grading(_Baseline):
-    """SQuAD token F1 against the best gold answer, judged correct at ``threshold`` (§2; Tables 3/13 baseline)."""
-
-    name = "qa_token_f1"
-    evaluator = "f1"
-    states = ("match",)
-    Params = TokenF1Params
-
-    async def run(self, item: QAItem, session: Session) -> Verdict:
-        scores = [token_f1(item.system_answer, g) for g in item.gold_answers]
-        best = max(range(len(scores)), key=scores.__getitem__) if scores else None
-        f1 = scores[best] if best is not None else 0.0
-        judgment = f1 >= self.params.threshold
+        if reply.value is None:
+            g.failures.append(_failure(reply, "statement", "qa2d", gold_index=index, of=of))
+            return None
+        if of == "gold" and self.params.share_gold_statements:
+            self._statements.setdefault(key, (reply.value, session.session_id))
         session.note(
-            "token_f1",
-            f1=f1,
-            best_gold=item.gold_answers[best] if best is not None else None,
-            threshold=self.params.threshold,
-            judgment=judgment,
+            "statement", of=of, gold_index=index, answer=answer, statement=reply.value, raw=reply.text, cached=False
         )
-        evidence = [f"best token F1 {f1:.3f} (threshold {self.params.threshold})"]
-        return self._verdict(session, item, judgment, evidence, f1=f1)
+        return str(reply.value)
 
+    # ------------------------------------------------------------------ entailment, Table 14 row 2
+    async def _entail(
+        self, session: Session, g: GradedItem, index: int, direction: Direction, premise: str, hypothesis: str
+    ) -> EntailmentLabel | None:
+        backend = self.entailment_backend()
+        if backend is not None:
+            outcome = await backend.entail(premise, hypothesis)
+        else:
+            reply = await self._ask(
+                session,
+                g,
+                self.params.roles.entailment,
+                "entailment",
+                parse=_raising(parse_entailment),
+                expected=EXPECTED["entailment"],
+                on_failure=f"{direction} against gold answer {index} is unknown: another gold answer may still decide "
+                "membership, else the cell (and possibly the judgment) is undetermined",
+                premise=premise,
+                hypothesis=hypothesis,
+            )
+            failure = None if reply.ok else ParseFailure(parser="entailment", reason=reply.error or "", raw=reply.text)
+            outcome = EntailmentOutcome(label=reply.value, raw=reply.text, failure=failure)
+            if failure is not None:
+                g.failures.append(_failure(reply, "entailment", "entailment", gold_index=index, direction=direction))
+        call = EntailmentCall(
+            gold_index=index,
+            direction=direction,
+            premise=premise,
+            hypothesis=hypothesis,
+            backend=backend.name if backend is not None else "llm",
+            outcome=outcome,
+        )
+        g.entailment_calls.append(call)
+        session.note("entailment", **call.model_dump(mode="json"))
+        return outcome.label
 
-EVALUATORS: dict[str, type[Protocol[Any, Any]]] = {
-    "lexical": LexicalMatchGrading,
-    "f1": TokenF1Grading,
-    "entailment": QAEntailmentGrading,
-}
+    # ------------------------------------------------------------------ partial marks, App. D, Table 17
+    async def _explanations(self, session: Session, g: GradedItem) -> None:
+        """Row 1 for each gold statement that witnesses the cell, then (Inference + LLM Score) row 2 as "an
+        additional message after the explanation step", for every explanation the model gave (as the released
+        cot.py does), whether or not its steps parse. The best mark over the explanations counts."""
+        p, roles = self.params, self.params.roles
+        assert g.membership is not None and g.cell is not None and g.system_statement is not None
+        statements = dict(zip(g.gold_indices, g.gold_statements, strict=True))
+        # A_inf − A_sup: the gold statement entails the system one (S1 = gold); A_sup − A_inf: the reverse.
+        inf = g.cell is HierarchyCell.INF_ONLY
+        for index in g.membership.inf_witnesses if inf else g.membership.sup_witnesses:
+            gold = statements[index]
+            assert gold is not None
+            s1, s2 = (gold, g.system_statement) if inf else (g.system_statement, gold)
+            rating = "; its difficulty rating (Inference + LLM Score) is still asked" if p.inference_llm_score else ""
+            reply = await self._ask(
+                session,
+                g,
+                roles.explanation,
+                "inference_explanation",
+                parse=_raising(parse_explanation),
+                expected=EXPECTED["explanation"],
+                on_failure=f"no CIA / C / IA mark from gold answer {index}'s explanation{rating}",
+                s1=s1,
+                s2=s2,
+            )
+            explanation: InferenceExplanation | None = reply.value
+            record = ExplanationRecord(
+                gold_index=index, cell=g.cell, s1=s1, s2=s2, raw=reply.text, explanation=explanation
+            )
+            if explanation is None:
+                # Unnumbered steps cost CIA, C and IA (they count steps and markers) and nothing else.
+                schemes = list(EXPLANATION_SCHEMES)
+                g.failures.append(_failure(reply, "explanation", "explanation", gold_index=index, schemes=schemes))
+            else:
+                record.marks = explanation_marks(explanation)
+            if p.inference_llm_score and reply.text.strip():
+                record.difficulty_raw, record.difficulty = await self._difficulty(session, g, index, s1, s2, reply.text)
+            g.explanations.append(record)
+            session.note(
+                "explanation",
+                gold_index=index,
+                cell=g.cell.value,
+                s1=s1,
+                s2=s2,
+                raw=reply.text,
+                n_steps=explanation.n_steps if explanation else None,
+                n_info=explanation.n_info if explanation else None,
+                n_assumption=explanation.n_assumption if explanation else None,
+                marks=record.marks,
+                difficulty=record.difficulty,
+            )
+        for scheme in EXPLANATION_SCHEMES:
+            g.partial_marks[scheme] = best_mark(r.marks.get(scheme) for r in g.explanations)
+        if p.inference_llm_score:
+            g.partial_marks["inference_llm_score"] = best_mark(
+                inference_llm_score_mark(r.difficulty) for r in g.explanations if r.difficulty is not None
+            )
 
-__all__ = [
-    "EVALUATORS",
-    "LexicalMatchGrading",
-    "LexicalMatchParams",
-    "QAEntailmentGrading",
-    "QAEntailmentParams",
-    "TokenF1Grading",
-    "TokenF1Params",
-    "decision_word",
-    "entailment_statistics",
-]
+    async def _difficulty(
+        self, session: Session, g: GradedItem, index: int, s1: str, s2: str, explanation: str
+    ) -> tuple[str, int | None]:
+        """Table 17 row 2 in the explanation's conversation: the row 1 prompt and the model's explanation first."""
+        role = self.params.roles.scoring
+        await session.reset(role)
+        session.seed(role, "inference_explanation", s1=s1, s2=s2)
+        session.remember(role, "assistant", explanation, shown=False)
+        g.model_calls += 1
+        reply = await session.ask(
+            role,
+            "inference_score",
+            parse=_raising(lambda text: parse_score(text, scale=DIFFICULTY_SCALE)),
+            expected=EXPECTED["score"],
+            on_failure=f"no Inference + LLM Score mark from gold answer {index}'s explanation",
+        )
+        if reply.value is None:
+            g.failures.append(
+                _failure(reply, "score", "inference_score", gold_index=index, schemes=["inference_llm_score"])
+            )
+        return reply.text, reply.value
+
+    async def _llm_score(self, session: Session, g: GradedItem) -> None:
+        """Table 17 row 3: gold answers "split with /", as in EVOUNA and Wang et al.'s prompts."""
+        reply = await self._ask(
+            session,
+            g,
+            self.params.roles.scoring,
+            "llm_score",
+            parse=_raising(lambda text: parse_score(text, scale=CLOSENESS_SCALE)),
+            expected=EXPECTED["score"],
+            on_failure="no LLM Score mark: the answer is left out of that scheme's AUROC",
+            question=g.question,
+            golden_answers="/".join(g.gold_answers),
+            system_answer=g.system_answer,
+        )
+        g.llm_score_raw, g.llm_score = reply.text, reply.value
+        if reply.value is None:
+            g.failures.append(_failure(reply, "score", "llm_score", schemes=["llm_score"]))
+            g.partial_marks["llm_score"] = None
+        else:
+            g.partial_marks["llm_score"] = llm_score_mark(reply.value, negated=self.params.llm_score_sign == "negated")

@@ -13,15 +13,14 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 pytest.importorskip("sentence_transformers")
 
-from tests.qa_entailment.tiny_nli import NLI_LABELS, build_cross_encoder  # noqa: E402
+from tests.protocols.qa_entailment.helpers import PromptModel  # noqa: E402
+from tests.protocols.qa_entailment.tiny_nli import NLI_LABELS, build_cross_encoder  # noqa: E402
 from voirdire.protocols.qa_entailment.data import QAItem  # noqa: E402
 from voirdire.protocols.qa_entailment.hierarchy import HierarchyCell  # noqa: E402
 from voirdire.protocols.qa_entailment.nli import CrossEncoderNLI, NLILabelError, labels_from_config  # noqa: E402
-from voirdire.protocols.qa_entailment.pipeline import (  # noqa: E402
-    EntailmentEvaluatorConfig,
-    grade_item,
-    make_entailment_backend,
-)
+from voirdire.protocols.qa_entailment.protocol import QAEntailmentGrading, QAEntailmentParams  # noqa: E402
+from voirdire.runner import run_in_memory  # noqa: E402
+from voirdire.transcript import Step  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -88,15 +87,14 @@ def test_labels_from_config() -> None:
         labels_from_config({0: "entailment", 1: "neutral"})
 
 
-async def test_nli_backend_in_the_pipeline(tmp_path: Path) -> None:
+async def test_nli_backend_in_the_grader(tmp_path: Path) -> None:
     path = build_cross_encoder(tmp_path / "entails", NLI_LABELS, favour=1)  # always "entailment"
-    config = EntailmentEvaluatorConfig(backend="nli", nli_model=str(path))
+    protocol = QAEntailmentGrading(QAEntailmentParams(backend="nli", nli_model=str(path)))
 
-    async def qa2d_only(role: str, prompt: str, variables: Mapping[str, str], context: object = ()) -> str:
+    def qa2d_only(role: str, prompt: str, variables: Mapping[str, str], context: object) -> str:
         assert prompt == "qa2d"  # entailment must not go to a language model
         return f"the show is filmed on {variables['answer'].lower()} ."
 
-    backend = make_entailment_backend(config, qa2d_only)
     item = QAItem(
         id="x",
         question="where is the show filmed",
@@ -104,11 +102,10 @@ async def test_nli_backend_in_the_pipeline(tmp_path: Path) -> None:
         system="s",
         system_answer="Nova Scotia",
     )
-    graded = await grade_item(item, qa2d_only, config, entailment=backend)
-    assert graded.cell is HierarchyCell.BOTH and graded.judgment is True
-    call = graded.entailment_calls[0]
-    assert call.backend == "nli" and call.outcome.probabilities is not None
-    assert call.outcome.probabilities["entailment"] > 0.99
+    [verdict], writer = await run_in_memory(protocol, [item], clients={"evaluator": PromptModel(qa2d_only)}, keep=True)
+    assert verdict.statistics["cell"] == HierarchyCell.BOTH.value and verdict.accepted is True
+    call = next(r.data for r in writer.records if isinstance(r, Step) and r.name == "entailment")
+    assert call["backend"] == "nli" and call["outcome"]["probabilities"]["entailment"] > 0.99
 
 
 def test_missing_local_model_fails_without_download(tmp_path: Path) -> None:

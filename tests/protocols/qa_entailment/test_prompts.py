@@ -1,5 +1,5 @@
 """The prompt files load with voirdire's prompt loader (declared variables = template variables, braces doubled),
-render every variable, and carry the paper's text; every prompt the pipeline asks for exists."""
+render every variable, and carry the paper's text; the grader asks for exactly these prompts."""
 
 from __future__ import annotations
 
@@ -7,17 +7,28 @@ from pathlib import Path
 
 import pytest
 
+from tests.protocols.qa_entailment.helpers import CELLS, evaluator_script
+from voirdire.models import ScriptedChatCompletionClient
 from voirdire.prompts import load_prompt_file
-from voirdire.protocols.qa_entailment import pipeline
+from voirdire.protocols.qa_entailment.data import QAItem
+from voirdire.protocols.qa_entailment.hierarchy import HierarchyCell
+from voirdire.protocols.qa_entailment.protocol import QAEntailmentGrading, QAEntailmentParams
+from voirdire.runner import run_in_memory
+from voirdire.transcript import Message
 
-PROMPTS = Path(__file__).resolve().parents[2] / "prompts" / "qa_entailment"
-NAMES = [
-    pipeline.QA2D_PROMPT,
-    pipeline.ENTAILMENT_PROMPT,
-    pipeline.EXPLANATION_PROMPT,
-    pipeline.INFERENCE_SCORE_PROMPT,
-    pipeline.LLM_SCORE_PROMPT,
-]
+PROMPTS = Path(__file__).resolve().parents[3] / "prompts" / "qa_entailment"
+NAMES = ["qa2d", "entailment", "inference_explanation", "inference_score", "llm_score"]
+
+
+async def test_the_grader_asks_for_these_prompts_only() -> None:
+    answer, entails = CELLS[HierarchyCell.INF_ONLY]  # the explained cell: every partial-mark scheme runs
+    item = QAItem(id="x", question="who wrote the novel dracula", gold_answers=("Bram Stoker",), system="s",
+                  system_answer=answer)  # fmt: skip
+    client = ScriptedChatCompletionClient(evaluator_script([answer], entails))
+    protocol = QAEntailmentGrading(QAEntailmentParams(inference_llm_score=True, llm_score=True))
+    _, writer = await run_in_memory(protocol, [item], clients={"evaluator": client}, keep=True)
+    asked = {r.prompt for r in writer.records if isinstance(r, Message) and r.prompt}
+    assert asked == {f"qa_entailment/{name}" for name in NAMES}
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -8,10 +8,10 @@ import pytest
 
 from voirdire.protocols.qa_entailment.data import EVOUNA_SYSTEMS, QAItem, load_evouna
 from voirdire.protocols.qa_entailment.lexical import exact_match, lexical_match, matching_gold, normalize_answer
-from voirdire.protocols.qa_entailment.report import f1_judgments, lexical_judgments, system_reports
+from voirdire.protocols.qa_entailment.scoring import f1_judgments, lexical_judgments, system_reports
 from voirdire.protocols.qa_entailment.token_f1 import f1_judgment, max_token_f1, token_f1
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "evouna"
+SHARED = Path(__file__).resolve().parents[4] / "shared" / "data" / "evouna"
 
 
 def test_normalize_answer_follows_squad_order() -> None:

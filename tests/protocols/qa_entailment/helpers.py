@@ -1,20 +1,25 @@
-"""Scripted evaluator models for the QA entailment protocol and CLI tests.
+"""Fake evaluator models for the QA entailment protocol and CLI tests.
 
-The script answers the paper's prompts by regex rules over the rendered prompt (``voirdire.models.Script``): QA2D
-turns each known answer into ``"<answer> wrote the novel Dracula."``; the entailment test replies "Entailment"
+``evaluator_script`` answers the paper's prompts by regex rules over the rendered prompt (``voirdire.models.Script``):
+QA2D turns each known answer into ``"<answer> wrote the novel Dracula."``; the entailment test replies "Entailment"
 for pairs in a given relation (and identical statements), else "neutral"; the Table 17 prompts get fixed replies.
+``PromptModel`` decodes each request back into (prompt name, variables, earlier exchanges) for a Python function to
+answer; ``rule_based_evaluator`` stands in for an evaluator behind an OpenAI-compatible endpoint.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import yaml
+from autogen_core.models import AssistantMessage, CreateResult, LLMMessage, RequestUsage
 
 from voirdire.models import Script, ScriptRule
+from voirdire.models.base import TextOnlyClient, text_of
 from voirdire.protocols.qa_entailment.hierarchy import HierarchyCell
 
 QUESTION = "who wrote the novel dracula"
@@ -71,6 +76,68 @@ def evaluator_script(
         ScriptRule(match="Simply give a score from 1 to 5", reply=closeness),
     ]
     return Script(rules=rules)
+
+
+# One earlier exchange of a conversation: (prompt name, its variables, the reply the model gave to it).
+Exchange = tuple[str, dict[str, str], str]
+Reply = Callable[[str, str, dict[str, str], list[Exchange]], str]  # (role, prompt, variables, context) -> reply
+
+_PROMPTS: list[tuple[str, str, re.Pattern[str]]] = [
+    ("qa2d", "Convert a question answer pair", re.compile(r"Q: (?P<question>[^\n]*)\nA: (?P<answer>[^\n]*)\nS:\s*$")),
+    (
+        "entailment",
+        "premise entails",
+        re.compile(r"Premise: (?P<premise>[^\n]*)\nHypothesis: (?P<hypothesis>[^\n]*)\n"),
+    ),
+    ("inference_explanation", "list the reasoning process", re.compile(r"S1: (?P<s1>[^\n]*)\n\nS2: (?P<s2>[^\n]*)\n")),
+    ("inference_score", "rate how hard it is", re.compile(r"")),
+    (
+        "llm_score",
+        "Simply give a score from 1 to 5",
+        re.compile(
+            r"Question: (?P<question>[^\n]*)\nGolden answers: (?P<golden_answers>[^\n]*)"
+            r"\nAI answer: (?P<system_answer>.*)$",
+            re.DOTALL,
+        ),
+    ),
+]
+
+
+def decode(text: str) -> tuple[str, dict[str, str]]:
+    """The prompt name and variables a rendered ``prompts/qa_entailment`` prompt was made from."""
+    for name, marker, pattern in _PROMPTS:
+        if marker in text:
+            found = pattern.search(text[text.rindex("Q: ") :] if name == "qa2d" else text)
+            assert found is not None, f"cannot read the variables of {name}: {text[-200:]!r}"
+            return name, found.groupdict()
+    raise AssertionError(f"not a qa_entailment prompt: {text[:80]!r}")
+
+
+class PromptModel(TextOnlyClient):
+    """A model whose replies come from ``reply(role, prompt, variables, context)``; ``calls`` records every
+    (role, prompt, variables) and ``conversations`` every request's length."""
+
+    def __init__(
+        self, reply: Reply, role: str = "evaluator", calls: list[tuple[str, str, dict[str, str]]] | None = None
+    ):
+        super().__init__()
+        self.reply, self.role = reply, role
+        self.calls = calls if calls is not None else []
+        self.conversations: list[int] = []
+
+    async def _complete(self, messages: Sequence[LLMMessage], args: Mapping[str, Any]) -> CreateResult:
+        *earlier, last = list(messages)
+        prompt, variables = decode(text_of(last))
+        context = []
+        for asked, answered in zip(earlier[::2], earlier[1::2], strict=True):
+            assert isinstance(answered, AssistantMessage)
+            context.append((*decode(text_of(asked)), text_of(answered)))
+        self.calls.append((self.role, prompt, variables))
+        self.conversations.append(len(messages))
+        text = self.reply(self.role, prompt, variables, context)
+        return CreateResult(
+            finish_reason="stop", content=text, usage=RequestUsage(prompt_tokens=0, completion_tokens=0), cached=False
+        )
 
 
 def write_script(path: Path, script: Script) -> Path:

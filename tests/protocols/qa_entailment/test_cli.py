@@ -1,5 +1,7 @@
-"""``voirdire qa-eval``: lexical and token-F1 on a few EVOUNA rows, the entailment evaluator on scripted models,
-resume, the report (per system, hierarchy, decision variants, AUROC, parse failures), and clear errors."""
+"""``voirdire qa-eval`` and ``voirdire run qa_lexical | qa_token_f1 | qa_entailment``: lexical and token-F1 on a few
+EVOUNA rows, the entailment evaluator on scripted models and behind an OpenAI-compatible endpoint (a fake server on
+127.0.0.1) with the paper's API settings, resume, the report (per system, hierarchy, decision variants, AUROC, parse
+failures), and clear errors."""
 
 from __future__ import annotations
 
@@ -10,7 +12,16 @@ from typing import Any
 
 import pytest
 
-from tests.qa_entailment.qae_helpers import CELLS, all_entails, cell_rows, evaluator_script, write_jsonl, write_script
+from tests.fake_openai import FakeOpenAIServer
+from tests.protocols.qa_entailment.helpers import (
+    CELLS,
+    all_entails,
+    cell_rows,
+    evaluator_script,
+    rule_based_evaluator,
+    write_jsonl,
+    write_script,
+)
 from voirdire.cli import main
 from voirdire.protocols.qa_entailment.hierarchy import HierarchyCell
 from voirdire.transcript import ModelCall, Step, load
@@ -201,7 +212,7 @@ def test_llm_score_sign_and_population_flags(tmp_path: Path, capsys) -> None:
 
 def test_entailment_with_the_nli_model_by_flag(tmp_path: Path, capsys) -> None:
     pytest.importorskip("sentence_transformers")
-    from tests.qa_entailment.tiny_nli import NLI_LABELS, build_cross_encoder
+    from tests.protocols.qa_entailment.tiny_nli import NLI_LABELS, build_cross_encoder
 
     model = build_cross_encoder(tmp_path / "nli", NLI_LABELS, favour=0)  # always "contradiction"
     data, script = entailment_setup(tmp_path)
@@ -255,3 +266,149 @@ def test_usage_errors(tmp_path: Path, capsys) -> None:
         capsys, "--data", str(tmp_path / "NQ.json"), "--evaluator", "entailment", "--model", "evaluator=gpt4"
     )
     assert code == 2 and "unknown model spec" in err
+
+
+# ----------------------------------------------------------------------------------------- voirdire run
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
+    assert main([*args, "--json", "--no-progress"]) == 0, capsys.readouterr().err
+    return json.loads(capsys.readouterr().out)
+
+
+def same_report(a: dict[str, Any], b: dict[str, Any]) -> None:
+    """Equal but for what names one run: its id, time and transcript."""
+    for report in (a, b):
+        for key in ("run_id", "elapsed_s", "transcript"):
+            report.pop(key)
+    assert a == b
+
+
+def test_run_qa_lexical_works_like_qa_eval_lexical(tmp_path: Path, capsys) -> None:
+    data = ["--data", str(FIXTURE), "--system", "gpt4,ChatGPT", "--skip-empty-gold"]
+    friendly = run_json(capsys, "qa-eval", *data, "--evaluator", "lexical", "--out", str(tmp_path / "a.jsonl"))
+    generic = run_json(capsys, "run", "qa_lexical", *data, "--out", str(tmp_path / "b.jsonl"))
+    assert list(generic["systems"]) == ["gpt4", "chatgpt"] and generic["parameters"] == {"skip_empty_gold": True}
+    same_report(friendly, generic)
+    assert main(["qa-eval", *data, "--evaluator", "lexical", "--out", str(tmp_path / "a.jsonl"), "--no-progress"]) == 0
+    text_friendly = capsys.readouterr().out
+    assert main(["run", "qa_lexical", *data, "--out", str(tmp_path / "b.jsonl"), "--no-progress"]) == 0
+    text_generic = capsys.readouterr().out
+    assert text_friendly.split("time:")[0] == text_generic.split("time:")[0]
+
+
+def test_run_qa_token_f1_and_qa_entailment(tmp_path: Path, capsys) -> None:
+    data = ["--data", str(FIXTURE), "--system", "fid", "--threshold", "0.1"]
+    friendly = run_json(capsys, "qa-eval", *data, "--evaluator", "f1", "--out", str(tmp_path / "a.jsonl"))
+    generic = run_json(capsys, "run", "qa_token_f1", *data, "--out", str(tmp_path / "b.jsonl"))
+    same_report(friendly, generic)
+    code, _, err = qa_eval(capsys, "--data", str(FIXTURE), "--threshold", "0.1", "--out", str(tmp_path / "c.jsonl"))
+    assert code == 2 and "--evaluator: give one of lexical, f1, entailment" in err  # qa-eval names its grader
+    # voirdire run qa_entailment is the entailment grader, with qa-eval's options and the paper's API settings.
+    cells, script = entailment_setup(tmp_path)
+    args = ["--data", str(cells), "--model", f"evaluator=scripted:{script}", "--partial-marks", "--decision", "minus"]
+    friendly = run_json(capsys, "qa-eval", *args, "--evaluator", "entailment", "--out", str(tmp_path / "d.jsonl"))
+    generic = run_json(capsys, "run", "qa_entailment", *args, "--out", str(tmp_path / "e.jsonl"))
+    same_report(friendly, generic)
+    assert generic["decision"] == "minus" and generic["parameters"]["explain"] is True
+    header = load(tmp_path / "e.jsonl").header
+    assert header is not None and header.roles["evaluator"].max_tokens == 300 and header.roles["evaluator"].seed == 42
+
+
+def test_options_of_another_grader_are_named(tmp_path: Path, capsys) -> None:
+    base = ["--data", str(FIXTURE), "--out", str(tmp_path / "x.jsonl")]
+    code, _, err = qa_eval(capsys, *base, "--evaluator", "lexical", "--threshold", "0.3")
+    assert code == 2 and "--threshold: only for --evaluator f1" in err
+    code, _, err = qa_eval(capsys, *base, "--evaluator", "f1", "--skip-empty-gold", "--llm-score", "--max-gold", "2")
+    assert code == 2 and "--skip-empty-gold: only for --evaluator lexical" in err
+    assert "--llm-score, --max-gold: only for --evaluator entailment" in err
+    code, _, err = qa_eval(capsys, *base, "--evaluator", "lexical", "--nli-model", "/nowhere", "--explain-sup")
+    assert code == 2 and "--nli-model, --explain-sup: only for --evaluator entailment" in err
+    code, _, err = qa_eval(capsys, *base, "--evaluator", "f1", "--threshold", "2")
+    assert code == 2 and "--threshold: Input should be less than or equal to 1" in err
+    code, _, err = qa_eval(capsys, *base, "--evaluator", "entailment", "--nli-labels", "entailment,neutral,neutral")
+    assert code == 2 and "--nli-labels: must name" in err and "once each" in err
+    code, _, err = qa_eval(capsys, *base, "--evaluator", "entailment", "--max-gold", "0")
+    assert code == 2 and "--max-gold: Input should be greater than or equal to 1" in err
+
+
+# -------------------------------------------------------------------------------------- an OpenAI-compatible evaluator
+
+
+def test_qa_eval_against_an_openai_compatible_evaluator(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "t.jsonl"
+    with FakeOpenAIServer(rule_based_evaluator) as server:
+        code = main(
+            [
+                "qa-eval",
+                *["--data", str(FIXTURE), "--evaluator", "entailment", "--system", "gpt4", "--partial-marks"],
+                *["--model", f"evaluator=openai-compatible:fake-evaluator@{server.url}", "--max-tokens", "64"],
+                *["--out", str(out), "--json", "--no-progress"],
+            ]
+        )
+    assert code == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["n_graded"] == 5 and report["errors"] == {}
+    # Every call went over HTTP as a fresh one-message conversation, bounded by --max-tokens.
+    assert len(server.requests) == report["replies"]["model_calls"] == 5 + 9 + 2 * 9
+    assert all(r["model"] == "fake-evaluator" and r["max_tokens"] == 64 for r in server.requests)
+    # The paper's other API settings (App. A.1) still apply: only max_tokens was set by the user.
+    assert all(r["seed"] == 42 and r["temperature"] == 0.0 for r in server.requests)
+    assert all(len(r["messages"]) == 1 and r["messages"][0]["role"] == "user" for r in server.requests)
+    assert server.requests[0]["messages"][0]["content"].startswith("Convert a question answer pair")
+    t = load(out)
+    assert t.header is not None and t.header.roles["evaluator"].spec.startswith("openai-compatible:fake-evaluator@")
+    calls = [c for s in t.sessions.values() for c in s.of_kind(ModelCall)]
+    assert len(calls) == len(server.requests) and {c.model for c in calls} == {t.header.roles["evaluator"].spec}
+    # GPT-4's answer names the whole gold "Wilhelm Conrad Röntgen" and more: system => gold only, A_sup − A_inf.
+    # Its answer about amplitude modulation shares no word with "Olivia" / "MFSK": S − (A_sup ∪ A_inf).
+    first = t.sessions["NQ-0-gpt4"].verdict
+    assert first is not None
+    assert first.statistics["gold_statements"] == [
+        "The answer to 'who got the first nobel prize in physics' is: Wilhelm Conrad Röntgen"
+    ]
+    cells = {sid: s.verdict.statistics["cell"] for sid, s in t.sessions.items() if s.verdict}
+    assert cells["NQ-0-gpt4"] == HierarchyCell.SUP_ONLY.value and cells["NQ-2-gpt4"] == HierarchyCell.NEITHER.value
+    assert sum(report["systems"]["gpt4"]["hierarchy"].values()) == 5
+
+
+def _requests(tmp_path: Path, capsys, *extra: str) -> list[dict]:
+    with FakeOpenAIServer(rule_based_evaluator) as server:
+        code = main(
+            [
+                "qa-eval",
+                *["--data", str(FIXTURE), "--evaluator", "entailment", "--system", "gpt4", "--limit", "1"],
+                *["--model", f"evaluator=openai-compatible:fake-evaluator@{server.url}"],
+                *["--out", str(tmp_path / "t.jsonl"), "--fresh", "--json", "--no-progress", *extra],
+            ]
+        )
+    assert code == 0, capsys.readouterr().err
+    capsys.readouterr()
+    assert server.requests
+    return server.requests
+
+
+def test_qa_eval_sends_the_papers_api_settings_unless_told_otherwise(tmp_path: Path, capsys) -> None:
+    # App. A.1: seed=42, temperature=0.0, max_tokens=300 for every call (not the core's 256 tokens and no seed).
+    sent = {(r["max_tokens"], r["temperature"], r["seed"]) for r in _requests(tmp_path, capsys)}
+    assert sent == {(300, 0.0, 42)}
+    header = load(tmp_path / "t.jsonl").header
+    assert header is not None
+    binding = header.roles["evaluator"]
+    assert (binding.max_tokens, binding.temperature, binding.seed) == (300, 0.0, 42)
+    # Flags win, each on its own.
+    sent = {(r["max_tokens"], r["temperature"], r["seed"]) for r in _requests(tmp_path, capsys, "--seed", "7")}
+    assert sent == {(300, 0.0, 7)}
+    # So does a --config table, key by key; what it leaves out still gets the paper's value.
+    config = tmp_path / "run.toml"
+    config.write_text("[roles.evaluator]\nmax_tokens = 128\ntemperature = 0.5\n", encoding="utf-8")
+    sent = {
+        (r["max_tokens"], r["temperature"], r["seed"]) for r in _requests(tmp_path, capsys, "--config", str(config))
+    }
+    assert sent == {(128, 0.5, 42)}
+    # A [roles."*"] table binds the evaluator too when it has no table of its own; its 256 is the user's choice.
+    config.write_text('[roles."*"]\nmax_tokens = 256\n', encoding="utf-8")
+    sent = {
+        (r["max_tokens"], r["temperature"], r["seed"]) for r in _requests(tmp_path, capsys, "--config", str(config))
+    }
+    assert sent == {(256, 0.0, 42)}

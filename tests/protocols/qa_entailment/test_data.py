@@ -13,9 +13,10 @@ from voirdire.protocols.qa_entailment.data import (
     load_dataset,
     load_evouna,
     load_jsonl,
+    select_systems,
 )
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "evouna"
+SHARED = Path(__file__).resolve().parents[4] / "shared" / "data" / "evouna"
 
 
 def _row(**overrides: object) -> dict:
@@ -151,3 +152,11 @@ def test_evouna_counts_match_source_md() -> None:
     assert len(nq) == 15_099 and sum(it.system_answer == "" and it.system == "fid" for it in nq) >= 1
     assert len(tq) == 9_690
     assert {it.system: 0 for it in tq}.keys() == set(EVOUNA_SYSTEMS)
+
+
+def test_select_systems_by_code_or_by_the_papers_name() -> None:
+    assert select_systems([], evouna=True) is None and select_systems(["gpt4", "all"], evouna=True) is None
+    assert select_systems(["DPR-FiD,chatgpt", "fid"], evouna=True) == ["fid", "chatgpt"]
+    assert select_systems(["mine, yours"], evouna=False) == ["mine", "yours"]
+    with pytest.raises(ValueError, match=r"unknown EVOUNA system\(s\) \['gpt5'\]: use fid, gpt35"):
+        select_systems(["gpt5"], evouna=True)

@@ -13,7 +13,7 @@ from voirdire.protocols.qa_entailment.reliability import (
     pairwise_kappa,
     statement_agreement,
 )
-from voirdire.protocols.qa_entailment.report import binary_scores
+from voirdire.protocols.qa_entailment.scoring import binary_scores
 
 sklearn_metrics = pytest.importorskip("sklearn.metrics")
 
