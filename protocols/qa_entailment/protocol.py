@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from voirdire.machine import StateMachine
 from voirdire.protocol import ParseError, Protocol, Reply, Session
+from voirdire.structured import ReplySchema
 from voirdire.transcript import DisplayHints, Verdict
 
 from .data import QAItem
@@ -49,6 +50,25 @@ from .partial_marks import (
     llm_score_mark,
     parse_explanation,
 )
+
+
+class Statement(BaseModel):
+    """QA2D's reply in structured mode: one declarative statement (Table 14 row 1)."""
+
+    statement: str = Field(min_length=1)
+
+    @field_validator("statement")
+    @classmethod
+    def _declarative(cls, text: str) -> str:
+        text = text.strip()
+        if not text or "\n" in text or text.endswith("?"):
+            raise ValueError("one declarative sentence, not a question or several lines")
+        return text
+
+
+# The closed answers asked through reply schemas in structured mode (the paper's text is read otherwise).
+STATEMENT = ReplySchema.of(Statement)
+ENTAILMENT = ReplySchema.choice(*ENTAILMENT_LABELS)
 
 T = TypeVar("T")
 
@@ -337,6 +357,7 @@ class QAEntailmentGrading(Protocol[QAItem, QAEntailmentParams]):
             self.params.roles.qa2d,
             "qa2d",
             parse=_raising(parse_statement),
+            schema=STATEMENT,
             expected=EXPECTED["statement"],
             on_failure=what,
             question=g.question,
@@ -345,6 +366,8 @@ class QAEntailmentGrading(Protocol[QAItem, QAEntailmentParams]):
         if reply.value is None:
             g.failures.append(_failure(reply, "statement", "qa2d", gold_index=index, of=of))
             return None
+        if isinstance(reply.value, Statement):  # structured mode
+            reply = Reply(text=reply.text, value=reply.value.statement)
         if of == "gold" and self.params.share_gold_statements:
             self._statements.setdefault(key, (reply.value, session.session_id))
         session.note(
@@ -366,6 +389,7 @@ class QAEntailmentGrading(Protocol[QAItem, QAEntailmentParams]):
                 self.params.roles.entailment,
                 "entailment",
                 parse=_raising(parse_entailment),
+                schema=ENTAILMENT,
                 expected=EXPECTED["entailment"],
                 on_failure=f"{direction} against gold answer {index} is unknown: another gold answer may still decide "
                 "membership, else the cell (and possibly the judgment) is undetermined",
