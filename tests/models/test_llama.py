@@ -33,3 +33,11 @@ def test_a_missing_or_broken_gguf_file_is_a_clear_error(tmp_path: Path) -> None:
         bad.write_bytes(b"not a model")
         with pytest.raises(ModelSpecError, match="cannot load"):
             build_client(parse_spec(f"local:{bad}"))
+
+
+def test_the_json_grammar_keeps_control_characters_out_of_strings() -> None:
+    pytest.importorskip("llama_cpp")
+    from voirdire.models.llama import json_gbnf
+
+    gbnf = json_gbnf('{"type": "object", "properties": {"s": {"type": "string"}}, "required": ["s"]}')
+    assert 'char ::= [^"\\\\\\x00-\\x1F]' in gbnf

