@@ -53,9 +53,10 @@ from .partial_marks import (
 
 
 class Statement(BaseModel):
-    """QA2D's reply in structured mode: one declarative statement (Table 14 row 1)."""
+    """QA2D's reply in structured mode: one declarative statement (Table 14 row 1). Bounded, so a grammar closes
+    the JSON within a small reply budget instead of running into ``max_tokens``."""
 
-    statement: str = Field(min_length=1)
+    statement: str = Field(min_length=1, max_length=240)
 
     @field_validator("statement")
     @classmethod
