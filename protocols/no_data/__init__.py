@@ -1,29 +1,12 @@
 """The No-Data Algorithm (de Wynter 2025, "Labelling Data with Unknown References", arXiv:2506.03083).
 
-Phase 1 of issue 3, the pure algorithm: rubric model (§5, App. C), the EV protocol and Algorithm 1 (§6),
-evaluators and generators (§8), Lemma 1 / Theorem 1 (§7.1) and data loaders. Phase 2: ``NoDataProtocol``
-(one Session per datapoint, rule agents and model roles as the players) and ``voirdire nodata``. See
-docs/no_data.md.
+The rubric model (§5, App. C), the verifier's challenges (§6.1.1, App. C.1), evaluators and generators (§8),
+Lemma 1 / Theorem 1 (§7.1) and the data loaders are plain functions and classes; ``NoDataProtocol`` runs
+Algorithm 1 with the EV protocol of §6.1, one session per datapoint, as ``voirdire nodata`` and as the batch
+experiments that reproduce Tables 2-3. See docs/no_data.md.
 """
 
-from .algorithm import (
-    EVENT_DECISION,
-    EVENT_ROUND,
-    Decision,
-    EVResult,
-    KAryRun,
-    NoDataParams,
-    NoDataRun,
-    OnEvent,
-    RoundRecord,
-    datapoint_rngs,
-    ev_protocol,
-    flip_decision,
-    label_datapoint,
-    no_data_algorithm,
-    no_data_k_ary,
-    run_no_data,
-)
+from .algorithm import Decision, KAryRun, NoDataParams, NoDataRun, RoundRecord, coins, flip_decision
 from .challenges import Challenge, CheckOutcome, RuleVerifier, Verifier, challenge_1, challenge_2
 from .data import DataError, Datapoint, Dataset, load_bitstrings, load_split, resolve_dataset
 from .evaluators import (
@@ -34,8 +17,17 @@ from .evaluators import (
     NoisyLabeller,
     RubricLabeller,
     ScriptedLabeller,
+    decision_tree,
 )
-from .experiments import ExperimentConfig, ExperimentReport, aggregate, run_experiment, run_seeds
+from .experiments import (
+    ExperimentConfig,
+    ExperimentReport,
+    aggregate,
+    no_data_algorithm,
+    no_data_k_ary,
+    run_experiment,
+    run_seeds,
+)
 from .generators import (
     GENERATOR_NAMES,
     Generator,
@@ -49,13 +41,11 @@ from .generators import (
 )
 from .llm import LLMEvaluator, parse_datapoint, parse_label
 from .protocol import NoDataItem, NoDataProtocol, NoDataProtocolParams, make_items
-from .report import SeedScore, aggregate_scores, score_run
+from .report import NoDataReport, SeedScore, aggregate_scores, report, score_run
 from .rubric import IP_RUBRIC, OOP_RUBRIC, RUBRICS, MajorityVote, Rubric, relevant_subsets
 from .theory import lemma1_undetected_probability, theorem1_accuracy_bound, theory_report
 
 __all__ = [
-    "EVENT_DECISION",
-    "EVENT_ROUND",
     "GENERATOR_NAMES",
     "IP_RUBRIC",
     "OOP_RUBRIC",
@@ -68,7 +58,6 @@ __all__ = [
     "Dataset",
     "Decision",
     "DecisionTreeLabeller",
-    "EVResult",
     "Evaluator",
     "ExperimentConfig",
     "ExperimentReport",
@@ -84,9 +73,9 @@ __all__ = [
     "NoDataParams",
     "NoDataProtocol",
     "NoDataProtocolParams",
+    "NoDataReport",
     "NoDataRun",
     "NoisyLabeller",
-    "OnEvent",
     "OracleGenerator",
     "Proposal",
     "RandomGenerator",
@@ -101,10 +90,9 @@ __all__ = [
     "aggregate_scores",
     "challenge_1",
     "challenge_2",
-    "datapoint_rngs",
-    "ev_protocol",
+    "coins",
+    "decision_tree",
     "flip_decision",
-    "label_datapoint",
     "lemma1_undetected_probability",
     "load_bitstrings",
     "load_split",
@@ -115,9 +103,9 @@ __all__ = [
     "parse_datapoint",
     "parse_label",
     "relevant_subsets",
+    "report",
     "resolve_dataset",
     "run_experiment",
-    "run_no_data",
     "run_seeds",
     "score_run",
     "theorem1_accuracy_bound",

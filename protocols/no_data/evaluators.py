@@ -7,12 +7,14 @@ outputs the incorrect label with probability p = 1/10"), so ``label`` takes the 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 
+from .data import data_dir, load_split
 from .generators import Generator, Proposal
 from .rubric import Label, Rubric
 
@@ -97,6 +99,20 @@ class DecisionTreeLabeller:
 
     async def label(self, x: str, round: int, rng: np.random.Generator) -> Label:
         return self.predict(x)
+
+
+_DT_CACHE: dict[tuple[str, str, int], DecisionTreeLabeller] = {}
+
+
+def decision_tree(
+    encoding: FeatureEncoding = "decimal", random_state: int = 123, root: str | os.PathLike[str] | None = None
+) -> DecisionTreeLabeller:
+    """The §8.0.2 decision tree, trained once per process on the IP train split (per data folder)."""
+    key = (str(data_dir(root)), encoding, random_state)
+    if key not in _DT_CACHE:
+        train = load_split("ip", "train", root)
+        _DT_CACHE[key] = DecisionTreeLabeller(train.xs, train.ys, encoding, random_state)
+    return _DT_CACHE[key]
 
 
 @dataclass

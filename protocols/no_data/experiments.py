@@ -1,41 +1,52 @@
-"""§8 experiments as configurable runs: build the players from a config, run Algorithm 1, report metrics.
+"""§8 experiments as batch runs of ``NoDataProtocol``: the same sessions as ``voirdire nodata``, kept in memory.
 
-This is the pure core of ``voirdire nodata`` (issue item 7): the CLI/Session layer only has to turn flags
-into an ``ExperimentConfig`` and forward ``on_event`` to the transcript. Reports carry accuracy, F1, success
-and flip rates, the evaluator's "known" scores (Table 2's reference column) and the Lemma 1 / Theorem 1
-bounds for the run.
+``run_experiment`` runs one decision-tree configuration of Tables 2-3 for one seed and scores it (accuracy, F1,
+success and flip rates, the evaluator's "known" scores of Table 2 and the Lemma 1 / Theorem 1 values);
+``run_seeds`` repeats it over seeds. ``no_data_algorithm`` is Algorithm 1 over a list of datapoints with any
+evaluator and verifier given in code, and ``no_data_k_ary`` the ``k - 1`` binary runs of App. C.2. Every one of
+them runs ``NoDataProtocol.run`` through ``voirdire.runner.run_in_memory`` (events counted, not stored).
 """
 
 from __future__ import annotations
 
-import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from voirdire.metrics import accuracy, precision_recall_f1
+from voirdire.runner import run_in_memory
+from voirdire.transcript import Verdict
 
-from .algorithm import NoDataParams, NoDataRun, OnEvent, no_data_algorithm
-from .challenges import RuleVerifier
-from .data import FILES, Dataset, load_split, resolve_dataset
-from .evaluators import ComposedEvaluator, DecisionTreeLabeller, FeatureEncoding, Labeller, NoisyLabeller
-from .generators import (
-    GENERATOR_NAMES,
-    Generator,
-    GeneratorName,
-    LieFGenerator,
-    LieSigmaMode,
-    bit_majority,
-    make_generator,
-)
-from .rubric import IP_RUBRIC, Label, SubsetMode
-from .theory import TheoryReport, theory_report
+from .algorithm import KAryRun, NoDataParams, NoDataRun
+from .challenges import Verifier
+from .data import FILES, Dataset, resolve_dataset
+from .evaluators import BinarisedLabeller, ComposedEvaluator, Evaluator, FeatureEncoding, Labeller, decision_tree
+from .generators import GENERATOR_NAMES, Generator, GeneratorName, LieSigmaMode, rule_generator
+from .protocol import NoDataItem, NoDataProtocol, NoDataProtocolParams, make_items
+from .report import METRICS, MeanSD, decision_of, f1, mean_sd, score, seed_score
+from .rubric import IP_RUBRIC, Label, SubsetMode, decode_k_ary
+from .theory import TheoryReport
+
+__all__ = [
+    "ExperimentConfig",
+    "ExperimentReport",
+    "MeanSD",
+    "aggregate",
+    "build_generator",
+    "decision_tree",
+    "f1",
+    "mean_sd",
+    "no_data_algorithm",
+    "no_data_k_ary",
+    "run_experiment",
+    "run_seeds",
+    "score",
+]
 
 
 class ExperimentConfig(BaseModel):
-    """One decision-tree run of §8 (the LLM evaluator needs a model role, so the Session builds it)."""
+    """One decision-tree run of §8 (Tables 2-3): the protocol's parameters for the tree, and the seed."""
 
     data: str = Field("ip", description="ip | oop | PATH to a [[x, y], ...] JSON file")
     rubric: str | None = Field(None, description="verifier rubric (ip | oop); required for a PATH")
@@ -61,9 +72,10 @@ class ExperimentConfig(BaseModel):
             raise ValueError(f"data {self.data!r} is a file: give its verifier rubric (rubric='ip' or 'oop')")
         return self
 
-    @property
-    def params(self) -> NoDataParams:
-        return NoDataParams(rounds=self.rounds, phi=self.phi, seed=self.seed)
+    def protocol_params(self, rubric: str | None = None) -> NoDataProtocolParams:
+        """The protocol's parameters of this run (``rubric`` overrides the verifier's rubric)."""
+        fields = self.model_dump(exclude={"seed", "rubric"})
+        return NoDataProtocolParams.model_validate({**fields, "rubric": rubric or self.rubric})
 
 
 class ExperimentReport(BaseModel):
@@ -80,95 +92,47 @@ class ExperimentReport(BaseModel):
     theory: TheoryReport
 
 
-def f1(gold: Sequence[Label], pred: Sequence[Label]) -> float:
-    """Binary F1 of label 1, as the paper's tables (scikit-learn's ``f1_score`` default)."""
-    return precision_recall_f1([g == 1 for g in gold], [p == 1 for p in pred]).f1
-
-
-_DT_CACHE: dict[tuple[str, str, int], DecisionTreeLabeller] = {}
-
-
-def decision_tree(
-    encoding: FeatureEncoding = "decimal", random_state: int = 123, root: str | os.PathLike[str] | None = None
-) -> DecisionTreeLabeller:
-    """The §8.0.2 decision tree, trained once on the IP train split and cached."""
-    train = load_split("ip", "train", root)
-    key = (train.path, encoding, random_state)
-    if key not in _DT_CACHE:
-        _DT_CACHE[key] = DecisionTreeLabeller(train.xs, train.ys, encoding, random_state)
-    return _DT_CACHE[key]
-
-
 def build_generator(config: ExperimentConfig) -> Generator:
     """The evaluator generates with the rubric it knows, the IP rubric, on every data set (§8.0.2)."""
-    if config.generator == "lie-f" and config.lie_f_target == "bit-majority":
-        return LieFGenerator(IP_RUBRIC, label_of=bit_majority)
-    return make_generator(
-        config.generator, IP_RUBRIC, p=config.p, subsets=config.subsets, lie_sigma_mode=config.lie_sigma_mode
+    return rule_generator(
+        config.generator,
+        IP_RUBRIC,
+        p=config.p,
+        subsets=config.subsets,
+        lie_sigma_mode=config.lie_sigma_mode,
+        lie_f_target=config.lie_f_target,
     )
 
 
-def build_evaluator(config: ExperimentConfig, base: Labeller) -> ComposedEvaluator:
-    labeller: Labeller = NoisyLabeller(base, config.label_noise) if config.label_noise > 0 else base
-    return ComposedEvaluator(labeller, build_generator(config))
-
-
-def score(run: NoDataRun, gold: Sequence[Label]) -> dict[str, float]:
-    return {
-        "accuracy": accuracy(gold, run.predictions),
-        "f1": f1(gold, run.predictions),
-        "success_rate": run.success_rate,
-        "flip_rate": run.flip_rate,
-        "revealed_accuracy": accuracy(gold, run.revealed),
-    }
+async def run_sessions(protocol: NoDataProtocol, items: Sequence[NoDataItem]) -> list[Verdict]:
+    """One ``NoDataProtocol`` session per item, in memory (events counted, not kept)."""
+    verdicts, _ = await run_in_memory(protocol, items, keep=False)
+    return verdicts
 
 
 async def run_experiment(
-    config: ExperimentConfig,
-    *,
-    dataset: Dataset | None = None,
-    labeller: DecisionTreeLabeller | None = None,
-    on_event: OnEvent | None = None,
-    root: str | os.PathLike[str] | None = None,
+    config: ExperimentConfig, *, dataset: Dataset | None = None, root: str | os.PathLike[str] | None = None
 ) -> ExperimentReport:
-    """Run Algorithm 1 with a decision-tree evaluator as configured and score it against the references."""
+    """Run Algorithm 1 with the decision-tree evaluator as configured and score it against the references."""
     data = dataset or resolve_dataset(config.data, config.rubric, root)
-    dt = labeller or decision_tree(config.encoding, root=root)
-    verifier = RuleVerifier(data.rubric, subsets=config.subsets, epsilon=config.epsilon)
-    run = await no_data_algorithm(data.xs, build_evaluator(config, dt), verifier, config.params, on_event=on_event)
-    known = dt.predict_many(data.xs)
-    scores = score(run, data.ys)
+    protocol = NoDataProtocol(config.protocol_params(rubric=data.rubric_name), root=root)
+    verdicts = await run_sessions(protocol, make_items(data, [config.seed]))
+    s = seed_score(config.seed, verdicts, rounds=config.rounds, phi=config.phi)
+    if s.known_accuracy is None or s.known_f1 is None:
+        raise RuntimeError("a decision-tree run records the tree's own labels")
     return ExperimentReport(
         config=config,
         data=data.name,
         n=len(data.rows),
-        **scores,
-        known_accuracy=accuracy(data.ys, known),
-        known_f1=f1(data.ys, known),
-        theory=theory_report(config.rounds, config.phi, alpha=scores["revealed_accuracy"]),
+        accuracy=s.accuracy,
+        f1=s.f1,
+        success_rate=s.success_rate,
+        flip_rate=s.flip_rate,
+        revealed_accuracy=s.revealed_accuracy,
+        known_accuracy=s.known_accuracy,
+        known_f1=s.known_f1,
+        theory=s.theory,
     )
-
-
-class MeanSD(BaseModel):
-    mean: float
-    sd: float
-    n: int
-
-    def fmt(self, scale: float = 100.0, digits: int = 1) -> str:
-        return f"{self.mean * scale:.{digits}f} ± {self.sd * scale:.{digits}f}"
-
-
-def mean_sd(values: Sequence[float]) -> MeanSD:
-    """Mean and sample standard deviation (ddof = 1; 0 for a single value)."""
-    n = len(values)
-    if n == 0:
-        raise ValueError("no values")
-    m = sum(values) / n
-    sd = math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
-    return MeanSD(mean=m, sd=sd, n=n)
-
-
-METRICS = ("accuracy", "f1", "success_rate", "flip_rate", "revealed_accuracy")
 
 
 async def run_seeds(
@@ -176,14 +140,48 @@ async def run_seeds(
     seeds: int,
     *,
     dataset: Dataset | None = None,
-    on_event: OnEvent | None = None,
     root: str | os.PathLike[str] | None = None,
 ) -> list[ExperimentReport]:
     """``--seed N --seeds K``: the same config for seeds N, N+1, ..., N+K-1."""
     data = dataset or resolve_dataset(config.data, config.rubric, root)
     configs = [config.model_copy(update={"seed": s}) for s in range(config.seed, config.seed + seeds)]
-    return [await run_experiment(c, dataset=data, on_event=on_event, root=root) for c in configs]
+    return [await run_experiment(c, dataset=data, root=root) for c in configs]
 
 
 def aggregate(reports: Sequence[ExperimentReport]) -> dict[str, MeanSD]:
     return {m: mean_sd([getattr(r, m) for r in reports]) for m in METRICS}
+
+
+async def no_data_algorithm(
+    xs: Sequence[str], evaluator: Evaluator, verifier: Verifier, params: NoDataParams, *, run: int = 0
+) -> NoDataRun:
+    """Algorithm 1 over ``xs`` with an evaluator and a verifier given in code: one session per datapoint."""
+    protocol = NoDataProtocol(
+        NoDataProtocolParams(rounds=params.rounds, phi=params.phi), evaluator=evaluator, verifier=verifier
+    )
+    items = [NoDataItem(index=i, x=x, seed=params.seed, run=run) for i, x in enumerate(xs)]
+    return NoDataRun(decisions=[decision_of(v) for v in await run_sessions(protocol, items)])
+
+
+async def no_data_k_ary(
+    xs: Sequence[str],
+    labeller: Labeller,
+    generator_for: Callable[[Label], Generator],
+    verifier: Verifier,
+    label_set: Sequence[Label],
+    params: NoDataParams,
+) -> KAryRun:
+    """App. C.2: rerun Algorithm 1 ``k - 1`` times; run ``j`` maps ``{l_j} -> 0`` and the rest to 1.
+
+    The paper gives only the mapping; we decode with the cascade "first run that says 0 gives ``l_j``, none
+    gives ``l_k``". ``generator_for(l_j)`` builds run ``j``'s generator (a liar that targets a label must see
+    the binarised σ). The challenges never look at labels, so the verifier is shared.
+    """
+    if len(label_set) < 2:
+        raise ValueError("a label set needs at least two labels")
+    runs: list[NoDataRun] = []
+    for j, positive in enumerate(label_set[:-1]):
+        evaluator = ComposedEvaluator(BinarisedLabeller(labeller, positive), generator_for(positive))
+        runs.append(await no_data_algorithm(xs, evaluator, verifier, params, run=j))
+    labels = [decode_k_ary([run.decisions[i].label for run in runs], label_set) for i in range(len(xs))]
+    return KAryRun(label_set=list(label_set), runs=runs, labels=labels)

@@ -213,6 +213,7 @@ class OracleGenerator:
 
 
 LieSigmaMode = Literal["encoding", "permutation"]
+LieFTarget = Literal["f", "bit-majority"]
 LIE_SIGMA_MODES: tuple[str, ...] = ("encoding", "permutation")
 
 
@@ -333,6 +334,21 @@ GeneratorName = Literal["oracle", "lie-sigma", "lie-f", "lie-p", "random"]
 GENERATOR_NAMES = ("oracle", "lie-sigma", "lie-f", "lie-p")
 
 
+@lru_cache(maxsize=64)
+def rule_generator(
+    name: str,
+    known: Rubric,
+    *,
+    p: float = 0.1,
+    subsets: SubsetMode = "whole",
+    lie_sigma_mode: LieSigmaMode = "encoding",
+    lie_f_target: LieFTarget = "f",
+) -> Generator:
+    """``make_generator`` without a pool, built once per process for each setting: generators hold no state but
+    their lookup tables (every draw comes from the stream passed in), so runs share them."""
+    return make_generator(name, known, p=p, subsets=subsets, lie_sigma_mode=lie_sigma_mode, lie_f_target=lie_f_target)
+
+
 def make_generator(
     name: str,
     known: Rubric,
@@ -341,19 +357,20 @@ def make_generator(
     pool: Sequence[str] | None = None,
     subsets: SubsetMode = "whole",
     lie_sigma_mode: LieSigmaMode = "encoding",
+    lie_f_target: LieFTarget = "f",
 ) -> Generator:
     """Build a generator by its CLI name (``--generator oracle|lie-sigma|lie-f|lie-p``).
 
     ``subsets`` is the verifier's ``S_x`` reading (public, Remark 1), which the oracle (and Lie 3's oracle part)
     matches; ``lie_sigma_mode`` picks Lie 1's construction (the paper's ``encoding`` or the notebook's
-    ``permutation``).
+    ``permutation``) and ``lie_f_target`` Lie 2's (``f(x')``, the paper's, or the notebook's ``bit-majority``).
     """
     if name == "oracle":
         return OracleGenerator(known, pool, subsets)
     if name == "lie-sigma":
         return LieSigmaGenerator(known, lie_sigma_mode)
     if name == "lie-f":
-        return LieFGenerator(known)
+        return LieFGenerator(known, label_of=bit_majority if lie_f_target == "bit-majority" else None)
     if name == "lie-p":
         return LieApproxGenerator(known, p, pool, subsets)
     if name == "random":

@@ -1,47 +1,46 @@
-"""An LLM evaluator/generator driven by the App. D.2 prompts, through any model role.
+"""The LLM evaluator of §8 (App. D.2 prompts), asked through ``Session.ask`` in any model role.
 
-The model is reached through ``ask(role, prompt, variables) -> reply text``; the Session supplies it, e.g.
-``lambda role, prompt, v: session.ask(role, prompt, **v)`` returning ``.text`` (prompt files live in
-``prompts/no_data/``: ``evaluate`` = Prompt 1, ``generate_pick`` = Prompt 2, ``generate`` = Prompt 3).
-As in App. D.2, replies are parsed at the ``|label|`` / ``|datapoint|`` anchors, a parse failure is retried
-(five attempts in all), and after the fifth failure a random label / random string is used. With
-``retry_temperature`` set, attempts 2-5 are sampled at that temperature (ours: the paper's o3-mini ran at its
-default sampling, so its retries differed; at temperature 0 five identical prompts give five identical replies).
+Prompt files live in ``prompts/no_data/``: ``evaluate`` = Prompt 1 (label), ``generate_pick`` = Prompt 2 (pick
+x' among candidates), ``generate`` = Prompt 3 (write x'). As in App. D.2, replies are parsed at the ``|label|`` /
+``|datapoint|`` anchors, a parse failure is asked again (five attempts in all) and after the last failure a random
+label / random string is used; every failure is a ``parse_failure`` event naming that outcome. Every call is a
+fresh conversation (the paper makes independent calls). With ``retry_temperature`` set, attempts 2-5 are sampled
+at that temperature (ours: the paper's o3-mini ran at its default sampling, so its retries differed; at
+temperature 0 five identical prompts give five identical replies), each with its own seed derived from the
+session and the call number: the attempts differ, and a re-run samples them the same way.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Sequence
+import zlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Literal, TypeVar
 
 import numpy as np
 
-from .algorithm import OnEvent
+from voirdire.protocol import ParseError, Session
+
 from .generators import OracleGenerator, Proposal, uniform_bits
 from .rubric import IP_RUBRIC, Label, Rubric
+
+T = TypeVar("T")
 
 # Prompt names inside the protocol's prompt folder (prompts/no_data/), as Session.ask addresses them.
 PROMPT_EVALUATE = "evaluate"
 PROMPT_PICK = "generate_pick"
 PROMPT_GENERATE = "generate"
-EVENT_PARSE_FAILURE = "nodata.parse_failure"
+EXPECTED = {
+    PROMPT_EVALUATE: "a 0/1 label between |label| anchors (App. D.2, Prompt 1)",
+    PROMPT_PICK: "an n-bit datapoint between |datapoint| anchors (App. D.2, Prompt 2)",
+    PROMPT_GENERATE: "an n-bit datapoint between |datapoint| anchors (App. D.2, Prompt 3)",
+}
 
 _LABEL = re.compile(r"\|label\|\s*\(?\s*([01])\s*\)?\s*\|label\|", re.IGNORECASE)
 _LABEL_LOOSE = re.compile(r"\|label\|\s*\(?\s*([01])\b", re.IGNORECASE)
 _DATAPOINT = re.compile(r"\|datapoint\|\s*\(?\s*([01]+)\s*\)?\s*\|datapoint\|", re.IGNORECASE)
 _DATAPOINT_LOOSE = re.compile(r"\|datapoint\|\s*\(?\s*([01]+)\b", re.IGNORECASE)
-
-
-class Ask(Protocol):
-    """How the protocol reaches a model role: render ``prompt`` with ``variables``, return the reply text.
-
-    ``temperature`` is passed (as a keyword) only for retries when ``LLMEvaluator.retry_temperature`` is set,
-    so an ``ask`` without that keyword keeps working for evaluators that do not use it.
-    """
-
-    def __call__(self, role: str, prompt: str, variables: dict[str, str], **kwargs: Any) -> Awaitable[str]: ...
 
 
 def parse_label(reply: str) -> Label | None:
@@ -91,32 +90,55 @@ def format_generation_exemplars(
     return "".join(blocks)
 
 
+def _label_reply(reply: str) -> Label:
+    """A 0/1 label between ``|label|`` anchors."""
+    y = parse_label(reply)
+    if y is None:
+        raise ParseError("no |label| anchor with 0 or 1")
+    return y
+
+
+def _datapoint_reply(n_bits: int) -> Callable[[str], str]:
+    def parse(reply: str) -> str:
+        x = parse_datapoint(reply, n_bits)
+        if x is None:
+            raise ParseError("no |datapoint| anchor with a bit string of the datapoint's length")
+        return x
+
+    return parse
+
+
+@dataclass
+class LLMCalls:
+    """One session's model calls and parse failures (the call number also seeds sampled retries)."""
+
+    model_calls: int = 0
+    parse_failures: int = 0
+
+
 @dataclass
 class LLMEvaluator:
-    """The §8 LLM evaluator: labels with Prompt 1 and generates by picking (Prompt 2) or writing (Prompt 3).
+    """The §8 LLM evaluator of a run: labels with Prompt 1 and generates by picking (Prompt 2) or writing
+    (Prompt 3), through ``session.ask`` to ``role``.
 
-    ``rubric`` is the rubric the model is shown — always IP in the paper, also for OOP data. ``pool`` holds
+    ``rubric`` is the rubric the model is shown -- always IP in the paper, also for OOP data. ``pool`` holds
     candidate datapoints for picking (the IP train split in App. D.2); each pick offers one candidate that
     matches ``x`` under the rubric's total evaluation plus four random ones, shuffled. ``exemplars`` (the first
     IP-train rows) go in Prompt 1 and Prompt 3; Prompt 2 "does not utilise exemplars" (App. D.2). A Prompt 3
     exemplar's answer is the first datapoint the oracle would accept for it (``generation_exemplar_answer``).
+    The random fallbacks and the candidates draw on the evaluator's stream of the datapoint (``rng``).
     """
 
-    ask: Ask
     rubric: Rubric = IP_RUBRIC
     exemplars: Sequence[tuple[str, Label]] = ()
     pool: Sequence[str] = ()
     strategy: Literal["pick", "generate"] = "pick"
     role: str = "evaluator"
-    generator_role: str | None = None
     attempts: int = 5
     candidates: int = 5
-    relabel_each_round: bool = True
     retry_temperature: float | None = None
     oracle: OracleGenerator | None = None
-    on_event: OnEvent | None = None
     name: str = "llm"
-    _labels: dict[str, Label] = field(init=False, repr=False, default_factory=dict)
     _oracle: OracleGenerator = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -127,24 +149,39 @@ class LLMEvaluator:
         # A shared oracle (built once per run over the same pool) saves regrouping the pool per datapoint.
         self._oracle = self.oracle if self.oracle is not None else OracleGenerator(self.rubric, self.pool or None)
 
-    async def _ask_parsed(
-        self, role: str, prompt: str, variables: dict[str, str], parse: Callable[[str], Any]
-    ) -> tuple[Any, str]:
-        reply = ""
+    def _outcome(self, prompt: str, attempt: int) -> str:
+        """What follows a reply that could not be parsed (App. D.2: ask again, then answer at random)."""
+        if attempt + 1 < self.attempts:
+            at = f" at temperature {self.retry_temperature}" if self.retry_temperature is not None else ""
+            return f"asked again{at} (attempt {attempt + 2} of {self.attempts})"
+        what = "a random label" if prompt == PROMPT_EVALUATE else "a random x'"
+        return f"gave up after {self.attempts} attempts: {what} (App. D.2)"
+
+    async def _ask(
+        self, session: Session, calls: LLMCalls, prompt: str, parse: Callable[[str], T], variables: dict[str, str]
+    ) -> tuple[T | None, str]:
+        """Up to ``attempts`` independent calls until a reply parses; the value (None if none did) and the reply."""
+        text = ""
         for attempt in range(self.attempts):
-            if attempt > 0 and self.retry_temperature is not None:
-                reply = await self.ask(role, prompt, variables, temperature=self.retry_temperature)
-            else:
-                reply = await self.ask(role, prompt, variables)
-            value = parse(reply)
-            if value is not None:
-                return value, reply
-            if self.on_event is not None:
-                self.on_event(
-                    EVENT_PARSE_FAILURE,
-                    {"prompt": prompt, "attempt": attempt, "attempts": self.attempts, "role": role, "reply": reply},
-                )
-        return None, reply
+            temperature = self.retry_temperature if attempt > 0 else None
+            await session.reset(self.role)
+            calls.model_calls += 1
+            seed = zlib.crc32(f"{session.session_id}:{calls.model_calls}".encode()) if temperature else None
+            reply = await session.ask(
+                self.role,
+                prompt,
+                parse=parse,
+                expected=EXPECTED[prompt],
+                on_failure=self._outcome(prompt, attempt),
+                temperature=temperature,
+                seed=seed,
+                **variables,
+            )
+            text = reply.text
+            if reply.ok:
+                return reply.value, text
+            calls.parse_failures += 1
+        return None, text
 
     def generation_exemplar_answer(self, x: str) -> str:
         """The answer of a Prompt 3 exemplar: the first ``x' ≠ x`` with the same total evaluation as ``x`` (pool
@@ -154,19 +191,20 @@ class LLMEvaluator:
     def generation_exemplars(self) -> str:
         return format_generation_exemplars(self.exemplars, self.generation_exemplar_answer, self.rubric)
 
-    async def label(self, x: str, round: int, rng: np.random.Generator) -> Label:
-        if not self.relabel_each_round and x in self._labels:
-            return self._labels[x]
-        variables = {
-            "rubric": self.rubric.describe(),
-            "exemplars": format_exemplars(self.exemplars, self.rubric),
-            "x": x,
-        }
-        y, _ = await self._ask_parsed(self.role, PROMPT_EVALUATE, variables, parse_label)
-        if y is None:
-            y = int(rng.integers(2))  # App. D.2: give up after five failures with a random answer
-        self._labels[x] = y
-        return y
+    def label_variables(self, x: str) -> dict[str, str]:
+        """Prompt 1's variables."""
+        return {"rubric": self.rubric.describe(), "exemplars": format_exemplars(self.exemplars, self.rubric), "x": x}
+
+    def proposal_request(self, x: str, y_hat: Label, rng: np.random.Generator) -> tuple[str, dict[str, str]]:
+        """The prompt and variables that ask for ``x'``: Prompt 2 with candidates, or Prompt 3 with exemplars."""
+        variables = {"rubric": self.rubric.describe(), "x": x, "y": str(y_hat)}
+        if self.strategy == "pick":
+            variables["datapoints"] = "\n".join(self._candidates(x, rng))
+            return PROMPT_PICK, variables
+        # App. D.2, Prompt 3 caption: "this prompt does take exemplars ... the first five entries in the
+        # training dataset, along with chain-of-thought-style rationale".
+        variables["exemplars"] = self.generation_exemplars()
+        return PROMPT_GENERATE, variables
 
     def _candidates(self, x: str, rng: np.random.Generator) -> list[str]:
         match = self._oracle.pick(x, rng)
@@ -176,18 +214,15 @@ class LLMEvaluator:
         out = [match, *picked]
         return [out[i] for i in rng.permutation(len(out))]
 
-    async def propose(self, x: str, y_hat: Label, round: int, rng: np.random.Generator) -> Proposal:
-        role = self.generator_role or self.role
-        variables = {"rubric": self.rubric.describe(), "x": x, "y": str(y_hat)}
-        if self.strategy == "pick":
-            variables["datapoints"] = "\n".join(self._candidates(x, rng))
-            prompt = PROMPT_PICK
-        else:
-            # App. D.2, Prompt 3 caption: "this prompt does take exemplars ... the first five entries in the
-            # training dataset, along with chain-of-thought-style rationale".
-            variables["exemplars"] = self.generation_exemplars()
-            prompt = PROMPT_GENERATE
-        x_prime, reply = await self._ask_parsed(role, prompt, variables, lambda r: parse_datapoint(r, len(x)))
+    async def label(self, session: Session, calls: LLMCalls, x: str, rng: np.random.Generator) -> Label:
+        y, _ = await self._ask(session, calls, PROMPT_EVALUATE, _label_reply, self.label_variables(x))
+        return int(rng.integers(2)) if y is None else y  # App. D.2: a random answer after five failures
+
+    async def propose(
+        self, session: Session, calls: LLMCalls, x: str, y_hat: Label, rng: np.random.Generator
+    ) -> Proposal:
+        prompt, variables = self.proposal_request(x, y_hat, rng)
+        x_prime, reply = await self._ask(session, calls, prompt, _datapoint_reply(len(x)), variables)
         strategy = f"{self.name}-{self.strategy}"
         if x_prime is None:
             return Proposal(

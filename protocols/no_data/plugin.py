@@ -1,11 +1,11 @@
-"""The No-Data Algorithm's registration (entry point in the ``voirdire.protocols`` group)."""
+"""The No-Data Algorithm's registration (entry point ``no_data`` in the ``voirdire.protocols`` group)."""
 
 from __future__ import annotations
 
-from voirdire.options import ParamsCLI
-from voirdire.registry import CommandSpec, Registration
-from voirdire.report import generic_report
+from voirdire.registry import Registration
 
+from .cli import NODATA
 from .protocol import NoDataProtocol
+from .report import report
 
-no_data = Registration(protocol=NoDataProtocol, report=generic_report, cli=CommandSpec(params=ParamsCLI(exclude=frozenset({"data"}))))
+no_data = Registration(protocol=NoDataProtocol, report=report, cli=NODATA)

@@ -1,72 +1,82 @@
-"""The No-Data Algorithm as a voirdire protocol: one Session per datapoint (Alg. 1, lines 5-13).
+"""The No-Data Algorithm as a voirdire protocol: one session per datapoint (de Wynter 2025, Alg. 1, §6.1).
 
-``NoDataProtocol.run`` hands one datapoint to phase 1's ``label_datapoint`` — the single source of truth for
-the EV protocol (§6.1) and the flip (Alg. 1, line 10, φ as the paper defines it) — with *adapters* as its
-evaluator and verifier, so every exchange between the players goes through the Session and lands in the
-transcript:
+``NoDataProtocol.run`` is Algorithm 1's loop body (lines 5-13) with the EV protocol of §6.1 as line 5: for each
+of ``r`` rounds the evaluator labels ``x`` (state ``label``), commits to ``<x', ỹ'>`` (``propose``), and sends
+``x'`` to the verifier, which draws one of the two challenges and answers with it and the outcome
+(``challenge``); the first failure ends the EV protocol, and ``ỹ'`` is revealed either way (§6.1.2). Then
+``decision`` keeps ``ỹ'`` on success and flips it with probability φ on failure (line 10), and ``done``.
 
-* ``evaluator``: a rule agent (``voirdire.agents.FunctionAgent``) around the phase-1 evaluator — the decision
-  tree of §8.0.2 with the oracle generator or a lie of §8.1.1, optionally noisy (Table 3), or a scripted
-  evaluator given in code — or, with ``evaluator="llm"``, a model role reached with the App. D.2 prompts
-  through ``session.ask`` (``LLMEvaluator``);
-* ``generator``: only when an LLM labels and a rule generator (oracle, a lie) proposes ``x'``;
-* ``verifier``: a rule agent around phase 1's ``RuleVerifier`` (§8.0.3).
+The players:
 
-Each EV round is three named states: ``label`` (the evaluator's ŷ for x), ``propose`` (its commitment
-``<x', ỹ'>``) and ``challenge`` (the evaluator sends ``x'`` — not ``ỹ'``, which no challenge reads, §6.1 — to the
-verifier, which answers with the challenge it drew and the outcome). Then ``decision`` (Alg. 1's keep-or-flip)
-and ``done``.
-Requests to rule agents are JSON messages; every round's record (x', ỹ', challenge, outcome) and the decision
-(success, revealed label, flip, final label) are ``step`` events, and the verdict carries the final label as
-its decision and the EV success as ``accepted``.
+* ``verifier``: always a rule agent, §8.0.3's rule matcher over the rubric of the phenomenon under test;
+* ``evaluator``: a rule agent -- the decision tree of §8.0.2 with the oracle generator or a lie of §8.1.1,
+  optionally noisy (Table 3), or an evaluator object given in code (``evaluator="scripted"``) -- or, with
+  ``evaluator="llm"``, a model role asked with the App. D.2 prompts (``llm.LLMEvaluator``);
+* ``generator``: a rule agent proposing ``x'`` when an LLM labels and a rule generator (oracle, a lie) proposes.
 
-Randomness. Phase 1 draws each datapoint's coins from ``SeedSequence(seed, spawn_key=(run, index))``, split
-into evaluator, verifier and flip streams. The seed and the index travel in the item, so a session's outcome
-depends only on (seed, index) — not on order, concurrency or resume — and equals the direct phase-1 path
-(``run_experiment``) datapoint by datapoint. A rule evaluator's coins are its private state: the adapter hands
-the evaluator stream to the rule agent by reference (``EvaluatorEndpoint.coins``) instead of serialising it
-into the message. The verifier's draw is phase 1's ``RuleVerifier.draw`` on the verifier stream; because
-``Verifier.draw`` is synchronous, the verifier's proxy takes it and hands it to the verifier agent the same way
-(``VerifierEndpoint.challenge``, its private state, never inside the evaluator's message); the verifier agent
-checks it and announces it in its reply.
+Rule agents are built per session by ``deterministic_agents(item)``, each holding its own random stream for the
+datapoint (``algorithm.coins``); requests and answers travel as JSON messages (``rule_agents``). The LLM's
+random fallbacks and candidates use the evaluator's stream, the flip its own stream, so a session's outcome
+depends only on (seed, row) and equals the batch runs of ``experiments`` (the same code, in memory).
+Each round's record (x', ỹ', challenge, outcome) and the decision are ``step`` events; the verdict carries
+the final label as its decision and the EV success as ``accepted``.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import numpy as np
 from autogen_agentchat.agents import BaseChatAgent
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from voirdire.agents import FunctionAgent
+from voirdire.machine import StateMachine
 from voirdire.protocol import Protocol, Session
-from voirdire.transcript import Verdict
+from voirdire.transcript import DisplayHints, Verdict
 
-from .algorithm import EVENT_DECISION, EVENT_ROUND, NoDataParams, label_datapoint
-from .challenges import Challenge, CheckOutcome, RuleVerifier
+from .algorithm import DECISION_STEP, ROUND_STEP, Decision, RoundRecord, coins, flip_decision
+from .challenges import CheckOutcome, RuleVerifier, Verifier
 from .data import FILES, Dataset, load_split, rubric_name_for
-from .evaluators import DecisionTreeLabeller, Evaluator, FeatureEncoding, Labeller, NoisyLabeller
-from .experiments import ExperimentConfig, build_evaluator, build_generator, decision_tree
-from .generators import Generator, LieSigmaMode, OracleGenerator, Proposal
-from .llm import EVENT_PARSE_FAILURE, PROMPT_EVALUATE, LLMEvaluator
+from .evaluators import (
+    ComposedEvaluator,
+    DecisionTreeLabeller,
+    Evaluator,
+    FeatureEncoding,
+    NoisyLabeller,
+    decision_tree,
+)
+from .generators import Generator, LieFTarget, LieSigmaMode, OracleGenerator, Proposal, rule_generator
+from .llm import LLMCalls, LLMEvaluator
 from .rubric import IP_RUBRIC, RUBRICS, Label, Rubric, SubsetMode
+from .rule_agents import evaluator_agent, verifier_agent
 
-PROTOCOL_NAME = "no_data"
-PROMPT_FOLDER = "no_data"
-STATES = ("label", "propose", "challenge", "decision", "done")
-EVALUATOR_KINDS = ("decision-tree", "llm", "scripted")
-#: ``--generator`` choices of the protocol: the §8 strategies, the simulation's guesser, and the LLM itself.
-PROTOCOL_GENERATORS = ("oracle", "lie-sigma", "lie-f", "lie-p", "random", "llm")
+PAPER = (
+    "de Wynter 2025. Labelling Data with Unknown References, arXiv:2506.03083 (../shared/papers/no-data-algorithm.txt)"
+)
+# §6.1: a round is label -> propose -> challenge; after a challenge comes the next round (its label, or its
+# proposal when the evaluator labels once) or, after the last round or a failure, Alg. 1's decision.
+MACHINE = StateMachine(
+    initial=("label",),
+    edges={
+        "label": ("propose",),
+        "propose": ("challenge",),
+        "challenge": ("label", "propose", "decision"),
+        "decision": ("done",),
+        "done": (),
+    },
+)
+DISPLAY = DisplayHints(
+    colors={"evaluator": "34", "verifier": "35", "generator": "32"},
+    item_fields=("x",),
+    gold_fields=("y",),
+    quiet_states=("done",),
+)
 
 
 class NoDataItem(BaseModel):
-    """One datapoint of one run: the session's unit. ``y`` is the reference label, used for scoring only — no
+    """One datapoint of one run: the session's unit. ``y`` is the reference label, used for scoring only: no
     player ever sees it (the verifier's challenges do not read labels, §6.1)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -79,68 +89,92 @@ class NoDataItem(BaseModel):
 
 
 class NoDataProtocolParams(BaseModel):
-    """Everything that defines a run besides the seed (which the items carry, so one transcript can hold
-    several seeds and a resumed run may add seeds) and the models (the header's role bindings)."""
+    """Everything that defines a run besides the seed (which the items carry, so one transcript can hold several
+    seeds and a resumed run may add seeds) and the models (the header's role bindings)."""
 
     model_config = ConfigDict(extra="forbid")
-    data: str = Field("ip", description="ip | oop | PATH (recorded so a transcript is not resumed on other data)")
-    rubric: str | None = Field(None, description="the verifier's rubric (ip | oop); None: the named split's own")
-    evaluator: Literal["decision-tree", "llm", "scripted"] = "decision-tree"
-    generator: Literal["oracle", "lie-sigma", "lie-f", "lie-p", "random", "llm"] = "oracle"
-    p: float = Field(0.1, ge=0.0, le=1.0, description="lie-p: probability of a random x' (§8.1.1)")
-    label_noise: float = Field(0.0, ge=0.0, le=1.0, description="Table 3: the evaluator flips its label w.p.")
-    rounds: int = Field(3, ge=1, description="EV rounds r (§8 uses 3)")
-    phi: float = Field(0.6, ge=0.0, le=1.0, description="P(flip a failed label), Alg. 1 line 10")
-    encoding: FeatureEncoding = "decimal"
-    subsets: SubsetMode = "whole"
-    epsilon: float | None = Field(None, description="App. C.1 relaxation of Challenge 2 (0 < ε ≤ 1/2)")
-    lie_f_target: Literal["f", "bit-majority"] = "f"
-    lie_sigma_mode: LieSigmaMode = Field("encoding", description="Lie 1: C(x) (paper) or a permutation (notebook)")
-    llm_generation: Literal["pick", "generate"] = Field("pick", description="App. D.2 Prompt 2 or Prompt 3")
-    exemplars: int = Field(5, ge=0, description="IP-train exemplars in Prompts 1 and 3 (App. D.2: five)")
-    attempts: int = Field(5, ge=1, description="App. D.2: retry a parse failure up to five attempts")
-    retry_temperature: float | None = Field(
-        0.7, ge=0.0, description="sampling temperature of attempts 2-5 (ours; None: the role's own)"
+    rubric: Literal["ip", "oop"] | None = Field(
+        None,
+        description="the verifier's rubric: required with a data file (never guessed from its name); "
+        "for ip / oop it defaults to the split's own",
     )
-    relabel_each_round: bool = Field(True, description="the evaluator labels x again every round (notebook)")
+    data: str = Field(
+        "ip",
+        description="ip / oop = the paper's in-/out-of-phenomenon test split (498 points); "
+        "PATH = a JSON [[x, y], ...] file",
+    )
+    evaluator: Literal["decision-tree", "llm", "scripted"] = Field("decision-tree", description="who labels")
+    generator: Literal["oracle", "lie-sigma", "lie-f", "lie-p", "random", "llm"] = Field(
+        "oracle",
+        description="how the evaluator produces x': oracle (matching datapoint, §8), lie-sigma / lie-f / lie-p (the "
+        "lies of §8.1.1), llm (the LLM picks or writes it, App. D.2); default: oracle for the decision tree, llm "
+        "for the LLM",
+    )
+    p: float = Field(0.1, ge=0.0, le=1.0, description="lie-p: probability of a random x' (paper: 0.1)")
+    label_noise: float = Field(0.0, ge=0.0, le=1.0, description="the evaluator flips its own label w.p. (Table 3: 0.1)")
+    rounds: int = Field(3, ge=1, description="EV rounds r (paper: 3)")
+    phi: float = Field(0.6, ge=0.0, le=1.0, description="probability of flipping a failed label (paper's φ: 0.6)")
+    encoding: FeatureEncoding = Field("decimal", description="decision-tree features")
+    subsets: SubsetMode = Field("whole", description="S_x of Challenge 1")
+    epsilon: float | None = Field(None, description="App. C.1: Challenge 2 fails iff δ(C(x), C(x')) ≥ ε, 0 < ε ≤ 1/2")
+    lie_f_target: LieFTarget = Field("f", description="lie-f matches f(x') (paper) or the bits' majority (notebook)")
+    lie_sigma_mode: LieSigmaMode = Field(
+        "encoding",
+        description="lie-sigma outputs an x' with C(x') = C(x) but not necessarily C̄(x) (paper, §8.1.1) or one "
+        "whose C(x') is a permutation of C(x) (authors' notebook)",
+    )
+    llm_generation: Literal["pick", "generate"] = Field("pick", description="App. D.2 Prompt 2 (pick) or Prompt 3")
+    exemplars: int = Field(5, ge=0, description="IP-train exemplars in Prompts 1 and 3 (App. D.2: five)")
+    attempts: int = Field(5, ge=1, description="attempts per call before a random answer (App. D.2: 5)")
+    retry_temperature: float | None = Field(
+        0.7, ge=0.0, description="sampling temperature of attempts 2.. (ours; None: the role's own)"
+    )
+    relabel_each_round: bool = Field(True, description="the LLM labels x again every round (notebook)")
 
-    @model_validator(mode="after")
-    def _consistent(self) -> NoDataProtocolParams:
-        if self.generator == "llm" and self.evaluator != "llm":
+    @model_validator(mode="before")
+    @classmethod
+    def _generator_follows_the_evaluator(cls, data: Any) -> Any:
+        """An LLM evaluator generates x' itself unless a rule generator is named."""
+        if isinstance(data, dict) and data.get("generator") is None:
+            data = {k: v for k, v in data.items() if k != "generator"}
+            if data.get("evaluator") == "llm":
+                data["generator"] = "llm"
+        return data
+
+    @field_validator("data")
+    @classmethod
+    def _a_file_needs_its_rubric(cls, data: str, info: ValidationInfo) -> str:
+        if data not in FILES and info.data.get("rubric") is None:
+            raise ValueError(
+                f"{data} is a data file: give its verifier rubric ('ip' or 'oop'); it is not guessed from the name"
+            )
+        return data
+
+    @field_validator("generator")
+    @classmethod
+    def _llm_generator(cls, generator: str, info: ValidationInfo) -> str:
+        if generator == "llm" and info.data.get("evaluator") != "llm":
             raise ValueError("generator 'llm' needs evaluator 'llm' (the LLM proposes x' with App. D.2 prompts)")
-        if self.epsilon is not None and not 0 < self.epsilon <= 0.5:
-            raise ValueError(f"epsilon must be in (0, 1/2] (App. C.1), got {self.epsilon}")
-        if self.rubric is not None and self.rubric not in RUBRICS:
-            raise ValueError(f"unknown rubric {self.rubric!r}; expected one of {', '.join(RUBRICS)}")
-        if self.data not in FILES and self.rubric is None:
-            raise ValueError(f"data {self.data!r} is a file: give its verifier rubric (rubric='ip' or 'oop')")
-        return self
+        return generator
+
+    @field_validator("epsilon")
+    @classmethod
+    def _epsilon(cls, epsilon: float | None) -> float | None:
+        if epsilon is not None and not 0 < epsilon <= 0.5:
+            raise ValueError(f"epsilon must be in (0, 1/2] (App. C.1), got {epsilon}")
+        return epsilon
+
+    @field_validator("llm_generation", "exemplars", "attempts", "retry_temperature", "relabel_each_round")
+    @classmethod
+    def _llm_only(cls, value: Any, info: ValidationInfo) -> Any:
+        default = cls.model_fields[str(info.field_name)].default
+        if value != default and info.data.get("evaluator") != "llm":
+            raise ValueError("only with evaluator 'llm'")
+        return value
 
     @property
     def rubric_name(self) -> str:
         return rubric_name_for(self.data, self.rubric)
-
-    def experiment_config(self, seed: int = 0) -> ExperimentConfig:
-        """The phase-1 config of the same run (decision-tree evaluators and rule generators)."""
-        generator = "oracle" if self.generator == "llm" else self.generator
-        return ExperimentConfig(
-            data=self.data,
-            rubric=self.rubric,
-            generator=generator,
-            p=self.p,
-            label_noise=self.label_noise,
-            rounds=self.rounds,
-            phi=self.phi,
-            seed=seed,
-            encoding=self.encoding,
-            subsets=self.subsets,
-            epsilon=self.epsilon,
-            lie_f_target=self.lie_f_target,
-            lie_sigma_mode=self.lie_sigma_mode,
-        )
-
-    def algorithm(self, seed: int) -> NoDataParams:
-        return NoDataParams(rounds=self.rounds, phi=self.phi, seed=seed)
 
 
 def make_items(
@@ -157,237 +191,31 @@ def make_items(
     ]
 
 
-# ----------------------------------------------------------------------------------------- rule agents
-
-
-class EvaluatorEndpoint:
-    """A rule-played evaluator (or generator) behind a ``FunctionAgent``: a JSON request in, a JSON reply out.
-
-    Requests: ``{"op": "label", "round", "x"}`` -> ``{"label": ŷ}``; ``{"op": "propose", "round", "x", "y_hat"}``
-    -> ``{"x_prime", "y_tilde", "strategy", "rationale"}``. ``coins`` is the player's private random stream for
-    the current datapoint (phase 1's evaluator stream), bound by the session's adapter.
-    """
-
-    def __init__(self, player: Evaluator | Generator) -> None:
-        self.player = player
-        self.coins: np.random.Generator | None = None
-
-    async def __call__(self, text: str) -> str:
-        request = json.loads(text)
-        if self.coins is None:
-            raise RuntimeError("the evaluator has no coins for this datapoint (bind them before a request)")
-        op = request.get("op")
-        if op == "label":
-            label = getattr(self.player, "label", None)
-            if label is None:
-                raise ValueError(f"{type(self.player).__name__} only proposes; it does not label")
-            y = await label(request["x"], int(request["round"]), self.coins)
-            return json.dumps({"label": int(y)})
-        if op == "propose":
-            proposal = await self.player.propose(request["x"], int(request["y_hat"]), int(request["round"]), self.coins)
-            return proposal.model_dump_json()
-        raise ValueError(f"evaluator: unknown request {op!r}")
-
-
-class VerifierEndpoint:
-    """The rule verifier (§8.0.3) behind a ``FunctionAgent``.
-
-    Request (from the evaluator): its commitment ``{"op": "commit", "round", "x", "x_prime"}`` — no label, since
-    neither challenge reads one (§6.1). Reply: the challenge this verifier drew and the outcome, ``{"challenge",
-    "challenge_name", "passed", "reason", "detail"}`` (phase 1's ``CheckOutcome`` plus the name). ``challenge`` is
-    the verifier's private draw for the current round (phase 1's ``RuleVerifier.draw`` on the verifier stream),
-    bound by the session's adapter like the evaluator's coins; it is used once.
-    """
-
-    def __init__(self, verifier: RuleVerifier) -> None:
-        self.verifier = verifier
-        self.challenge: Challenge | None = None
-
-    async def __call__(self, text: str) -> str:
-        request = json.loads(text)
-        if request.get("op") != "commit":
-            raise ValueError(f"verifier: unknown request {request.get('op')!r}")
-        if self.challenge is None:
-            raise RuntimeError("the verifier has not drawn a challenge for this round")
-        challenge, self.challenge = self.challenge, None
-        outcome = await self.verifier.check(challenge, request["x"], request["x_prime"])
-        reply = outcome.model_dump(mode="json")
-        return json.dumps({"challenge": reply.pop("challenge"), "challenge_name": challenge.name.lower(), **reply})
-
-
-# ----------------------------------------------------------------------------------------- session adapters
-
-
-@dataclass
-class _Exchange:
-    """What the adapters of one session share: the round in progress and the LLM's counters."""
-
-    session: Session
-    round: int = 0
-    parse_failures: int = 0
-    model_calls: int = 0
-
-    def enter(self, state: str) -> None:
-        self.session.enter(state, stage="ev", turn=self.round + 1)
-
-
-def _endpoint(session: Session, role: str) -> EvaluatorEndpoint:
-    agent = session.agent(role)
-    fn = getattr(agent, "fn", None)
-    if not isinstance(fn, EvaluatorEndpoint):
-        raise TypeError(f"role {role!r} is not played by a rule evaluator in this configuration")
-    return fn
-
-
-@dataclass
-class _RuleLabeller:
-    """ŷ from the rule agent playing ``role``."""
-
-    exchange: _Exchange
-    role: str = "evaluator"
-
-    async def label(self, x: str, round: int, rng: np.random.Generator) -> Label:
-        _endpoint(self.exchange.session, self.role).coins = rng
-        request = {"op": "label", "round": round, "x": x}
-        reply = await self.exchange.session.send(self.role, json.dumps(request))
-        return int(json.loads(reply.text)["label"])
-
-
-@dataclass
-class _RuleGenerator:
-    """``<x', ỹ'>`` from the rule agent playing ``role``."""
-
-    exchange: _Exchange
-    role: str = "evaluator"
-    name: str = "rule"
-
-    async def propose(self, x: str, y_hat: Label, round: int, rng: np.random.Generator) -> Proposal:
-        _endpoint(self.exchange.session, self.role).coins = rng
-        request = {"op": "propose", "round": round, "x": x, "y_hat": int(y_hat)}
-        reply = await self.exchange.session.send(self.role, json.dumps(request))
-        return Proposal.model_validate_json(reply.text)
-
-
-@dataclass
-class _SessionEvaluator:
-    """What ``label_datapoint`` sees as the evaluator: enters the round's states, then asks the players."""
-
-    exchange: _Exchange
-    labeller: Labeller
-    generator: Generator
-
-    async def label(self, x: str, round: int, rng: np.random.Generator) -> Label:
-        self.exchange.round = round
-        self.exchange.enter("label")
-        return await self.labeller.label(x, round, rng)
-
-    async def propose(self, x: str, y_hat: Label, round: int, rng: np.random.Generator) -> Proposal:
-        self.exchange.enter("propose")
-        return await self.generator.propose(x, y_hat, round, rng)
-
-
-def _verifier_endpoint(session: Session) -> VerifierEndpoint:
-    fn = getattr(session.agent("verifier"), "fn", None)
-    if not isinstance(fn, VerifierEndpoint):
-        raise TypeError("the verifier role is not played by the rule verifier")
-    return fn
-
-
-@dataclass
-class _SessionVerifier:
-    """What ``label_datapoint`` sees as the verifier: phase 1's draw, handed privately to the verifier agent,
-    then the evaluator's commitment to that agent, which answers with the challenge and the outcome."""
-
-    exchange: _Exchange
-    rule: RuleVerifier
-
-    def draw(self, rng: np.random.Generator) -> Challenge:
-        challenge = self.rule.draw(rng)
-        _verifier_endpoint(self.exchange.session).challenge = challenge
-        return challenge
-
-    async def check(self, challenge: Challenge, x: str, x_prime: str) -> CheckOutcome:
-        ex = self.exchange
-        ex.enter("challenge")
-        # The evaluator's commitment: x' only. ỹ' stays in the round record; no challenge reads it (§6.1).
-        request: dict[str, Any] = {"op": "commit", "round": ex.round, "x": x, "x_prime": x_prime}
-        reply = await ex.session.send("verifier", json.dumps(request), sender="evaluator")
-        outcome = CheckOutcome.model_validate_json(reply.text)
-        if outcome.challenge != int(challenge):
-            raise RuntimeError(f"the verifier answered challenge {outcome.challenge}, but drew {int(challenge)}")
-        return outcome
-
-
-_EXPECTED = {
-    "evaluate": "a 0/1 label between |label| anchors (App. D.2, Prompt 1)",
-    "generate_pick": "an n-bit datapoint between |datapoint| anchors (App. D.2, Prompt 2)",
-    "generate": "an n-bit datapoint between |datapoint| anchors (App. D.2, Prompt 3)",
-}
-
-
-@dataclass
-class _Recorder:
-    """Phase-1 events -> transcript: round and decision records as steps, LLM parse failures as parse_failure."""
-
-    exchange: _Exchange
-    retry_temperature: float | None
-    rounds: list[dict[str, Any]] = field(default_factory=list)
-
-    def __call__(self, kind: str, data: dict[str, Any]) -> None:
-        session = self.exchange.session
-        if kind == EVENT_ROUND:
-            self.rounds.append(data)
-            session.note(kind, **data)
-        elif kind == EVENT_DECISION:
-            session.enter("decision", stage="alg1")
-            session.note(kind, **data)
-        elif kind == EVENT_PARSE_FAILURE:
-            self.exchange.parse_failures += 1
-            attempt, attempts, prompt = int(data["attempt"]), int(data["attempts"]), str(data["prompt"])
-            if attempt + 1 < attempts:
-                at = f" at temperature {self.retry_temperature}" if self.retry_temperature is not None else ""
-                outcome = f"asked again{at} (attempt {attempt + 2} of {attempts})"
-            elif prompt == PROMPT_EVALUATE:
-                outcome = f"gave up after {attempts} attempts: a random label (App. D.2)"
-            else:
-                outcome = f"gave up after {attempts} attempts: a random x' (App. D.2)"
-            session.parse_failure(
-                str(data.get("role", "evaluator")),
-                f"{PROMPT_FOLDER}/{prompt}",
-                expected=_EXPECTED.get(prompt, "an anchored answer"),
-                raw=str(data.get("reply", "")),
-                error="no |label| anchor with 0 or 1"
-                if prompt == PROMPT_EVALUATE
-                else "no |datapoint| anchor with a bit string of the datapoint's length",
-                outcome=outcome,
-            )
-        else:
-            session.note(kind, **data)
-
-
-# ----------------------------------------------------------------------------------------- the protocol
-
-
 class NoDataProtocol(Protocol[NoDataItem, NoDataProtocolParams]):
     """Algorithm 1 with the EV protocol of §6.1, one datapoint per session (see the module docstring).
 
-    Per-run state — the verifier, the decision tree (trained once on the IP train split, cached), the
-    generators and the LLM's exemplars and candidate pool — is built once on the instance and shared by all
-    sessions; per-session state lives in the adapters and the fresh rule agents.
+    Per-run state -- the verifier, the decision tree (trained once on the IP train split, cached), the generators
+    and the LLM's exemplars and candidate pool -- is built once on the instance and shared by all sessions; each
+    session gets fresh rule agents holding that datapoint's streams. ``evaluator`` (an object with ``label`` and
+    ``propose``) plays the evaluator instead of the decision tree; ``verifier`` (``draw`` and ``check``) replaces
+    the rule verifier over the parameters' rubric.
     """
 
-    name = PROTOCOL_NAME
+    name = "no_data"
+    paper = PAPER
     roles = ("evaluator", "verifier", "generator")
-    states = STATES
+    machine = MACHINE
+    display = DISPLAY
     Item = NoDataItem
     Params = NoDataProtocolParams
-    prompt_folder = PROMPT_FOLDER
+    prompt_folder = "no_data"
 
     def __init__(
         self,
         params: NoDataProtocolParams | None = None,
         *,
         evaluator: Evaluator | None = None,
+        verifier: Verifier | None = None,
         root: str | os.PathLike[str] | None = None,
     ) -> None:
         if evaluator is not None:
@@ -397,10 +225,11 @@ class NoDataProtocol(Protocol[NoDataItem, NoDataProtocolParams]):
         super().__init__(params)
         self.root = root
         self._scripted = evaluator
-        self._verifier: RuleVerifier | None = None
+        self._verifier = verifier
+        self._tree: DecisionTreeLabeller | None = None
         self._rule_evaluator: Evaluator | None = None
         self._rule_generator: Generator | None = None
-        self._llm_setup: tuple[list[tuple[str, Label]], list[str], OracleGenerator] | None = None
+        self._llm: LLMEvaluator | None = None
 
     # ------------------------------------------------------------------ per-run state, built once
     @property
@@ -409,19 +238,30 @@ class NoDataProtocol(Protocol[NoDataItem, NoDataProtocolParams]):
         return RUBRICS[self.params.rubric_name]
 
     @property
-    def verifier(self) -> RuleVerifier:
+    def verifier(self) -> Verifier:
         if self._verifier is None:
             self._verifier = RuleVerifier(self.rubric, subsets=self.params.subsets, epsilon=self.params.epsilon)
         return self._verifier
 
     def tree(self) -> DecisionTreeLabeller | None:
-        """The §8.0.2 decision tree (phase 1's cached one), when it is the evaluator."""
-        if self.params.evaluator != "decision-tree":
-            return None
-        return decision_tree(self.params.encoding, root=self.root)
+        """The §8.0.2 decision tree (trained once per process), when it is the evaluator."""
+        if self._tree is None and self.params.evaluator == "decision-tree":
+            self._tree = decision_tree(self.params.encoding, root=self.root)
+        return self._tree
+
+    def rule_generator(self) -> Generator:
+        """The rule generator: the evaluator generates with the rubric it knows, IP, on every data set (§8.0.2)."""
+        if self._rule_generator is None:
+            p = self.params
+            name = "oracle" if p.generator == "llm" else p.generator
+            self._rule_generator = rule_generator(
+                name, IP_RUBRIC, p=p.p, subsets=p.subsets, lie_sigma_mode=p.lie_sigma_mode, lie_f_target=p.lie_f_target
+            )
+        return self._rule_generator
 
     def rule_evaluator(self) -> Evaluator:
-        """The evaluator the ``evaluator`` rule agent plays: phase 1's ``build_evaluator`` or the scripted one."""
+        """The evaluator the ``evaluator`` rule agent plays: the (noisy) decision tree and the rule generator,
+        or the evaluator given in code."""
         if self._rule_evaluator is None:
             if self._scripted is not None:
                 self._rule_evaluator = self._scripted
@@ -429,121 +269,194 @@ class NoDataProtocol(Protocol[NoDataItem, NoDataProtocolParams]):
                 tree = self.tree()
                 if tree is None:
                     raise ValueError("the LLM evaluator is a model role, not a rule agent")
-                self._rule_evaluator = build_evaluator(self.params.experiment_config(), tree)
+                noise = self.params.label_noise
+                labeller = NoisyLabeller(tree, noise) if noise > 0 else tree
+                self._rule_evaluator = ComposedEvaluator(labeller, self.rule_generator())
         return self._rule_evaluator
 
-    def rule_generator(self) -> Generator:
-        """The rule generator the ``generator`` agent plays when an LLM labels (IP rubric, as in §8.0.2)."""
-        if self._rule_generator is None:
-            self._rule_generator = build_generator(self.params.experiment_config())
-        return self._rule_generator
-
-    def llm_setup(self) -> tuple[list[tuple[str, Label]], list[str], OracleGenerator]:
-        """The exemplars of Prompts 1 and 3 (the first ``exemplars`` IP-train rows) and Prompt 2's candidate pool
-        (IP train, App. D.2), with the oracle that plants a matching candidate."""
-        if self._llm_setup is None:
+    def llm(self) -> LLMEvaluator:
+        """The LLM evaluator's setup: the first ``exemplars`` IP-train rows for Prompts 1 and 3 and Prompt 2's
+        candidate pool (IP train, App. D.2), with the oracle that plants a matching candidate. The LLM is shown
+        the IP rubric ("During OOP, the LLM was given the rubric for IP", §8)."""
+        if self._llm is None:
+            p = self.params
             train = load_split("ip", "train", self.root)
-            exemplars = [(r.x, r.y) for r in train.rows[: self.params.exemplars]]
-            oracle = OracleGenerator(IP_RUBRIC, train.xs, self.params.subsets)
-            self._llm_setup = (exemplars, train.xs, oracle)
-        return self._llm_setup
+            self._llm = LLMEvaluator(
+                rubric=IP_RUBRIC,
+                exemplars=[(r.x, r.y) for r in train.rows[: p.exemplars]],
+                pool=train.xs,
+                strategy=p.llm_generation,
+                attempts=p.attempts,
+                retry_temperature=p.retry_temperature,
+                oracle=OracleGenerator(IP_RUBRIC, train.xs, p.subsets),
+            )
+        return self._llm
 
-    def known_labels(self, xs: Sequence[str]) -> list[Label] | None:
-        """The evaluator's plain labels (Table 2's "known" column), when it is the decision tree."""
-        tree = self.tree()
-        return None if tree is None else tree.predict_many(list(xs))
+    def prepare(self) -> None:
+        """Build the per-run state now (train the tree, read the train split): a bad setup fails before a run."""
+        _ = self.verifier
+        if self.params.evaluator == "llm":
+            self.llm()
+            if self._generator_is_rule():
+                self.rule_generator()
+        else:
+            self.rule_evaluator()
 
-    # ------------------------------------------------------------------ roles
+    # ------------------------------------------------------------------ roles and agents
     def _generator_is_rule(self) -> bool:
         return self.params.evaluator == "llm" and self.params.generator != "llm"
 
     def required_roles(self) -> tuple[str, ...]:
         return ("evaluator", "verifier", "generator") if self._generator_is_rule() else ("evaluator", "verifier")
 
-    def deterministic_agents(self) -> dict[str, BaseChatAgent]:
+    def rule_roles(self) -> tuple[str, ...]:
+        if self.params.evaluator != "llm":
+            return ("evaluator", "verifier")
+        return ("verifier", "generator") if self._generator_is_rule() else ("verifier",)
+
+    def deterministic_agents(self, item: NoDataItem) -> dict[str, BaseChatAgent]:
+        """The rule players of this datapoint's session, each with its own stream of the datapoint."""
+        seed, index, run = item.seed, item.index, item.run
         agents: dict[str, BaseChatAgent] = {
-            "verifier": FunctionAgent("verifier", VerifierEndpoint(self.verifier), description="rule verifier (§8.0.3)")
+            "verifier": verifier_agent(self.verifier, coins(seed, index, run, "verifier"))
         }
         if self.params.evaluator != "llm":
-            agents["evaluator"] = FunctionAgent(
-                "evaluator", EvaluatorEndpoint(self.rule_evaluator()), description=f"{self.params.evaluator} evaluator"
-            )
+            evaluator = self.rule_evaluator()
+            what = f"{self.params.evaluator} evaluator"
+            agents["evaluator"] = evaluator_agent("evaluator", evaluator, coins(seed, index, run, "evaluator"), what)
         elif self._generator_is_rule():
-            agents["generator"] = FunctionAgent(
-                "generator", EvaluatorEndpoint(self.rule_generator()), description=f"{self.params.generator} generator"
+            what = f"{self.params.generator} generator"
+            agents["generator"] = evaluator_agent(
+                "generator", self.rule_generator(), coins(seed, index, run, "generator"), what
             )
         return agents
 
     def item_id(self, item: NoDataItem) -> str:
         return item.id or f"seed{item.seed}-{item.index}"
 
-    # ------------------------------------------------------------------ one datapoint
-    def _llm(self, session: Session, exchange: _Exchange, recorder: _Recorder) -> LLMEvaluator:
-        exemplars, pool, oracle = self.llm_setup()
-
-        async def ask(role: str, prompt: str, variables: dict[str, str], temperature: float | None = None) -> str:
-            # Every App. D.2 call is a fresh conversation (the paper makes independent calls). A sampled retry
-            # gets a seed derived from the session and call number: different each attempt, same each run.
-            await session.reset(role)
-            exchange.model_calls += 1
-            seed = zlib.crc32(f"{session.session_id}:{exchange.model_calls}".encode()) if temperature else None
-            reply = await session.ask(role, prompt, temperature=temperature, seed=seed, **variables)
-            return reply.text
-
-        p = self.params
-        return LLMEvaluator(
-            ask,
-            rubric=IP_RUBRIC,  # "During OOP, the LLM was given the rubric for IP" (§8)
-            exemplars=exemplars,
-            pool=pool,
-            strategy=p.llm_generation,
-            role="evaluator",
-            attempts=p.attempts,
-            relabel_each_round=p.relabel_each_round,
-            retry_temperature=p.retry_temperature,
-            oracle=oracle,
-            on_event=recorder,
-        )
-
-    def _players(self, session: Session) -> tuple[_Exchange, _Recorder, _SessionEvaluator, _SessionVerifier]:
-        exchange = _Exchange(session)
-        recorder = _Recorder(exchange, self.params.retry_temperature if self.params.evaluator == "llm" else None)
-        labeller: Labeller
-        generator: Generator
-        if self.params.evaluator == "llm":
-            llm = self._llm(session, exchange, recorder)
-            labeller = NoisyLabeller(llm, self.params.label_noise) if self.params.label_noise > 0 else llm
-            generator = llm if self.params.generator == "llm" else _RuleGenerator(exchange, "generator")
-        else:
-            labeller, generator = _RuleLabeller(exchange), _RuleGenerator(exchange)
-        evaluator = _SessionEvaluator(exchange, labeller, generator)
-        return exchange, recorder, evaluator, _SessionVerifier(exchange, self.verifier)
-
+    # ------------------------------------------------------------------ one datapoint: Alg. 1, lines 5-13
     async def run(self, item: NoDataItem, session: Session) -> Verdict:
-        exchange, recorder, evaluator, verifier = self._players(session)
-        decision = await label_datapoint(
-            item.x,
-            item.index,
-            evaluator,
-            verifier,
-            self.params.algorithm(item.seed),
+        p = self.params
+        llm = _LLMTurn(self.llm(), session, item) if p.evaluator == "llm" else None
+        rounds: list[RoundRecord] = []
+        y_hat: Label | None = None
+        # Line 5, EV(x, E, V, C, r) (§6.1): rounds until r have passed or the evaluator fails a test (§6.1.2).
+        for r in range(p.rounds):
+            if y_hat is None or p.relabel_each_round:
+                session.enter("label", stage="ev", turn=r + 1)
+                y_hat = await self._label(session, item, r, llm)
+            session.enter("propose", stage="ev", turn=r + 1)
+            proposal = await self._propose(session, item, y_hat, r, llm)  # <x', ỹ'>, fixed for the round
+            session.enter("challenge", stage="ev", turn=r + 1)
+            outcome = await self._challenge(session, item, r, proposal.x_prime)
+            record = RoundRecord(
+                run=item.run,
+                index=item.index,
+                round=r,
+                x=item.x,
+                y_hat=y_hat,
+                x_prime=proposal.x_prime,
+                y_tilde=proposal.y_tilde,
+                challenge=outcome.challenge,
+                challenge_name=outcome.challenge_name,
+                passed=outcome.passed,
+                reason=outcome.reason,
+                strategy=proposal.strategy,
+            )
+            session.note(ROUND_STEP, **record.model_dump())
+            rounds.append(record)
+            if not record.passed:
+                break  # a failed test ends the EV protocol in a failure state; ỹ' is revealed either way
+        # Lines 6-12: keep the revealed ỹ' on success, flip it with probability φ on failure.
+        session.enter("decision", stage="alg1")
+        success, revealed = rounds[-1].passed, rounds[-1].y_tilde
+        label, flipped = flip_decision(success, revealed, p.phi, coins(item.seed, item.index, item.run, "flip"))
+        decision = Decision(
             run=item.run,
-            on_event=recorder,
+            index=item.index,
+            x=item.x,
+            success=success,
+            revealed=revealed,
+            flipped=flipped,
+            label=label,
+            rounds_run=len(rounds),
         )
+        session.note(DECISION_STEP, **decision.model_dump())
         session.enter("done", stage="alg1")
-        evidence = [
-            f"round {r['round'] + 1}: challenge {r['challenge']} ({r['challenge_name']}) "
-            + ("passed" if r["passed"] else f"failed: {r['reason']}")
-            for r in recorder.rounds
-        ]
+        evidence = [_evidence(r) for r in rounds]
+        statistics = self._statistics(item, decision, rounds, llm)
+        return session.verdict(str(label), accepted=success, evidence=evidence, statistics=statistics)
+
+    # ------------------------------------------------------------------ the players' moves
+    async def _label(self, session: Session, item: NoDataItem, round: int, llm: _LLMTurn | None) -> Label:
+        """The evaluator's label ŷ of x this round: the LLM with Prompt 1, or the rule evaluator's answer."""
+        if llm is not None:
+            return await llm.label(self.params.label_noise)
+        reply = await session.send("evaluator", json.dumps({"op": "label", "round": round, "x": item.x}))
+        return int(json.loads(reply.text)["label"])
+
+    async def _propose(
+        self, session: Session, item: NoDataItem, y_hat: Label, round: int, llm: _LLMTurn | None
+    ) -> Proposal:
+        """The commitment <x', ỹ'> (§6.1.1): the LLM with Prompt 2 or 3, or the rule evaluator's (or, beside an
+        LLM, the rule generator's) answer."""
+        if llm is not None and self.params.generator == "llm":
+            return await llm.propose(y_hat)
+        role = "generator" if self._generator_is_rule() else "evaluator"
+        request = {"op": "propose", "round": round, "x": item.x, "y_hat": y_hat}
+        reply = await session.send(role, json.dumps(request))
+        return Proposal.model_validate_json(reply.text)
+
+    async def _challenge(self, session: Session, item: NoDataItem, round: int, x_prime: str) -> _Outcome:
+        """The evaluator's commitment goes to the verifier: ``x'`` only, since no challenge reads ``ỹ'`` (§6.1);
+        the verifier answers with the challenge it drew and the outcome."""
+        request = {"op": "commit", "round": round, "x": item.x, "x_prime": x_prime}
+        reply = await session.send("verifier", json.dumps(request), sender="evaluator")
+        return _Outcome.model_validate_json(reply.text)
+
+    def _statistics(
+        self, item: NoDataItem, decision: Decision, rounds: list[RoundRecord], llm: _LLMTurn | None
+    ) -> dict[str, Any]:
+        tree = self.tree()
         statistics: dict[str, Any] = {
             **decision.model_dump(),
             "seed": item.seed,
             "reference": item.y,
             "correct": None if item.y is None else decision.label == item.y,
-            "challenges": [r["challenge"] for r in recorder.rounds],
+            # Table 2's "known" column: the decision tree's own label of x, without the EV protocol or noise.
+            "known_label": None if tree is None else tree.predict(item.x),
+            "challenges": [r.challenge for r in rounds],
         }
-        if self.params.evaluator == "llm":
-            statistics["parse_failures"] = exchange.parse_failures
-            statistics["model_calls"] = exchange.model_calls
-        return session.verdict(str(decision.label), accepted=decision.success, evidence=evidence, statistics=statistics)
+        if llm is not None:
+            statistics["parse_failures"] = llm.calls.parse_failures
+            statistics["model_calls"] = llm.calls.model_calls
+        return statistics
+
+
+class _Outcome(CheckOutcome):
+    """The verifier's answer: the outcome of the challenge it drew, and the challenge's name."""
+
+    challenge_name: str
+
+
+class _LLMTurn:
+    """The LLM evaluator within one session: the App. D.2 prompts through ``session.ask``, the evaluator's
+    stream of the datapoint for its random fallbacks, candidates and Table 3's label noise, and its counters."""
+
+    def __init__(self, llm: LLMEvaluator, session: Session, item: NoDataItem) -> None:
+        self.llm, self.session, self.x = llm, session, item.x
+        self.coins = coins(item.seed, item.index, item.run, "evaluator")
+        self.calls = LLMCalls()
+
+    async def label(self, noise: float) -> Label:
+        y = await self.llm.label(self.session, self.calls, self.x, self.coins)
+        return 1 - y if noise > 0 and self.coins.random() < noise else y
+
+    async def propose(self, y_hat: Label) -> Proposal:
+        return await self.llm.propose(self.session, self.calls, self.x, y_hat, self.coins)
+
+
+def _evidence(r: RoundRecord) -> str:
+    return f"round {r.round + 1}: challenge {r.challenge} ({r.challenge_name}) " + (
+        "passed" if r.passed else f"failed: {r.reason}"
+    )

@@ -1,27 +1,69 @@
-"""Scores of a No-Data run read back from its session verdicts (``voirdire nodata``).
+"""Scores of a No-Data run, read from its session verdicts alone (``voirdire report``, ``voirdire nodata``).
 
-Each verdict carries phase 1's ``Decision`` in its statistics, so a run — fresh, resumed, or a mix — is scored
-by rebuilding ``NoDataRun`` per seed and applying phase 1's ``experiments.score`` and ``theory_report``:
-the numbers are the direct path's by construction.
+Each verdict carries Algorithm 1's ``Decision`` for its datapoint, the reference label, its seed and, with the
+decision tree, the tree's own label of ``x`` (Table 2's "known" column). So a run -- fresh, resumed, or a mix
+-- is scored per seed from its verdicts: accuracy, F1, success and flip rates, the accuracy of the revealed
+labels, the known scores, and Lemma 1 / Theorem 1 (§7.1) with α = the accuracy of the revealed labels.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
-from voirdire.metrics import accuracy
-from voirdire.transcript import Verdict
+from voirdire.metrics import accuracy, precision_recall_f1
+from voirdire.report import Report, counts
+from voirdire.transcript import RunHeader, SessionRecord, Transcript, Verdict
 
 from .algorithm import Decision, NoDataRun
-from .experiments import METRICS, MeanSD, f1, mean_sd, score
+from .data import FILES
 from .protocol import NoDataItem, NoDataProtocol
+from .rubric import Label
 from .theory import TheoryReport, theory_report
+
+METRICS = ("accuracy", "f1", "success_rate", "flip_rate", "revealed_accuracy")
+
+
+class MeanSD(BaseModel):
+    mean: float
+    sd: float
+    n: int
+
+    def fmt(self, scale: float = 100.0, digits: int = 1) -> str:
+        return f"{self.mean * scale:.{digits}f} ± {self.sd * scale:.{digits}f}"
+
+
+def mean_sd(values: Sequence[float]) -> MeanSD:
+    """Mean and sample standard deviation (ddof = 1; 0 for a single value)."""
+    n = len(values)
+    if n == 0:
+        raise ValueError("no values")
+    m = sum(values) / n
+    sd = math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
+    return MeanSD(mean=m, sd=sd, n=n)
+
+
+def f1(gold: Sequence[Label], pred: Sequence[Label]) -> float:
+    """Binary F1 of label 1, as the paper's tables (scikit-learn's ``f1_score`` default)."""
+    return precision_recall_f1([g == 1 for g in gold], [p == 1 for p in pred]).f1
+
+
+def score(run: NoDataRun, gold: Sequence[Label]) -> dict[str, float]:
+    return {
+        "accuracy": accuracy(gold, run.predictions),
+        "f1": f1(gold, run.predictions),
+        "success_rate": run.success_rate,
+        "flip_rate": run.flip_rate,
+        "revealed_accuracy": accuracy(gold, run.revealed),
+    }
 
 
 class SeedScore(BaseModel):
-    """One run (one seed) of Algorithm 1 over the items that reached a verdict."""
+    """One run (one seed) of Algorithm 1 over the datapoints that reached a verdict."""
 
     seed: int
     n: int = Field(description="datapoints with a verdict (scored)")
@@ -40,35 +82,44 @@ def decision_of(verdict: Verdict) -> Decision:
     return Decision.model_validate({k: verdict.statistics[k] for k in Decision.model_fields})
 
 
+def seed_score(seed: int, verdicts: Sequence[Verdict], *, rounds: int, phi: float, missing: int = 0) -> SeedScore:
+    """The scores of one seed's verdicts (each with a reference label)."""
+    gold = [int(v.statistics["reference"]) for v in verdicts]
+    scores = score(NoDataRun(decisions=[decision_of(v) for v in verdicts]), gold)
+    known = [v.statistics.get("known_label") for v in verdicts]
+    plain = None if any(k is None for k in known) else [int(k) for k in known]  # type: ignore[arg-type]
+    return SeedScore(
+        seed=seed,
+        n=len(verdicts),
+        missing=missing,
+        **scores,
+        known_accuracy=None if plain is None else accuracy(gold, plain),
+        known_f1=None if plain is None else f1(gold, plain),
+        theory=theory_report(rounds, phi, alpha=scores["revealed_accuracy"]),
+    )
+
+
+def seed_scores(datapoints: Iterable[tuple[int, Verdict | None]], *, rounds: int, phi: float) -> list[SeedScore]:
+    """Per seed, in order of first appearance: the scores of the ``(seed, verdict)`` pairs of datapoints with a
+    reference label; a datapoint without a verdict (an error) counts as missing."""
+    by_seed: dict[int, list[Verdict | None]] = {}
+    for seed, verdict in datapoints:
+        by_seed.setdefault(seed, []).append(verdict)
+    out = []
+    for seed, found in by_seed.items():
+        done = [v for v in found if v is not None]
+        if done:
+            out.append(seed_score(seed, done, rounds=rounds, phi=phi, missing=len(found) - len(done)))
+    return out
+
+
 def score_run(
     protocol: NoDataProtocol, items: Sequence[NoDataItem], verdicts: Mapping[str, Verdict]
 ) -> list[SeedScore]:
-    """Per seed (in item order): accuracy, F1, success and flip rates, revealed accuracy, the known scores when
-    the evaluator is the decision tree, and Lemma 1 / Theorem 1 with α = accuracy of the revealed labels."""
-    seeds = list(dict.fromkeys(it.seed for it in items))
+    """Per seed (in item order) for ``NoDataProtocol`` items and their verdicts by session id."""
     p = protocol.params
-    out = []
-    for seed in seeds:
-        mine = [it for it in items if it.seed == seed and it.y is not None]
-        done = [(it, verdicts[protocol.item_id(it)]) for it in mine if protocol.item_id(it) in verdicts]
-        if not done:
-            continue
-        gold = [it.y for it, _ in done]
-        run = NoDataRun(decisions=[decision_of(v) for _, v in done])
-        scores = score(run, gold)  # type: ignore[arg-type]
-        known = protocol.known_labels([it.x for it, _ in done])
-        out.append(
-            SeedScore(
-                seed=seed,
-                n=len(done),
-                missing=len(mine) - len(done),
-                **scores,
-                known_accuracy=None if known is None else accuracy(gold, known),
-                known_f1=None if known is None else f1(gold, known),  # type: ignore[arg-type]
-                theory=theory_report(p.rounds, p.phi, alpha=scores["revealed_accuracy"]),
-            )
-        )
-    return out
+    pairs = ((it.seed, verdicts.get(protocol.item_id(it))) for it in items if it.y is not None)
+    return seed_scores(pairs, rounds=p.rounds, phi=p.phi)
 
 
 def aggregate_scores(scores: Sequence[SeedScore]) -> dict[str, MeanSD]:
@@ -78,6 +129,68 @@ def aggregate_scores(scores: Sequence[SeedScore]) -> dict[str, MeanSD]:
     if bounds:
         out["theorem1_bound"] = mean_sd(bounds)
     return out
+
+
+class NoDataReport(Report):
+    """A No-Data run's report: the run's setting, one row of scores per seed, and mean ± sd over seeds."""
+
+    dataset: str | None = Field(None, description="the data set's name: ip-test, oop-test or the file's stem")
+    rubric: str | None = Field(None, description="the verifier's rubric")
+    evaluator: str | None = None
+    generator: str | None = None
+    rounds: int = 3
+    phi: float = 0.6
+    datapoints: int = Field(0, description="distinct datapoints (rows) among the sessions")
+    runs: list[SeedScore] = Field(default_factory=list)
+    aggregate: dict[str, MeanSD] = Field(default_factory=dict)
+
+    def heading(self) -> str:
+        return (
+            f"{self.dataset} ({self.datapoints} datapoints, verifier rubric {self.rubric}) · evaluator "
+            f"{self.evaluator}, generator {self.generator} · r = {self.rounds}, φ = {self.phi} "
+            "(P(flip a failed label), Alg. 1)"
+        )
+
+    def scores_text(self) -> str:
+        """What ``voirdire nodata`` prints: the heading and the table of scores."""
+        return f"{self.heading()}\n{format_scores(self.runs, self.aggregate)}"
+
+    def text(self) -> str:
+        return "\n".join([self.scores_text(), *self.summary_lines()])
+
+
+def dataset_name(data: str) -> str:
+    return f"{data}-test" if data in FILES else Path(data).stem
+
+
+def build_report(sessions: Iterable[SessionRecord], header: RunHeader | None, path: str | None = None) -> NoDataReport:
+    """The report of ``sessions`` of a No-Data run whose parameters ``header`` records."""
+    sessions = list(sessions)
+    params: dict[str, Any] = header.parameters if header is not None else {}
+    rounds, phi = int(params.get("rounds", 3)), float(params.get("phi", 0.6))
+    pairs = [(int(s.item.get("seed", 0)), s.verdict) for s in sessions if s.item.get("y") is not None]
+    runs = seed_scores(pairs, rounds=rounds, phi=phi)
+    data = params.get("data")
+    rubric = params.get("rubric") or (data if data in FILES else None)
+    return NoDataReport(
+        protocol=header.protocol if header is not None else "no_data",
+        transcript=path,
+        **counts(sessions),  # type: ignore[arg-type]
+        dataset=None if data is None else dataset_name(str(data)),
+        rubric=rubric,
+        evaluator=params.get("evaluator"),
+        generator=params.get("generator"),
+        rounds=rounds,
+        phi=phi,
+        datapoints=len({s.item.get("index") for s in sessions}),
+        runs=runs,
+        aggregate=aggregate_scores(runs) if runs else {},
+    )
+
+
+def report(transcript: Transcript) -> NoDataReport:
+    """The report of a No-Data transcript (``voirdire report``)."""
+    return build_report(transcript.sessions.values(), transcript.header, transcript.path)
 
 
 def _pct(v: float | None) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal, Protocol, runtime_checkable
 
 Label = int
@@ -193,7 +194,7 @@ class Rubric:
         """``C(x)``: the concatenated criteria outputs (§5)."""
         return tuple(c(x) for c in self.criteria)
 
-    @property
+    @cached_property
     def total_criteria(self) -> tuple[Criterion, ...]:
         """``C̄``: non-linear criteria preceded by their clauses, e.g. (c0, c1a, c1b, c1, c2) for IP."""
         out: list[Criterion] = []

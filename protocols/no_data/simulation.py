@@ -37,7 +37,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from pydantic import BaseModel
 
-from .algorithm import datapoint_rngs, ev_protocol
+from voirdire.runner import run_in_memory
+
 from .challenges import RuleVerifier
 from .evaluators import ComposedEvaluator, ScriptedLabeller
 from .generators import (
@@ -50,6 +51,7 @@ from .generators import (
     RandomGenerator,
     _SpaceCache,
 )
+from .protocol import NoDataItem, NoDataProtocol, NoDataProtocolParams
 from .rubric import Label, Rubric
 from .theory import lemma1_undetected_probability, round_pass_probability
 
@@ -159,17 +161,16 @@ async def undetected_rate(
     trials: int,
     seed: int = 0,
 ) -> UndetectedRate:
-    """Run ``trials`` EV protocols (datapoints cycled from ``xs``) with a liar claiming ``1 - f(x)``."""
+    """Run ``trials`` sessions of ``NoDataProtocol`` (datapoints cycled from ``xs``) with a liar claiming
+    ``1 - f(x)``; a lie is undetected when the EV protocol succeeds."""
     generator = STRATEGIES[strategy](rubric)
     evaluator = ComposedEvaluator(ScriptedLabeller(lambda x: 1 - rubric.label(x)), generator)
     verifier = RuleVerifier(rubric)
+    protocol = NoDataProtocol(NoDataProtocolParams(rounds=rounds), evaluator=evaluator, verifier=verifier)
     run_id = list(STRATEGIES).index(strategy) * 1000 + rounds
-    passed = 0
-    for t in range(trials):
-        x = xs[t % len(xs)]
-        rng = datapoint_rngs(seed, t, run=run_id)
-        result = await ev_protocol(x, evaluator, verifier, rounds, rng, index=t)
-        passed += result.success
+    items = [NoDataItem(index=t, x=xs[t % len(xs)], seed=seed, run=run_id) for t in range(trials)]
+    verdicts, _ = await run_in_memory(protocol, items, keep=False)
+    passed = sum(bool(v.accepted) for v in verdicts)
     # Exact rate: every generator here samples from a finite mixture, so q(x) is computable (theory.py).
     counts = Counter(xs[t % len(xs)] for t in range(trials))
     q = {

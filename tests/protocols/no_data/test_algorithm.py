@@ -1,4 +1,4 @@
-"""The EV protocol and Algorithm 1 with scripted evaluators (§6, App. C.2)."""
+"""The EV protocol and Algorithm 1 with scripted evaluators (§6, App. C.2), run as ``NoDataProtocol`` sessions."""
 
 from __future__ import annotations
 
@@ -11,17 +11,15 @@ import numpy as np
 import pytest
 
 from voirdire.protocols.no_data.algorithm import (
-    EVENT_DECISION,
-    EVENT_ROUND,
+    DECISION_STEP,
+    ROUND_STEP,
     NoDataParams,
-    datapoint_rngs,
-    ev_protocol,
+    coins,
     flip_decision,
-    no_data_algorithm,
-    no_data_k_ary,
 )
 from voirdire.protocols.no_data.challenges import Challenge, RuleVerifier
 from voirdire.protocols.no_data.evaluators import ComposedEvaluator, RubricLabeller, ScriptedLabeller
+from voirdire.protocols.no_data.experiments import no_data_algorithm, no_data_k_ary
 from voirdire.protocols.no_data.generators import (
     LieApproxGenerator,
     LieFGenerator,
@@ -31,9 +29,12 @@ from voirdire.protocols.no_data.generators import (
     RandomGenerator,
     make_generator,
 )
+from voirdire.protocols.no_data.protocol import NoDataItem, NoDataProtocol, NoDataProtocolParams
 from voirdire.protocols.no_data.rubric import IP_RUBRIC, OOP_RUBRIC, CountAggregator, Rubric
 from voirdire.protocols.no_data.simulation import Challenge2Cheater
 from voirdire.protocols.no_data.theory import round_pass_probability
+from voirdire.runner import run_in_memory
+from voirdire.transcript import Step
 
 rng = np.random.default_rng(20250603)
 XS = ["".join(map(str, rng.integers(0, 2, 12))) for _ in range(400)]
@@ -46,6 +47,14 @@ def within(observed: float, expected: float, n: int, z: float = 4.5) -> bool:
 
 def honest(rubric: Rubric) -> ComposedEvaluator:
     return ComposedEvaluator(RubricLabeller(rubric), OracleGenerator(rubric))
+
+
+async def steps(xs: list[str], evaluator: Any, verifier: Any, rounds: int = 3, phi: float = 0.5) -> list[Step]:
+    """The round and decision steps of one session per datapoint, from an in-memory transcript."""
+    protocol = NoDataProtocol(NoDataProtocolParams(rounds=rounds, phi=phi), evaluator=evaluator, verifier=verifier)
+    items = [NoDataItem(index=i, x=x) for i, x in enumerate(xs)]
+    _, writer = await run_in_memory(protocol, items, keep=True)
+    return [r for r in writer.records if isinstance(r, Step)]
 
 
 @pytest.mark.parametrize("rubric", [IP_RUBRIC, OOP_RUBRIC], ids=["ip", "oop"])
@@ -150,16 +159,15 @@ async def test_first_failure_ends_the_session_and_reveals_the_label():
         name = "fail-second"
 
         async def propose(self, x, y_hat, round, rng):
-            return Proposal(x_prime=x if round == 0 else "1" * len(x), y_tilde=7 if round else y_hat)
+            return Proposal(x_prime=x if round == 0 else "1" * len(x), y_tilde=0 if round else y_hat)
 
-    events: list[tuple[str, dict]] = []
     evaluator = ComposedEvaluator(ScriptedLabeller(lambda x: 1), FailSecond())
-    x = "000000000000"
-    result = await ev_protocol(
-        x, evaluator, RuleVerifier(OOP_RUBRIC), 5, datapoint_rngs(0, 0), on_event=lambda k, d: events.append((k, d))
-    )
-    assert not result.success and len(result.rounds) == 2 and result.y_tilde == 7
-    assert [d["passed"] for _, d in events] == [True, False]
+    found = await steps(["000000000000"], evaluator, RuleVerifier(OOP_RUBRIC), rounds=5, phi=0.0)
+    rounds = [e.data for e in found if e.name == ROUND_STEP]
+    (decision,) = [e.data for e in found if e.name == DECISION_STEP]
+    assert [d["passed"] for d in rounds] == [True, False]
+    # §6.1.2: the failed round's ỹ' is revealed; φ = 0 keeps it.
+    assert not decision["success"] and decision["rounds_run"] == 2 and decision["revealed"] == 0 == decision["label"]
 
 
 @pytest.mark.parametrize("phi", [0.0, 1.0])
@@ -189,18 +197,13 @@ def test_flip_decision_rejects_non_binary_labels():
     assert flip_decision(True, 3, 1.0, np.random.default_rng(0)) == (3, False)
 
 
-async def test_every_round_emits_an_event():
-    events: list[tuple[str, dict]] = []
+async def test_every_round_is_a_step():
     evaluator = ComposedEvaluator(RubricLabeller(IP_RUBRIC), LieSigmaGenerator(IP_RUBRIC))
-    run = await no_data_algorithm(
-        XS[:100],
-        evaluator,
-        RuleVerifier(IP_RUBRIC),
-        NoDataParams(rounds=3, phi=0.5),
-        on_event=lambda k, d: events.append((k, d)),
-    )
-    rounds = [d for k, d in events if k == EVENT_ROUND]
-    decisions = [d for k, d in events if k == EVENT_DECISION]
+    verifier = RuleVerifier(IP_RUBRIC)
+    run = await no_data_algorithm(XS[:100], evaluator, verifier, NoDataParams(rounds=3, phi=0.5))
+    found = await steps(XS[:100], evaluator, verifier)
+    rounds = [e.data for e in found if e.name == ROUND_STEP]
+    decisions = [e.data for e in found if e.name == DECISION_STEP]
     assert len(rounds) == sum(d.rounds_run for d in run.decisions)
     assert [d["index"] for d in decisions] == list(range(100))
     for d in rounds:
@@ -220,17 +223,20 @@ async def test_results_depend_only_on_the_seed():
     evaluator = ComposedEvaluator(RubricLabeller(IP_RUBRIC), LieApproxGenerator(IP_RUBRIC, 0.3))
     verifier = RuleVerifier(IP_RUBRIC)
     a = await no_data_algorithm(XS, evaluator, verifier, NoDataParams(seed=11, phi=0.5))
-    b = await no_data_algorithm(XS, evaluator, verifier, NoDataParams(seed=11, phi=0.5), concurrency=8)
+    b = await no_data_algorithm(XS[::-1], evaluator, verifier, NoDataParams(seed=11, phi=0.5))
     c = await no_data_algorithm(XS, evaluator, verifier, NoDataParams(seed=12, phi=0.5))
-    assert a.decisions == b.decisions
+    # A datapoint's coins depend on the seed and its row only: the same row in another order gets the same.
+    assert a.decisions[3] == b.decisions[len(XS) - 1 - 3].model_copy(update={"index": 3})
     assert a.decisions != c.decisions
+    # Each player's stream is its own: the evaluator's, the verifier's and the flip's draws differ.
+    draws = {player: coins(11, 3, 0, player).random() for player in ("evaluator", "verifier", "flip", "generator")}
+    assert len(set(draws.values())) == 4 and coins(11, 3, 0, "flip").random() == draws["flip"]
 
 
 async def test_k_ary_run():
     """App. C.2 with a 4-ary σ (number of satisfied criteria): k - 1 = 3 binary runs, decoded back."""
     rubric = IP_RUBRIC.with_aggregator(CountAggregator(3), "ip-count")
     labels = rubric.labels
-    events: list[str] = []
     run = await no_data_k_ary(
         XS[:120],
         RubricLabeller(rubric),
@@ -238,12 +244,11 @@ async def test_k_ary_run():
         RuleVerifier(rubric),
         labels,
         NoDataParams(rounds=3, phi=1.0),
-        on_event=lambda k, d: events.append(k),
     )
     assert len(run.runs) == len(labels) - 1
+    assert [[d.run for d in r.decisions][:1] for r in run.runs] == [[0], [1], [2]]
     assert run.labels == [rubric.label(x) for x in XS[:120]]
     assert run.success_rate == 1.0
-    assert events.count(EVENT_DECISION) == 3 * 120
     # A liar is caught in every binary run; labels of failed datapoints are flipped (φ = 1) before decoding.
     liar = await no_data_k_ary(
         XS[:120],

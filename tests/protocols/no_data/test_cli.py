@@ -1,5 +1,5 @@
-"""``voirdire nodata`` end to end: JSON output, seeds, resume, agreement with the direct phase-1 path, the
-transcript viewer, and clear errors for bad data and bad options."""
+"""``voirdire nodata`` end to end: JSON output, seeds, resume, agreement with the in-memory batch runs, the
+transcript viewer, ``voirdire run no_data`` as the same command, and clear errors for bad data and bad options."""
 
 from __future__ import annotations
 
@@ -142,13 +142,15 @@ def test_malformed_data_file_names_file_and_row(root: Path, tmp_path: Path, caps
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--generator", "llm"], "--generator llm: only for --evaluator llm"),
-        (["--retry-temperature", "0.5"], "--retry-temperature: only for --evaluator llm"),
+        (["--generator", "llm"], "--generator: generator 'llm' needs evaluator 'llm'"),
+        (["--retry-temperature", "0.5"], "--retry-temperature: only with evaluator 'llm'"),
+        (["--label-once"], "--label-once: only with evaluator 'llm'"),
+        (["--retry-temperature", "-1"], "--retry-temperature: Input should be greater than or equal to 0"),
         (["--phi", "1.5"], "phi"),
         (["--epsilon", "0.9"], "epsilon"),
         (["--seed", "-1"], "--seed must be >= 0"),
         (["--seeds", "0"], "--seeds must be >= 1"),
-        (["--offset", "1000"], "no datapoints to label"),
+        (["--offset", "1000"], "no items to run (after --offset / --limit)"),
         (["--model", "evaluator=local"], "the evaluator is a rule agent"),
         (["--model", "verifier=local"], "the verifier is a rule agent"),
     ],
@@ -163,7 +165,7 @@ def test_a_data_file_needs_its_rubric(small: Path, tmp_path: Path, capsys) -> No
     out = tmp_path / "r.jsonl"
     assert main(["nodata", "--data", str(small), "--out", str(out)]) == 2
     err = capsys.readouterr().err
-    assert f"--data {small}: a data file needs --rubric ip|oop" in err and "not guessed" in err
+    assert f"--data: {small} is a data file: give its verifier rubric ('ip' or 'oop')" in err and "not guessed" in err
     assert not out.exists()
     code, payload = nodata(capsys, "--data", str(small), "--rubric", "ip", "--limit", "3", "--out", str(out))
     assert code == 0 and payload["rubric"] == "ip"  # the name says "other", the flag decides
@@ -195,3 +197,16 @@ def test_lie_sigma_mode_paper_by_default_notebook_on_request(root: Path, tmp_pat
         assert run["success_rate"] == direct.success_rate and run["accuracy"] == direct.accuracy
     # Exact IP rates (r = 3): 65% for the paper's Lie 1, 17% for the notebook's.
     assert runs[None]["success_rate"] > 0.45 > 0.3 > runs["permutation"]["success_rate"]
+
+
+def test_run_no_data_is_the_nodata_command(small: Path, tmp_path: Path, capsys) -> None:
+    """``voirdire run no_data`` has the same options and gives the same output as ``voirdire nodata``."""
+    args = ["--data", str(small), "--rubric", "oop", "--generator", "lie-p", "--seed", "4", "--seeds", "2", "--json"]
+    assert main(["nodata", *args, "--out", str(tmp_path / "a.jsonl")]) == 0
+    friendly = json.loads(capsys.readouterr().out)
+    assert main(["run", "no_data", *args, "--out", str(tmp_path / "b.jsonl")]) == 0
+    generic = json.loads(capsys.readouterr().out)
+    for key in ("runs", "aggregate", "parameters", "seeds", "datapoints", "rubric", "dataset", "sessions"):
+        assert friendly[key] == generic[key], key
+    assert generic["seeds"] == [4, 5] and len(generic["runs"]) == 2
+    assert load(tmp_path / "b.jsonl").header.seed == 4  # type: ignore[union-attr]

@@ -1,4 +1,4 @@
-"""Data loaders: clear errors naming the file and row/line (issue 3, item 4)."""
+"""Data loaders: clear errors naming the file and row/line."""
 
 from __future__ import annotations
 

@@ -1,31 +1,167 @@
-"""The LLM evaluator (App. D.2 prompts) as a model role through the Session: a scripted model, unparseable
-replies with their defined outcome, and an OpenAI-compatible endpoint bound by ``--model`` (fake server)."""
+"""The LLM evaluator (App. D.2 prompts) as a model role through the Session: anchor parsing, the prompt files and
+their exemplars, a perfect and a scripted model, unparseable replies with their defined outcome, and an
+OpenAI-compatible endpoint bound by ``--model`` (fake server)."""
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
+from autogen_core.models import CreateResult, LLMMessage, RequestUsage
 
 from tests.fake_openai import FakeOpenAIServer
 from voirdire.cli import main
 from voirdire.models import Script, ScriptedChatCompletionClient, ScriptRule
+from voirdire.models.base import TextOnlyClient, text_of
+from voirdire.prompts import PromptLibrary
 from voirdire.protocols.no_data.data import load_split
+from voirdire.protocols.no_data.llm import LLMEvaluator, format_exemplars, parse_datapoint, parse_label
 from voirdire.protocols.no_data.protocol import NoDataProtocol, NoDataProtocolParams, make_items
 from voirdire.protocols.no_data.report import decision_of
 from voirdire.protocols.no_data.rubric import IP_RUBRIC
-from voirdire.runner import run_protocol
+from voirdire.runner import run_in_memory, run_protocol
 from voirdire.transcript import Message, ModelCall, ParseFailure, Step, load
 
 GOOD_LABEL = "|reasons|\nc0: 1\n|reasons|\n|label|\n1\n|label|"
+LIBRARY = PromptLibrary()
+rng = np.random.default_rng(3)
+XS = ["".join(map(str, rng.integers(0, 2, 12))) for _ in range(20)]
+POOL = ["".join(map(str, rng.integers(0, 2, 12))) for _ in range(300)]
 
 
 @pytest.fixture
 def root(shared_data: Path) -> Path:
     return shared_data / "no_data_algorithm"
+
+
+class FunctionClient(TextOnlyClient):
+    """A model that answers ``reply(system, user)``; every request is kept in ``calls``."""
+
+    def __init__(self, reply: Callable[[str, str], str]) -> None:
+        super().__init__()
+        self.reply = reply
+        self.calls: list[tuple[str, str]] = []
+
+    async def _complete(self, messages: Sequence[LLMMessage], args: Mapping[str, Any]) -> CreateResult:
+        system, user = text_of(messages[0]), text_of(messages[-1])
+        self.calls.append((system, user))
+        text = self.reply(system, user)
+        usage = RequestUsage(prompt_tokens=0, completion_tokens=0)
+        return CreateResult(finish_reason="stop", content=text, usage=usage, cached=False)
+
+
+def perfect(system: str, user: str) -> str:
+    """Answers the App. D.2 prompts like a model that knows the IP rubric."""
+    x = re.findall(r"Datapoint: ([01]+)", user)[-1]  # after the exemplars, if any
+    if system.startswith("You are labelling binary strings"):
+        return f"|reasons|\n{IP_RUBRIC.explain(x)}\n|reasons|\n|label|\n{IP_RUBRIC.label(x)}\n|label|"
+    if "# Datapoints:" in system:
+        candidates = system.split("# Datapoints:")[1].split("Return your rationale")[0].split()
+        assert len(candidates) == 5
+        match = [c for c in candidates if IP_RUBRIC.evaluate_total(c) == IP_RUBRIC.evaluate_total(x)]
+        return f"The first matching one.\n|datapoint|\n{match[0]}\n|datapoint|"
+    return f"I keep it.\n|datapoint|\n{x}\n|datapoint|"
+
+
+def test_parse_label():
+    assert parse_label("|reasons|\n- c0: 1\n|reasons|\n|label|\n1\n|label|") == 1
+    assert parse_label("|label| (0) |label|") == 0
+    assert parse_label("|label|\n0\n|label| then |label|\n1\n|label|") == 1
+    assert parse_label("|label|\n1") == 1  # unterminated anchor, as small models write it
+    assert parse_label("the label is 1") is None
+
+
+def test_parse_datapoint():
+    reply = "Rationale...\n|datapoint|\n010101010101\n|datapoint|"
+    assert parse_datapoint(reply) == "010101010101"
+    assert parse_datapoint(reply, 12) == "010101010101"
+    assert parse_datapoint(reply, 8) is None
+    assert parse_datapoint("|datapoint|\n01x1\n|datapoint|") is None
+    assert parse_datapoint("no anchors 0101") is None
+
+
+@pytest.mark.parametrize("strategy", ["pick", "generate"])
+async def test_llm_evaluator_runs_twenty_datapoints(root: Path, strategy: str) -> None:
+    model = FunctionClient(perfect)
+    params = NoDataProtocolParams(evaluator="llm", llm_generation=strategy, rounds=3)
+    items = make_items(load_split("ip", "test", root), [0], limit=20)
+    verdicts, writer = await run_in_memory(
+        NoDataProtocol(params, root=root), items, clients={"evaluator": model}, keep=True
+    )
+    assert all(v.accepted for v in verdicts)
+    assert [decision_of(v).label for v in verdicts] == [IP_RUBRIC.label(it.x) for it in items]
+    assert len([r for r in writer.records if isinstance(r, Step) and r.name == "nodata.round"]) == 60
+    prompts = {m.prompt for m in writer.records if isinstance(m, Message) and m.sender == "moderator"}
+    assert prompts == {"no_data/evaluate", "no_data/generate_pick" if strategy == "pick" else "no_data/generate"}
+    assert len(model.calls) == 120  # a label and a proposal per round, re-labelled every round as in §8
+
+
+async def test_unparseable_replies_fall_back_to_random_after_five_attempts(root: Path) -> None:
+    model = FunctionClient(lambda system, user: "I am not sure.")
+    params = NoDataProtocolParams(evaluator="llm", rounds=1)
+    items = make_items(load_split("ip", "test", root), [0], limit=1)
+    (verdict,), writer = await run_in_memory(
+        NoDataProtocol(params, root=root), items, clients={"evaluator": model}, keep=True
+    )
+    (round_,) = [r.data for r in writer.records if isinstance(r, Step) and r.name == "nodata.round"]
+    assert round_["y_hat"] in (0, 1) and len(round_["x_prime"]) == 12 and set(round_["x_prime"]) <= {"0", "1"}
+    failures = [r for r in writer.records if isinstance(r, ParseFailure)]
+    assert len(model.calls) == 10 and len(failures) == 10 == verdict.statistics["parse_failures"]
+    assert failures[4].outcome == "gave up after 5 attempts: a random label (App. D.2)"
+    assert failures[9].outcome == "gave up after 5 attempts: a random x' (App. D.2)"
+
+
+def test_exemplars_follow_prompt_1_answer_format():
+    text = format_exemplars([("011111100000", 1)])
+    assert parse_label(text) == 1 and "c1a" in text and text.startswith("Datapoint: 011111100000")
+
+
+@pytest.mark.parametrize(("name", "number"), [("evaluate", 1), ("generate_pick", 2), ("generate", 3)])
+def test_prompt_files_are_verbatim_from_the_paper(shared_data, name, number):
+    paper = (shared_data.parent / "papers" / "no-data-algorithm.txt").read_text(encoding="utf-8")
+    prompt = LIBRARY.get(f"no_data/{name}")
+    assert prompt.spec.verbatim and f"Prompt {number}" in prompt.spec.source
+    system = prompt.spec.messages[0]
+    assert system.role == "system"
+    flat = re.sub(r"\s+", " ", paper)
+    for line in system.template.splitlines():
+        if "{" in line or not line.strip():
+            continue  # the markers the paper leaves for the rubric / datapoints
+        assert re.sub(r"\s+", " ", line.strip()) in flat, line
+
+
+def test_prompt_3_takes_the_first_exemplars_with_rationale_and_answer():
+    """App. D.2, Prompt 3 caption: "this prompt does take exemplars (not pictured): the first five entries in the
+    training dataset, along with chain-of-thought-style rationale" (Prompt 2 "does not utilise exemplars")."""
+    rows = [(x, IP_RUBRIC.label(x)) for x in POOL[:5]]
+    x = XS[0]
+    seen = {}
+    for strategy in ("generate", "pick"):
+        prompt, variables = LLMEvaluator(exemplars=rows, pool=POOL, strategy=strategy).proposal_request(x, 1, rng)
+        user = LIBRARY.get(f"no_data/{prompt}").render(**variables)[-1].content
+        if prompt == "generate":
+            assert user.endswith(f"Datapoint: {x}\nLabel: 1\n")
+        seen[prompt] = variables
+    assert "exemplars" not in seen["generate_pick"]
+    text = seen["generate"]["exemplars"]
+    blocks = text.strip().split("\n\n")
+    assert len(blocks) == 5
+    for block, (ex, ey) in zip(blocks, rows, strict=True):
+        assert block.startswith(f"Datapoint: {ex}\nLabel: {ey}\nRationale:\n")
+        assert "c1a" in block and "c1b" in block  # criterion-by-criterion, over the total rubric
+        answer = parse_datapoint(block, 12)
+        assert answer is not None and answer != ex
+        assert IP_RUBRIC.evaluate_total(answer) == IP_RUBRIC.evaluate_total(ex)  # a good answer to copy
+    # Bounded by the evaluator's exemplars setting; none at all leaves the slot empty.
+    _, variables = LLMEvaluator(exemplars=rows[:2], pool=POOL, strategy="generate").proposal_request(x, 0, rng)
+    assert variables["exemplars"].count("|datapoint|") == 4
+    _, variables = LLMEvaluator(pool=POOL, strategy="generate").proposal_request(x, 0, rng)
+    assert variables["exemplars"] == ""
 
 
 async def test_scripted_llm_through_the_session_with_unparseable_proposals(root: Path, tmp_path: Path) -> None:

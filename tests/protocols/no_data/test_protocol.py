@@ -1,5 +1,5 @@
-"""NoDataProtocol through run_protocol: every round and flip in the transcript, φ edge cases, determinism, resume,
-and agreement with the direct phase-1 path (scripted and decision-tree evaluators)."""
+"""NoDataProtocol through run_protocol: every round and flip in the transcript, the declared state machine, φ edge
+cases, determinism, resume, and agreement with the in-memory batch runs (scripted and decision-tree evaluators)."""
 
 from __future__ import annotations
 
@@ -11,18 +11,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from voirdire.protocols.no_data.algorithm import NoDataParams, no_data_algorithm
+from voirdire.machine import UndeclaredTransition
+from voirdire.models import Script, ScriptedChatCompletionClient, ScriptRule
+from voirdire.prompts import library
+from voirdire.protocol import Session
+from voirdire.protocols.no_data.algorithm import NoDataParams
 from voirdire.protocols.no_data.challenges import RuleVerifier
 from voirdire.protocols.no_data.data import Datapoint, Dataset, resolve_dataset
 from voirdire.protocols.no_data.evaluators import ComposedEvaluator, RubricLabeller
-from voirdire.protocols.no_data.experiments import ExperimentConfig, run_experiment
+from voirdire.protocols.no_data.experiments import ExperimentConfig, no_data_algorithm, run_experiment
 from voirdire.protocols.no_data.generators import LieApproxGenerator, OracleGenerator, RandomGenerator
-from voirdire.protocols.no_data.protocol import NoDataProtocol, NoDataProtocolParams, make_items
+from voirdire.protocols.no_data.protocol import NoDataItem, NoDataProtocol, NoDataProtocolParams, make_items
 from voirdire.protocols.no_data.report import decision_of, score_run
 from voirdire.protocols.no_data.rubric import IP_RUBRIC, OOP_RUBRIC
 from voirdire.protocols.no_data.theory import round_pass_probability
 from voirdire.runner import run_protocol
-from voirdire.transcript import Message, Step, Transition, load
+from voirdire.transcript import MemoryWriter, Message, Step, Transition, load
 
 rng = np.random.default_rng(99)
 XS = ["".join(map(str, rng.integers(0, 2, 12))) for _ in range(240)]
@@ -42,7 +46,7 @@ def within(observed: float, expected: float, n: int, z: float = 4.5) -> bool:
 
 
 async def test_transcript_holds_every_round_and_the_flip(tmp_path: Path) -> None:
-    """Issue item 5: x', ỹ', challenge drawn, check outcome per round, and the flip per datapoint."""
+    """x', ỹ', the challenge drawn, the check outcome per round, and the flip per datapoint."""
     liar = ComposedEvaluator(RubricLabeller(IP_RUBRIC), LieApproxGenerator(IP_RUBRIC, 0.4))
     proto = protocol(liar, rounds=3, phi=0.5)
     items = make_items(dataset(), [5])
@@ -145,7 +149,7 @@ async def test_a_lie_fails_at_its_expected_rate_through_the_protocol(tmp_path: P
     assert within(measured, expected, len(items)), (measured, expected)
 
 
-async def test_sessions_equal_the_direct_phase_1_path_and_ignore_order_and_concurrency(tmp_path: Path) -> None:
+async def test_sessions_equal_the_batch_run_and_ignore_order_and_concurrency(tmp_path: Path) -> None:
     liar = ComposedEvaluator(RubricLabeller(IP_RUBRIC), LieApproxGenerator(IP_RUBRIC, 0.3))
     data = dataset(n=60)
     items = make_items(data, [7])
@@ -183,7 +187,7 @@ def test_params_validation() -> None:
         NoDataProtocolParams(epsilon=0.7)
     with pytest.raises(ValueError, match="needs an evaluator object"):
         NoDataProtocol(NoDataProtocolParams(evaluator="scripted"))
-    with pytest.raises(ValueError, match="is a file: give its verifier rubric"):
+    with pytest.raises(ValueError, match="is a data file: give its verifier rubric"):
         NoDataProtocolParams(data="some/other_file.json")  # no rubric guessed from the name
     with pytest.raises(ValueError, match="is a file: give its verifier rubric"):
         ExperimentConfig(data="some/other_file.json")
@@ -207,7 +211,7 @@ def test_items_keep_their_row_index_under_offset_and_limit() -> None:
 
 @pytest.mark.parametrize(("generator", "noise"), [("oracle", 0.0), ("lie-sigma", 0.1), ("lie-f", 0.0), ("lie-p", 0.1)])
 async def test_decision_tree_sessions_equal_run_experiment(shared_data, tmp_path: Path, generator, noise) -> None:
-    """The rule agents are adapters over phase 1: same seed, same numbers, datapoint by datapoint."""
+    """A transcript run and the in-memory batch run of the same parameters: same seed, same numbers."""
     root = shared_data / "no_data_algorithm"
     data = resolve_dataset("oop", root=root)
     data = data.model_copy(update={"rows": data.rows[:70]})
@@ -222,3 +226,61 @@ async def test_decision_tree_sessions_equal_run_experiment(shared_data, tmp_path
         assert getattr(ours, metric) == getattr(direct, metric), metric
     assert ours.theory == direct.theory
     assert ours.success_rate < 0.5  # OOP: the IP-rubric generator is caught, so the test is not vacuous
+
+
+def test_machine_declares_the_ev_rounds_and_refuses_other_edges() -> None:
+    """A round is label -> propose -> challenge; then the next round (its label, or its proposal when the LLM
+    labels once) or Alg. 1's decision, then done. Anything else is a protocol bug the Session refuses."""
+    machine = NoDataProtocol.machine
+    assert machine.initial == ("label",) and NoDataProtocol().states == (
+        "label",
+        "propose",
+        "challenge",
+        "decision",
+        "done",
+    )
+    assert machine.edges["challenge"] == ("label", "propose", "decision") and machine.edges["done"] == ()
+    session = Session(
+        run_id="r", session_id="s", protocol=NoDataProtocol(), agents={}, writer=MemoryWriter(), prompts=library()
+    )
+    with pytest.raises(UndeclaredTransition, match="start -> propose"):
+        session.enter("propose")
+    session.enter("label")
+    for wrong in ("challenge", "decision", "done", "label"):
+        with pytest.raises(UndeclaredTransition, match=f"label -> {wrong} is not a declared transition"):
+            session.enter(wrong)
+    session.enter("propose")
+    session.enter("challenge")
+    with pytest.raises(UndeclaredTransition, match="challenge -> done"):
+        session.enter("done")
+
+
+async def test_label_once_goes_from_a_challenge_to_the_next_proposal(shared_data: Path, tmp_path: Path) -> None:
+    client = ScriptedChatCompletionClient(
+        Script(
+            rules=[
+                ScriptRule(match=r"Label: [01]\s*$", reply="|datapoint|\n000000000000\n|datapoint|"),
+                ScriptRule(match=r"Datapoint: [01]+\s*$", reply="|label|\n1\n|label|"),
+            ]
+        )
+    )
+    params = NoDataProtocolParams(evaluator="llm", relabel_each_round=False, rounds=3, exemplars=0)
+    item = NoDataItem(index=0, x="000000000000")
+    proto = NoDataProtocol(params, root=shared_data / "no_data_algorithm")  # the LLM's pool: the IP train split
+    out = tmp_path / "once.jsonl"
+    result = await run_protocol(proto, [item], out=out, clients={"evaluator": client})
+    assert not result.errors
+    (s,) = load(out).sessions.values()
+    states = [e.to_state for e in s.of_kind(Transition)]
+    assert states == [
+        "label",
+        "propose",
+        "challenge",
+        "propose",
+        "challenge",
+        "propose",
+        "challenge",
+        "decision",
+        "done",
+    ]
+    assert [m.prompt for m in s.of_kind(Message) if m.sender == "moderator"].count("no_data/evaluate") == 1

@@ -7,8 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from voirdire.protocols.no_data.algorithm import NoDataParams, no_data_algorithm
+from voirdire.protocols.no_data.algorithm import NoDataParams
 from voirdire.protocols.no_data.challenges import RuleVerifier
+from voirdire.protocols.no_data.experiments import no_data_algorithm
 from voirdire.protocols.no_data.generators import OracleGenerator, Proposal, RandomGenerator
 from voirdire.protocols.no_data.rubric import IP_RUBRIC, OOP_RUBRIC
 from voirdire.protocols.no_data.simulation import STRATEGIES, knows_total, undetected_rate, wilson_interval
@@ -122,7 +123,7 @@ def test_lie_simulation_bench_judges_lemma_1_on_liars_that_do_not_know_c_bar():
     import sys
     from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
     try:
         from no_data_lie_simulation import markdown
     finally:
