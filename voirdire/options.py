@@ -132,7 +132,11 @@ def add_params_options(parser: argparse.ArgumentParser, params: type[BaseModel],
         if convert is None:
             raise TypeError(f"{params.__name__}.{name}: no option for type {annotation!r}; exclude it or convert it")
         group.add_argument(
-            flag, type=convert, help=_help(info, spec, name, default), metavar=spec.metavar.get(name), **common
+            flag,
+            type=convert,
+            help=_help(info, spec, name, default),
+            metavar=spec.metavar.get(name, name.upper()),
+            **common,
         )
 
 

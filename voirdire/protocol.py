@@ -87,6 +87,9 @@ class Session:
         self.protocol = protocol
         self._agents = dict(agents)
         self._writer = writer
+        # A counting MemoryWriter keeps nothing: then events are not even built (batch experiments of many
+        # thousands of sessions); the seq still advances so the session behaves the same.
+        self._record = getattr(writer, "keep", True) is not False
         self._prompts = prompts
         self.state: str | None = None
         self.stage: str | None = None
@@ -105,8 +108,15 @@ class Session:
             "turn": self.turn,
         }
 
+    def _write(self, event: type[Any], **fields: Any) -> None:
+        """Record one event of type ``event`` (unless the writer keeps nothing)."""
+        if self._record:
+            self._writer.write(event(**self._base(), **fields))
+        else:
+            self._seq += 1
+
     def start(self, item_id: str, item: Mapping[str, Any]) -> None:
-        self._writer.write(SessionStart(**self._base(), item_id=item_id, item=dict(item)))
+        self._write(SessionStart, item_id=item_id, item=dict(item))
 
     def enter(
         self, state: str, *, stage: str | None = None, turn: int | None = None, reason: str | None = None
@@ -120,20 +130,18 @@ class Session:
         if stage is not None:
             self.stage = stage
         self.turn = turn
-        self._writer.write(Transition(**self._base(), from_state=previous, to_state=state, reason=reason))
+        self._write(Transition, from_state=previous, to_state=state, reason=reason)
 
     def note(self, name: str, **data: Any) -> None:
         """Record a protocol-specific structured step (e.g. one No-Data round)."""
-        self._writer.write(Step(**self._base(), name=name, data=data))
+        self._write(Step, name=name, data=data)
 
     def error(self, exc: BaseException, tb: str | None = None) -> None:
-        self._writer.write(
-            ErrorEvent(
-                **self._base(),
-                error_type=type(exc).__name__,
-                message=mask_secrets(str(exc)),
-                traceback=mask_secrets(tb) if tb else None,
-            )
+        self._write(
+            ErrorEvent,
+            error_type=type(exc).__name__,
+            message=mask_secrets(str(exc)),
+            traceback=mask_secrets(tb) if tb else None,
         )
 
     def verdict(
@@ -151,7 +159,8 @@ class Session:
             evidence=evidence or [],
             statistics=statistics or {},
         )
-        self._writer.write(v)
+        if self._record:
+            self._writer.write(v)
         return v
 
     # ------------------------------------------------------------------ speaking
@@ -211,15 +220,13 @@ class Session:
                 samples=samples if last else 1,
             )
             messages.append(TextMessage(content=m.content, source=sender, metadata=md))
-            self._writer.write(
-                Message(
-                    **self._base(),
-                    sender=sender if m.role == "user" else "system",
-                    receiver=role,
-                    content=m.content,
-                    prompt=name,
-                    quote=quote if m.role == "user" else None,
-                )
+            self._write(
+                Message,
+                sender=sender if m.role == "user" else "system",
+                receiver=role,
+                content=m.content,
+                prompt=name,
+                quote=quote if m.role == "user" else None,
             )
         return await self._deliver(role, messages, parse=reader, expected=expected, on_failure=on_failure, prompt=name)
 
@@ -234,7 +241,7 @@ class Session:
         on_failure: str = "",
     ) -> Reply[T]:
         """Send literal content (e.g. a JSON request to a rule agent) without a prompt file."""
-        self._writer.write(Message(**self._base(), sender=sender, receiver=role, content=content))
+        self._write(Message, sender=sender, receiver=role, content=content)
         msg = TextMessage(content=content, source=sender)
         return await self._deliver(role, [msg], parse=parse, expected=expected, on_failure=on_failure, prompt=None)
 
@@ -254,22 +261,20 @@ class Session:
         for call in response.inner_messages or ():
             if isinstance(call, CallInfo):
                 texts = call.samples or texts
-                self._writer.write(
-                    ModelCall(
-                        **self._base(),
-                        role=role,
-                        model=call.model,
-                        request_digest=call.request_digest,
-                        response=call.response,
-                        usage=TokenUsage(prompt_tokens=call.prompt_tokens, completion_tokens=call.completion_tokens),
-                        latency_s=call.latency_s,
-                        retries=call.retries,
-                        finish_reason=call.finish_reason,
-                        cached=call.cached,
-                        samples=max(1, len(call.samples)),
-                        requests=0 if call.cached else call.requests,
-                        enforcement=call.enforcement,
-                    )
+                self._write(
+                    ModelCall,
+                    role=role,
+                    model=call.model,
+                    request_digest=call.request_digest,
+                    response=call.response,
+                    usage=TokenUsage(prompt_tokens=call.prompt_tokens, completion_tokens=call.completion_tokens),
+                    latency_s=call.latency_s,
+                    retries=call.retries,
+                    finish_reason=call.finish_reason,
+                    cached=call.cached,
+                    samples=max(1, len(call.samples)),
+                    requests=0 if call.cached else call.requests,
+                    enforcement=call.enforcement,
                 )
         replies = [
             self._read(role, prompt, t, i if len(texts) > 1 else None, parse, expected, on_failure)
@@ -290,9 +295,7 @@ class Session:
         expected: str,
         on_failure: str,
     ) -> Reply[T]:
-        self._writer.write(
-            Message(**self._base(), sender=role, receiver="moderator", content=text, prompt=prompt, sample=sample)
-        )
+        self._write(Message, sender=role, receiver="moderator", content=text, prompt=prompt, sample=sample)
         if parse is None:
             return Reply(text=text)
         try:
@@ -307,16 +310,14 @@ class Session:
     ) -> None:
         """Record a reply that could not be parsed and the defined outcome the protocol took instead
         (for protocols that parse replies themselves rather than through ``ask(parse=...)``)."""
-        self._writer.write(
-            ParseFailure(
-                **self._base(),
-                role=role,
-                prompt=prompt,
-                expected=expected,
-                raw=raw,
-                error=error,
-                outcome=outcome or "reply left unparsed",
-            )
+        self._write(
+            ParseFailure,
+            role=role,
+            prompt=prompt,
+            expected=expected,
+            raw=raw,
+            error=error,
+            outcome=outcome or "reply left unparsed",
         )
 
     def remember(self, role: str, speaker: str, text: str, *, shown: bool = True) -> None:
@@ -328,7 +329,7 @@ class Session:
         seed(speaker, text)
         if shown:
             sender = role if speaker == "assistant" else ("system" if speaker == "system" else "moderator")
-            self._writer.write(Message(**self._base(), sender=sender, receiver=role, content=text))
+            self._write(Message, sender=sender, receiver=role, content=text)
 
     def seed(self, role: str, prompt: str, **variables: Any) -> None:
         """Put a rendered prompt into a role's memory without a model call (not shown in the chat)."""
