@@ -21,6 +21,7 @@ from typing import Literal, TypeVar
 import numpy as np
 
 from voirdire.protocol import ParseError, Session
+from voirdire.structured import ReplySchema
 
 from .generators import OracleGenerator, Proposal, uniform_bits
 from .rubric import IP_RUBRIC, Label, Rubric
@@ -41,6 +42,10 @@ _LABEL = re.compile(r"\|label\|\s*\(?\s*([01])\s*\)?\s*\|label\|", re.IGNORECASE
 _LABEL_LOOSE = re.compile(r"\|label\|\s*\(?\s*([01])\b", re.IGNORECASE)
 _DATAPOINT = re.compile(r"\|datapoint\|\s*\(?\s*([01]+)\s*\)?\s*\|datapoint\|", re.IGNORECASE)
 _DATAPOINT_LOOSE = re.compile(r"\|datapoint\|\s*\(?\s*([01]+)\b", re.IGNORECASE)
+
+
+# Prompt 1's label, asked through a reply schema in structured mode (the |label| anchors are read otherwise).
+LABEL = ReplySchema.choice("0", "1", values=(0, 1))
 
 
 def parse_label(reply: str) -> Label | None:
@@ -158,7 +163,13 @@ class LLMEvaluator:
         return f"gave up after {self.attempts} attempts: {what} (App. D.2)"
 
     async def _ask(
-        self, session: Session, calls: LLMCalls, prompt: str, parse: Callable[[str], T], variables: dict[str, str]
+        self,
+        session: Session,
+        calls: LLMCalls,
+        prompt: str,
+        parse: Callable[[str], T],
+        variables: dict[str, str],
+        schema: ReplySchema | None = None,
     ) -> tuple[T | None, str]:
         """Up to ``attempts`` independent calls until a reply parses; the value (None if none did) and the reply."""
         text = ""
@@ -171,6 +182,7 @@ class LLMEvaluator:
                 self.role,
                 prompt,
                 parse=parse,
+                schema=schema,
                 expected=EXPECTED[prompt],
                 on_failure=self._outcome(prompt, attempt),
                 temperature=temperature,
@@ -215,7 +227,7 @@ class LLMEvaluator:
         return [out[i] for i in rng.permutation(len(out))]
 
     async def label(self, session: Session, calls: LLMCalls, x: str, rng: np.random.Generator) -> Label:
-        y, _ = await self._ask(session, calls, PROMPT_EVALUATE, _label_reply, self.label_variables(x))
+        y, _ = await self._ask(session, calls, PROMPT_EVALUATE, _label_reply, self.label_variables(x), LABEL)
         return int(rng.integers(2)) if y is None else y  # App. D.2: a random answer after five failures
 
     async def propose(

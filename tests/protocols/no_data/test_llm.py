@@ -347,3 +347,25 @@ async def test_prompt_3_exemplars_are_the_first_ip_train_rows(root: Path, tmp_pa
         assert f"Datapoint: {row.x}\nLabel: {row.y}\nRationale:" in user.content
     assert f"Datapoint: {train[3].x}\nLabel:" not in user.content
     assert user.content.count("|datapoint|") == 6
+
+
+async def test_structured_mode_reads_the_label_from_its_schema(root: Path, tmp_path: Path) -> None:
+    """--structured: Prompt 1's label is asked through a 0/1 reply schema; |label| anchors are not read then."""
+    from voirdire.models import RoleSettings
+
+    client = ScriptedChatCompletionClient(Script(default='{"answer": "1"}'))
+    params = NoDataProtocolParams(data="ip", evaluator="llm", generator="oracle", retry_temperature=None, attempts=2)
+    items = make_items(load_split("ip", "test", root), [1], limit=2)
+    out = tmp_path / "s.jsonl"
+    roles = {"evaluator": RoleSettings(model="scripted:x", structured=True)}
+    result = await run_protocol(
+        NoDataProtocol(params, root=root), items, out=out, roles=roles, clients={"evaluator": client}
+    )
+    assert not result.errors
+    t = load(out)
+    assert t.header is not None and t.header.roles["evaluator"].structured
+    for s in t.sessions.values():
+        assert s.of_kind(ParseFailure) == []
+        assert {c.enforcement for c in s.of_kind(ModelCall)} == {"validated"}
+        rounds = [e.data for e in s.of_kind(Step) if e.name == "nodata.round"]
+        assert rounds and all(r["y_hat"] == 1 for r in rounds)
