@@ -1,4 +1,7 @@
-"""The strict reply parsers of LMvLM (§2): no substring traps."""
+"""The reply readers of LMvLM (§2): clauses, negation scope and hedges, no substring traps.
+
+The labelled corpus (``reply_corpus.jsonl``, ``test_reply_corpus.py``) measures them on 700 replies; the cases
+here pin the rules one by one."""
 
 from __future__ import annotations
 
@@ -28,9 +31,21 @@ from voirdire.protocols.cross_examination.parsing import (
         ("The claim is not entirely correct.", "incorrect"),
         ("The claim does not seem correct.", "incorrect"),
         ("It is unlikely that the claim is correct.", "incorrect"),
-        ("The claim cannot be verified as correct.", "incorrect"),
+        # double negation: "not incorrect" is correct (litotes), as "no doubt" and "cannot deny" are positive
+        ("The claim is not incorrect.", "correct"),
+        ("I cannot deny that the claim is correct.", "correct"),
+        ("There is no doubt the claim is correct.", "correct"),
+        ("Not only is the claim correct, the dates also agree.", "correct"),
+        ("The claim is certainly not correct.", "incorrect"),
+        ("I do not think the claim is correct.", "incorrect"),
+        ("The claim that Paris is not the capital is incorrect.", "incorrect"),
         ("The claim is incorrect. The correct answer is Paris.", "incorrect"),
         ("The claim appears to be correct, although one of the answers was incorrect.", "correct"),
+        ("Although one answer was incorrect, the claim is correct.", "correct"),
+        ("The claim looks correct, but it is incorrect.", "incorrect"),
+        ("Is the claim correct or incorrect? The claim is incorrect.", "incorrect"),
+        ("Is the claim correct? No, it is not.", "incorrect"),
+        ("Thank you. Step 1: the dates differ.\n\n**Conclusion:** the claim is incorrect.", "incorrect"),
     ],
 )
 def test_decision(text: str, expected: str) -> None:
@@ -45,7 +60,16 @@ def test_decision(text: str, expected: str) -> None:
         "Part of it is correct, part is incorrect.",
         "correctly stated",
         "",
-        "The claim is not incorrect.",
+        # a hedge withholds the verdict: failing to verify a claim is not finding it incorrect
+        "The claim cannot be verified as correct.",
+        "I cannot confirm that the claim is correct.",
+        "It is impossible to say whether the claim is correct.",
+        "The claim may be correct.",
+        "The claim is partially correct.",
+        "If the answers are right, the claim is correct.",
+        "One of the answers was incorrect.",
+        "The correct answer is Paris.",
+        "Based on the interviewee's answers, what is your conclusion? Do you think it is correct or incorrect?",
     ],
 )
 def test_decision_inconclusive(text: str) -> None:
@@ -62,6 +86,17 @@ def test_decision_inconclusive(text: str) -> None:
         ("no, none", False),
         ("I would say yes to that", True),
         ("Not really. No.", False),
+        ("Certainly not.", False),
+        ("Of course not.", False),
+        ("Absolutely not!", False),
+        ("By no means.", False),
+        ("Of course.", True),
+        ("I have no further questions.", False),
+        ("I have a few more questions.", True),
+        ("Do you have any follow-up questions? No.", False),
+        # "no doubt" is an emphatic yes to "Are you sure regarding the correctness of your claim?"
+        ("There is no doubt that my claim is correct.", True),
+        ("I'm not sure.", False),
     ],
 )
 def test_yes_no(text: str, expected: bool) -> None:
@@ -69,7 +104,8 @@ def test_yes_no(text: str, expected: bool) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["Maybe", "Yes and no", "", "Nothing more", "There is no doubt that my claim is correct."]
+    "text",
+    ["Maybe", "Yes and no", "", "Nothing more", "Yes, I have no further questions.", "Please answer with Yes or No."],
 )
 def test_yes_no_failures(text: str) -> None:
     with pytest.raises(ParseError):
@@ -89,7 +125,8 @@ def test_split_questions_numbered_bulleted_and_inline() -> None:
 def test_idk_and_cloze() -> None:
     assert says_idk("I don't know.") and says_idk("I do not know") and says_idk("i dont know")
     assert not says_idk("I know that it is Paris.") and not says_idk("I don't know for sure, but it is Paris.")
-    assert says_idk("I don't know the answer.")
+    assert says_idk("I don't know the answer.") and says_idk("Sorry, I don't know.")
+    assert not says_idk("I don't know, maybe Paris.") and not says_idk("I do not know. It might be Lyon.")
     assert is_cloze("Bailey Peninsula is located in ____.") and not is_cloze("Where is it?")
     assert fill_blank("X is located in ____.", "Antarctica.") == "X is located in Antarctica."
     assert fill_blank("X plays ____ music.", "Jazz music.") == "X plays Jazz music."
