@@ -1,7 +1,8 @@
-"""Render a session from its transcript as a chat in the terminal (``voirdire show``).
+"""The terminal renderer of the chat model (``voirdire show``): one session as dialogue, dividers and verdict.
 
-Everything protocol-specific (role colours, which item fields to show, gold fields, quiet states) comes from the
-display hints in the run header, so any protocol's transcript renders without importing the protocol.
+The turns come from ``voirdire.chat``, the same model the web viewer renders, so both show the same information:
+who said what to whom, stage and round dividers, parse failures and retries, tokens and latency per reply and per
+role, the verdict and its evidence. ``--prompts`` adds the prompts the protocol sent.
 """
 
 from __future__ import annotations
@@ -11,19 +12,9 @@ import sys
 import textwrap
 from typing import TextIO
 
+from voirdire.chat import Bubble, Call, Chat, Divider, Failure, Note, Outcome, Problem, chat_of
 from voirdire.errors import VoirdireError
-from voirdire.transcript import (
-    DisplayHints,
-    ErrorEvent,
-    Message,
-    ModelCall,
-    ParseFailure,
-    SessionRecord,
-    Step,
-    Transcript,
-    Transition,
-    Verdict,
-)
+from voirdire.transcript import DisplayHints, RunHeader, SessionRecord, Transcript
 
 
 class SessionNotFound(VoirdireError, LookupError):
@@ -49,11 +40,85 @@ def _indent(text: str, width: int = 100) -> str:
     return "\n".join("    " + line for line in out)
 
 
-def _item_fields(s: SessionRecord, hints: DisplayHints) -> tuple[str, ...]:
-    """The hinted fields, or (no hints: a transcript written before they existed) every short scalar field."""
-    if hints.item_fields:
-        return hints.item_fields
-    return tuple(k for k, v in s.item.items() if k != "id" and isinstance(v, str | int | float) and len(str(v)) <= 300)
+def call_text(call: Call) -> str:
+    """``12+4 tokens · 0.31 s · 1 retry · cached``; a person's reply: ``typed in 8.20 s``"""
+    if call.human:
+        return f"typed in {call.latency_s:.2f} s"
+    parts = [f"{call.prompt_tokens}+{call.completion_tokens} tokens", f"{call.latency_s:.2f} s"]
+    if call.retries:
+        parts.append(f"{call.retries} retr{'y' if call.retries == 1 else 'ies'}")
+    if call.cached:
+        parts.append("cached")
+    return " · ".join(parts)
+
+
+def _name(role: str) -> str:
+    return role.capitalize()
+
+
+def _bubble_lines(b: Bubble, chat: Chat, st: Style, prompts: bool) -> list[str]:
+    colour = chat.colors.get(b.sender, "37")
+    if b.kind == "prompt":
+        if not prompts:
+            return []
+        return [
+            st("2", f"{_name(b.sender)} → {_name(b.receiver)} [{b.prompt or 'text'}]:"),
+            st("2", _indent(b.content)),
+        ]
+    if b.kind == "reply":
+        who = _name(b.sender) + (" (human)" if b.human else "")
+        head = st(colour, f"{who}:") + (st("2", "  " + call_text(b.call)) if b.call else "")
+        return [head, _indent(b.text)]
+    if b.kind == "memory":
+        return [st(colour, f"{_name(b.sender)} (memory):"), _indent(b.text)]
+    return [st(colour, f"{_name(b.sender)} → {_name(b.receiver)}:"), _indent(b.content if prompts else b.text)]
+
+
+def render_chat(chat: Chat, *, prompts: bool = False, color: bool = False) -> str:
+    st = Style(color)
+    title = f"━━ session {chat.session_id}" + (f" · {chat.protocol}" if chat.protocol else "") + " ━━"
+    lines = [st("1", title)]
+    lines += [f"{key.replace('_', ' ')}: {value}" for key, value in chat.fields]
+    if chat.gold:
+        lines.append(st("2", "gold: " + " | ".join(chat.gold)))
+    for turn in chat.turns:
+        if isinstance(turn, Divider):
+            if not turn.quiet:
+                lane = f"{turn.lane} · " if turn.lane else ""
+                undeclared = " (undeclared edge)" if not turn.declared else ""
+                lines.append(st("2", f"── {lane}{turn.label}{undeclared} ──"))
+        elif isinstance(turn, Bubble):
+            lines += _bubble_lines(turn, chat, st, prompts)
+        elif isinstance(turn, Failure):
+            lines.append(st("31", f"!! {turn.role}: could not parse ({turn.error}); {turn.outcome}"))
+        elif isinstance(turn, Note):
+            data = ", ".join(f"{k}={v}" for k, v in turn.data.items())
+            lines.append(st("2", f"· {turn.name}: {data}"))
+        elif isinstance(turn, Problem):
+            lines.append(st("31", f"ERROR {turn.error_type}: {turn.message}"))
+        elif isinstance(turn, Outcome):
+            verdict = f"Verdict: {turn.decision.upper()}" + (f" ({turn.trust})" if turn.trust else "")
+            lines.append(st("1;32" if turn.accepted else "1;31", verdict))
+            if turn.evidence:
+                lines.append("evidence:")
+                lines += [_indent(item) for item in turn.evidence]
+            if turn.claim:
+                lines.append("claim examined:")
+                lines.append(_indent(turn.claim))
+    lines.append(st("2", totals_text(chat)))
+    return "\n".join(lines)
+
+
+def totals_text(chat: Chat) -> str:
+    """``5 model calls · examiner 3 calls, 300+20 tokens, 1.20 s · examinee ...``"""
+    parts = [f"{chat.calls} model calls"]
+    for t in chat.totals.values():
+        human = " (human)" if t.human else ""
+        parts.append(
+            f"{t.role}{human} {t.calls} calls, {t.prompt_tokens}+{t.completion_tokens} tokens, {t.latency_s:.2f} s"
+            + (f", {t.retries} retries" if t.retries else "")
+        )
+    return " · ".join(parts)
 
 
 def render_session(
@@ -63,63 +128,21 @@ def render_session(
     color: bool = False,
     protocol: str = "",
     hints: DisplayHints | None = None,
+    header: RunHeader | None = None,
 ) -> str:
-    st = Style(color)
-    hints = hints or DisplayHints()
-    lines = [st("1", f"━━ session {s.session_id}" + (f" · {protocol}" if protocol else "") + " ━━")]
-    for key in _item_fields(s, hints):
-        if s.item.get(key) not in (None, "", []):
-            lines.append(f"{key.replace('_', ' ')}: {s.item[key]}")
-    for key in hints.gold_fields:
-        value = s.item.get(key)
-        if value not in (None, "", []):
-            shown = value[:8] if isinstance(value, list) else [value]
-            lines.append(st("2", "gold: " + " | ".join(map(str, shown))))
-    calls = 0
-    for e in s.events:
-        if isinstance(e, Transition):
-            label = e.to_state + (f" · round {e.turn}" if e.turn else "")
-            if e.to_state not in hints.quiet_states:
-                lines.append(st("2", f"── {label} ──"))
-        elif isinstance(e, Message):
-            name = e.sender.capitalize()
-            colour = hints.colors.get(e.sender, "37")
-            if e.sender in ("moderator", "system"):
-                if prompts:
-                    lines.append(st("2", f"{name} → {e.receiver.capitalize()} [{e.prompt or 'text'}]:"))
-                    lines.append(st("2", _indent(e.content)))
-            elif e.receiver == "moderator":
-                lines.append(st(colour, f"{name}:"))
-                lines.append(_indent(e.content))
-            else:  # a role's words carried to another role inside a prompt
-                shown = e.content if prompts or not e.quote else e.quote
-                lines.append(st(colour, f"{name} → {e.receiver.capitalize()}:"))
-                lines.append(_indent(shown))
-        elif isinstance(e, ModelCall):
-            calls += 1
-        elif isinstance(e, ParseFailure):
-            lines.append(st("31", f"!! {e.role}: could not parse ({e.error}); {e.outcome}"))
-        elif isinstance(e, Step):
-            data = ", ".join(f"{k}={v}" for k, v in e.data.items())
-            lines.append(st("2", f"· {e.name}: {data}"))
-        elif isinstance(e, ErrorEvent):
-            lines.append(st("31", f"ERROR {e.error_type}: {e.message}"))
-        elif isinstance(e, Verdict):
-            verdict = e.decision.upper()
-            trust = {True: "accepted", False: "rejected", None: ""}[e.accepted]
-            lines.append(st("1;32" if e.accepted else "1;31", f"Verdict: {verdict}" + (f" ({trust})" if trust else "")))
-            claim = e.statistics.get("claim")
-            if claim and claim != s.item.get("claim"):
-                lines.append("claim examined:")
-                lines.append(_indent(str(claim)))
-    lines.append(st("2", f"{calls} model calls"))
-    return "\n".join(lines)
+    """One session as terminal text; ``header`` (or ``protocol`` and ``hints`` alone) says how to display it."""
+    if header is None and (protocol or hints):
+        header = RunHeader(run_id=s.run_id, protocol=protocol, display=hints or DisplayHints())
+    return render_chat(chat_of(s, header), prompts=prompts, color=color)
+
+
+def header_of(t: Transcript, run_id: str) -> RunHeader | None:
+    """The header of the run that wrote a session (a resumed transcript holds several), else the last one."""
+    return next((h for h in reversed(t.headers) if h.run_id == run_id), t.header)
 
 
 def render(t: Transcript, *, session: str | None = None, prompts: bool = False, color: bool | None = None) -> str:
     color = use_color(sys.stdout) if color is None else color
-    protocol = t.header.protocol if t.header else ""
-    hints = t.header.display if t.header else None
     if session is not None:
         if session not in t.sessions:
             known = list(t.sessions)
@@ -128,7 +151,7 @@ def render(t: Transcript, *, session: str | None = None, prompts: bool = False, 
         chosen = [t.sessions[session]]
     else:
         chosen = list(t.sessions.values())
-    return "\n\n".join(render_session(s, prompts=prompts, color=color, protocol=protocol, hints=hints) for s in chosen)
+    return "\n\n".join(render_chat(chat_of(s, header_of(t, s.run_id)), prompts=prompts, color=color) for s in chosen)
 
 
 def summary_line(s: SessionRecord) -> str:

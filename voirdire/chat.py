@@ -1,0 +1,354 @@
+"""Transcript events as a chat: the one model that both readers render (``voirdire show`` in the terminal and the
+web viewer).
+
+A session's events become *turns*: ``Bubble`` (one message: a role's reply, its words carried to another role, a
+prompt, or a line put in a role's memory), ``Divider`` (a transition of the declared state machine, with its stage
+and round), ``Failure`` (a reply the protocol could not parse and the outcome it took), ``Note`` (a structured
+step), ``Problem`` (an error) and ``Outcome`` (the verdict with its evidence). A reply carries the model call that
+produced it (model, tokens, latency, retries, cache) and the prompts it answers, so a reader can show the rendered
+prompt behind any message.
+
+Everything protocol-specific comes from the run header (display hints, declared transitions), never from the
+protocol's code. A stage named ``<lane>.<stage>`` (LMvLM (Majority) names its examinations ``e1.setup``,
+``e2.setup``, ...) puts its turns in a *lane*; the web view shows lanes side by side.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from voirdire.transcript import (
+    DisplayHints,
+    ErrorEvent,
+    Message,
+    ModelCall,
+    ParseFailure,
+    RunHeader,
+    SessionRecord,
+    Step,
+    Transition,
+    Verdict,
+)
+
+HUMAN_SPEC = "human"  # the model spec (and the transcript's model label) of a role a person plays
+MODERATOR = ("moderator", "system")  # senders that are the protocol itself, not a role
+
+BubbleKind = Literal["reply", "relay", "prompt", "memory"]
+
+
+@dataclass(frozen=True)
+class Call:
+    """The model call behind a reply."""
+
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    retries: int
+    cached: bool
+    finish_reason: str | None
+
+    @property
+    def human(self) -> bool:
+        return self.model == HUMAN_SPEC
+
+
+@dataclass
+class Bubble:
+    """One message. ``kind``: ``reply`` (a role answers the protocol), ``relay`` (a role's words carried to another
+    role), ``prompt`` (the protocol's own text to a role), ``memory`` (a line put in a role's memory without a model
+    call). ``text`` is what the chat shows (a relay's own words), ``content`` the message as sent."""
+
+    seq: int
+    time: datetime
+    sender: str
+    receiver: str
+    kind: BubbleKind
+    text: str
+    content: str
+    prompt: str | None
+    stage: str | None
+    lane: str | None
+    call: Call | None = None
+    asked: list[Bubble] = field(default_factory=list)
+    """The messages this reply answers (prompts and relays to the role since its last reply)."""
+
+    @property
+    def human(self) -> bool:
+        return self.call is not None and self.call.human
+
+    @property
+    def rendered_prompt(self) -> str:
+        """The prompt behind the message: what the role was sent (for a reply), or the message as sent."""
+        if self.kind == "reply":
+            return "\n\n".join(f"[{m.sender} → {m.receiver}] {m.content}" for m in self.asked)
+        return self.content
+
+
+@dataclass(frozen=True)
+class Divider:
+    """A transition: the state entered, its stage and round; ``quiet`` states are drawn without a divider and
+    ``declared`` is False for an edge the header's state machine does not list."""
+
+    seq: int
+    state: str
+    from_state: str | None
+    stage: str | None
+    lane: str | None
+    round: int | None
+    reason: str | None
+    quiet: bool
+    declared: bool
+
+    @property
+    def label(self) -> str:
+        return self.state + (f" · round {self.round}" if self.round else "")
+
+    @property
+    def stage_name(self) -> str | None:
+        """The stage without its lane (``e2.followup`` -> ``followup``); None when it only repeats the state."""
+        name = self.stage.split(".", 1)[1] if self.stage and self.lane else self.stage
+        return None if name == self.state else name
+
+
+@dataclass(frozen=True)
+class Failure:
+    seq: int
+    role: str
+    prompt: str | None
+    expected: str
+    raw: str
+    error: str
+    outcome: str
+    lane: str | None
+
+
+@dataclass(frozen=True)
+class Note:
+    seq: int
+    name: str
+    data: dict[str, Any]
+    lane: str | None
+
+
+@dataclass(frozen=True)
+class Problem:
+    seq: int
+    error_type: str
+    message: str
+    traceback: str | None
+    lane: str | None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The verdict; ``claim`` is the claim examined when it differs from the item's (a generated claim)."""
+
+    decision: str
+    accepted: bool | None
+    evidence: list[str]
+    statistics: dict[str, Any]
+    claim: str | None
+
+    @property
+    def trust(self) -> str:
+        return {True: "accepted", False: "rejected", None: ""}[self.accepted]
+
+
+Turn = Bubble | Divider | Failure | Note | Problem | Outcome
+
+
+@dataclass
+class RoleTotals:
+    """What one role cost in a session."""
+
+    role: str
+    models: list[str] = field(default_factory=list)
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    retries: int = 0
+    cached: int = 0
+    human: bool = False
+
+    def add(self, call: Call) -> None:
+        if call.model not in self.models:
+            self.models.append(call.model)
+        self.calls += 1
+        self.prompt_tokens += call.prompt_tokens
+        self.completion_tokens += call.completion_tokens
+        self.latency_s += call.latency_s
+        self.retries += call.retries
+        self.cached += call.cached
+        self.human = self.human or call.human
+
+
+@dataclass
+class Chat:
+    """One session as a chat."""
+
+    session_id: str
+    run_id: str
+    protocol: str
+    item_id: str | None
+    fields: list[tuple[str, str]]
+    gold: list[str]
+    turns: list[Turn]
+    totals: dict[str, RoleTotals]
+    models: dict[str, str]
+    """role -> the model spec the run header binds it to"""
+    colors: dict[str, str]
+    """role -> ANSI SGR code from the display hints"""
+
+    @property
+    def verdict(self) -> Outcome | None:
+        return next((t for t in reversed(self.turns) if isinstance(t, Outcome)), None)
+
+    @property
+    def status(self) -> str:
+        if self.verdict is not None:
+            return "finished"
+        return "error" if any(isinstance(t, Problem) for t in self.turns) else "running"
+
+    @property
+    def calls(self) -> int:
+        return sum(t.calls for t in self.totals.values())
+
+    @property
+    def humans(self) -> list[str]:
+        """Roles a person played in this session."""
+        return [r for r, t in self.totals.items() if t.human]
+
+    def sections(self) -> list[tuple[str | None, list[Turn]]]:
+        """Consecutive turns grouped by lane (None: outside any lane)."""
+        out: list[tuple[str | None, list[Turn]]] = []
+        for turn in self.turns:
+            lane = None if isinstance(turn, Outcome) else turn.lane
+            if out and out[-1][0] == lane:
+                out[-1][1].append(turn)
+            else:
+                out.append((lane, [turn]))
+        return out
+
+
+def lane_of(stage: str | None) -> str | None:
+    """``e2.followup`` -> ``e2``; a stage without a dot is in no lane."""
+    if stage and "." in stage:
+        return stage.split(".", 1)[0]
+    return None
+
+
+def item_fields(item: dict[str, Any], hints: DisplayHints) -> list[tuple[str, str]]:
+    """The hinted item fields that have a value, or (no hints: a transcript written before they existed) every short
+    scalar field."""
+    if hints.item_fields:
+        keys: tuple[str, ...] = hints.item_fields
+    else:
+        keys = tuple(
+            k for k, v in item.items() if k != "id" and isinstance(v, str | int | float) and len(str(v)) <= 300
+        )
+    return [(k, str(item[k])) for k in keys if item.get(k) not in (None, "", [])]
+
+
+def gold_values(item: dict[str, Any], hints: DisplayHints, limit: int = 8) -> list[str]:
+    out: list[str] = []
+    for key in hints.gold_fields:
+        value = item.get(key)
+        if value not in (None, "", []):
+            out += [str(v) for v in (value[:limit] if isinstance(value, list) else [value])]
+    return out
+
+
+def chat_of(session: SessionRecord, header: RunHeader | None = None) -> Chat:
+    """Turn a session's events into a chat, using only the run header for display (hints, declared edges)."""
+    hints = header.display if header else DisplayHints()
+    edges = header.transitions if header else {}
+    turns: list[Turn] = []
+    totals: dict[str, RoleTotals] = {}
+    waiting: dict[str, list[Bubble]] = {}  # role -> messages it has been sent since its last reply
+    calls: dict[str, Call] = {}  # role -> the call whose reply has not been recorded yet
+    for e in session.events:
+        lane = lane_of(e.stage)
+        if isinstance(e, Transition):
+            declared = not edges or e.to_state in edges.get(e.from_state or "[*]", [])
+            turns.append(
+                Divider(
+                    seq=e.seq,
+                    state=e.to_state,
+                    from_state=e.from_state,
+                    stage=e.stage,
+                    lane=lane,
+                    round=e.turn,
+                    reason=e.reason,
+                    quiet=e.to_state in hints.quiet_states,
+                    declared=declared,
+                )
+            )
+        elif isinstance(e, ModelCall):
+            call = Call(
+                model=e.model,
+                prompt_tokens=e.usage.prompt_tokens,
+                completion_tokens=e.usage.completion_tokens,
+                latency_s=e.latency_s,
+                retries=e.retries,
+                cached=e.cached,
+                finish_reason=e.finish_reason,
+            )
+            calls[e.role] = call
+            totals.setdefault(e.role, RoleTotals(e.role)).add(call)
+        elif isinstance(e, Message):
+            turns.append(_bubble(e, lane, waiting, calls))
+        elif isinstance(e, ParseFailure):
+            turns.append(Failure(e.seq, e.role, e.prompt, e.expected, e.raw, e.error, e.outcome, lane))
+        elif isinstance(e, Step):
+            turns.append(Note(e.seq, e.name, dict(e.data), lane))
+        elif isinstance(e, ErrorEvent):
+            turns.append(Problem(e.seq, e.error_type, e.message, e.traceback, lane))
+        elif isinstance(e, Verdict):
+            claim = e.statistics.get("claim")
+            shown = str(claim) if claim and claim != session.item.get("claim") else None
+            turns.append(Outcome(e.decision, e.accepted, list(e.evidence), dict(e.statistics), shown))
+    return Chat(
+        session_id=session.session_id,
+        run_id=session.run_id,
+        protocol=header.protocol if header else "",
+        item_id=session.item_id,
+        fields=item_fields(session.item, hints),
+        gold=gold_values(session.item, hints),
+        turns=turns,
+        totals=totals,
+        models={r: b.spec for r, b in header.roles.items()} if header else {},
+        colors=dict(hints.colors),
+    )
+
+
+def _bubble(e: Message, lane: str | None, waiting: dict[str, list[Bubble]], calls: dict[str, Call]) -> Bubble:
+    if e.sender == e.receiver:
+        kind: BubbleKind = "memory"
+    elif e.receiver == "moderator":
+        kind = "reply"
+    elif e.sender in MODERATOR:
+        kind = "prompt"
+    else:
+        kind = "relay"
+    bubble = Bubble(
+        seq=e.seq,
+        time=e.time,
+        sender=e.sender,
+        receiver=e.receiver,
+        kind=kind,
+        text=e.quote if kind == "relay" and e.quote else e.content,
+        content=e.content,
+        prompt=e.prompt,
+        stage=e.stage,
+        lane=lane,
+    )
+    if kind == "reply":
+        bubble.asked = waiting.pop(e.sender, [])
+        bubble.call = calls.pop(e.sender, None)
+    elif kind in ("prompt", "relay"):
+        waiting.setdefault(e.receiver, []).append(bubble)
+    return bubble

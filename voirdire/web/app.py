@@ -1,0 +1,208 @@
+"""The viewer as a Starlette application: runs, sessions of a run, one session as a chat, a run's report.
+
+Every page is rendered on the server from the transcript index (``voirdire.web.index``), so a page reads only the
+sessions it shows. Pages that can change (a run in progress) carry the URL of a version probe; the viewer's script
+polls it and swaps in the page's new content when the transcript grows. Every response carries a
+Content-Security-Policy that allows no inline script, and only requests addressed to 127.0.0.1 or localhost are
+answered (a page elsewhere cannot reach the viewer through a rebound DNS name).
+"""
+
+from __future__ import annotations
+
+import warnings
+from importlib import resources
+from urllib.parse import quote
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from voirdire.chat import chat_of
+from voirdire.web.catalog import Library, Prices
+from voirdire.web.errors import ViewerError
+from voirdire.web.export import export_html
+from voirdire.web.index import TranscriptIndex
+from voirdire.web.query import CHOICES, Query, select
+from voirdire.web.render import SERVER_CSP, render
+
+ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
+EXPORT_LIMIT = 1000  # sessions one downloaded page may hold
+SECURITY_HEADERS = {
+    "content-security-policy": SERVER_CSP,
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "x-frame-options": "DENY",
+    "cache-control": "no-store",
+}
+
+
+class SecurityHeaders:
+    """Adds the security headers to every response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message.get("headers", []) if k.decode().lower() not in SECURITY_HEADERS]
+                headers += [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, sending)
+
+
+def create_app(library: Library, *, prices: Prices | None = None) -> Starlette:
+    def run_index(request: Request) -> tuple[str, TranscriptIndex]:
+        key = request.path_params["key"]
+        index = library.get(key)
+        if index is None:
+            raise HTTPException(404, f"no transcript {key!r} here")
+        try:
+            index.refresh()
+        except ViewerError as exc:
+            raise HTTPException(404, str(exc)) from None
+        return key, index
+
+    def runs(request: Request) -> HTMLResponse:
+        summaries = library.summaries(prices)
+        version = ";".join(f"{s.key}:{s.sessions}:{s.finished}:{s.errors}" for s in summaries)
+        return page("runs.html", runs=summaries, sources=[*library.folders, *library.files], version=version)
+
+    def sessions(request: Request) -> HTMLResponse:
+        key, index = run_index(request)
+        query = Query.from_params(request.query_params)
+        found = select(index, query)
+        header = index.header()
+        return page(
+            "sessions.html",
+            key=key,
+            index=index,
+            header=header,
+            query=query,
+            found=found,
+            choices=CHOICES,
+            version=str(index.size),
+            live=live(index),
+        )
+
+    def session(request: Request) -> HTMLResponse:
+        key, index = run_index(request)
+        sid = request.path_params["sid"]
+        attempt = index.session(sid)
+        try:
+            record = index.record(sid)
+        except ViewerError as exc:  # a damaged line inside this session
+            raise HTTPException(500, str(exc)) from None
+        if attempt is None or record is None:
+            raise HTTPException(404, f"{key}: no session {sid!r}")
+        chat = chat_of(record, index.header(record.run_id))
+        order = [a.sid for a in index.sessions()]
+        at = order.index(sid)
+        return page(
+            "session.html",
+            key=key,
+            chat=chat,
+            attempt=attempt,
+            prompts=request.query_params.get("prompts") == "1",
+            previous=order[at - 1] if at > 0 else None,
+            next=order[at + 1] if at + 1 < len(order) else None,
+            version=f"{attempt.events}:{attempt.end}",
+            live=live(index) and attempt.status == "running",
+        )
+
+    def report(request: Request) -> HTMLResponse:
+        key, index = run_index(request)
+        header = index.header()
+        text, problem = "", None
+        try:
+            from voirdire.registry import registrations
+            from voirdire.transcript import load
+
+            reg = registrations().get(header.protocol) if header else None
+            if reg is None:
+                problem = f"protocol {header.protocol if header else '?'} is not installed: no report"
+            else:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    text = reg.report(load(index.path)).text()
+        except Exception as exc:  # a report that fails is shown as such, not as a server error
+            problem = f"{type(exc).__name__}: {exc}"
+        return page("report.html", key=key, header=header, text=text, problem=problem, version=str(index.size))
+
+    def export(request: Request) -> Response:
+        key, index = run_index(request)
+        sid = request.query_params.get("session") or None
+        if sid is not None and index.session(sid) is None:
+            raise HTTPException(404, f"{key}: no session {sid!r}")
+        if sid is None and len(index.attempts) > EXPORT_LIMIT:
+            raise HTTPException(
+                413,
+                f"{key}: {len(index.attempts)} sessions are too many for one page; download a session from its page, "
+                f"or run: voirdire export-html {index.path} -o FILE.html",
+            )
+        html = export_html(index, sessions=[sid] if sid else None)
+        name = (key.rsplit(".", 1)[0] + (f"-{sid}" if sid else "")).replace('"', "")
+        disposition = f"attachment; filename*=UTF-8''{quote(name)}.html"
+        return HTMLResponse(html, headers={"content-disposition": disposition})
+
+    def version(request: Request) -> JSONResponse:
+        """What a live page polls: a token that changes when what the page shows may have changed."""
+        kind = request.query_params.get("page", "runs")
+        if kind == "runs":
+            summaries = library.summaries(prices)
+            return JSONResponse(
+                {"version": ";".join(f"{s.key}:{s.sessions}:{s.finished}:{s.errors}" for s in summaries)}
+            )
+        index = library.get(request.query_params.get("key", ""))
+        if index is None:
+            return JSONResponse({"version": "gone"}, status_code=404)
+        index.refresh()
+        sid = request.query_params.get("session")
+        if sid:
+            a = index.session(sid)
+            return JSONResponse({"version": f"{a.events}:{a.end}" if a else "none"})
+        return JSONResponse({"version": str(index.size)})
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        status = getattr(exc, "status_code", 500)
+        detail = getattr(exc, "detail", "error")
+        return page("error.html", status_code=status, status=status, detail=detail, version="")
+
+    static = StaticFiles(directory=str(resources.files("voirdire.web").joinpath("static")))
+    return Starlette(
+        routes=[
+            Route("/", runs),
+            Route("/api/version", version),
+            Route("/run/{key}", sessions),
+            Route("/run/{key}/report", report),
+            Route("/run/{key}/export", export),
+            Route("/run/{key}/session/{sid:path}", session),
+            Mount("/static", static, name="static"),
+        ],
+        middleware=[
+            Middleware(SecurityHeaders),
+            Middleware(TrustedHostMiddleware, allowed_hosts=ALLOWED_HOSTS),
+        ],
+        exception_handlers={HTTPException: not_found},
+    )
+
+
+def live(index: TranscriptIndex) -> bool:
+    """A run is writing this transcript (the runner holds its lock file)."""
+    return index.path.with_name(index.path.name + ".lock").exists()
+
+
+def page(template: str, *, status_code: int = 200, **context: object) -> HTMLResponse:
+    return HTMLResponse(render(template, **context), status_code=status_code)

@@ -1,0 +1,175 @@
+"""The transcripts a viewer serves: folders rescanned on every look (a run that starts later appears), files given
+by name, each with its index and a summary for the runs list."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from voirdire.web.errors import ViewerError
+from voirdire.web.index import TranscriptIndex
+
+Prices = Mapping[str, tuple[float, float]]  # model label -> USD per million prompt / completion tokens
+
+
+def is_transcript(path: Path) -> bool:
+    """A file whose first line is a voirdire run header (datasets beside transcripts are skipped)."""
+    try:
+        with path.open("rb") as fh:
+            first = fh.readline(1 << 20)
+    except OSError:
+        return False
+    if not first.lstrip().startswith(b"{"):
+        return False
+    try:
+        return json.loads(first).get("kind") == "header"
+    except (ValueError, AttributeError):
+        return False
+
+
+@dataclass
+class RunSummary:
+    """One transcript as the runs list shows it."""
+
+    key: str
+    path: Path
+    protocol: str = ""
+    created: str | None = None
+    paper: str | None = None
+    dataset: str | None = None
+    roles: dict[str, str] = field(default_factory=dict)
+    invocations: int = 0
+    sessions: int = 0
+    finished: int = 0
+    errors: int = 0
+    running: int = 0
+    parse_failures: int = 0
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    cost: float | None = None
+    correct: int = 0
+    judged: int = 0  # verdicts whose gold correctness is known
+    humans: int = 0
+    decisions: dict[str, int] = field(default_factory=dict)
+    live: bool = False
+    problems: list[str] = field(default_factory=list)
+
+
+def summarize(key: str, index: TranscriptIndex, prices: Prices | None = None) -> RunSummary:
+    s = RunSummary(key=key, path=index.path, live=index.path.with_name(index.path.name + ".lock").exists())
+    s.problems = list(index.problems)
+    try:
+        header = index.header()
+    except ViewerError as exc:
+        s.problems.append(str(exc))
+        header = None
+    if header is not None:
+        s.protocol, s.created, s.paper, s.dataset = (
+            header.protocol,
+            header.created.isoformat(),
+            header.paper,
+            header.dataset,
+        )
+        s.roles = {role: binding.spec for role, binding in header.roles.items()}
+    s.invocations = len(index.headers)
+    attempts = index.sessions()
+    decisions: Counter[str] = Counter()
+    models: dict[str, list[float]] = {}
+    for a in attempts:
+        s.sessions += 1
+        status = a.status
+        s.finished += status == "finished"
+        s.errors += status == "error"
+        s.running += status == "running"
+        s.parse_failures += a.parse_failures
+        s.calls += a.calls
+        s.prompt_tokens += a.prompt_tokens
+        s.completion_tokens += a.completion_tokens
+        s.latency_s += a.latency_s
+        s.humans += a.human
+        if a.decision is not None:
+            decisions[a.decision] += 1
+        if a.correct is not None:
+            s.judged += 1
+            s.correct += a.correct
+        for model, (_, p, c, _) in a.models.items():
+            totals = models.setdefault(model, [0, 0])
+            totals[0] += p
+            totals[1] += c
+    s.decisions = dict(decisions.most_common())
+    if prices:
+        known = [m for m in models if m in prices]
+        if known:
+            s.cost = sum((models[m][0] * prices[m][0] + models[m][1] * prices[m][1]) / 1e6 for m in known)
+    return s
+
+
+class Library:
+    """Folders and files given to ``voirdire view``; each transcript gets a stable key for its URLs."""
+
+    def __init__(self, sources: Sequence[str | Path], *, persist: bool = True) -> None:
+        self.folders: list[Path] = []
+        self.files: list[Path] = []
+        self.persist = persist
+        for source in sources:
+            path = Path(source)
+            if path.is_dir():
+                self.folders.append(path)
+            elif path.is_file():
+                if path.stat().st_size and not is_transcript(path):
+                    raise ViewerError(f"{path}: not a voirdire transcript (its first line is not a run header)")
+                self.files.append(path)
+            else:
+                raise ViewerError(f"{path}: no such transcript or folder")
+        self._keys: dict[Path, str] = {}
+        self._indexes: dict[str, TranscriptIndex] = {}
+        self._lock = threading.Lock()
+
+    def _key(self, path: Path) -> str:
+        resolved = path.resolve()
+        if resolved not in self._keys:
+            taken = set(self._keys.values())
+            key, n = path.name, 1
+            while key in taken:
+                n += 1
+                key = f"{path.name}~{n}"
+            self._keys[resolved] = key
+            self._indexes[key] = TranscriptIndex(path, persist=self.persist)
+        return self._keys[resolved]
+
+    def paths(self) -> list[Path]:
+        """Every transcript: files given by name first, then each folder's, newest first."""
+        found = list(self.files)
+        for folder in self.folders:
+            candidates = [p for p in folder.glob("*.jsonl") if p.is_file()]
+            candidates.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+            found += [p for p in candidates if is_transcript(p)]
+        return list(dict.fromkeys(found))
+
+    def indexes(self) -> list[tuple[str, TranscriptIndex]]:
+        with self._lock:
+            return [(key, self._indexes[key]) for key in map(self._key, self.paths())]
+
+    def get(self, key: str) -> TranscriptIndex | None:
+        with self._lock:
+            if key not in self._indexes:
+                for path in self.paths():  # a transcript that appeared since the last look
+                    self._key(path)
+            return self._indexes.get(key)
+
+    def summaries(self, prices: Prices | None = None) -> list[RunSummary]:
+        out = []
+        for key, index in self.indexes():
+            try:
+                index.refresh()
+            except ViewerError as exc:
+                out.append(RunSummary(key=key, path=index.path, problems=[str(exc)]))
+                continue
+            out.append(summarize(key, index, prices))
+        return out

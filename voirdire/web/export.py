@@ -1,0 +1,58 @@
+"""``voirdire export-html``: a transcript (or one session of it) as one self-contained static page.
+
+The page holds its stylesheet inline and no script at all; its Content-Security-Policy (a ``<meta>`` element)
+admits that one stylesheet by its hash and nothing else, so the file can be mailed or attached to an issue and
+opened anywhere without running or fetching anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from voirdire.chat import chat_of
+from voirdire.web.catalog import is_transcript, summarize
+from voirdire.web.errors import ViewerError
+from voirdire.web.index import TranscriptIndex
+from voirdire.web.render import asset, inline_css, render, style_hash
+
+
+def export_html(index: TranscriptIndex, sessions: Sequence[str] | None = None) -> str:
+    """The page for ``sessions`` of the indexed transcript (all of them when None)."""
+    index.refresh()
+    chosen = [a.sid for a in index.sessions()] if sessions is None else list(sessions)
+    chats = []
+    for sid in chosen:
+        record = index.record(sid)
+        if record is None:
+            known = [a.sid for a in index.sessions()]
+            listed = ", ".join(known[:10]) + (f" and {len(known) - 10} more" if len(known) > 10 else "")
+            raise ViewerError(f"{index.path}: no session {sid!r} (sessions: {listed or 'none'})")
+        chats.append((index.session(sid), chat_of(record, index.header(record.run_id))))
+    csp = f"default-src 'none'; style-src {style_hash(asset('viewer.css'))}; img-src data:; base-uri 'none'"
+    return render(
+        "export.html",
+        run=summarize(index.path.name, index),
+        header=index.header(),
+        chats=chats,
+        css=inline_css(),
+        csp=csp,
+    )
+
+
+def export_file(transcript: str | Path, out: str | Path, session: str | None = None) -> Path:
+    """Write the page for ``transcript`` (or its ``session``) to ``out``; the index is kept in memory only."""
+    path, target = Path(transcript), Path(out)
+    if not path.is_file():
+        raise ViewerError(f"{path}: no such transcript")
+    if not is_transcript(path):
+        raise ViewerError(f"{path}: not a voirdire transcript (its first line is not a run header)")
+    if target.is_dir():
+        raise ViewerError(f"{target}: is a folder; give the HTML file to write")
+    html = export_html(TranscriptIndex(path, persist=False), [session] if session else None)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(html, encoding="utf-8")
+    except OSError as exc:
+        raise ViewerError(f"{target}: cannot write ({exc.strerror or exc})") from None
+    return target

@@ -1,0 +1,538 @@
+"""A byte-offset index of a transcript, so a viewer never parses a whole file to show one session.
+
+A transcript is append-only JSONL in which the lines of concurrent sessions interleave. The index records, per
+session attempt, the byte spans of its lines and a summary (status, verdict, counts, tokens, gold correctness), and
+the offsets of the run headers. It is built once by one pass over the file, kept beside the transcript
+(``.<name>.index``, or in the user's cache folder when that folder is read-only), and brought up to date by reading
+only the bytes appended since: the index remembers the size it covered and a digest of the bytes before that point,
+so a rewritten or truncated transcript is indexed afresh. A half-written last line is left for the next refresh.
+
+Which attempt of a session counts follows ``voirdire.transcript.load``: the last attempt that reached a verdict,
+else the latest. Gold correctness (does the verdict agree with the gold label?) comes from the verdict's statistics
+(``correct`` or ``agrees_with_human``) or, where the protocol's report lists rows with ``id`` and ``gold``, from
+comparing ``accepted`` with that gold; the report is found through the registry, never by importing a protocol.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import tempfile
+import threading
+import warnings
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from voirdire.errors import VoirdireError
+from voirdire.transcript import Line, RunHeader, SessionRecord, SessionStart, Transcript, Verdict
+from voirdire.web.errors import ViewerError
+
+try:  # a faster JSON parser when installed
+    from orjson import loads as _json_loads
+except ImportError:  # pragma: no cover
+    _json_loads = json.loads
+
+INDEX_VERSION = 1
+_LINE: TypeAdapter[Any] = TypeAdapter(Line)
+_TAIL = 4096  # bytes before the indexed end whose digest proves the file was only appended to
+_UNSEARCHED = frozenset({"run_id", "session_id", "time", "kind", "request_digest", "seq"})
+
+
+@dataclass
+class Attempt:
+    """One run's attempt at one session: where its lines are and what they say."""
+
+    sid: str
+    rid: str
+    spans: list[list[int]] | str = field(default_factory=list)
+    """[offset, length] of each run of consecutive lines; kept as text ("o,l;o,l") until needed after a load."""
+    start: list[int] | None = None  # [offset, length] of its session_start line
+    item_id: str | None = None
+    title: str = ""
+    events: int = 0
+    messages: int = 0
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    retries: int = 0
+    parse_failures: int = 0
+    errors: int = 0
+    error: str | None = None
+    state: str | None = None
+    decision: str | None = None
+    accepted: bool | None = None
+    correct: bool | None = None
+    gold_checked: bool = False
+    human: bool = False
+    models: dict[str, list[float]] = field(default_factory=dict)  # model -> [calls, prompt, completion, latency]
+    first: str | None = None
+    last: str | None = None
+
+    @property
+    def status(self) -> str:
+        if self.decision is not None:
+            return "finished"
+        return "error" if self.errors else "running"
+
+    def span_list(self) -> list[list[int]]:
+        if isinstance(self.spans, str):
+            self.spans = [[int(n) for n in s.split(",")] for s in self.spans.split(";") if s]
+        return self.spans
+
+    @property
+    def end(self) -> int:
+        spans = self.span_list()
+        return spans[-1][0] + spans[-1][1] if spans else 0
+
+    def add_span(self, offset: int, length: int) -> None:
+        spans = self.span_list()
+        if spans and spans[-1][0] + spans[-1][1] == offset:
+            spans[-1][1] += length
+        else:
+            spans.append([offset, length])
+
+    def row(self) -> list[Any]:
+        """The attempt as the index file stores it (fields in order, spans as text)."""
+        spans = self.spans if isinstance(self.spans, str) else ";".join(f"{o},{n}" for o, n in self.spans)
+        return [spans if name == "spans" else getattr(self, name) for name in _FIELDS]
+
+
+@dataclass
+class HeaderRef:
+    run_id: str
+    offset: int
+    length: int
+
+
+def _title(item: dict[str, Any], fields_hint: Iterable[str]) -> str:
+    for key in [*fields_hint, *item]:
+        value = item.get(key)
+        if key != "id" and isinstance(value, str) and value.strip():
+            text = " ".join(value.split())
+            return text[:157] + "…" if len(text) > 160 else text
+    return ""
+
+
+def _strings(value: Any, key: str = "") -> Iterator[str]:
+    """The searchable text of a record: every string value, keys and bookkeeping fields left out."""
+    if key in _UNSEARCHED:
+        return
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _strings(v, k)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+def default_store(path: Path) -> Path:
+    return path.with_name(f".{path.name}.index")
+
+
+def cache_store(path: Path) -> Path:
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "voirdire" / "view"
+    return base / (hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:24] + ".index")
+
+
+class TranscriptIndex:
+    """The index of one transcript file; ``refresh`` brings it up to date with the file."""
+
+    def __init__(self, path: str | Path, *, store: Path | None = None, persist: bool = True) -> None:
+        self.path = Path(path)
+        self.store = store or default_store(self.path)
+        self.persist = persist
+        self.size = 0  # bytes indexed (whole lines only)
+        self.lines = 0
+        self.mtime_ns = 0
+        self.headers: list[HeaderRef] = []
+        self.attempts: dict[str, dict[str, Attempt]] = {}  # sid -> rid -> attempt, both in order of appearance
+        self.problems: list[str] = []
+        self._tail_digest = ""
+        self._hints: tuple[str, ...] = ()
+        self._header_cache: dict[str, RunHeader] = {}
+        self._lock = threading.RLock()
+        self._loaded = False
+
+    # ------------------------------------------------------------------ keeping up with the file
+    def refresh(self) -> bool:
+        """Index what was appended since the last call; re-index a file that was rewritten. True if it changed."""
+        with self._lock:
+            if not self._loaded:
+                self._loaded = True
+                self._load()
+            try:
+                st = self.path.stat()
+            except OSError as exc:
+                raise ViewerError(f"{self.path}: {exc.strerror or exc}") from None
+            if st.st_size == self.size and st.st_mtime_ns == self.mtime_ns:
+                return False
+            if st.st_size < self.size or not self._appended_only():
+                self._reset()
+            changed = self._scan(st.st_size)
+            self.mtime_ns = st.st_mtime_ns
+            if changed:
+                self._save()
+            return changed
+
+    def _reset(self) -> None:
+        self.size = self.lines = 0
+        self.headers, self.attempts, self.problems = [], {}, []
+        self._tail_digest = ""
+        self._header_cache = {}
+
+    def _tail(self, fh: Any, end: int) -> str:
+        start = max(0, end - _TAIL)
+        fh.seek(start)
+        return hashlib.sha256(fh.read(end - start)).hexdigest()
+
+    def _appended_only(self) -> bool:
+        if self.size == 0:
+            return True
+        with self.path.open("rb") as fh:
+            return self._tail(fh, self.size) == self._tail_digest
+
+    def _scan(self, size: int) -> bool:
+        with self.path.open("rb") as fh:
+            fh.seek(self.size)
+            data = fh.read(size - self.size)
+            end = data.rfind(b"\n") + 1  # whole lines only: a half-written last line waits for the next refresh
+            if end == 0:
+                return False
+            finished: list[tuple[Attempt, dict[str, Any]]] = []
+            self._starts: dict[tuple[str, str], bytes] = {}  # this batch's session_start lines, for the report
+            pos = 0
+            while pos < end:
+                nl = data.index(b"\n", pos)
+                self.lines += 1
+                if nl > pos:
+                    self._line(data[pos:nl], self.size + pos, nl + 1 - pos, finished)
+                pos = nl + 1
+            self.size += end
+            self._tail_digest = self._tail(fh, self.size)
+        self._check_gold(finished)
+        self._starts = {}
+        return True
+
+    def _line(self, raw: bytes, offset: int, length: int, finished: list[tuple[Attempt, dict[str, Any]]]) -> None:
+        try:
+            rec = _record(raw)
+            kind = rec["kind"]
+            if kind == "header":
+                self.headers.append(HeaderRef(rec["run_id"], offset, length))
+                self._hints = tuple(rec.get("display", {}).get("item_fields", ()))
+                return
+            sid, rid = str(rec["session_id"]), str(rec["run_id"])
+        except (ValueError, KeyError, TypeError) as exc:
+            self.problems.append(f"{self.path}:{self.lines}: not a transcript record ({type(exc).__name__})")
+            return
+        a = self.attempts.setdefault(sid, {}).get(rid)
+        if a is None:
+            a = self.attempts[sid][rid] = Attempt(sid=sid, rid=rid)
+        a.add_span(offset, length)
+        a.events += 1
+        a.first = a.first or rec.get("time")
+        a.last = rec.get("time")
+        if kind == "session_start":
+            a.start = [offset, length]
+            self._starts[a.sid, a.rid] = raw
+            a.item_id = rec.get("item_id")
+            a.title = _title(rec.get("item") or {}, self._hints)
+        elif kind == "message":
+            a.messages += 1
+        elif kind == "model_call":
+            usage = rec.get("usage") or {}
+            p, c, t = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0)), rec["latency_s"]
+            a.calls += 1
+            a.prompt_tokens += p
+            a.completion_tokens += c
+            a.latency_s += t
+            a.retries += int(rec.get("retries", 0))
+            m = a.models.setdefault(rec["model"], [0, 0, 0, 0.0])
+            m[0] += 1
+            m[1] += p
+            m[2] += c
+            m[3] += t
+            a.human = a.human or rec["model"] == "human"
+        elif kind == "parse_failure":
+            a.parse_failures += 1
+        elif kind == "error":
+            a.errors += 1
+            a.error = f"{rec.get('error_type')}: {rec.get('message')}"
+        elif kind == "transition":
+            a.state = rec.get("to_state")
+        elif kind == "verdict":
+            a.decision = str(rec["decision"])
+            a.accepted = rec.get("accepted")
+            stats = rec.get("statistics") or {}
+            for key in ("correct", "agrees_with_human"):
+                if isinstance(stats.get(key), bool):
+                    a.correct = stats[key]
+                    a.gold_checked = True
+                    break
+            if not a.gold_checked:
+                finished.append((a, rec))
+
+    def _check_gold(self, finished: list[tuple[Attempt, dict[str, Any]]]) -> None:
+        """Gold correctness from the protocol's report rows (``id``, ``gold``), for verdicts that do not say."""
+        header = self.header()
+        if not finished or header is None:
+            return
+        try:
+            from voirdire.registry import registrations
+
+            reg = registrations().get(header.protocol)
+        except VoirdireError:
+            reg = None
+        sessions = {}
+        for a, verdict in finished:
+            a.gold_checked = True
+            start = self._starts.get((a.sid, a.rid)) or (self._read_line(a.start) if a.start else None)
+            if reg is None or start is None:
+                continue
+            try:
+                events = [SessionStart.model_validate_json(start), Verdict.model_validate(verdict)]
+            except ValidationError:
+                continue
+            sessions[a.sid] = SessionRecord(
+                session_id=a.sid, run_id=a.rid, item_id=a.item_id, item=events[0].item, events=events
+            )
+        if not sessions or reg is None:
+            return
+        transcript = Transcript(path=str(self.path), headers=[header], sessions=sessions)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                rows = getattr(reg.report(transcript), "rows", None)
+        except Exception:  # a report that cannot read a partial transcript knows no gold here
+            return
+        gold = {str(r["id"]): r["gold"] for r in rows or () if isinstance(r, dict) and isinstance(r.get("gold"), bool)}
+        for a, _ in finished:
+            if a.item_id in gold and a.accepted is not None:
+                a.correct = a.accepted == gold[a.item_id]
+
+    # ------------------------------------------------------------------ persistence
+    def _load(self) -> None:
+        if not self.persist:
+            return
+        for store in (self.store, cache_store(self.path)):
+            try:
+                data = json.loads(store.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if data.get("version") != INDEX_VERSION or data.get("path") != str(self.path.resolve()):
+                continue
+            self.size, self.lines, self.mtime_ns = data["size"], data["lines"], data["mtime_ns"]
+            self._tail_digest = data["tail"]
+            self._hints = tuple(data.get("hints", ()))
+            self.headers = [HeaderRef(*h) for h in data["headers"]]
+            self.problems = list(data.get("problems", ()))
+            self.attempts = {}
+            for row in data["attempts"]:
+                a = Attempt(**dict(zip(_FIELDS, row, strict=True)))
+                self.attempts.setdefault(a.sid, {})[a.rid] = a
+            self.store = store
+            return
+
+    def _save(self) -> None:
+        if not self.persist:
+            return
+        data = {
+            "version": INDEX_VERSION,
+            "path": str(self.path.resolve()),
+            "size": self.size,
+            "lines": self.lines,
+            "mtime_ns": self.mtime_ns,
+            "tail": self._tail_digest,
+            "hints": list(self._hints),
+            "headers": [[h.run_id, h.offset, h.length] for h in self.headers],
+            "problems": self.problems[-20:],
+            "attempts": [a.row() for by_run in self.attempts.values() for a in by_run.values()],
+        }
+        text = json.dumps(data, separators=(",", ":"))
+        for store in dict.fromkeys((self.store, default_store(self.path), cache_store(self.path))):
+            if _write_atomically(store, text):
+                self.store = store
+                return
+
+    # ------------------------------------------------------------------ reading
+    def _read_line(self, span: list[int]) -> bytes | None:
+        with self.path.open("rb") as fh:
+            fh.seek(span[0])
+            return fh.read(span[1]) or None
+
+    def _read_spans(self, spans: list[list[int]]) -> bytes:
+        with self.path.open("rb") as fh:
+            parts = []
+            for offset, length in spans:
+                fh.seek(offset)
+                parts.append(fh.read(length))
+        return b"".join(parts)
+
+    def header(self, run_id: str | None = None) -> RunHeader | None:
+        """The header of ``run_id`` (the last one if None or unknown)."""
+        with self._lock:
+            ref = next((h for h in reversed(self.headers) if h.run_id == run_id), None) if run_id else None
+            ref = ref or (self.headers[-1] if self.headers else None)
+            if ref is None:
+                return None
+            if ref.run_id not in self._header_cache:
+                raw = self._read_line([ref.offset, ref.length]) or b""
+                try:
+                    self._header_cache[ref.run_id] = RunHeader.model_validate_json(raw)
+                except ValidationError as exc:
+                    raise ViewerError(f"{self.path}: unreadable run header: {exc.errors()[0]['msg']}") from None
+            return self._header_cache[ref.run_id]
+
+    def sessions(self) -> list[Attempt]:
+        """The attempt that counts for each session, in order of first appearance."""
+        with self._lock:
+            out = []
+            for by_run in self.attempts.values():
+                runs = list(by_run.values())
+                done = [a for a in runs if a.decision is not None]
+                out.append(done[-1] if done else runs[-1])
+            return out
+
+    def session(self, sid: str) -> Attempt | None:
+        with self._lock:
+            by_run = self.attempts.get(sid)
+            if not by_run:
+                return None
+            done = [a for a in by_run.values() if a.decision is not None]
+            return done[-1] if done else list(by_run.values())[-1]
+
+    def record(self, sid: str) -> SessionRecord | None:
+        """One session's events, read from its byte spans alone."""
+        a = self.session(sid)
+        if a is None:
+            return None
+        events = []
+        for raw in self._read_spans(a.span_list()).splitlines():
+            if raw.strip():
+                try:
+                    events.append(_LINE.validate_json(raw))
+                except ValidationError as exc:
+                    raise ViewerError(f"{self.path}: session {sid!r}: not a transcript record: {exc}") from None
+        events.sort(key=lambda e: e.seq)
+        start = next((e for e in events if isinstance(e, SessionStart)), None)
+        return SessionRecord(
+            session_id=sid,
+            run_id=a.rid,
+            item_id=start.item_id if start else None,
+            item=start.item if start else {},
+            events=events,
+        )
+
+    def search(self, query: str, among: Iterable[Attempt]) -> list[Attempt]:
+        """Sessions whose chat holds every word of ``query`` (case-insensitive, in any string value of its
+        records: messages, replies, items, steps, verdicts, errors)."""
+        terms = [t.casefold() for t in query.split()]
+        if not terms:
+            return list(among)
+        needles = [json.dumps(t, ensure_ascii=False)[1:-1].encode().lower() for t in terms]
+        return [a for a in among if self._matches(a, terms, needles)]
+
+    def _matches(self, a: Attempt, terms: list[str], needles: list[bytes]) -> bool:
+        blob = self._read_spans(a.span_list())
+        lowered = blob.lower()
+        return all(self._holds(blob, lowered, t, n) for t, n in zip(terms, needles, strict=True))
+
+    @staticmethod
+    def _holds(blob: bytes, lowered: bytes, term: str, needle: bytes) -> bool:
+        """A quick byte search, confirmed on the parsed line (a hit in a key or an id does not count)."""
+        pos = lowered.find(needle) if needle else -1
+        while pos >= 0:
+            start = blob.rfind(b"\n", 0, pos) + 1
+            end = blob.find(b"\n", pos)
+            end = len(blob) if end < 0 else end
+            try:
+                record = json.loads(blob[start:end])
+            except ValueError:
+                record = None
+            if any(term in s.casefold() for s in _strings(record)):
+                return True
+            pos = lowered.find(needle, end)
+        # A non-ASCII term whose case differs in the file is not found by the byte search; check every line.
+        if not term.isascii():
+            return any(term in s.casefold() for raw in blob.splitlines() for s in _strings(_loads(raw)))
+        return False
+
+
+_FIELDS = tuple(f.name for f in fields(Attempt))
+
+# The two most frequent records, messages and model calls, are read with patterns over the fixed field order the
+# transcript writer uses (a string value cannot hold an unescaped quote, so the keys cannot be faked inside one);
+# anything else, or a line the patterns do not fit, is parsed as JSON.
+_STR = rb'"((?:[^"\\]|\\.)*)"'
+_PREFIX = re.compile(
+    rb'\{"run_id":' + _STR + rb',"session_id":' + _STR + rb',"seq":-?\d+,"time":"([^"\\]*)",'
+    rb'"stage":(?:null|"(?:[^"\\]|\\.)*"),"turn":(?:null|-?\d+),"kind":"(message|model_call)"'
+)
+_CALL = re.compile(rb',"role":"(?:[^"\\]|\\.)*","model":' + _STR)
+_USAGE_KEY = b'"usage":{"prompt_tokens":'
+_USAGE = re.compile(
+    rb'"usage":\{"prompt_tokens":(\d+),"completion_tokens":(\d+)\},"latency_s":([-+.eE0-9]+),"retries":(\d+),'
+)
+
+
+def _text(raw: bytes) -> str:
+    return str(json.loads(b'"' + raw + b'"')) if b"\\" in raw else raw.decode()
+
+
+def _record(raw: bytes) -> dict[str, Any]:
+    """The fields the index needs from one line."""
+    m = _PREFIX.match(raw)
+    if m is not None:
+        rec: dict[str, Any] = {
+            "run_id": _text(m[1]),
+            "session_id": _text(m[2]),
+            "time": m[3].decode(),
+            "kind": m[4].decode(),
+        }
+        if rec["kind"] == "message":
+            return rec
+        call = _CALL.match(raw, m.end())
+        usage = _USAGE.match(raw, max(0, raw.rfind(_USAGE_KEY)))
+        if call is not None and usage is not None:
+            rec["model"] = _text(call[1])
+            rec["usage"] = {"prompt_tokens": int(usage[1]), "completion_tokens": int(usage[2])}
+            rec["latency_s"] = float(usage[3])
+            rec["retries"] = int(usage[4])
+            return rec
+    value = _json_loads(raw)
+    if not isinstance(value, dict):
+        raise TypeError("not a JSON object")
+    return value
+
+
+def _write_atomically(path: Path, text: str) -> bool:
+    tmp: str | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+        return True
+    except OSError:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        return False
+
+
+def _loads(raw: bytes) -> Any:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None

@@ -1,0 +1,108 @@
+"""Which sessions of a run the sessions page lists: filters, free-text search and paging, from query parameters."""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from urllib.parse import urlencode
+
+from voirdire.web.index import Attempt, TranscriptIndex
+
+PAGE_SIZE = 50
+CHOICES = {
+    "status": ("", "finished", "running", "error"),
+    "accepted": ("", "yes", "no", "none"),
+    "gold": ("", "right", "wrong", "unknown"),
+    "failures": ("", "with", "without"),
+    "errors": ("", "with", "without"),
+}
+
+
+@dataclass(frozen=True)
+class Query:
+    """The sessions page's parameters; an empty value means no filter."""
+
+    verdict: str = ""
+    status: str = ""
+    accepted: str = ""
+    gold: str = ""
+    failures: str = ""
+    errors: str = ""
+    q: str = ""
+    page: int = 1
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, str]) -> Query:
+        values: dict[str, object] = {}
+        for f in fields(cls):
+            raw = str(params.get(f.name, "")).strip()
+            if f.name == "page":
+                values["page"] = max(1, int(raw)) if raw.isdigit() else 1
+            elif f.name in CHOICES:
+                values[f.name] = raw if raw in CHOICES[f.name] else ""
+            else:
+                values[f.name] = raw[:200]
+        return cls(**values)  # type: ignore[arg-type]
+
+    def keeps(self, a: Attempt) -> bool:
+        if self.verdict and a.decision != self.verdict:
+            return False
+        if self.status and a.status != self.status:
+            return False
+        if self.accepted and {"yes": True, "no": False, "none": None}[self.accepted] is not a.accepted:
+            return False
+        if self.gold and {"right": True, "wrong": False, "unknown": None}[self.gold] is not a.correct:
+            return False
+        if self.failures and (a.parse_failures > 0) != (self.failures == "with"):
+            return False
+        return not self.errors or (a.errors > 0) != (self.errors == "without")
+
+    def url(self, **changes: object) -> str:
+        """The query string of this query with ``changes`` (the page goes back to 1 unless given)."""
+        changed = replace(self, **{"page": 1, **changes})  # type: ignore[arg-type]
+        params = {f.name: getattr(changed, f.name) for f in fields(changed)}
+        return "?" + urlencode({k: v for k, v in params.items() if v and not (k == "page" and v == 1)})
+
+
+@dataclass
+class Page:
+    rows: list[Attempt]
+    total: int  # sessions that pass the filters
+    all: int  # sessions in the run
+    page: int
+    pages: int
+    decisions: list[str]
+
+
+def select(index: TranscriptIndex, query: Query) -> Page:
+    attempts = index.sessions()
+    kept = [a for a in attempts if query.keeps(a)]
+    if query.q:
+        kept = _search(index, query.q, kept)
+    pages = max(1, math.ceil(len(kept) / PAGE_SIZE))
+    page = min(query.page, pages)
+    rows = kept[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
+    decisions = sorted({a.decision for a in attempts if a.decision is not None})
+    return Page(rows=rows, total=len(kept), all=len(attempts), page=page, pages=pages, decisions=decisions)
+
+
+_FOUND: OrderedDict[tuple[int, int, str, tuple[str, ...]], list[Attempt]] = OrderedDict()
+_FOUND_LOCK = threading.Lock()
+
+
+def _search(index: TranscriptIndex, q: str, among: list[Attempt]) -> list[Attempt]:
+    """``index.search``, remembered for the last few queries until the transcript grows (paging re-asks)."""
+    key = (id(index), index.size, q, tuple(a.sid for a in among))
+    with _FOUND_LOCK:
+        if key in _FOUND:
+            _FOUND.move_to_end(key)
+            return _FOUND[key]
+    found = index.search(q, among)
+    with _FOUND_LOCK:
+        _FOUND[key] = found
+        while len(_FOUND) > 16:
+            _FOUND.popitem(last=False)
+    return found
