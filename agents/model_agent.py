@@ -1,12 +1,22 @@
-"""An LLM-backed role: an autogen ``BaseChatAgent`` with its own conversation memory and counted retries."""
+"""An LLM-backed role: an autogen ``BaseChatAgent`` with its own conversation memory and counted retries.
+
+Retry policy: a transient failure (``is_transient``: no reply within the role's timeout, a dropped connection, an
+HTTP 200 whose body is cut off or not a chat completion, 408/409/429 and 5xx answers) is retried up to
+``max_retries`` times. The wait before retry ``k`` is drawn uniformly from ``[0, min(backoff_cap_s, backoff_s *
+2**(k-1))]`` (exponential backoff with full jitter, so concurrent sessions do not retry in lockstep); a server that
+says how long to wait (``Retry-After`` in seconds or as an HTTP date, or ``retry-after-ms``) is waited for that long
+plus a jitter of up to ``backoff_s``, and one that asks for more than ``retry_after_cap_s`` is not retried.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import hashlib
 import json
+import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from autogen_agentchat.agents import BaseChatAgent
@@ -25,7 +35,7 @@ from pydantic import Field
 
 from voirdire.cache import CachedReply, ResponseCache, cacheable
 from voirdire.models import RoleSettings
-from voirdire.models.base import Completion, TextOnlyClient
+from voirdire.models.base import TIMEOUT_ARG, Completion, ReplyTimeout, TextOnlyClient, TransientModelError
 
 # Message metadata a ModelAgent understands (autogen metadata is str -> str). ROLE_KEY="system" makes the text a
 # system message; TEMPERATURE_KEY and SEED_KEY override the role's sampling for one call.
@@ -96,16 +106,67 @@ def _digest(model: str, messages: Sequence[LLMMessage], args: dict[str, object])
 
 
 def is_transient(exc: BaseException) -> bool:
-    """Errors worth retrying: timeouts, dropped connections, rate limits and 5xx answers."""
+    """Errors worth retrying: no reply in time, a dropped connection, a 200 whose body is not a chat completion,
+    rate limits (except an exhausted quota) and 408, 409 and 5xx answers."""
+    if isinstance(exc, TransientModelError | TimeoutError | ConnectionError):
+        return True
     try:
         import openai
     except ImportError:  # pragma: no cover - openai is a core dependency
-        return isinstance(exc, TimeoutError | ConnectionError)
-    if isinstance(exc, openai.APIConnectionError | openai.APITimeoutError | openai.RateLimitError):
+        return False
+    if isinstance(exc, openai.RateLimitError):
+        return getattr(exc, "code", None) != "insufficient_quota"
+    if isinstance(exc, openai.APIConnectionError | openai.APIResponseValidationError):
         return True
     if isinstance(exc, openai.APIStatusError):
-        return exc.status_code >= 500
-    return isinstance(exc, TimeoutError | ConnectionError)
+        return exc.status_code in (408, 409, 429) or exc.status_code >= 500
+    return False
+
+
+def retry_after(exc: BaseException, now: float | None = None) -> float | None:
+    """Seconds the server asked to wait (``retry-after-ms``, or ``Retry-After`` in seconds or as an HTTP date);
+    None when it did not say."""
+    headers: Mapping[str, str] | None = getattr(getattr(exc, "response", None), "headers", None)
+    if headers is None:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms is not None:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def backoff_delay(retry: int, base_s: float, cap_s: float, rng: random.Random | None = None) -> float:
+    """The wait before retry number ``retry`` (1, 2, ...): exponential backoff with full jitter."""
+    return (rng or random).uniform(0, min(cap_s, base_s * 2 ** (retry - 1)))
+
+
+def describe(exc: BaseException) -> str:
+    """One line for a failed call: the error type and message, and the cause of a connection error."""
+    import openai
+
+    text = f"{type(exc).__name__}: {exc}"
+    cause = exc.__cause__
+    if isinstance(exc, openai.APIConnectionError) and cause is not None:
+        text += f" ({type(cause).__name__}: {cause})"
+    return text
+
+
+OnRetry = Callable[[str, BaseException, float], None]
+"""Told of every retry: the role, the error that caused it and the wait before it."""
 
 
 class ModelAgent(BaseChatAgent):
@@ -119,17 +180,29 @@ class ModelAgent(BaseChatAgent):
         settings: RoleSettings,
         *,
         model_label: str | None = None,
-        max_retries: int = 3,
+        max_retries: int | None = None,
+        timeout: float | None = None,
         backoff_s: float = 0.5,
+        backoff_cap_s: float = 8.0,
+        retry_after_cap_s: float = 60.0,
         cache: ResponseCache | None = None,
+        on_retry: OnRetry | None = None,
     ) -> None:
+        """``max_retries`` and ``timeout`` default to the role's own settings (3 retries, no deadline where the role
+        sets none); the runner passes its provider's defaults."""
         super().__init__(name=name, description=f"{name} played by {model_label or settings.model}")
         self.client = client
         self.settings = settings
         self.model_label = model_label or settings.model
+        if max_retries is None:
+            max_retries = settings.max_retries if settings.max_retries is not None else 3
         self.max_retries = max_retries
+        self.timeout = timeout if timeout is not None else settings.timeout
         self.backoff_s = backoff_s
+        self.backoff_cap_s = backoff_cap_s
+        self.retry_after_cap_s = retry_after_cap_s
         self.cache = cache
+        self.on_retry = on_retry
         self.history: list[LLMMessage] = []
 
     @property
@@ -211,11 +284,21 @@ class ModelAgent(BaseChatAgent):
         """One call for ``n`` samples: voirdire's clients draw them (and enforce a schema) themselves; any other
         autogen client is asked ``n`` times with the schema left out and its replies validated."""
         if isinstance(self.client, TextOnlyClient):
-            return await self.client.complete(self.history, args, n)
+            return await self.client.complete(self.history, {**args, TIMEOUT_ARG: self.timeout}, n)
         plain = {k: v for k, v in args.items() if k != "response_format"}
-        results = [
-            await self.client.create(self.history, extra_create_args=plain, cancellation_token=token) for _ in range(n)
-        ]
+        results = []
+        for _ in range(n):
+            try:
+                results.append(
+                    await asyncio.wait_for(
+                        self.client.create(self.history, extra_create_args=plain, cancellation_token=token),
+                        self.timeout,
+                    )
+                )
+            except TimeoutError as exc:
+                if self.timeout is None:
+                    raise
+                raise ReplyTimeout(f"no reply within {self.timeout:g} s (timeout)") from exc
         texts = [
             r.content if isinstance(r.content, str) else json.dumps([c.model_dump() for c in r.content])
             for r in results
@@ -232,19 +315,36 @@ class ModelAgent(BaseChatAgent):
         )
 
     async def _complete(self, args: dict[str, Any], n: int, token: CancellationToken) -> tuple[Completion, int]:
-        """Call the model, retrying transient failures with exponential backoff; returns the retry count too."""
+        """Call the model, retrying transient failures (see the module's retry policy); returns the retry count."""
         retries = 0
         while True:
             try:
                 return await self._request(args, n, token), retries
             except Exception as exc:
-                if retries >= self.max_retries or not is_transient(exc):
-                    raise ModelCallError(
-                        f"{self.name} via {self.model_label}: {type(exc).__name__}: {exc}"
-                        + (f" (after {retries} retries)" if retries else "")
-                    ) from exc
+                why = self._why_not_retry(exc, retries)
+                if why is not None:
+                    raise ModelCallError(f"{self.name} via {self.model_label}: {describe(exc)}{why}") from exc
                 retries += 1
-                await asyncio.sleep(self.backoff_s * 2 ** (retries - 1))
+                asked = retry_after(exc)
+                delay = backoff_delay(retries, self.backoff_s, self.backoff_cap_s)
+                if asked is not None:
+                    delay = asked + random.uniform(0, self.backoff_s)
+                if self.on_retry is not None:
+                    self.on_retry(self.name, exc, delay)
+                await asyncio.sleep(delay)
+
+    def _why_not_retry(self, exc: BaseException, retries: int) -> str | None:
+        """None when ``exc`` is retried; else what the error message adds (empty for a permanent error)."""
+        after = f" (after {retries} retries)" if retries else ""
+        if not is_transient(exc):
+            return after
+        if retries >= self.max_retries:
+            return after or " (not retried: max_retries is 0)"
+        asked = retry_after(exc)
+        if asked is not None and asked > self.retry_after_cap_s:
+            cap = self.retry_after_cap_s
+            return f"; the server asked to wait {asked:.0f} s (Retry-After), more than {cap:g} s{after}"
+        return None
 
     def remember(self, role: str, text: str) -> None:
         """Seed the conversation (e.g. the examinee's own claim) without calling the model."""

@@ -85,21 +85,18 @@ async def test_transient_server_errors_are_retried_and_counted(tmp_path: Path, s
     assert len(server.requests) == 2 + 3
 
 
-def test_credentials_in_the_url_never_reach_the_transcript(tmp_path: Path, script: Path) -> None:
+def test_credentials_in_the_url_are_refused_and_a_query_key_never_reaches_the_transcript(
+    tmp_path: Path, script: Path, capsys
+) -> None:
     out = tmp_path / "t.jsonl"
     with FakeOpenAIServer(examiner_replies) as server:
-        secret_url = server.url.replace("http://", "http://user:hunter2@") + "?api_key=hunter2"
-        main(
-            [
-                "examine",
-                "X is Y.",
-                "--model",
-                f"examiner=openai-compatible:m@{secret_url}",
-                "--model",
-                f"examinee=scripted:{script}",
-                "--out",
-                str(out),
-                "--json",
-            ]
-        )
-    assert "hunter2" not in out.read_text()
+        with_user = server.url.replace("http://", "http://user:hunter2@")
+        examinee = ["--model", f"examinee=scripted:{script}", "--out", str(out), "--json"]
+        assert main(["examine", "X is Y.", "--model", f"examiner=openai-compatible:m@{with_user}", *examinee]) == 2
+        err = capsys.readouterr().err
+        assert "carries credentials" in err and "hunter2" not in err and not out.exists()
+        with_query = f"{server.url}?api_key=hunter2"
+        code = main(["examine", "X is Y.", "--model", f"examiner=openai-compatible:m@{with_query}", *examinee])
+        assert code in (0, 3)
+    captured = capsys.readouterr()
+    assert "hunter2" not in out.read_text() + captured.out + captured.err

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from voirdire.secrets import mask_secrets, redact_url
@@ -23,3 +25,56 @@ def test_redact_url_keeps_scheme_host_port_and_path() -> None:
     assert redact_url("https://u:pw@api.example.com:8443/v1?key=1#frag") == "https://api.example.com:8443/v1"
     assert redact_url("http://h:99999/v1") == "http://h/v1"  # a malformed port: the host only
     assert redact_url("") == ""
+
+
+def test_known_secrets_are_masked_in_base64_and_percent_encoded_forms(monkeypatch: pytest.MonkeyPatch) -> None:
+    import base64
+    from urllib.parse import quote
+
+    key = "k3y/with+odd=chars-0123456789"
+    monkeypatch.setenv("SERVICE_TOKEN", key)  # a credential-named variable: masked without being registered
+    for prefix in ("", "u:", "ab:", "Bearer "):
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            text = encode((prefix + key + "!").encode()).decode()
+            masked = mask_secrets(f"auth {text} end")
+            assert "***" in masked and text not in masked, (prefix, text)
+    assert mask_secrets(f"q={quote(key, safe='')}") == "q=***"
+    assert mask_secrets("short") == "short"  # fewer than 8 characters are never treated as secrets
+
+
+def test_registered_secrets_and_bearer_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    from voirdire.secrets import register_secret
+
+    register_secret("plain-value-registered-77")
+    register_secret("tiny")  # ignored: too short to mask safely
+    assert mask_secrets("echo plain-value-registered-77 tiny") == "echo *** tiny"
+    assert mask_secrets("Authorization: Bearer eyJhbGciOi.J9x-y_z") == "Authorization: Bearer ***"
+    assert mask_secrets("Basic information is free") == "Basic information is free"
+    assert mask_secrets("x-api-key=abc&access_token=def&monkey=ok") == "x-api-key=***&access_token=***&monkey=ok"
+
+
+def test_urls_in_free_text_keep_everything_but_credentials() -> None:
+    assert mask_secrets("see https://u:p@h.example/a/b?page=2&token=zz#top.") == "see https://h.example/a/b?page=2#top."
+    assert mask_secrets("http://[::1/broken") == "http://***"
+
+
+def test_mask_tree_masks_every_string_and_the_transcript_stays_valid_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from voirdire.runner import MaskingWriter
+    from voirdire.secrets import mask_tree
+    from voirdire.transcript import Message, read_lines
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-tree-secret-000111")
+    assert mask_tree({"a": ["x sk-tree-secret-000111", 3, None], "sk-tree-secret-000111": True}) == {
+        "a": ["x ***", 3, None],
+        "***": True,
+    }
+    tricky = 'quote: "http://h/p?key=abc\\"" and \n key=v\nsk-tree-secret-000111 {"json": 1}'
+    with MaskingWriter(tmp_path / "t.jsonl") as writer:
+        writer.write(Message(run_id="r", session_id="s", seq=1, sender="a", receiver="b", content=tricky))
+        writer.write(Message(run_id="r", session_id="s", seq=2, sender="a", receiver="b", content="nothing secret"))
+    first, second = read_lines(tmp_path / "t.jsonl")
+    assert isinstance(first, Message) and isinstance(second, Message)
+    assert first.content == 'quote: "http://h/p"" and \n key=***\n*** {"json": 1}'
+    assert second.content == "nothing secret"

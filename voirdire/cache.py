@@ -2,7 +2,8 @@
 
 Re-running an experiment (another metric, a resumed run, a fixed bug in scoring) then costs no model calls for
 requests already answered. Only deterministic requests are cached: greedy decoding or a fixed seed. A sampled
-request without a seed (the follow-ups of LMvLM (Majority)) must be drawn afresh each time.
+request without a seed (the follow-ups of LMvLM (Majority)) must be drawn afresh each time. Replies are written
+through ``voirdire.secrets.mask_secrets``, like everything else voirdire writes.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from voirdire.secrets import mask_tree
 from voirdire.transcript import drop_torn_tail
 
 
@@ -56,4 +58,4 @@ class ResponseCache:
     def put(self, digest: str, reply: CachedReply) -> None:
         self._replies[digest] = reply
         with self.path.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps({"digest": digest, "reply": reply.model_dump()}) + "\n")
+            fh.write(json.dumps({"digest": digest, "reply": mask_tree(reply.model_dump())}) + "\n")

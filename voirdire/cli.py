@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import sys
 import warnings
 from collections.abc import Mapping, Sequence
@@ -30,8 +31,8 @@ from voirdire.options import add_params_options, build_params, given_params
 from voirdire.protocol import Protocol
 from voirdire.registry import CommandSpec, Inputs, Registration, get, registrations
 from voirdire.report import Report, generic_report
-from voirdire.runner import RunResult, default_out, run_protocol
-from voirdire.secrets import mask_secrets
+from voirdire.runner import ErrorBudget, RunResult, default_out, run_protocol
+from voirdire.secrets import mask_secrets, mask_tree
 from voirdire.transcript import Transcript, load
 from voirdire.view import render, summary_line
 
@@ -60,10 +61,38 @@ def add_model_options(p: argparse.ArgumentParser, help: Mapping[str, str] | None
         help="bind a role to a model spec: local | local:FILE.gguf | openai:MODEL | "
         "openai-compatible:MODEL@URL | scripted:FILE | human; a bare SPEC binds every role (repeatable)",
     )
-    g.add_argument("--config", type=Path, help="TOML run config with [roles.NAME] model/temperature/max_tokens/seed")
+    g.add_argument(
+        "--config",
+        type=Path,
+        help="TOML run config with [roles.NAME] tables: model, temperature, max_tokens, seed, structured, timeout, "
+        "max_retries, api_key_env",
+    )
     g.add_argument("--max-tokens", type=int, help=texts["max_tokens"])
     g.add_argument("--temperature", type=float, help=texts["temperature"])
     g.add_argument("--seed", type=int, help=texts["seed"])
+    g.add_argument(
+        "--timeout",
+        type=float,
+        metavar="SECONDS",
+        help="seconds one model request of every role may take, connecting included (default 30 for openai and "
+        "openai-compatible specs, 600 for local models; a person typing has none); a request past it is retried "
+        "like a dropped connection",
+    )
+    g.add_argument(
+        "--max-retries",
+        type=int,
+        metavar="N",
+        help="retries of a failed request of every role: timeouts, dropped connections, cut-off replies, 429 and "
+        "5xx (default 3 for openai and openai-compatible specs, 0 for local models)",
+    )
+    g.add_argument(
+        "--api-key-env",
+        action="append",
+        default=[],
+        metavar="[ROLE=]VAR",
+        help="the environment variable holding a role's API key (a bare VAR: every role); without it openai: specs "
+        "read OPENAI_API_KEY and openai-compatible: specs send no key (repeatable)",
+    )
     g.add_argument(
         "--structured",
         action="store_true",
@@ -84,11 +113,32 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--report", type=Path, help="also write the metrics report as JSON here")
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
     g.add_argument("--cache", type=Path, help="JSONL cache of model replies: identical deterministic calls are reused")
+    g.add_argument(
+        "--max-errors",
+        type=_error_budget,
+        metavar="N|P%",
+        help="stop the run once more than N sessions (or P%% of the sessions to run) have failed; the sessions not "
+        "started are left for a re-run to resume (exit status 4)",
+    )
+    g.add_argument(
+        "--allow-errors",
+        action="store_true",
+        help="exit 0 even when sessions failed (otherwise exit status 3; failed sessions are in the transcript)",
+    )
+
+
+def _error_budget(text: str) -> ErrorBudget:
+    try:
+        return ErrorBudget.parse(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected N or P%, e.g. 5 or 10%, not {text!r}") from None
 
 
 def roles_from_args(args: argparse.Namespace, *, forward_seed: bool = True) -> dict[str, RoleSettings]:
-    """Role bindings from ``--config``, then ``--model`` (a bare SPEC rebinds every role), then the global
-    ``--max-tokens``/``--temperature``/``--seed``, each validated like the config file."""
+    """Role bindings from ``--config``, then ``--model`` (a bare SPEC rebinds every role) and ``--api-key-env``,
+    then the global ``--max-tokens``/``--temperature``/``--seed``/``--timeout``/``--max-retries``, each validated
+    like the config file. ``ROLE=`` is read only when ROLE is a role name, so a spec whose URL holds ``=`` is a
+    bare spec."""
     roles: dict[str, RoleSettings] = load_role_config(args.config) if args.config else {}
 
     def updated(settings: RoleSettings, **changes: object) -> RoleSettings:
@@ -98,14 +148,23 @@ def roles_from_args(args: argparse.Namespace, *, forward_seed: bool = True) -> d
             problem = "; ".join(f"{e['loc'][0]}: {e['msg']}" for e in exc.errors(include_url=False))
             raise CLIError(f"bad model setting: {problem}") from None
 
-    for entry in args.model:
-        role, sep, spec = entry.partition("=")
-        if not sep:
-            role, spec = "*", entry
-        parse_spec(spec)
+    def split(entry: str) -> tuple[str, str]:
+        role, sep, value = entry.partition("=")
+        return (role, value) if sep and re.fullmatch(r"\*|[A-Za-z_][\w-]*", role) else ("*", entry)
+
+    def bind(role: str, **changes: object) -> None:
+        nonlocal roles
         if role == "*":
-            roles = {r: updated(s, model=spec) for r, s in roles.items()}
-        roles[role] = updated(roles.get(role) or roles.get("*") or RoleSettings(), model=spec)
+            roles = {r: updated(s, **changes) for r, s in roles.items()}
+        roles[role] = updated(roles.get(role) or roles.get("*") or RoleSettings(), **changes)
+
+    for entry in args.model:
+        role, spec = split(entry)
+        parse_spec(spec)
+        bind(role, model=spec)
+    for entry in getattr(args, "api_key_env", []):
+        role, var = split(entry)
+        bind(role, api_key_env=var)
     overrides = {
         k: v
         for k, v in (
@@ -113,6 +172,8 @@ def roles_from_args(args: argparse.Namespace, *, forward_seed: bool = True) -> d
             ("temperature", args.temperature),
             ("seed", args.seed if forward_seed else None),
             ("structured", True if getattr(args, "structured", False) else None),
+            ("timeout", getattr(args, "timeout", None)),
+            ("max_retries", getattr(args, "max_retries", None)),
         )
         if v is not None
     }
@@ -210,9 +271,21 @@ def run(
     dataset: str | None,
     roles: dict[str, RoleSettings],
 ) -> RunResult:
-    """Run ``protocol`` with the shared run options; warnings are printed after the run, once each."""
-    with warnings.catch_warnings(record=True) as caught:
+    """Run ``protocol`` with the shared run options. A warning is printed (masked) when it first occurs, and never
+    again in the run."""
+    seen: dict[str, None] = {}
+
+    def show(message: Warning | str, *rest: object, **kw: object) -> None:
+        text = mask_secrets(str(message))
+        if text not in seen:
+            seen[text] = None
+            from tqdm import tqdm
+
+            tqdm.write(f"warning: {text}", file=sys.stderr)  # above a progress bar, not through it
+
+    with warnings.catch_warnings():
         warnings.simplefilter("always", UserWarning)
+        warnings.showwarning = show  # type: ignore[assignment]
         result = asyncio.run(
             run_protocol(
                 protocol,
@@ -226,10 +299,10 @@ def run(
                 command=[mask_secrets(a) for a in getattr(args, "argv", sys.argv)],
                 seed=args.seed,
                 cache=args.cache,
+                max_errors=getattr(args, "max_errors", None),
             )
         )
-    for message in dict.fromkeys(str(w.message) for w in caught):
-        print(f"warning: {message}", file=sys.stderr)
+    result.warnings = list(seen)
     return result
 
 
@@ -267,24 +340,47 @@ def run_summary(result: RunResult, out: Path) -> dict[str, Any]:
 
 
 def finish(args: argparse.Namespace, result: RunResult, payload: dict[str, Any], text: str, timing: bool = True) -> int:
-    """The shared end of a run command: ``--report`` file, ``--json`` or the text, run time, session errors.
+    """The shared end of a run command: ``--report`` file, ``--json`` or the text, run time, session errors, all
+    masked (``voirdire.secrets``).
 
-    Exit status 1 only when every session failed: partial failures are in the transcript and on stderr.
+    Exit status: 0 when every session has a verdict; 3 when a session failed (``--allow-errors``: 0); 4 when
+    ``--max-errors`` stopped the run. Failed and unstarted sessions are resumed by running the command again.
     """
+    payload = mask_tree(
+        {**payload, "retries": result.retries, "stopped": result.stopped, "not_started": result.not_started}
+    )
     if args.report:
         args.report.parent.mkdir(parents=True, exist_ok=True)
         args.report.write_text(json.dumps(payload, indent=2, ensure_ascii=False))
     if args.json:
         print(json.dumps(payload, indent=2, ensure_ascii=False))
     else:
-        print(text)
+        print(mask_secrets(text))
         if timing:
-            ran = len(result.session_ids) - result.skipped
-            print(f"time: {result.elapsed_s:.1f}s for {ran} sessions ({result.skipped} resumed from the transcript)")
+            ran = len(result.session_ids) - result.skipped - result.not_started
+            retried = f", {result.retries} model calls retried" if result.retries else ""
+            print(
+                f"time: {result.elapsed_s:.1f}s for {ran} sessions ({result.skipped} resumed from the "
+                f"transcript{retried})"
+            )
         print(f"{'' if timing else chr(10)}transcript: {result.out}")
     for sid, err in result.errors.items():
         print(f"error in {sid}: {mask_secrets(err)}", file=sys.stderr)
-    return 1 if result.errors and not result.verdicts else 0
+    if result.stopped:
+        print(
+            f"voirdire: run stopped: {mask_secrets(result.stopped)}; {result.not_started} sessions not started. "
+            "The transcript holds every finished session: run the same command again to resume.",
+            file=sys.stderr,
+        )
+        return 4
+    if result.errors and not getattr(args, "allow_errors", False):
+        print(
+            f"voirdire: {len(result.errors)} of {len(result.session_ids) - result.skipped} sessions failed "
+            "(exit status 3; --allow-errors exits 0); run the same command again to retry them",
+            file=sys.stderr,
+        )
+        return 3
+    return 0
 
 
 # ----------------------------------------------------------------------------------------- list / show / report

@@ -1,16 +1,25 @@
-"""Run a protocol over one item or a dataset: role binding, concurrency, progress, resume, error isolation."""
+"""Run a protocol over one item or a dataset: role binding, concurrency, progress, resume, error isolation.
+
+Everything written to the transcript passes through ``voirdire.secrets.mask_secrets`` (``MaskingWriter``). A run
+can be given an error budget (``max_errors``: a count, or a share of the sessions it has to run, ``"10%"``): once
+more sessions have failed than it allows, no further session starts, the ones in flight finish, and the result
+says why it stopped; the transcript stays consistent (sessions not started have no events), so re-running resumes.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import fcntl
 import importlib.metadata
+import math
+import os
 import sys
 import time
 import traceback
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -22,10 +31,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from voirdire.agents import ModelAgent
 from voirdire.cache import ResponseCache
 from voirdire.errors import VoirdireError
-from voirdire.models import ModelPool, ModelSpecError, RoleSettings, parse_spec, spec_label
+from voirdire.models import ModelPool, ModelSpecError, RoleSettings, parse_spec, resolve_api_key, spec_label
 from voirdire.prompts import PromptLibrary
 from voirdire.protocol import Protocol, Session
 from voirdire.registry import known_roles
+from voirdire.secrets import mask_secrets, mask_tree
 from voirdire.transcript import (
     MemoryWriter,
     RoleBinding,
@@ -63,6 +73,51 @@ class RunResult(BaseModel):
     skipped: int = 0
     elapsed_s: float = 0.0
     warnings: list[str] = Field(default_factory=list)
+    retries: int = Field(0, description="model calls retried, over all sessions")
+    stopped: str | None = Field(None, description="why the run stopped before its last session (max_errors)")
+    not_started: int = Field(0, description="sessions never started because the run stopped")
+
+
+@dataclass(frozen=True)
+class ErrorBudget:
+    """How many failed sessions a run tolerates: a count, or a share of the sessions it has to run."""
+
+    count: int | None = None
+    share: float | None = None
+
+    @classmethod
+    def parse(cls, value: int | str | ErrorBudget) -> ErrorBudget:
+        """``5`` or ``"5"`` (more than 5 failed sessions stop the run), ``"10%"`` (more than 10 % of them)."""
+        if isinstance(value, ErrorBudget):
+            return value
+        text = str(value).strip()
+        try:
+            if text.endswith("%"):
+                share = float(text[:-1]) / 100
+                if 0 <= share <= 1:
+                    return cls(share=share)
+            elif int(text) >= 0:
+                return cls(count=int(text))
+        except ValueError:
+            pass
+        raise ValueError(f"max_errors {text!r}: expected a count N >= 0 or a share P% (0-100), e.g. 5 or 10%")
+
+    def allowed(self, total: int) -> int:
+        """Failed sessions tolerated among ``total``."""
+        return self.count if self.count is not None else math.floor((self.share or 0.0) * total + 1e-9)
+
+    def __str__(self) -> str:
+        return str(self.count) if self.count is not None else f"{(self.share or 0.0) * 100:g}%"
+
+
+class MaskingWriter(TranscriptWriter):
+    """The JSONL transcript writer with every string of every record passed through ``mask_secrets``."""
+
+    def write(self, record: RunHeader | Any) -> None:
+        line = record.model_dump_json()
+        if mask_secrets(line) != line:  # something to hide: mask string by string, so the JSON stays exact
+            record = type(record).model_validate(mask_tree(record.model_dump(mode="json")))
+        super().write(record)
 
 
 def client_label(client: ChatCompletionClient) -> str:
@@ -119,6 +174,17 @@ def bind_roles(
     return bound
 
 
+def check_credentials(bound: Mapping[str, RoleSettings], clients: Mapping[str, ChatCompletionClient]) -> None:
+    """Every role's API key can be found (and is registered to be masked): a missing one fails before the run
+    starts, naming the role and the variable."""
+    for role, settings in bound.items():
+        if role not in clients:
+            try:
+                resolve_api_key(parse_spec(settings.model), settings.api_key_env)
+            except ModelSpecError as exc:
+                raise ModelSpecError(f"role {role}: {exc}") from None
+
+
 def independence_warnings(
     protocol: Protocol[Any, Any],
     bound: Mapping[str, RoleSettings],
@@ -159,19 +225,49 @@ def _resumable(out: Path, header: RunHeader) -> Transcript:
 
 @contextmanager
 def _exclusive(out: Path) -> Iterator[None]:
-    """One run at a time per transcript: a second one would redo unfinished sessions or unlink the file."""
+    """One run at a time per transcript: a second one would redo unfinished sessions or unlink the file.
+
+    The lock is ``<out>.lock``, held with ``flock`` and removed at the end. A run that locks the file checks that
+    the path still names the file it locked: one removed meanwhile (by the run that held it) no longer guards
+    anything, so it opens the path again. The holder removes the file while it still holds the lock, then
+    releases it: whoever locks the old file next sees it was removed, and only the new file at the path counts.
+    """
     out.parent.mkdir(parents=True, exist_ok=True)
     lock = out.with_name(out.name + ".lock")
-    with lock.open("w") as fh:
+    fh = _acquire(lock, out)
+    try:
+        yield
+    finally:
+        try:
+            if _same_file(fh, lock):
+                lock.unlink(missing_ok=True)
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+            fh.close()
+
+
+def _same_file(fh: Any, path: Path) -> bool:
+    try:
+        here, there = os.fstat(fh.fileno()), os.stat(path)
+    except FileNotFoundError:
+        return False
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
+
+
+def _acquire(lock: Path, out: Path) -> Any:
+    """The lock file at ``lock``, opened and locked; a ResumeError when another run holds it."""
+    for _ in range(100):
+        fh = lock.open("a")
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            fh.close()
             raise ResumeError(f"{out}: another run is writing this transcript") from None
-        try:
-            yield
-        finally:
-            lock.unlink(missing_ok=True)
-            fcntl.flock(fh, fcntl.LOCK_UN)
+        if _same_file(fh, lock):
+            return fh
+        fcntl.flock(fh, fcntl.LOCK_UN)  # locked a file its holder had just removed: try the path again
+        fh.close()
+    raise ResumeError(f"{out}: could not lock {lock}")  # pragma: no cover - a path replaced 100 times over
 
 
 async def run_protocol(
@@ -189,20 +285,24 @@ async def run_protocol(
     command: list[str] | None = None,
     seed: int | None = None,
     cache: str | Path | None = None,
+    max_errors: int | str | ErrorBudget | None = None,
 ) -> RunResult:
     """Run ``protocol`` on every item, writing one transcript; finished sessions in ``out`` are skipped.
 
     ``clients`` maps a role to a ready ``ChatCompletionClient`` (scripted clients in tests); other roles are
-    built from their ``RoleSettings`` spec. ``cache`` is a JSONL file of replies to deterministic requests.
-    An exception inside one session is recorded as an error event for that session and the run goes on; the
-    session has no verdict, so a resumed run retries it.
+    built from their ``RoleSettings`` spec, with its timeout and retries (the provider's defaults where unset).
+    ``cache`` is a JSONL file of replies to deterministic requests. An exception inside one session is recorded as
+    an error event for that session and the run goes on; the session has no verdict, so a resumed run retries it.
+    ``max_errors`` (see ``ErrorBudget``) stops the run once more sessions have failed than it allows.
     """
+    budget = ErrorBudget.parse(max_errors) if max_errors is not None else None
     out = Path(out)
     clients = dict(clients or {})
     roles = dict(roles or {})
     prompts = prompts or protocol.prompt_library()
     prompts.preload(protocol.prompt_folder)
     bound = bind_roles(protocol, roles, clients)
+    check_credentials(bound, clients)
     notes = independence_warnings(protocol, bound, clients)
     for note in notes:
         warnings.warn(note, stacklevel=2)
@@ -232,6 +332,7 @@ async def run_protocol(
         display=protocol.display,
         paper=protocol.paper or None,
     )
+    header = RunHeader.model_validate(mask_tree(header.model_dump(mode="json")))  # as the transcript holds it
     ids = [protocol.item_id(it) or f"item-{i + 1}" for i, it in enumerate(items)]
     if len(set(ids)) != len(ids):
         raise ValueError("item ids must be unique within a run")
@@ -244,7 +345,7 @@ async def run_protocol(
                 finished = done.finished()
                 by_id = dict(zip(ids, items, strict=True))
                 for sid in finished & set(ids):
-                    if done.sessions[sid].item != by_id[sid].model_dump(mode="json"):
+                    if done.sessions[sid].item != mask_tree(by_id[sid].model_dump(mode="json")):
                         raise ResumeError(
                             f"{out}: session {sid!r} was run on a different item; use another --out, or --fresh"
                         )
@@ -258,21 +359,52 @@ async def run_protocol(
         replies = ResponseCache(cache) if cache is not None else None
         sem = asyncio.Semaphore(max(1, concurrency))
         left = len(ids) - result.skipped
+        allowed = budget.allowed(left) if budget is not None else None
         bar = _progress(left, protocol.name) if progress and left > 1 else None
+        ended = 0  # sessions of this run that ended, with a verdict or an error
         start = time.perf_counter()
+
+        def show_progress() -> None:
+            if bar is not None:
+                failed = len(result.errors)
+                rate = f" ({failed / ended:.0%})" if ended else ""
+                bar.set_postfix_str(f"retries {result.retries}, errors {failed}{rate}", refresh=False)
+
+        def count_retry(role: str, exc: BaseException, delay: float) -> None:
+            result.retries += 1
+            show_progress()
+            if bar is not None:
+                bar.refresh()
 
         def agents_for_session(item: BaseModel) -> dict[str, BaseChatAgent]:
             agents: dict[str, BaseChatAgent] = dict(protocol.deterministic_agents(item))
             for role, settings in bound.items():
-                client = clients[role] if role in clients else pool.get(settings.model)
-                agents[role] = ModelAgent(role, client, settings, model_label=labels[role], cache=replies)
+                if role in clients:  # a client given in code: only what the role itself sets
+                    client, timeout, retries = clients[role], settings.timeout, settings.max_retries
+                else:
+                    client = pool.get(settings.model, settings.api_key_env)
+                    timeout, retries = settings.timeout_s(), settings.retries()
+                agents[role] = ModelAgent(
+                    role,
+                    client,
+                    settings,
+                    model_label=labels[role],
+                    cache=replies,
+                    timeout=timeout,
+                    max_retries=retries,
+                    on_retry=count_retry,
+                )
             return agents
 
-        with TranscriptWriter(out) as writer:
+        with MaskingWriter(out) as writer:
             writer.write(header)
 
             async def one(item: BaseModel, sid: str) -> None:
+                nonlocal ended
                 async with sem:
+                    if result.stopped is not None:
+                        result.not_started += 1
+                        return
                     session = Session(
                         run_id=header.run_id,
                         session_id=sid,
@@ -290,7 +422,14 @@ async def run_protocol(
                         raise
                     except Exception as exc:  # isolate: one broken session never loses the others' work
                         session.error(exc, traceback.format_exc())
-                        result.errors[sid] = f"{type(exc).__name__}: {exc}"
+                        result.errors[sid] = mask_secrets(f"{type(exc).__name__}: {exc}")
+                        if allowed is not None and len(result.errors) > allowed and result.stopped is None:
+                            result.stopped = (
+                                f"{len(result.errors)} sessions failed, more than max_errors={budget} allows "
+                                f"({allowed} of the {left} sessions to run)"
+                            )
+                    ended += 1
+                    show_progress()
                     if bar is not None:
                         bar.update(1)
 

@@ -1,22 +1,123 @@
-"""Credential masking for anything voirdire writes or prints: recorded commands, error messages, model labels."""
+"""Credential masking for every string voirdire writes or prints.
+
+``mask_secrets`` is the one masking function. Transcripts (every event, through the runner's writer), the reply
+cache, ``--json`` output, ``--report`` files, warnings, errors and the recorded command line all pass through it.
+It hides:
+
+- known secret values: the value of ``OPENAI_API_KEY``, of every ``api_key_env`` variable a run uses (registered
+  with ``register_secret`` when the key is read), and of every environment variable whose name says it holds a
+  credential (``*_API_KEY``, ``*_TOKEN``, ``*_SECRET``, ``*_PASSWORD``, ...); each also in its percent-encoded and
+  base64 forms, including base64 of a longer text that contains it (``user:KEY`` as HTTP Basic auth sends it);
+- URL credentials: the ``user:password@`` part, and query parameters named like credentials (``?api_key=...``);
+- ``name=value`` pairs whose name is a credential (``token=...``, ``api-key=...``), and ``Bearer``/``Basic``
+  authorization values.
+
+``redact_url`` is stricter, for URLs that name an endpoint (model labels): it drops the whole query string.
+"""
 
 from __future__ import annotations
 
+import base64
 import os
 import re
-from urllib.parse import urlsplit, urlunsplit
+from functools import lru_cache
+from typing import Any
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
-_URL = re.compile(r"https?://[^\s'\"]+")
-_SECRETS = re.compile(r"\b((?:api[_-]?key|key|token|auth|password|secret)=)[^&\s]+", re.IGNORECASE)
+MASK = "***"
+MIN_SECRET_LENGTH = 8
+"""Shorter values are never treated as secrets: masking them would garble ordinary text."""
+
+_URL = re.compile(r"https?://[^\s'\"<>`]+")
+_CREDENTIAL_NAME = r"(?:[\w-]*[_-])?(?:api[_-]?key|key|token|auth|password|passwd|secret)"
+_PAIRS = re.compile(rf"\b({_CREDENTIAL_NAME}=)[^&\s]+", re.IGNORECASE)
+_AUTH_HEADER = re.compile(r"\b(Bearer|Basic)(\s+)(?=[A-Za-z0-9+/=._~-]*[0-9+/=])[A-Za-z0-9+/=._~-]{12,}")
+_CREDENTIAL_PARAM = re.compile(rf"^{_CREDENTIAL_NAME}$|^(?:sig|signature|code|access_token)$", re.IGNORECASE)
+_CREDENTIAL_ENV = re.compile(r"(?:API_?KEY|_KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.IGNORECASE)
+
+_registered: set[str] = set()
+
+
+def register_secret(value: str | None) -> None:
+    """Mask ``value`` (an API key read from an ``api_key_env`` variable, say) in everything written from now on."""
+    if value and len(value) >= MIN_SECRET_LENGTH:
+        _registered.add(value)
+
+
+def secret_values() -> frozenset[str]:
+    """Every value masked right now: the registered ones and those of credential-named environment variables."""
+    found = set(_registered)
+    for name, value in os.environ.items():
+        if value and len(value) >= MIN_SECRET_LENGTH and (name == "OPENAI_API_KEY" or _CREDENTIAL_ENV.search(name)):
+            found.add(value)
+    return frozenset(found)
+
+
+def encoded_forms(secret: str) -> set[str]:
+    """The secret as written, percent-encoded, and in base64 (standard and URL-safe), also when it sits inside a
+    longer base64 text: for each of the three byte alignments, the run of base64 characters that depends on the
+    secret's bytes alone."""
+    forms = {secret, quote(secret, safe="")}
+    raw = secret.encode()
+    for encode in (base64.b64encode, base64.urlsafe_b64encode):
+        forms.add(encode(raw).decode())
+        for offset in range(3):
+            encoded = encode(b"\0" * offset + raw).decode().rstrip("=")
+            start = -(-8 * offset // 6)  # the first character made of the secret's bits only
+            end = 8 * (offset + len(raw)) // 6  # past the last one
+            core = encoded[start:end]
+            if len(core) >= MIN_SECRET_LENGTH:
+                forms.add(core)
+    return forms
+
+
+@lru_cache(maxsize=32)
+def _pattern(values: frozenset[str]) -> re.Pattern[str] | None:
+    forms = {form for value in values for form in encoded_forms(value)}
+    if not forms:
+        return None
+    return re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)))
+
+
+def _clean_url(url: str) -> str:
+    """A URL without its user, password and credential-named query parameters; everything else is kept."""
+    try:
+        parts = urlsplit(url)
+        netloc = parts.netloc.rpartition("@")[2]
+        query = parts.query
+        if query:
+            pairs = parse_qsl(query, keep_blank_values=True)
+            kept = [(k, v) for k, v in pairs if not _CREDENTIAL_PARAM.match(k)]
+            if len(kept) != len(pairs):
+                query = urlencode(kept)
+        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    except ValueError:  # not a URL urllib can split: keep the scheme only
+        return url.split("://", 1)[0] + f"://{MASK}"
 
 
 def mask_secrets(text: str) -> str:
-    """Hide credentials in free text (recorded commands, error messages): URLs lose their user, password and
-    query string, key-like ``name=value`` pairs their value, and the value of OPENAI_API_KEY is masked."""
-    text = _URL.sub(lambda m: redact_url(m.group(0)), text)
-    text = _SECRETS.sub(lambda m: m.group(1) + "***", text)
-    key = os.environ.get("OPENAI_API_KEY")
-    return text.replace(key, "***") if key and len(key) >= 8 else text
+    """``text`` with every credential this process knows of, or can recognise, replaced by ``***``."""
+    if not text:
+        return text
+    pattern = _pattern(secret_values())
+    if pattern is not None:
+        text = pattern.sub(MASK, text)
+    if "://" in text:
+        text = _URL.sub(lambda m: _clean_url(m.group(0)), text)
+    if "=" in text:
+        text = _PAIRS.sub(lambda m: m.group(1) + MASK, text)
+    return _AUTH_HEADER.sub(lambda m: m.group(1) + m.group(2) + MASK, text)
+
+
+def mask_tree(value: Any) -> Any:
+    """``mask_secrets`` applied to every string (keys included) of a JSON-like value."""
+    if isinstance(value, str):
+        return mask_secrets(value)
+    if isinstance(value, dict):
+        return {mask_tree(k): mask_tree(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [mask_tree(v) for v in value]
+    return value
 
 
 def redact_url(url: str) -> str:

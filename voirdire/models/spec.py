@@ -5,12 +5,18 @@ Specs (one per role)::
     local                              embedded SmolLM2-135M-Instruct GGUF on llama.cpp (offline default)
     local:/path/model.gguf             any GGUF file on llama.cpp
     openai:<model>                     OpenAI (OPENAI_API_KEY, optional OPENAI_BASE_URL)
-    openai-compatible:<model>@<url>    vLLM, Ollama, llama.cpp server, ... (key from OPENAI_API_KEY if set)
+    openai-compatible:<model>@<url>    vLLM, Ollama, llama.cpp server, ... (no key unless a role names one)
     scripted:<file>                    scripted/replay replies from a YAML/JSON file (tests, demos)
     human                              a person types the replies at the terminal
 
 A new provider is one entry in ``PROVIDERS`` (and its name in ``Kind``). SDKs (llama-cpp-python, openai) are
 imported only when a client is built.
+
+Credentials: a role names the environment variable that holds its key (``api_key_env``); without one, an
+``openai:`` spec reads OPENAI_API_KEY and an ``openai-compatible:`` spec sends no key at all, unless its URL is
+OpenAI's own (api.openai.com), so the OpenAI key never goes to a server the user did not name it for. A URL with
+``user:password@`` is refused: its credentials would travel as HTTP Basic auth and be hard to keep out of logs.
+Every key read is registered with ``voirdire.secrets`` and masked wherever voirdire writes.
 """
 
 from __future__ import annotations
@@ -21,16 +27,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from autogen_core.models import ChatCompletionClient
 from pydantic import BaseModel, ConfigDict
 
 from voirdire.models.base import ModelSpecError
 from voirdire.models.human import HumanClient
-from voirdire.models.llama import LlamaCppClient, embedded_model_path
-from voirdire.models.openai import openai_client, openai_compatible_client
+from voirdire.models.llama import LOCAL_TIMEOUT_S, LlamaCppClient, embedded_model_path
+from voirdire.models.openai import CHAT_TIMEOUT_S, openai_client, openai_compatible_client
 from voirdire.models.scripted import ScriptedChatCompletionClient
-from voirdire.secrets import mask_secrets, redact_url
+from voirdire.secrets import mask_secrets, redact_url, register_secret
 
 Kind = Literal["local", "openai", "openai-compatible", "scripted", "human"]
 
@@ -49,6 +56,14 @@ class ModelSpec(BaseModel):
 
 
 @dataclass(frozen=True)
+class KeyRule:
+    """Which environment variable holds a spec's API key when the role names none, and whether one is needed."""
+
+    default_env: Callable[[ModelSpec], str | None]
+    required: Callable[[ModelSpec], bool]
+
+
+@dataclass(frozen=True)
 class Provider:
     """One kind of model spec: what follows ``<kind>:``, how it is printed, and how its client is built."""
 
@@ -57,13 +72,18 @@ class Provider:
     parse: Callable[[str], ModelSpec | None]
     """The spec from the text after ``<kind>:`` (empty when there is none); None when that text does not fit."""
     text: Callable[[ModelSpec], str]
-    build: Callable[[ModelSpec], ChatCompletionClient]
+    build: Callable[[ModelSpec, str | None], ChatCompletionClient]
+    """The client, given the spec and its API key (None where it has none)."""
     label: Callable[[ModelSpec], str] | None = None
     """How transcripts name the spec, when that differs from ``text``."""
     expected: str | None = None
     """The form named when the text after ``<kind>:`` does not fit; None gives the unknown-spec error."""
-    key_env: str | None = None
-    """The environment variable holding the API key the provider cannot work without."""
+    key: KeyRule | None = None
+    """How the API key is found; None: the provider takes no key."""
+    timeout_s: float | None = None
+    """The deadline of one request when the role sets none; None: no deadline (a person typing)."""
+    max_retries: int = 0
+    """How often a transient failure is retried when the role does not say."""
 
 
 def parse_spec(text: str) -> ModelSpec:
@@ -85,19 +105,67 @@ def spec_label(text: str) -> str:
     return (provider.label or provider.text)(spec)
 
 
-def build_client(spec: ModelSpec) -> ChatCompletionClient:
+def resolve_api_key(spec: ModelSpec, api_key_env: str | None = None) -> str | None:
+    """The API key sent with ``spec``'s requests: from ``api_key_env`` when the role names it, else from the
+    provider's own variable (OPENAI_API_KEY for OpenAI's endpoint only); None when none is sent. A key that is
+    needed and missing is an error naming the variable; a key found is registered to be masked."""
     provider = PROVIDERS[spec.kind]
-    if provider.key_env and not os.environ.get(provider.key_env):
-        raise ModelSpecError(f"model spec {spec.text!r} needs {provider.key_env} in the environment")
-    return provider.build(spec)
+    rule = provider.key
+    if rule is None:
+        if api_key_env:
+            raise ModelSpecError(f"model spec {spec.text!r} takes no API key, but api_key_env names {api_key_env}")
+        return None
+    if spec.kind == "openai":
+        _refuse_url_credentials(os.environ.get("OPENAI_BASE_URL") or "", "OPENAI_BASE_URL")
+    var = api_key_env or rule.default_env(spec)
+    if var is None:
+        return None
+    key = os.environ.get(var)
+    if not key:
+        if api_key_env:
+            raise ModelSpecError(f"model spec {spec.text!r}: api_key_env names {var}, which is not set")
+        if rule.required(spec):
+            raise ModelSpecError(f"model spec {spec.text!r} needs {var} in the environment")
+        return None
+    register_secret(key)
+    return key
+
+
+def build_client(spec: ModelSpec, api_key_env: str | None = None) -> ChatCompletionClient:
+    return PROVIDERS[spec.kind].build(spec, resolve_api_key(spec, api_key_env))
 
 
 # ------------------------------------------------------------------------------------------- providers
 
 
+def _refuse_url_credentials(url: str, where: str) -> None:
+    if "@" in urlsplit(url).netloc:
+        raise ModelSpecError(
+            f"{where} {redact_url(url)!r} carries credentials (user:password@), which voirdire does not send: "
+            "put the key in an environment variable and name it with api_key_env in the role's [roles.NAME] "
+            "table (or --api-key-env ROLE=VAR)"
+        )
+
+
 def _parse_openai_compatible(rest: str) -> ModelSpec | None:
     found = re.match(r"(.+?)@(https?://.+)$", rest)
-    return ModelSpec(kind="openai-compatible", model=found.group(1), base_url=found.group(2)) if found else None
+    if not found:
+        return None
+    spec = ModelSpec(kind="openai-compatible", model=found.group(1), base_url=found.group(2))
+    where = f"model spec {spec.text!r}: the URL"
+    _refuse_url_credentials(spec.base_url or "", where)
+    try:
+        parts = urlsplit(spec.base_url)
+        port = parts.port
+    except ValueError as exc:
+        raise ModelSpecError(f"{where} is not valid ({exc})") from None
+    if not parts.hostname or (port is not None and not 0 < port < 65536):
+        raise ModelSpecError(f"{where} names no host" if not parts.hostname else f"{where} has port {port}")
+    return spec
+
+
+def _is_openai_endpoint(spec: ModelSpec) -> bool:
+    return urlsplit(spec.base_url or "").hostname == "api.openai.com"
 
 
 def _openai_label(spec: ModelSpec) -> str:
@@ -110,34 +178,43 @@ PROVIDERS: dict[str, Provider] = {
         forms=("local", "local:<file.gguf>"),
         parse=lambda rest: ModelSpec(kind="local", path=rest or None),
         text=lambda s: "local" if s.path is None else f"local:{s.path}",
-        build=lambda s: LlamaCppClient.shared(Path(s.path) if s.path else embedded_model_path()),
+        build=lambda s, key: LlamaCppClient.shared(Path(s.path) if s.path else embedded_model_path()),
+        timeout_s=LOCAL_TIMEOUT_S,
     ),
     "openai": Provider(
         forms=("openai:<model>",),
         parse=lambda rest: ModelSpec(kind="openai", model=rest) if rest else None,
         text=lambda s: f"openai:{s.model}",
         label=_openai_label,
-        build=lambda s: openai_client(s.model, spec_text=s.text),
-        key_env="OPENAI_API_KEY",
+        build=lambda s, key: openai_client(s.model, spec_text=s.text, api_key=key or ""),
+        key=KeyRule(default_env=lambda s: "OPENAI_API_KEY", required=lambda s: True),
+        timeout_s=CHAT_TIMEOUT_S,
+        max_retries=3,
     ),
     "openai-compatible": Provider(
         forms=("openai-compatible:<model>@<url>",),
         parse=_parse_openai_compatible,
         text=lambda s: f"openai-compatible:{s.model}@{redact_url(s.base_url or '')}",
-        build=lambda s: openai_compatible_client(s.model, s.base_url, spec_text=s.text),
+        build=lambda s, key: openai_compatible_client(s.model, s.base_url, spec_text=s.text, api_key=key),
         expected="openai-compatible:<model>@<base_url>, e.g. openai-compatible:llama3@http://127.0.0.1:8080/v1",
+        key=KeyRule(
+            default_env=lambda s: "OPENAI_API_KEY" if _is_openai_endpoint(s) else None,
+            required=_is_openai_endpoint,
+        ),
+        timeout_s=CHAT_TIMEOUT_S,
+        max_retries=3,
     ),
     "scripted": Provider(
         forms=("scripted:<file>",),
         parse=lambda rest: ModelSpec(kind="scripted", path=rest) if rest else None,
         text=lambda s: f"scripted:{s.path}",
-        build=lambda s: ScriptedChatCompletionClient.from_file(s.path or ""),
+        build=lambda s, key: ScriptedChatCompletionClient.from_file(s.path or ""),
     ),
     "human": Provider(
         forms=("human",),
         parse=lambda rest: None if rest else ModelSpec(kind="human"),
         text=lambda s: "human",
-        build=lambda s: HumanClient(),
+        build=lambda s, key: HumanClient(),
     ),
 }
 

@@ -1,0 +1,87 @@
+"""Rate limits: the wait a server asks for (Retry-After, in seconds or as an HTTP date) is honoured, measured as the
+gap between the requests the server saw; a wait longer than the cap is not retried; backoff has full jitter."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import time
+from email.utils import formatdate
+from pathlib import Path
+
+import pytest
+
+from tests.chaos.protocol import Chaos, Question, replies
+from tests.chaos.server import ChaosServer, in_order
+from voirdire.agents.model_agent import backoff_delay, retry_after
+from voirdire.models import RoleSettings
+from voirdire.runner import run_protocol
+
+
+async def run_once(url: str, tmp_path: Path) -> tuple[dict[str, str], dict[str, object]]:
+    result = await run_protocol(
+        Chaos(),
+        [Question(id="q", question="Capital?")],
+        out=tmp_path / "t.jsonl",
+        roles={"*": RoleSettings(model=f"openai-compatible:chaos@{url}")},
+    )
+    return result.errors, {"retries": result.retries}
+
+
+def gaps(server: ChaosServer) -> list[float]:
+    times = [e.time for e in server.log]
+    return [b - a for a, b in itertools.pairwise(times)]
+
+
+async def test_retry_after_seconds_is_honoured(tmp_path: Path) -> None:
+    with ChaosServer(replies, in_order(["429", "429"]), retry_after="1") as server:
+        errors, stats = await run_once(server.url, tmp_path)
+    assert not errors and stats["retries"] == 2
+    first, second = gaps(server)[:2]
+    print(f"\nRetry-After: 1 -> gaps {first:.3f} s, {second:.3f} s")
+    assert 1.0 <= first < 1.0 + 0.5 + 0.6  # the wait asked for, plus at most the jitter (0.5 s) and some slack
+    assert 1.0 <= second < 1.0 + 0.5 + 0.6
+
+
+async def test_retry_after_as_an_http_date_is_honoured(tmp_path: Path) -> None:
+    # An HTTP date has whole seconds: "2 s from now" is 1 to 2 s away when the client reads it.
+    with ChaosServer(replies, in_order(["429"]), retry_after=lambda: formatdate(time.time() + 2, usegmt=True)) as s:
+        errors, _ = await run_once(s.url, tmp_path)
+    (gap, *_) = gaps(s)
+    print(f"\nRetry-After: <date 2 s ahead> -> gap {gap:.3f} s")
+    assert not errors and 1.0 <= gap < 2.0 + 0.5 + 0.6
+
+
+async def test_a_wait_longer_than_the_cap_is_not_retried(tmp_path: Path) -> None:
+    with ChaosServer(replies, in_order(["429"]), retry_after="3600") as server:
+        start = time.monotonic()
+        errors, stats = await run_once(server.url, tmp_path)
+    assert time.monotonic() - start < 5 and len(server.log) == 1 and stats["retries"] == 0
+    assert "the server asked to wait 3600 s (Retry-After), more than 60 s" in errors["q"]
+
+
+def test_retry_after_parsing() -> None:
+    class Response:
+        def __init__(self, headers: dict[str, str]) -> None:
+            self.headers = headers
+
+    class Limited(Exception):
+        def __init__(self, headers: dict[str, str]) -> None:
+            self.response = Response(headers)
+
+    now = 1_700_000_000.0
+    assert retry_after(Limited({"retry-after": "7"})) == 7.0
+    assert retry_after(Limited({"retry-after": "1.5"})) == 1.5
+    assert retry_after(Limited({"retry-after-ms": "250", "retry-after": "9"})) == 0.25
+    assert retry_after(Limited({"retry-after": formatdate(now + 30, usegmt=True)}), now=now) == pytest.approx(30)
+    assert retry_after(Limited({"retry-after": formatdate(now - 30, usegmt=True)}), now=now) == 0.0  # past: now
+    assert retry_after(Limited({"retry-after": "soon"})) is None
+    assert retry_after(Limited({})) is None and retry_after(ValueError()) is None
+
+
+def test_backoff_is_exponential_with_full_jitter() -> None:
+    rng = random.Random(1)
+    for retry, ceiling in ((1, 0.5), (2, 1.0), (3, 2.0), (6, 8.0), (10, 8.0)):
+        draws = [backoff_delay(retry, 0.5, 8.0, rng) for _ in range(2000)]
+        assert 0 <= min(draws) < 0.05 * ceiling and 0.95 * ceiling < max(draws) <= ceiling
+        assert sum(draws) / len(draws) == pytest.approx(ceiling / 2, rel=0.08)  # uniform over [0, ceiling]
