@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import re
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
 import numpy as np
+from pydantic import BaseModel, Field, create_model
 
 from voirdire.protocol import ParseError, Session
 from voirdire.structured import ReplySchema
@@ -46,6 +47,13 @@ _DATAPOINT_LOOSE = re.compile(r"\|datapoint\|\s*\(?\s*([01]+)\b", re.IGNORECASE)
 
 # Prompt 1's label, asked through a reply schema in structured mode (the |label| anchors are read otherwise).
 LABEL = ReplySchema.choice("0", "1", values=(0, 1))
+
+
+def datapoint_schema(prompt: str, variables: Mapping[str, str], n_bits: int) -> ReplySchema:
+    """x' in structured mode: one of Prompt 2's candidates, or any n-bit string for Prompt 3."""
+    if prompt == PROMPT_PICK:
+        return ReplySchema.choice(*variables["datapoints"].split("\n"))
+    return ReplySchema.of(create_model("Datapoint", datapoint=(str, Field(pattern=f"^[01]{{{n_bits}}}$"))))
 
 
 def parse_label(reply: str) -> Label | None:
@@ -234,8 +242,12 @@ class LLMEvaluator:
         self, session: Session, calls: LLMCalls, x: str, y_hat: Label, rng: np.random.Generator
     ) -> Proposal:
         prompt, variables = self.proposal_request(x, y_hat, rng)
-        x_prime, reply = await self._ask(session, calls, prompt, _datapoint_reply(len(x)), variables)
+        x_prime, reply = await self._ask(
+            session, calls, prompt, _datapoint_reply(len(x)), variables, datapoint_schema(prompt, variables, len(x))
+        )
         strategy = f"{self.name}-{self.strategy}"
+        if isinstance(x_prime, BaseModel):  # Prompt 3 in structured mode
+            x_prime = str(x_prime.datapoint)  # type: ignore[attr-defined]
         if x_prime is None:
             return Proposal(
                 x_prime=uniform_bits(len(x), rng),

@@ -349,12 +349,18 @@ async def test_prompt_3_exemplars_are_the_first_ip_train_rows(root: Path, tmp_pa
     assert user.content.count("|datapoint|") == 6
 
 
-async def test_structured_mode_reads_the_label_from_its_schema(root: Path, tmp_path: Path) -> None:
-    """--structured: Prompt 1's label is asked through a 0/1 reply schema; |label| anchors are not read then."""
+async def test_structured_mode_reads_the_label_and_the_pick_from_their_schemas(root: Path, tmp_path: Path) -> None:
+    """--structured: Prompt 1's label is asked through a 0/1 reply schema and Prompt 2's x' through a choice of its
+    candidates; |label| and |datapoint| anchors are not read then."""
     from voirdire.models import RoleSettings
 
-    client = ScriptedChatCompletionClient(Script(default='{"answer": "1"}'))
-    params = NoDataProtocolParams(data="ip", evaluator="llm", generator="oracle", retry_temperature=None, attempts=2)
+    def answer(system: str, user: str) -> str:
+        if system.startswith("You are labelling binary strings"):
+            return '{"answer": "1"}'
+        return json.dumps({"answer": system.split("# Datapoints:")[1].split()[0]})
+
+    client = FunctionClient(answer)
+    params = NoDataProtocolParams(data="ip", evaluator="llm", generator="llm", retry_temperature=None, attempts=2)
     items = make_items(load_split("ip", "test", root), [1], limit=2)
     out = tmp_path / "s.jsonl"
     roles = {"evaluator": RoleSettings(model="scripted:x", structured=True)}
@@ -369,3 +375,4 @@ async def test_structured_mode_reads_the_label_from_its_schema(root: Path, tmp_p
         assert {c.enforcement for c in s.of_kind(ModelCall)} == {"validated"}
         rounds = [e.data for e in s.of_kind(Step) if e.name == "nodata.round"]
         assert rounds and all(r["y_hat"] == 1 for r in rounds)
+        assert all(r["strategy"] == "llm-pick" and len(r["x_prime"]) == len(r["x"]) for r in rounds)
