@@ -64,7 +64,7 @@ class QAReport(Report):
     model_replies: ReplyStats | None = None  # entailment: replies asked for and unreadable, by step
 
     def text(self) -> str:
-        return format_report(self)
+        return "\n".join([format_report(self), *self.summary_lines()])
 
     def metrics(self) -> dict[str, Any]:
         """The scores without the counts every report has, named as ``qa-eval --json`` prints them."""
