@@ -1,0 +1,114 @@
+"""``voirdire dcr`` (and ``voirdire run dcr``): a reference and a candidate, or a benchmark of §4.1.
+
+One pair prints the chat of the three agents (DCE's sentence verdicts, AMC's marks, RAI's rewrites), the score of
+each round and the final candidate; a benchmark prints the report (Table 5, Fig. 4, the correlation of Tables 2-4).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from voirdire.datasets import load_items
+from voirdire.options import ParamsCLI
+from voirdire.protocol import Protocol
+from voirdire.registry import CommandSpec, InputError, Inputs
+from voirdire.view import render
+
+from .data import LOADERS, DataError, load_benchmark
+from .items import DCRItem
+
+PARAMS = ParamsCLI(metavar={"rounds": "M"})
+# §4.1: temperature 0 (greedy); replies are JSON lists of reasons, which need more than the default 256 tokens.
+ROLE_DEFAULTS = {"temperature": 0.0, "max_tokens": 1024}
+
+
+def text_or_file(value: str) -> str:
+    """An option's text, or the contents of the file it names."""
+    path = Path(value)
+    try:
+        if len(value) < 4096 and path.is_file():
+            return path.read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise InputError(f"{value}: {exc.strerror}") from None
+    return value
+
+
+def add_inputs(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--reference", metavar="TEXT|FILE", help="the reference R (an article, a true answer, a context)")
+    p.add_argument("--candidate", metavar="TEXT|FILE", help="the candidate C to evaluate and improve")
+    p.add_argument(
+        "--data",
+        metavar="NAME|PATH",
+        help=f"a benchmark ({', '.join(LOADERS)}) or a JSONL/CSV/JSON file of reference, candidate[, human, id]",
+    )
+
+
+def load_pairs(args: argparse.Namespace, protocol: Protocol[Any, Any]) -> Inputs:
+    pair = args.reference is not None or args.candidate is not None
+    if args.data and pair:
+        raise InputError("--data: give either --reference and --candidate, or --data, not both")
+    if args.data:
+        offset, limit = args.offset or 0, args.limit
+        if args.data in LOADERS:
+            try:
+                examples = load_benchmark(args.data)
+            except DataError as exc:
+                raise InputError(f"--data {args.data}: {exc}") from None
+            chosen = examples[offset : offset + limit if limit is not None else None]
+            return Inputs(items=[e.item for e in chosen], dataset=args.data)
+        items = load_items(Path(args.data), protocol.item_from_record, limit=limit, offset=offset)
+        return Inputs(items=items, dataset=str(args.data))
+    if args.reference is None or args.candidate is None:
+        raise InputError(f"--{'candidate' if args.reference is not None else 'reference'}: give both "
+                         "--reference and --candidate, or --data NAME|PATH")  # fmt: skip
+    reference, candidate = text_or_file(args.reference), text_or_file(args.candidate)
+    if not reference or not candidate:
+        raise InputError(f"--{'reference' if not reference else 'candidate'}: empty text")
+    return Inputs(items=[DCRItem.single(reference, candidate)], single=True)
+
+
+def rounds_text(statistics: dict[str, Any]) -> str:
+    """The score of each round and the final candidate, as printed after one pair's chat."""
+    lines = []
+    for h in statistics.get("history", []):
+        score = "unscored" if h.get("score") is None else f"{h['score']:.3f}"
+        lines.append(f"round {h['round']}: score {score}")
+        for i, g in enumerate(h.get("reasons", [])):
+            marks = h.get("marks") or []
+            mark = ("+1" if marks[i] > 0 else "-1") if i < len(marks) and len(marks) == len(h["reasons"]) else "  "
+            lines.append(f"  {mark} {g['sentence']}")
+    final = statistics.get("score")
+    lines.append(f"final score {'unscored' if final is None else f'{final:.3f}'} ({statistics.get('stopped')})")
+    lines.append(("improved candidate: " if statistics.get("improved") else "candidate: ") + statistics["candidate"])
+    if statistics.get("unscored_candidate"):
+        lines.append(f"last improvement (not scored): {statistics['unscored_candidate']}")
+    return "\n".join(lines)
+
+
+def summarize(o: Any) -> tuple[dict[str, Any], str]:
+    payload = {
+        "verdicts": {
+            k: v.model_dump(mode="json", include={"decision", "accepted", "evidence", "statistics"})
+            for k, v in o.result.verdicts.items()
+        },
+        "report": o.report.model_dump(mode="json", exclude={"rows"}),
+    }
+    if not o.inputs.single:
+        return payload, o.report.text()
+    sid = o.result.session_ids[0]
+    chat = render(o.transcript, session=sid)
+    verdict = o.transcript.sessions[sid].verdict
+    return payload, chat + ("\n\n" + rounds_text(verdict.statistics) if verdict is not None else "")
+
+
+DCR_COMMAND = CommandSpec(
+    command="dcr",
+    help="evaluate a candidate against a reference and improve it (DCR: DCE -> AMC -> RAI)",
+    params=PARAMS,
+    add_arguments=add_inputs,
+    load_inputs=load_pairs,
+    role_defaults=ROLE_DEFAULTS,
+    summarize=summarize,
+)

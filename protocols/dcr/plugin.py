@@ -1,0 +1,11 @@
+"""The registration of DCR (entry point ``dcr`` in the ``voirdire.protocols`` group)."""
+
+from __future__ import annotations
+
+from voirdire.registry import Registration
+
+from .cli import DCR_COMMAND
+from .protocol import DCR
+from .report import report
+
+dcr = Registration(protocol=DCR, report=report, cli=DCR_COMMAND)

@@ -1,0 +1,72 @@
+"""``voirdire dcr``: one pair printed as a chat with the score per round, a file of pairs with its report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from voirdire.cli import main
+from voirdire.transcript import load
+
+from .helpers import AMC as AMC_PROMPT
+from .helpers import ARTICLE, BAD, DCE, GOOD, RAI, S1, S2, S2_FIXED, SUMMARY, amc, dce, rai
+
+
+def scripts(tmp_path: Path) -> list[str]:
+    files = {
+        "evaluator": {
+            "rules": [{"match": DCE, "replies": [dce((S1, GOOD), (S2, BAD)), dce((S1, GOOD), (S2_FIXED, GOOD))]}]
+        },
+        "converter": {"rules": [{"match": AMC_PROMPT, "replies": [amc(1, -1), amc(1, 1)]}]},
+        "improver": {"rules": [{"match": RAI, "reply": rai((S1, S1), (S2, S2_FIXED))}]},
+    }
+    args = []
+    for role, script in files.items():
+        path = tmp_path / f"{role}.yaml"
+        path.write_text(yaml.safe_dump(script))
+        args += ["--model", f"{role}=scripted:{path}"]
+    return args
+
+
+def test_one_pair_prints_the_chat_the_scores_and_the_improved_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    article = tmp_path / "article.txt"
+    article.write_text(ARTICLE)
+    out = tmp_path / "t.jsonl"
+    rc = main(["dcr", "--reference", str(article), "--candidate", SUMMARY, *scripts(tmp_path), "--out", str(out)])
+    text = capsys.readouterr().out
+    assert rc == 0
+    assert "round 0: score 0.500" in text and "round 1: score 1.000" in text
+    assert f"  -1 {S2}" in text and f"improved candidate: {S1} {S2_FIXED}" in text
+    assert "evaluator" in text and "improver" in text  # the chat
+    (s,) = load(out).sessions.values()
+    assert s.item["reference"] == ARTICLE
+
+
+def test_a_file_of_pairs_reports_and_correlates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "pairs.jsonl"
+    rows = [{"id": f"p{i}", "article": ARTICLE, "summary": SUMMARY, "score": float(i)} for i in range(2)]
+    data.write_text("\n".join(json.dumps(r) for r in rows))
+    out = tmp_path / "t.jsonl"
+    args = ["dcr", "--data", str(data), *scripts(tmp_path), "--out", str(out), "--no-progress", "--rounds", "0"]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "scored 2, unscored 0" in text
+    assert main(["report", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    # the script's second evaluation (both sentences consistent) serves the second pair
+    assert report["scored"] == 2 and report["mean_initial_score"] == pytest.approx(0.75)
+    assert report["correlation"]["kind"] == "binary" and report["correlation"]["auroc"] == 1.0
+
+
+def test_input_errors_name_the_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["dcr", "--reference", "R"]) == 2
+    assert "--candidate" in capsys.readouterr().err
+    assert main(["dcr", "--data", "summeval", "--reference", "R", "--candidate", "C"]) == 2
+    assert "--data" in capsys.readouterr().err
+    assert main(["dcr", "--reference", "R", "--candidate", "C", "--level", "paragraph", "--task", "semantic"]) == 2
+    assert "Tables 11-12" in capsys.readouterr().err
