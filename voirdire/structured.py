@@ -26,7 +26,17 @@ class ParseError(ValueError):
 # How a structured call was enforced, recorded per call.
 Enforcement = Literal["grammar", "response_format", "validated", "text-fallback"]
 
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
+
+def _unfenced(text: str) -> str:
+    """The reply without a markdown code fence around it (```json ... ```), in one pass: no regular expression
+    whose backtracking over a long run of spaces would be quadratic."""
+    body = text.strip()
+    if body.startswith("```"):
+        body = body[3:]
+        body = (body[4:] if body.startswith("json") else body).lstrip()
+    if body.endswith("```"):
+        body = body[:-3].rstrip()
+    return body
 
 
 @dataclass(frozen=True)
@@ -80,7 +90,7 @@ class ReplySchema:
 
     def validate(self, text: str) -> Any:
         """The reply's value: the choice (as written in the schema) or the model instance."""
-        body = _FENCE.sub("", text.strip())
+        body = _unfenced(text)
         if self.choices:
             return self._choice(body)
         assert self.model is not None
@@ -97,7 +107,7 @@ class ReplySchema:
         if body.startswith(("{", '"')):
             try:
                 candidate = json.loads(body)
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):  # RecursionError: JSON nested thousands deep
                 raise ParseError(f"not valid JSON; expected {self.describe()}") from None
             if isinstance(candidate, dict):
                 candidate = candidate.get("answer")

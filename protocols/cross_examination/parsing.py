@@ -206,6 +206,7 @@ def _tokens(text: str) -> list[str]:
 
 _SENTENCE_END = frozenset({".", "!", "?", ";", "\n"})
 _AUX = _words("is are was were do does did can could would should will has have am shall may might must")
+_LEADING_MARKS = frozenset({",", ":", "—", "(", ")"})
 _INTERJECTION_NEXT = _words(", . ! ; : — i it the this that we my your its they he she there thank thanks but not sir")
 
 
@@ -223,10 +224,11 @@ def _sentences(tokens: list[str]) -> list[_Sentence]:
     for i, tok in enumerate([*tokens, "\n"]):
         if tok not in _SENTENCE_END:
             continue
-        sent = tokens[start:i]
+        lead = start
+        while lead < i and tokens[lead] in _LEADING_MARKS:
+            lead += 1  # an index, not repeated slicing: a run of dashes stays linear
+        sent = tokens[lead:i]
         start = i + 1
-        while sent and sent[0] in (",", ":", "—", "(", ")"):
-            sent = sent[1:]
         if not sent:
             continue
         if sent[0] in ("yes", "no") and len(sent) > 1 and sent[1] in _INTERJECTION_NEXT:

@@ -1,0 +1,240 @@
+"""Every reply reader, fed 10,000 generated replies: it answers or refuses, never raises anything else, in time
+linear in the reply's length.
+
+The replies come from a seeded generator (the same ones every run): short mixes of the words, marks and numbers
+the readers look for, and a few of 10k and 100k characters, many of them one unit repeated (a run of dashes, of
+"no ", of digits, of open braces), which is where a reader that rescans or backtracks turns quadratic. Time is the
+reading thread's CPU time, so a busy machine does not fail the test; the bound per reply is generous (a linear
+reader of 100k characters takes a fraction of it, a quadratic one tens of seconds).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, Field
+
+from voirdire.protocols.cross_examination.parsing import (
+    fill_blank,
+    parse_decision,
+    parse_yes_no,
+    says_idk,
+    split_questions,
+)
+from voirdire.protocols.no_data.llm import datapoint_schema, parse_datapoint, parse_label
+from voirdire.protocols.qa_entailment.parsing import (
+    CLOSENESS_SCALE,
+    DIFFICULTY_SCALE,
+    ENTAILMENT_LABELS,
+    ParseFailure,
+    parse_entailment,
+    parse_score,
+    parse_statement,
+)
+from voirdire.protocols.qa_entailment.partial_marks import InferenceExplanation, parse_explanation
+from voirdire.structured import ParseError, ReplySchema
+
+SEED = 20250613
+REPLIES = 10_000
+LONG = 100_000
+BOUND_S = 0.05  # per reply, plus:
+PER_CHAR_S = 12e-6  # 1.25 s for a 100k-character reply
+
+_VOCABULARY = (
+    "the claim is correct incorrect not no yes Yes No never neither nor hardly but however although because if "
+    "unless therefore so in conclusion verdict: I think believe do don't doesn't isn't cannot can't may might could "
+    "would sure certain certainly absolutely of course doubt no doubt question questions follow-up further any more "
+    "have I'm sorry know entailment contradiction neutral Entailment not entailment answer: Answer is Label: S: Q: "
+    "A: statement Score: rating: out of 5 / Very easy hard completely right wrong mostly the AI-generated answer "
+    "Step step [[info]] [[assumption]] [[ info ]] |label| |datapoint| |reasons| 0 1 01 0110 101010101010 "
+    '____ [MASK] <mask> ``` ```json { } [ ] "answer": "Yes" "No" null true'
+)
+WORDS = _VOCABULARY.split()
+MARKS = [*".,;:!?-—–…()[]{}\"'“”‘’`*_#>|/\\\n\t ", "\n\n", "1.", "2)", "a.", "- ", "* ", "• ", "Q1:", "  "]
+EXOTIC = ["é", "ß", "中文", "😀", "\u200b", "\x00", "\ufeff", "\u2028", "\r\n", "\x1b[31m", "İ", "ﬁ"]
+# Units repeated into the long replies: runs that make a rescanning or backtracking reader quadratic.
+UNITS = (
+    "—", "— ", "-", " ", "\n", ":", "?", "'", '"', "“", "(", ",", ", ", ".", "0", "9", "01", "1. ", "1. Who?\n",
+    "no ", "not ", "yes ", "correct ", "incorrect ", "the claim is not ", "no no yes ", "but ", "if ", "a:", "Q: ",
+    "entailment ", "no entailment ", "not neutral\n", "Score: 4\n", "[[info]]", "step 1. ", "|label|", "|label| 1",
+    "|datapoint|", "|datapoint| 0", "{", "[", '{"answer": ', '"answer"', "```", "____ ", "I don't know ", "é",
+)  # fmt: skip
+
+
+def _short(rng: random.Random) -> str:
+    parts: list[str] = []
+    for _ in range(rng.randrange(0, 40)):
+        r = rng.random()
+        if r < 0.6:
+            parts.append(rng.choice(WORDS))
+        elif r < 0.85:
+            parts.append(rng.choice(MARKS))
+        elif r < 0.93:
+            parts.append(str(rng.randrange(0, 10 ** rng.randrange(1, 8))))
+        elif r < 0.97:
+            parts.append(rng.choice(EXOTIC))
+        else:
+            parts.append(rng.choice("0123456789") * rng.randrange(100, 6000))  # numbers past int()'s 4,300 digits
+    return rng.choice(("", " ", "\n", " ")).join(parts)
+
+
+# What a long reply may open with, so that a reader gets past its first line before the repeated unit.
+OPENINGS = ("", "Entailment\n", "4\n", "1. Who wrote it?\n", "The claim is correct. ", "Yes, ", "|label| ", "{")
+
+
+def _long(rng: random.Random, size: int, unit: str | None, opening: str) -> str:
+    if unit is not None:
+        return opening + (unit * (size // len(unit) + 1))[: size - len(opening)]
+    out: list[str] = [opening]
+    length = len(opening)
+    while length < size:
+        piece = _short(rng) + rng.choice(("\n", " ", ". "))
+        out.append(piece)
+        length += len(piece)
+    return "".join(out)[:size]
+
+
+@cache
+def replies(opening: str = "") -> tuple[str, ...]:
+    """10,000 replies: every unit repeated to 20k characters, 16 replies of 100k characters (most of them a unit
+    repeated), 64 of 10k, the rest short. Half the long ones start with ``opening`` (what gets a reader past its
+    first line), the other half with a random one."""
+    rng = random.Random(SEED)
+    units = list(UNITS)
+    rng.shuffle(units)
+    out = []
+    for i in range(REPLIES):
+        start = opening if i % 2 else rng.choice(OPENINGS)
+        if i < len(units):
+            out.append(_long(rng, 20_000, units[i], start))
+        elif i % 625 == 100:
+            out.append(_long(rng, LONG, rng.choice(units) if i % 3 else None, start))
+        elif i % 125 == 2:
+            out.append(_long(rng, 10_000, rng.choice((None, *units)), start))
+        else:
+            out.append(_short(rng))
+    rng.shuffle(out)
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Reader:
+    """A reply reader, and what it may give back: a value ``accepts``, or ``ParseError`` when ``raises``."""
+
+    read: Callable[[str], Any]
+    accepts: Callable[[Any], bool]
+    raises: bool = False
+    opening: str = ""  # what gets the reader past a reply's first line
+
+
+def _is(*types: type) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, types)
+
+
+class Reasons(BaseModel):
+    """A reply schema with an object shape, as a protocol would declare one."""
+
+    verdict: bool
+    reasons: list[str] = Field(max_length=5)
+    confidence: int = Field(ge=1, le=5)
+
+
+YES_NO = ReplySchema.yes_no()
+CHOICE = ReplySchema.choice("correct", "incorrect")
+REASONS = ReplySchema.of(Reasons)
+BITS = datapoint_schema("generate", {}, 12)
+
+READERS: dict[str, Reader] = {
+    # cross-examination (LMvLM): ParseError is the refusal
+    "parse_decision": Reader(
+        parse_decision, lambda v: v in ("correct", "incorrect"), raises=True, opening="The claim is correct. "
+    ),
+    "parse_yes_no": Reader(parse_yes_no, _is(bool), raises=True, opening="Yes, "),
+    "split_questions": Reader(split_questions, lambda v: isinstance(v, list) and v, raises=True, opening="1. Who?\n"),
+    "says_idk": Reader(says_idk, _is(bool), opening="I don't know "),
+    "fill_blank": Reader(lambda t: fill_blank("Lionel Hampton plays ____ music.", t), _is(str)),
+    "fill_blank_query": Reader(lambda t: fill_blank(t, "Jazz music."), _is(str)),
+    # QA entailment: a ParseFailure is the refusal
+    "parse_entailment": Reader(
+        parse_entailment, lambda v: v in ENTAILMENT_LABELS or isinstance(v, ParseFailure), opening="Entailment\n"
+    ),
+    "parse_statement": Reader(parse_statement, _is(str, ParseFailure), opening="S: Paris is the capital.\n"),
+    "parse_score": Reader(
+        parse_score, lambda v: isinstance(v, ParseFailure) or (isinstance(v, int) and 1 <= v <= 5), opening="4\n"
+    ),
+    "parse_score_difficulty": Reader(
+        lambda t: parse_score(t, scale=DIFFICULTY_SCALE), _is(int, ParseFailure), opening="1: Very easy\n"
+    ),
+    "parse_score_closeness": Reader(
+        lambda t: parse_score(t, scale=CLOSENESS_SCALE), _is(int, ParseFailure), opening="5\n"
+    ),
+    "parse_explanation": Reader(parse_explanation, _is(InferenceExplanation, ParseFailure), opening="1. Step one\n"),
+    # No-Data: None is the refusal
+    "parse_label": Reader(parse_label, lambda v: v in (0, 1, None), opening="|label| "),
+    "parse_datapoint": Reader(
+        lambda t: parse_datapoint(t, 12), lambda v: v is None or len(v) == 12, opening="|datapoint| "
+    ),
+    "parse_datapoint_any": Reader(parse_datapoint, lambda v: v is None or set(v) <= {"0", "1"}, opening="|datapoint|"),
+    # reply schemas (structured mode): ParseError is the refusal
+    "schema_yes_no": Reader(YES_NO.validate, _is(bool), raises=True, opening="```json\n"),
+    "schema_choice": Reader(CHOICE.validate, lambda v: v in ("correct", "incorrect"), raises=True),
+    "schema_object": Reader(REASONS.validate, _is(Reasons), raises=True, opening='{"reasons": '),
+    "schema_bits": Reader(BITS.validate, lambda v: len(v.datapoint) == 12, raises=True),
+}
+
+
+def _fuzz(reader: Reader) -> tuple[float, float]:
+    """Read every generated reply; returns the total and the slowest reading time (thread CPU seconds)."""
+    total = worst = 0.0
+    for n, text in enumerate(replies(reader.opening)):
+        start = time.thread_time()
+        try:
+            value = reader.read(text)
+        except ParseError:
+            if not reader.raises:
+                raise
+        else:
+            assert reader.accepts(value), f"reply {n} ({len(text)} chars, {text[:60]!r}...): read as {value!r}"
+        spent = time.thread_time() - start
+        assert spent < BOUND_S + PER_CHAR_S * len(text), (
+            f"reply {n} ({len(text)} chars, {text[:40]!r}...) took {spent:.2f} s: not linear in the reply's length"
+        )
+        total += spent
+        worst = max(worst, spent)
+    return total, worst
+
+
+def test_generated_replies_are_deterministic_and_include_long_ones() -> None:
+    texts = replies()
+    assert len(texts) == REPLIES
+    assert sum(len(t) == LONG for t in texts) == REPLIES // 625
+    assert sum(len(t) == 20_000 for t in texts) >= len(UNITS)
+    assert texts == replies.__wrapped__()  # the same seed gives the same replies
+
+
+# Readers that still fail, with why; each is fixed in its own module.
+KNOWN_FAILURES: dict[str, str] = {
+    "parse_entailment": "quadratic: every label word on a later line searches the whole line before it",
+    "parse_score": "int() of a number over 4,300 digits raises ValueError",
+    "parse_score_difficulty": "int() of a number over 4,300 digits raises ValueError",
+    "parse_score_closeness": "int() of a number over 4,300 digits raises ValueError",
+    "parse_explanation": "int() of a step number over 4,300 digits raises ValueError",
+    "parse_label": r"quadratic: \s*\(?\s* backtracks over a long run of spaces after |label|",
+    "parse_datapoint": r"quadratic: \s*\(?\s* backtracks over a long run of spaces after |datapoint|",
+    "parse_datapoint_any": r"quadratic: \s*\(?\s* backtracks over a long run of spaces after |datapoint|",
+}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_FAILURES[n])) if n in KNOWN_FAILURES else n for n in READERS],
+)
+def test_reader_answers_or_refuses_in_linear_time(name: str) -> None:
+    total, worst = _fuzz(READERS[name])
+    print(f"{name}: {REPLIES} replies in {total:.2f} s CPU, slowest {worst:.3f} s")
