@@ -70,3 +70,26 @@ def test_input_errors_name_the_option(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "--data" in capsys.readouterr().err
     assert main(["dcr", "--reference", "R", "--candidate", "C", "--level", "paragraph", "--task", "semantic"]) == 2
     assert "Tables 11-12" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("benchmark", ["summeval", "paws"])
+def test_a_benchmark_against_a_fake_openai_endpoint(
+    benchmark: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.fake_openai import FakeOpenAIServer
+    from voirdire.protocols.dcr.data import DATA_ENV
+
+    from .fake_dcr import respond
+
+    monkeypatch.setenv(DATA_ENV, str(Path(__file__).parent / "fixtures"))
+    out = tmp_path / "t.jsonl"
+    with FakeOpenAIServer(respond) as server:
+        args = ["dcr", "--data", benchmark, "--limit", "4", "--model", f"openai-compatible:fake@{server.url}"]
+        rc = main([*args, "--out", str(out), "--no-progress", "--concurrency", "2", "--json"])
+        formats = [r.get("response_format", {}).get("type") for r in server.requests]
+    assert rc == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["report"]["scored"] == 4 and result["report"]["parse_failures"] == {}
+    assert set(formats) == {"json_schema"}  # every reply asked through its schema
+    sessions = load(out).sessions.values()
+    assert all(s.verdict is not None and s.verdict.decision == "consistent" for s in sessions)
