@@ -10,16 +10,21 @@ reader of 100k characters takes a fraction of it, a quadratic one tens of second
 
 from __future__ import annotations
 
+import asyncio
 import random
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from pydantic import BaseModel, Field
 
+from voirdire.machine import StateMachine
+from voirdire.models.scripted import ScriptedChatCompletionClient
+from voirdire.protocol import LONG_REPLY_CHARS, Protocol, Session
 from voirdire.protocols.cross_examination.parsing import (
     fill_blank,
     parse_decision,
@@ -38,7 +43,9 @@ from voirdire.protocols.qa_entailment.parsing import (
     parse_statement,
 )
 from voirdire.protocols.qa_entailment.partial_marks import InferenceExplanation, parse_explanation
+from voirdire.runner import run_in_memory
 from voirdire.structured import ParseError, ReplySchema
+from voirdire.transcript import Verdict
 
 SEED = 20250613
 REPLIES = 10_000
@@ -238,3 +245,64 @@ KNOWN_FAILURES: dict[str, str] = {
 def test_reader_answers_or_refuses_in_linear_time(name: str) -> None:
     total, worst = _fuzz(READERS[name])
     print(f"{name}: {REPLIES} replies in {total:.2f} s CPU, slowest {worst:.3f} s")
+
+
+# ---------------------------------------------------------------------------------------------------- off the loop
+
+
+class _Item(BaseModel):
+    id: str
+
+
+class _NoParams(BaseModel):
+    pass
+
+
+class _Probe(Protocol[_Item, _NoParams]):
+    """One role asked twice, its replies read by ``read`` (which notes the thread it runs on)."""
+
+    name = "probe"
+    roles = ("judge",)
+    machine = StateMachine(initial=("ask",), edges={"ask": ("done",), "done": ()})
+    Item, Params = _Item, _NoParams
+    prompt_folder = "probe"  # sends literal text: no prompt file is read
+    threads: ClassVar[list[str]] = []
+
+    def item_id(self, item: _Item) -> str:
+        return item.id
+
+    @staticmethod
+    def read(text: str) -> int:
+        _Probe.threads.append(threading.current_thread().name)
+        time.sleep(0.3 if len(text) > LONG_REPLY_CHARS else 0)  # a slow reader that lets go of the GIL
+        return len(text)
+
+    async def run(self, item: _Item, session: Session) -> Verdict:
+        session.enter("ask")
+        for _ in range(2):
+            await session.send("judge", "rule", parse=self.read)
+        session.enter("done")
+        return session.verdict("read", accepted=True)
+
+
+async def test_long_replies_are_read_off_the_event_loop() -> None:
+    """A long reply is read in a worker thread while other coroutines go on; a short one on the loop itself."""
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    _Probe.threads.clear()
+    client = ScriptedChatCompletionClient(["x" * (LONG_REPLY_CHARS + 1), "short"])
+    task = asyncio.create_task(ticker())
+    try:
+        verdicts, _ = await run_in_memory(_Probe(), [_Item(id="a")], clients={"judge": client})
+    finally:
+        task.cancel()
+    assert verdicts[0].decision == "read"
+    assert _Probe.threads[0] != threading.current_thread().name  # the long reply: a worker thread
+    assert _Probe.threads[1] == threading.current_thread().name  # the short one: the loop's thread
+    assert ticks >= 10  # the loop kept running through the 0.3 s read

@@ -10,6 +10,7 @@ show, report, resume and the viewer work for all of them.
 
 from __future__ import annotations
 
+import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -43,6 +44,10 @@ from voirdire.transcript import (
 )
 
 T = TypeVar("T")
+
+# Replies longer than this are read in a worker thread, so that reading one (linear, but in Python) never holds up
+# the other sessions' model calls and timeouts on the event loop; a 256-token reply is about 1,000 characters.
+LONG_REPLY_CHARS = 4_000
 ItemT = TypeVar("ItemT", bound=BaseModel)
 ParamsT = TypeVar("ParamsT", bound=BaseModel)
 
@@ -277,7 +282,7 @@ class Session:
                     enforcement=call.enforcement,
                 )
         replies = [
-            self._read(role, prompt, t, i if len(texts) > 1 else None, parse, expected, on_failure)
+            await self._read(role, prompt, t, i if len(texts) > 1 else None, parse, expected, on_failure)
             for i, t in enumerate(texts)
         ]
         if len(replies) == 1:
@@ -285,7 +290,7 @@ class Session:
         first = replies[0]
         return Reply(text=first.text, value=first.value, error=first.error, samples=tuple(replies))
 
-    def _read(
+    async def _read(
         self,
         role: str,
         prompt: str | None,
@@ -295,11 +300,14 @@ class Session:
         expected: str,
         on_failure: str,
     ) -> Reply[T]:
+        """Record the reply and read it with ``parse``: a long reply in a worker thread (``LONG_REPLY_CHARS``),
+        with every transcript write kept on the event loop."""
         self._write(Message, sender=role, receiver="moderator", content=text, prompt=prompt, sample=sample)
         if parse is None:
             return Reply(text=text)
         try:
-            return Reply(text=text, value=parse(text))
+            value = await asyncio.to_thread(parse, text) if len(text) > LONG_REPLY_CHARS else parse(text)
+            return Reply(text=text, value=value)
         except ParseError as exc:
             expected = expected or getattr(parse, "__doc__", "") or ""
             self.parse_failure(role, prompt, expected=expected, raw=text, error=str(exc), outcome=on_failure)
