@@ -1,0 +1,76 @@
+"""What a command runs on: one item given as command-line arguments (its fields), or a dataset file of items.
+
+``ItemInputs`` adds one positional argument or flag per chosen field of a protocol's ``Item`` (a list field's flag
+repeats) and a dataset flag, and reads them back into items; a protocol's ``CommandSpec`` uses its
+``add_arguments`` and ``load`` as its inputs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from voirdire.datasets import load_items
+from voirdire.protocol import Protocol
+from voirdire.registry import InputError, Inputs
+
+
+@dataclass(frozen=True)
+class ItemInputs:
+    """``positional``: item fields taken as positional arguments; ``flags``: item field -> flag; ``build``: the
+    item from the given fields (default: the protocol's ``item_from_record``); ``help``: field -> help text."""
+
+    item: type[BaseModel]
+    positional: tuple[str, ...] = ()
+    flags: Mapping[str, str] = field(default_factory=dict)
+    help: Mapping[str, str] = field(default_factory=dict)
+    data_flag: str = "--data"
+    data_help: str = "a dataset: JSONL, CSV or a JSON list"
+    build: Callable[[dict[str, Any]], BaseModel] | None = None
+
+    def _is_list(self, name: str) -> bool:
+        annotation = self.item.model_fields[name].annotation
+        return typing.get_origin(annotation) in (list, tuple)
+
+    def _names(self) -> list[str]:
+        """How the single-item arguments are named in errors (list fields cannot stand alone)."""
+        return [p.upper() for p in self.positional] + [f for n, f in self.flags.items() if not self._is_list(n)]
+
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        for name in self.positional:
+            p.add_argument(name, nargs="?", help=self.help.get(name, self.item.model_fields[name].description))
+        for name, flag in self.flags.items():
+            text = self.help.get(name, self.item.model_fields[name].description)
+            if self._is_list(name):
+                p.add_argument(flag, dest=f"item__{name}", action="append", default=[], help=text, metavar=name.upper())
+            else:
+                p.add_argument(flag, dest=f"item__{name}", help=text, metavar=name.upper())
+        p.add_argument(self.data_flag, dest="item__data", type=Path, help=self.data_help, metavar="FILE")
+
+    def load(self, args: argparse.Namespace, protocol: Protocol[Any, Any]) -> Inputs:
+        given = {n: getattr(args, n) for n in self.positional if getattr(args, n, None)}
+        given |= {n: getattr(args, f"item__{n}") for n in self.flags if getattr(args, f"item__{n}", None)}
+        data = args.item__data
+        if data is not None and given:
+            raise InputError(f"give either {' / '.join(self._names())} or {self.data_flag} FILE, not both")
+        if data is not None:
+            items = load_items(data, protocol.item_from_record, limit=args.limit, offset=args.offset)
+            return Inputs(items=items, dataset=str(data))
+        if not given or not any(n in given for n in (*self.positional, *self.flags) if not self._is_list(n)):
+            raise InputError(f"give {', '.join(self._names())}, or {self.data_flag} FILE")
+        try:
+            item = self.build(given) if self.build else protocol.item_from_record(given)
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            where = ".".join(str(p) for p in first.get("loc", ()))
+            message = str(first.get("msg", "invalid item")).removeprefix("Value error, ")
+            raise InputError(f"{where}: {message}" if where else message) from None
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+        return Inputs(items=[item], single=True)
