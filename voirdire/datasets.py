@@ -7,6 +7,7 @@ Each protocol turns a record into its ``Item`` (``Protocol.item_from_record``); 
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,19 +24,57 @@ class DatasetError(VoirdireError, ValueError):
     """A dataset file or row that cannot be used; the message starts with ``file:line``."""
 
 
+class SelectionError(VoirdireError, ValueError):
+    """Which items of a dataset to run (offset, limit) cannot select any."""
+
+
+def _utf8(path: Path, data: bytes, *, bom: bool = False, first_line: int = 1) -> str:
+    """``data`` (from ``first_line`` of ``path`` on) decoded as UTF-8; an error names the line of the first bad
+    byte, counted in the raw bytes."""
+    try:
+        return data.decode("utf-8-sig" if bom else "utf-8")
+    except UnicodeDecodeError as exc:
+        line = first_line + data.count(b"\n", 0, exc.start)
+        raise DatasetError(f"{path}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x}); save it as UTF-8") from None
+
+
+def _csv_records(path: Path, delimiter: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Rows of a CSV/TSV file as records keyed by its header, each located at the line it starts on (a quoted
+    field may span several lines)."""
+    text = _utf8(path, path.read_bytes(), bom=True)  # -sig: spreadsheets write a BOM
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    header: list[str] | None = None
+    while True:
+        start = reader.line_num + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise DatasetError(f"{path}:{start}: not valid CSV: {exc}") from None
+        if not row:
+            continue  # a blank line
+        if header is None:
+            header = row
+            continue
+        if len(row) > len(header):
+            raise DatasetError(f"{path}:{start}: more fields than the header has ({len(row)} > {len(header)})")
+        yield f"{path}:{start}", {name: row[k] if k < len(row) else None for k, name in enumerate(header)}
+
+
 def read_records(path: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    """Yield ``(location, record)``; location is ``file:line`` (JSONL, CSV) or ``file[index]`` (JSON list)."""
+    """Yield ``(location, record)``; location is ``file:line`` (JSONL, CSV: the line a record starts on) or
+    ``file[index]`` (JSON list)."""
     path = Path(path)
     if not path.exists():
         raise DatasetError(f"{path}: no such dataset file")
+    if path.is_dir():
+        raise DatasetError(f"{path}: is a folder, not a dataset file")
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
         with path.open("rb") as fh:
             for n, raw in enumerate(fh, 1):
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise DatasetError(f"{path}:{n}: not UTF-8 text ({exc.reason})") from exc
+                line = _utf8(path, raw, first_line=n)
                 if not line.strip():
                     continue
                 try:
@@ -46,20 +85,10 @@ def read_records(path: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
                     raise DatasetError(f"{path}:{n}: expected a JSON object, got {type(rec).__name__}")
                 yield f"{path}:{n}", rec
     elif suffix in (".csv", ".tsv"):
-        with path.open(encoding="utf-8-sig", newline="") as fh:  # -sig: spreadsheets write a BOM
-            reader = csv.DictReader(fh, delimiter="\t" if suffix == ".tsv" else ",")
-            try:
-                for rec in reader:
-                    if None in rec:
-                        raise DatasetError(f"{path}:{reader.line_num}: more fields than the header has")
-                    yield f"{path}:{reader.line_num}", dict(rec)
-            except UnicodeDecodeError as exc:
-                raise DatasetError(f"{path}:{reader.line_num + 1}: not UTF-8 text ({exc.reason})") from exc
+        yield from _csv_records(path, "\t" if suffix == ".tsv" else ",")
     elif suffix == ".json":
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except UnicodeDecodeError as exc:
-            raise DatasetError(f"{path}: not UTF-8 text ({exc.reason})") from exc
+            data = json.loads(_utf8(path, path.read_bytes()))
         except json.JSONDecodeError as exc:
             raise DatasetError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from exc
         if not isinstance(data, list):
@@ -72,6 +101,15 @@ def read_records(path: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
         raise DatasetError(f"{path}: unknown dataset format {suffix!r} (use .jsonl, .csv, .tsv or .json)")
 
 
+def check_selection(limit: int | None, offset: int) -> None:
+    """``limit`` (at least 1, or None for all) and ``offset`` (at least 0) as ``--limit`` / ``--offset`` take
+    them: a negative offset is not Python's count from the end."""
+    if limit is not None and limit < 1:
+        raise SelectionError(f"--limit: must be at least 1, got {limit}")
+    if offset < 0:
+        raise SelectionError(f"--offset: must be 0 or more, got {offset}")
+
+
 def load_items(
     path: str | Path,
     convert: Callable[[dict[str, Any]], T],
@@ -79,10 +117,14 @@ def load_items(
     limit: int | None = None,
     offset: int = 0,
 ) -> list[T]:
-    """Convert records with ``convert``; ids default to the record's location and must be unique."""
+    """Convert records with ``convert``; ids default to the record's location and must be unique. An empty
+    dataset, or an ``offset`` past its last record, is an error rather than a run of nothing."""
+    check_selection(limit, offset)
     items: list[T] = []
     seen: dict[str, str] = {}
+    records = 0
     for k, (where, rec) in enumerate(read_records(path)):
+        records = k + 1
         if k < offset:
             continue
         if limit is not None and len(items) >= limit:
@@ -98,6 +140,10 @@ def load_items(
             raise DatasetError(f"{where}: duplicate id {item_id!r} (first at {seen[item_id]})")
         seen[item_id] = where
         items.append(item)
+    if records == 0:
+        raise DatasetError(f"{path}: the dataset is empty (no records)")
+    if not items:
+        raise SelectionError(f"--offset: {offset} skips every record of {path} (it has {records})")
     return items
 
 

@@ -1,7 +1,8 @@
 """Loaders for the No-Data Algorithm's synthetic data (§8.0.1; ../shared/data/no_data_algorithm/SOURCE.md).
 
 Each file is a JSON list of ``[x, y]`` pairs: ``x`` a bit string (12 bits in the paper's data), ``y`` "0"/"1".
-Errors name the file and the offending row (or JSON line/column), so a bad file is fixed in one look.
+Errors name the file and the offending row as every voirdire input error does (``file[row]: ...``, or
+``file:line: ...`` for a file that is not JSON or not UTF-8), so a bad file is fixed in one look.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ def parse_bitstrings(payload: Any, source: str = "<data>") -> list[Datapoint]:
     rows: list[Datapoint] = []
     width: int | None = None
     for i, item in enumerate(payload):
-        where = f"{source}: row {i}"
+        where = f"{source}[{i}]"
         if not isinstance(item, (list, tuple)) or len(item) != 2:
             raise DataError(f"{where}: expected a pair [x, y], got {item!r}")
         x, y = item
@@ -87,7 +88,7 @@ def parse_bitstrings(payload: Any, source: str = "<data>") -> list[Datapoint]:
         if width is None:
             width = len(x)
         elif len(x) != width:
-            raise DataError(f"{where}: x has {len(x)} bits but row 0 has {width}")
+            raise DataError(f"{where}: x has {len(x)} bits but the first row has {width}")
         rows.append(Datapoint(x=x, y=_label(y, where)))
     return rows
 
@@ -96,15 +97,20 @@ def load_bitstrings(path: str | os.PathLike[str]) -> list[Datapoint]:
     """Read and validate one ``[[x, y], ...]`` JSON file."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        data = p.read_bytes()
     except FileNotFoundError:
         raise DataError(f"{p}: no such file") from None
+    except IsADirectoryError:
+        raise DataError(f"{p}: is a folder, not a data file") from None
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise DataError(f"{p}: not UTF-8 text (byte {err.start})") from None
+        line = data.count(b"\n", 0, err.start) + 1
+        raise DataError(f"{p}:{line}: not UTF-8 text (byte 0x{data[err.start]:02x}); save it as UTF-8") from None
     try:
         payload = json.loads(text)
     except json.JSONDecodeError as err:
-        raise DataError(f"{p}: invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}") from None
+        raise DataError(f"{p}:{err.lineno}: invalid JSON: {err.msg} (column {err.colno})") from None
     return parse_bitstrings(payload, str(p))
 
 
@@ -167,5 +173,5 @@ def check_labels(rows: Sequence[Datapoint], rubric: Rubric, source: str = "<data
     for i, row in enumerate(rows):
         if rubric.label(row.x) != row.y:
             raise DataError(
-                f"{source}: row {i}: label {row.y} but rubric {rubric.name!r} gives {rubric.label(row.x)} for {row.x}"
+                f"{source}[{i}]: label {row.y} but rubric {rubric.name!r} gives {rubric.label(row.x)} for {row.x}"
             )

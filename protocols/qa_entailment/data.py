@@ -1,8 +1,9 @@
 """Datasets for QA grading: EVOUNA (Wang et al. 2023) and a generic JSONL format.
 
 Every loader returns ``QAItem``s: one (question, gold answers, system answer, optional human judgment) to grade.
-A malformed row raises ``DatasetError`` naming the file and the row (EVOUNA: 0-based index in the JSON list;
-JSONL: 1-based line number), so a bad record is found without bisecting the file.
+A malformed row raises ``DatasetError`` naming the file and the row as every voirdire input error does:
+``NQ.json[17]: ...`` (EVOUNA: 0-based index in the JSON list) and ``runs.jsonl:3: ...`` (JSONL: 1-based line), so
+a bad record is found without bisecting the file.
 """
 
 from __future__ import annotations
@@ -31,13 +32,29 @@ EVOUNA_GOLD_SEPARATOR = "/"
 
 
 class DatasetError(CoreDatasetError):
-    """A dataset file or one of its rows is malformed; the message names the file and the row."""
+    """A dataset file or one of its rows is malformed: ``file:line: problem`` (a line of the file),
+    ``file[index]: problem`` (a row of a JSON list) or ``file: problem``."""
 
-    def __init__(self, path: str | Path, where: str, problem: str) -> None:
+    def __init__(self, path: str | Path, problem: str, *, line: int | None = None, index: int | None = None) -> None:
         self.path = str(path)
-        self.where = where
+        self.where = f":{line}" if line is not None else f"[{index}]" if index is not None else ""
         self.problem = problem
-        super().__init__(f"{self.path}, {where}: {problem}")
+        super().__init__(f"{self.path}{self.where}: {problem}")
+
+
+def _text(path: Path) -> str:
+    """The file as UTF-8 text; a file that is not names the line of its first bad byte."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise DatasetError(path, "no such dataset file") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise DatasetError(
+            path, f"not UTF-8 text (byte 0x{data[exc.start]:02x}); save it as UTF-8", line=line
+        ) from None
 
 
 class QAItem(BaseModel):
@@ -88,7 +105,7 @@ class _EvounaRow(BaseModel):
 
 def _describe(err: ValidationError) -> str:
     parts = []
-    for e in err.errors():
+    for e in err.errors(include_url=False):
         field = ".".join(str(x) for x in e["loc"]) or "row"
         parts.append(f"field {field!r}: {e['msg']}")
     return "; ".join(parts)
@@ -114,28 +131,27 @@ def load_evouna(
     if unknown:
         raise ValueError(f"unknown EVOUNA system(s) {unknown}; expected some of {list(EVOUNA_SYSTEMS)}")
     try:
-        rows = json.loads(path.read_text(encoding="utf-8"))
+        rows = json.loads(_text(path))
     except json.JSONDecodeError as e:
-        raise DatasetError(path, f"line {e.lineno} column {e.colno}", f"invalid JSON: {e.msg}") from e
+        raise DatasetError(path, f"invalid JSON: {e.msg} (column {e.colno})", line=e.lineno) from e
     if not isinstance(rows, list):
-        raise DatasetError(path, "top level", f"expected a JSON list of rows, got {type(rows).__name__}")
+        raise DatasetError(path, f"expected a JSON list of rows at the top level, got {type(rows).__name__}")
 
     items: list[QAItem] = []
     for index, raw in enumerate(rows):
-        where = f"row {index} (0-based index in the JSON list)"
         if not isinstance(raw, dict):
-            raise DatasetError(path, where, f"expected an object, got {type(raw).__name__}")
+            raise DatasetError(path, f"expected an object, got {type(raw).__name__}", index=index)
         try:
             row = _EvounaRow.model_validate(raw)
         except ValidationError as e:
-            raise DatasetError(path, where, _describe(e)) from None
+            raise DatasetError(path, _describe(e), index=index) from None
         if row.improper and not include_improper:
             continue
         if row.golden_answer is None:
             # One improper NQ question lacks gold answers; nothing can grade it. A proper one must have them.
             if row.improper:
                 continue
-            raise DatasetError(path, where, "field 'golden_answer' is null on a question that is not improper")
+            raise DatasetError(path, "field 'golden_answer' is null on a question that is not improper", index=index)
         golds = split_gold(row.golden_answer)
         for system in wanted:
             judge = getattr(row, f"judge_{system}")
@@ -180,40 +196,38 @@ def load_jsonl(path: str | Path, *, require_judgment: bool = False) -> list[QAIt
     path = Path(path)
     items: list[QAItem] = []
     seen_ids: dict[str, int] = {}
-    with path.open(encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            where = f"line {lineno}"
-            try:
-                raw = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise DatasetError(path, where, f"invalid JSON: {e.msg} (column {e.colno})") from e
-            if not isinstance(raw, dict):
-                raise DatasetError(path, where, f"expected a JSON object, got {type(raw).__name__}")
-            try:
-                row = _JsonlRow.model_validate(raw)
-            except ValidationError as e:
-                raise DatasetError(path, where, _describe(e)) from None
-            if not any(g.strip() for g in row.gold_answers):
-                raise DatasetError(path, where, "field 'gold_answers': every gold answer is blank")
-            if row.human_judgment is None and require_judgment:
-                raise DatasetError(path, where, "field 'human_judgment' is required here but missing or null")
-            item_id = row.id if row.id is not None else f"{path.stem}-{lineno}"
-            if item_id in seen_ids:
-                raise DatasetError(path, where, f"duplicate id {item_id!r} (first on line {seen_ids[item_id]})")
-            seen_ids[item_id] = lineno
-            items.append(
-                QAItem(
-                    id=item_id,
-                    question=row.question,
-                    gold_answers=tuple(row.gold_answers),
-                    system=row.system,
-                    system_answer=row.system_answer,
-                    human_judgment=row.human_judgment,
-                    source=f"{path.name} line {lineno}",
-                )
+    for lineno, line in enumerate(_text(path).split("\n"), start=1):  # not splitlines(): JSON may hold U+2028
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise DatasetError(path, f"invalid JSON: {e.msg} (column {e.colno})", line=lineno) from e
+        if not isinstance(raw, dict):
+            raise DatasetError(path, f"expected a JSON object, got {type(raw).__name__}", line=lineno)
+        try:
+            row = _JsonlRow.model_validate(raw)
+        except ValidationError as e:
+            raise DatasetError(path, _describe(e), line=lineno) from None
+        if not any(g.strip() for g in row.gold_answers):
+            raise DatasetError(path, "field 'gold_answers': every gold answer is blank", line=lineno)
+        if row.human_judgment is None and require_judgment:
+            raise DatasetError(path, "field 'human_judgment' is required here but missing or null", line=lineno)
+        item_id = row.id if row.id is not None else f"{path.stem}-{lineno}"
+        if item_id in seen_ids:
+            raise DatasetError(path, f"duplicate id {item_id!r} (first on line {seen_ids[item_id]})", line=lineno)
+        seen_ids[item_id] = lineno
+        items.append(
+            QAItem(
+                id=item_id,
+                question=row.question,
+                gold_answers=tuple(row.gold_answers),
+                system=row.system,
+                system_answer=row.system_answer,
+                human_judgment=row.human_judgment,
+                source=f"{path.name} line {lineno}",
             )
+        )
     return items
 
 
@@ -248,4 +262,4 @@ def load_dataset(path: str | Path, *, systems: tuple[str, ...] | list[str] | Non
         if systems:
             items = [it for it in items if it.system in systems]
         return items
-    raise DatasetError(path, "file name", "unknown format: expected .json (EVOUNA) or .jsonl (generic)")
+    raise DatasetError(path, "unknown format: expected .json (EVOUNA) or .jsonl (generic)")

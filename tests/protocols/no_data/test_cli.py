@@ -130,10 +130,10 @@ def test_malformed_data_file_names_file_and_row(root: Path, tmp_path: Path, caps
     bad.write_text(json.dumps([["010101010101", "1"], ["010101010101", "0"], ["0101x1010101", "1"]]))
     assert main(["nodata", "--data", str(bad), "--rubric", "ip", "--out", str(tmp_path / "b.jsonl")]) == 2
     err = capsys.readouterr().err
-    assert f"{bad}: row 2: x must be a non-empty string of 0s and 1s" in err
+    assert f"{bad}[2]: x must be a non-empty string of 0s and 1s" in err
     bad.write_text('[["0101", "1"],\n ["01", ')
     assert main(["nodata", "--data", str(bad), "--rubric", "ip", "--out", str(tmp_path / "b.jsonl")]) == 2
-    assert f"{bad}: invalid JSON at line 2" in capsys.readouterr().err
+    assert f"{bad}:2: invalid JSON" in capsys.readouterr().err
     assert main(["nodata", "--data", str(tmp_path / "missing.json"), "--rubric", "ip"]) == 2
     assert "missing.json: no such file" in capsys.readouterr().err
     assert not (tmp_path / "b.jsonl").exists()

@@ -31,14 +31,14 @@ def test_loads_pairs_with_string_or_int_labels(tmp_path):
 @pytest.mark.parametrize(
     ("payload", "message"),
     [
-        ('[["0101", "1"],\n ["01", ', "line 2"),
+        ('[["0101", "1"],\n ["01", ', ":2: invalid JSON"),
         ({"x": 1}, "expected a JSON list"),
         ([], "no rows"),
-        ([["0101", "1"], ["0101"]], "row 1: expected a pair"),
-        ([["0101", "1"], ["01a1", "0"]], "row 1: x must be"),
-        ([["0101", "1"], ["011", "0"]], "row 1: x has 3 bits but row 0 has 4"),
-        ([["0101", "2"]], "row 0: label must be 0 or 1"),
-        ([["0101", True]], "row 0: label must be 0 or 1"),
+        ([["0101", "1"], ["0101"]], "[1]: expected a pair"),
+        ([["0101", "1"], ["01a1", "0"]], "[1]: x must be"),
+        ([["0101", "1"], ["011", "0"]], "[1]: x has 3 bits but the first row has 4"),
+        ([["0101", "2"]], "[0]: label must be 0 or 1"),
+        ([["0101", True]], "[0]: label must be 0 or 1"),
     ],
 )
 def test_bad_files_name_the_file_and_the_row(tmp_path, payload, message):
@@ -58,7 +58,7 @@ def test_missing_and_non_utf8_files(tmp_path):
 
 
 def test_parse_bitstrings_reports_its_source():
-    with pytest.raises(DataError, match="mem: row 0"):
+    with pytest.raises(DataError, match=r"mem\[0\]"):
         parse_bitstrings([["x", "1"]], "mem")
 
 
@@ -90,5 +90,5 @@ def test_resolve_dataset(shared_data, tmp_path):
 
 def test_check_labels_points_at_the_row(tmp_path):
     rows = parse_bitstrings([["111000000001", "1"], ["000000000000", "1"]])
-    with pytest.raises(DataError, match="row 1: label 1 but rubric 'oop' gives 0"):
+    with pytest.raises(DataError, match=r"\[1\]: label 1 but rubric 'oop' gives 0"):
         check_labels(rows, OOP_RUBRIC, "f.json")

@@ -237,16 +237,16 @@ def test_malformed_dataset_rows_are_named(tmp_path: Path, capsys) -> None:
     bad.write_text(json.dumps(rows), encoding="utf-8")
     code, _, err = qa_eval(capsys, "--data", str(bad), "--evaluator", "lexical", "--out", str(tmp_path / "x.jsonl"))
     assert code == 2
-    assert f"{bad}, row 2 (0-based index in the JSON list): field 'judge_gpt4" in err
+    assert f"{bad}[2]: field 'judge_gpt4" in err
 
     lines = cell_rows()[:2]
     del lines[1]["system_answer"]
     bad_jsonl = write_jsonl(tmp_path / "bad.jsonl", lines)
     code, _, err = qa_eval(capsys, "--data", str(bad_jsonl), "--evaluator", "lexical")
-    assert code == 2 and f"{bad_jsonl}, line 2: field 'system_answer': Field required" in err
+    assert code == 2 and f"{bad_jsonl}:2: field 'system_answer': Field required" in err
     bad_jsonl.write_text(json.dumps(cell_rows()[0]) + "\n{oops\n", encoding="utf-8")
     code, _, err = qa_eval(capsys, "--data", str(bad_jsonl), "--evaluator", "f1")
-    assert code == 2 and f"{bad_jsonl}, line 2: invalid JSON" in err
+    assert code == 2 and f"{bad_jsonl}:2: invalid JSON" in err
 
 
 def test_usage_errors(tmp_path: Path, capsys) -> None:

@@ -77,19 +77,19 @@ def test_evouna_malformed_row_names_file_row_and_field(tmp_path: Path, bad: dict
     with pytest.raises(DatasetError) as err:
         load_evouna(path)
     message = str(err.value)
-    assert "NQ.json" in message and "row 2" in message and field in message
+    assert "NQ.json[2]: " in message and field in message
 
 
 def test_evouna_missing_field_and_bad_json(tmp_path: Path) -> None:
     row = _row()
     del row["improper"]
-    with pytest.raises(DatasetError, match=r"row 0 .*improper"):
+    with pytest.raises(DatasetError, match=r"NQ\.json\[0\]: .*improper"):
         load_evouna(_write(tmp_path, [row]))
     broken = tmp_path / "TQ.json"
     broken.write_text('[{"question": "q",\n ', encoding="utf-8")
-    with pytest.raises(DatasetError, match=r"TQ.json, line 2"):
+    with pytest.raises(DatasetError, match=r"TQ\.json:2: invalid JSON"):
         load_evouna(broken)
-    with pytest.raises(DatasetError, match="top level"):
+    with pytest.raises(DatasetError, match="JSON list of rows at the top level"):
         load_evouna(_write(tmp_path, {"rows": []}))
 
 
@@ -134,12 +134,12 @@ def test_jsonl_malformed_line_names_line(tmp_path: Path, line: str, needle: str)
     path = _jsonl(tmp_path, [ok, ok, line])
     with pytest.raises(DatasetError) as err:
         load_jsonl(path)
-    assert "mine.jsonl, line 3" in str(err.value) and needle in str(err.value)
+    assert "mine.jsonl:3: " in str(err.value) and needle in str(err.value)
 
 
 def test_jsonl_duplicate_id_and_unknown_suffix(tmp_path: Path) -> None:
     line = '{"id": "same", "question": "q", "gold_answers": ["a"], "system_answer": "a"}'
-    with pytest.raises(DatasetError, match=r"line 2: duplicate id 'same' \(first on line 1\)"):
+    with pytest.raises(DatasetError, match=r"\.jsonl:2: duplicate id 'same' \(first on line 1\)"):
         load_jsonl(_jsonl(tmp_path, [line, line]))
     with pytest.raises(DatasetError, match="unknown format"):
         load_dataset(tmp_path / "data.csv")
