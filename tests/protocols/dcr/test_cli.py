@@ -93,3 +93,17 @@ def test_a_benchmark_against_a_fake_openai_endpoint(
     assert set(formats) == {"json_schema"}  # every reply asked through its schema
     sessions = load(out).sessions.values()
     assert all(s.verdict is not None and s.verdict.decision == "consistent" for s in sessions)
+
+
+def test_python_api_checks_one_pair(tmp_path: Path) -> None:
+    from voirdire.protocols.dcr import check
+
+    from .helpers import agents
+
+    clients = agents(
+        evaluator=[dce((S1, GOOD), (S2, BAD)), dce((S1, GOOD), (S2_FIXED, GOOD))],
+        converter=[amc(1, -1), amc(1, 1)],
+        improver=rai((S1, S1), (S2, S2_FIXED)),
+    )
+    verdict = check(ARTICLE, SUMMARY, clients=clients, out=tmp_path / "t.jsonl", rounds=2)
+    assert verdict.statistics["scores"] == [0.5, 1.0] and verdict.statistics["candidate"] == f"{S1} {S2_FIXED}"
