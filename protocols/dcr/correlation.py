@@ -42,7 +42,7 @@ class Correlation(BaseModel):
                 f", {self.documents} documents (skipped: {self.skipped_constant_human} constant human, "
                 f"{self.skipped_constant_metric} constant metric)"
             )
-        return ", ".join(parts) + f"  ({extra})"
+        return (", ".join(parts) or "undefined (no variation to correlate)") + f"  ({extra})"
 
     def values(self) -> dict[str, float]:
         names = ("pearson", "spearman", "kendall", "auroc")
