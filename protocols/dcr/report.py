@@ -4,7 +4,7 @@
 - Table 5: inconsistent candidates (Ẑ < 1), those corrected by RAI (Ẑ = 1 after improvement) and the consistency
   improvement rate, after the first round and after all rounds;
 - Fig. 4: the share of candidates that are consistent after each round (a candidate stays as its last scored
-  round left it);
+  round left it), and the frequency distribution of the scores after each round (Fig. 4 right);
 - the correlation of the original candidates' Ẑ with the human judgment, when the items carry one (Tables 2-4,
   computed as ``correlation.py`` explains for the items' benchmark).
 """
@@ -41,6 +41,9 @@ class DCRReport(Report):
     first_round: Improvement | None = None
     all_rounds: Improvement | None = None
     consistent_after_round: list[float] = Field(default_factory=list)
+    score_distribution: list[dict[str, int]] = Field(
+        default_factory=list, description="per round, how many candidates score in each bin (Fig. 4 right)"
+    )
     stopped: dict[str, int] = Field(default_factory=dict)
     correlation: Correlation | None = None
     correlation_dataset: str | None = None
@@ -64,6 +67,8 @@ class DCRReport(Report):
         if len(self.consistent_after_round) > 1:
             shares = ", ".join(f"r{r} {100 * s:.1f}%" for r, s in enumerate(self.consistent_after_round))
             lines.append(f"Fig. 4 consistent after each round: {shares}")
+        for r, bins in enumerate(self.score_distribution):
+            lines.append(f"  scores after round {r}: " + ", ".join(f"{k} {v}" for k, v in bins.items()))
         if self.correlation is not None:
             lines.append(f"correlation with human ({self.correlation_dataset}): {self.correlation.text()}")
         return "\n".join(lines)
@@ -71,6 +76,17 @@ class DCRReport(Report):
 
 def _pairs(c: dict[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(c.items())) or "-"
+
+
+BINS = ((0.25, "[0,.25)"), (0.5, "[.25,.5)"), (0.75, "[.5,.75)"), (1.0, "[.75,1)"))
+
+
+def histogram(scores: list[float]) -> dict[str, int]:
+    """Scores in the bins of Fig. 4 (right), 1.0 (consistent) apart."""
+    out = {label: 0 for _, label in BINS} | {"1": 0}
+    for x in scores:
+        out[next((label for upper, label in BINS if x < upper), "1")] += 1
+    return out
 
 
 def _improvement(pairs: list[tuple[float, float | None]]) -> Improvement:
@@ -124,9 +140,11 @@ def score(sessions: Iterable[SessionRecord], protocol: str = "dcr") -> DCRReport
     scored = [st for st in stats if st.get("initial_score") is not None]
     rounds = max((len(st.get("scores", [])) for st in scored), default=0)
     after: list[float] = []
+    distribution: list[dict[str, int]] = []
     for r in range(rounds):
         last = [[x for x in st["scores"][: r + 1] if x is not None][-1] for st in scored]
         after.append(sum(x == 1 for x in last) / len(last))
+        distribution.append(histogram(last))
     name, corr = human_correlation(done)
     first = [(st["initial_score"], st["scores"][1] if len(st["scores"]) > 1 else st["initial_score"]) for st in scored]
     return DCRReport(
@@ -140,6 +158,7 @@ def score(sessions: Iterable[SessionRecord], protocol: str = "dcr") -> DCRReport
         first_round=_improvement(first) if scored else None,
         all_rounds=_improvement([(st["initial_score"], st["score"]) for st in scored]) if scored else None,
         consistent_after_round=after,
+        score_distribution=distribution,
         stopped=dict(Counter(st.get("stopped", "?") for st in stats)),
         correlation=corr,
         correlation_dataset=name,

@@ -26,6 +26,10 @@ async def test_table5_and_fig4_from_the_verdicts(tmp_path: Path) -> None:
     assert r.first_round is not None and (r.first_round.inconsistent, r.first_round.corrected) == (2, 1)
     assert r.first_round.rate == 0.5
     assert r.consistent_after_round == pytest.approx([1 / 3, 2 / 3])
+    assert r.score_distribution == [
+        {"[0,.25)": 0, "[.25,.5)": 0, "[.5,.75)": 2, "[.75,1)": 0, "1": 1},
+        {"[0,.25)": 0, "[.25,.5)": 0, "[.5,.75)": 1, "[.75,1)": 0, "1": 2},
+    ]
     assert r.stopped == {"consistent": 2, "max_rounds": 1}
     assert r.mean_initial_score == pytest.approx((1 + 0.5 + 0.5) / 3)
     assert r.correlation is not None and r.correlation.kind == "sample"  # no benchmark named: scores, no documents
