@@ -12,6 +12,7 @@ session and the call number: the attempts differ, and a re-run samples them the 
 
 from __future__ import annotations
 
+import bisect
 import re
 import zlib
 from collections.abc import Callable, Mapping, Sequence
@@ -39,11 +40,19 @@ EXPECTED = {
     PROMPT_GENERATE: "an n-bit datapoint between |datapoint| anchors (App. D.2, Prompt 3)",
 }
 
-_LABEL = re.compile(r"\|label\|\s*\(?\s*([01])\s*\)?\s*\|label\|", re.IGNORECASE)
-_LABEL_LOOSE = re.compile(r"\|label\|\s*\(?\s*([01])\b", re.IGNORECASE)
-_DATAPOINT = re.compile(r"\|datapoint\|\s*\(?\s*([01]+)\s*\)?\s*\|datapoint\|", re.IGNORECASE)
-_DATAPOINT_LOOSE = re.compile(r"\|datapoint\|\s*\(?\s*([01]+)\b", re.IGNORECASE)
-
+# The anchors of App. D.2's answer format, case and inner spaces aside ("|label|", "| Label |").
+_LABEL_ANCHOR = re.compile(r"\|[ \t]*label[ \t]*\|", re.IGNORECASE)
+_DATAPOINT_ANCHOR = re.compile(r"\|[ \t]*datapoint[ \t]*\|", re.IGNORECASE)
+# What may sit between two anchors: the value alone, with markdown, quotes, brackets, a trailing period, or a name
+# ("Label: 1", "y = 1", "x' = 0101"). Anything else ("0 or 1", "1 (or 0 if ...)", "(the label)", "not 1") is no value.
+_WRAPPING = " \t\r\n*_`'\"()[]."
+_LABEL_NAME = re.compile(r"(?:(?:label|y)[ \t]*)?[:=]", re.IGNORECASE)
+_DATAPOINT_NAME = re.compile(r"(?:(?:datapoint|x'?|x′)[ \t]*)?[:=]", re.IGNORECASE)
+# "Datapoint: 0110..." opening a block of the few-shot pattern (an exemplar echoed, or a new one invented); Prompt
+# 3's exemplars also carry a "Label:" line.
+_HEADER = re.compile(r"^[ \t#>*_-]*datapoint[ \t*_]*:[ \t*_]*([01]+)[ \t*_.]*$", re.IGNORECASE | re.MULTILINE)
+_LABEL_LINE = re.compile(r"[ \t#>*_-]*label[ \t*_]*:[ \t*_]*[01][ \t*_.]*$", re.IGNORECASE)
+_MAX_VALUE = 400  # the longest text between two anchors read as a value
 
 # Prompt 1's label, asked through a reply schema in structured mode (the |label| anchors are read otherwise).
 LABEL = ReplySchema.choice("0", "1", values=(0, 1))
@@ -56,24 +65,91 @@ def datapoint_schema(prompt: str, variables: Mapping[str, str], n_bits: int) -> 
     return ReplySchema.of(create_model("Datapoint", datapoint=(str, Field(pattern=f"^[01]{{{n_bits}}}$"))))
 
 
-def parse_label(reply: str) -> Label | None:
-    """The label between ``|label|`` anchors (Prompt 1); the last one wins. None if absent."""
-    found = _LABEL.findall(reply) or _LABEL_LOOSE.findall(reply)
-    return int(found[-1]) if found else None
+def _anchored(reply: str, anchor: re.Pattern[str], name: re.Pattern[str], digits: int | None) -> list[tuple[int, str]]:
+    """(position, value) of each anchored value. Anchors pair up left to right; a last unpaired anchor holds the
+    rest of its line, or the next line when nothing follows it on its own ("|label|\\n1", as small models write)."""
+    marks = [m.span() for m in anchor.finditer(reply)]
+    out = []
+    for k in range(0, len(marks), 2):
+        start = marks[k][1]
+        if k + 1 < len(marks):
+            text = reply[start : marks[k + 1][0]]
+        else:
+            lead = len(reply[start:]) - len(reply[start:].lstrip())
+            end = reply.find("\n", start + lead)
+            text = reply[start : end if end >= 0 else len(reply)]
+        if len(text) <= _MAX_VALUE and (found := _value(text, name, digits)):
+            out.append((marks[k][0], found))
+    return out
 
 
-def parse_datapoint(reply: str, n_bits: int | None = None) -> str | None:
-    """The bit string between ``|datapoint|`` anchors (Prompts 2-3); the last one wins.
+def _value(text: str, name: re.Pattern[str], digits: int | None) -> str | None:
+    """The 0/1 string between two anchors (``digits`` of them, or any number when None), or None."""
+    text = text.strip(_WRAPPING)
+    if named := name.match(text):
+        text = text[named.end() :].strip(_WRAPPING)
+    if not text or text.strip("01") or (digits is not None and len(text) != digits):
+        return None
+    return text
 
-    With ``n_bits`` a string of another length counts as unparseable (it could never pass a challenge).
+
+def _blocks(reply: str, needs_label_line: bool) -> list[tuple[int, str]]:
+    """(position, datapoint) of each "Datapoint: ..." header that opens a block of the few-shot pattern."""
+    out = []
+    for m in _HEADER.finditer(reply):
+        if needs_label_line:
+            end = reply.find("\n", m.end() + 1)
+            if not _LABEL_LINE.fullmatch(reply, m.end() + 1, end if end >= 0 else len(reply)):
+                continue
+        out.append((m.start(), m.group(1)))
+    return out
+
+
+def _answer(values: list[tuple[int, str]], blocks: list[tuple[int, str]], x: str | None) -> set[str]:
+    """The values given for ``x``: before any header, or under a header naming ``x``. A value under another
+    datapoint's header answers that datapoint (an echoed exemplar, or the pattern carried on), not ours. Without
+    ``x`` every value counts."""
+    if x is None:
+        return {v for _, v in values}
+    heads = [pos for pos, _ in blocks]
+    out = set()
+    for pos, v in values:
+        k = bisect.bisect_right(heads, pos) - 1
+        if k < 0 or blocks[k][1] == x:
+            out.add(v)
+    return out
+
+
+def parse_label(reply: str, x: str | None = None) -> Label | None:
+    """The 0/1 label between ``|label|`` anchors (Prompt 1), or None.
+
+    The anchors hold the label alone ("|label|\\n1\\n|label|", "|label| (0) |label|", "**1**", "Label: 1"); an
+    unclosed last anchor holds its line ("|label|\\n1"). A reply that gives two different labels, or nothing between
+    its anchors but text ("0 or 1", "(the label)", "not 1", "0.6"), is None: the reply says both or neither, and
+    App. D.2 asks again. With ``x`` (the datapoint asked about), a label under a "Datapoint: ..." header for
+    another datapoint is not ours: an echoed exemplar, or the few-shot pattern carried on after the answer.
+    Without anchors there is no label ("the label is 1"): the anchors are Prompt 1's answer format.
     """
-    found = _DATAPOINT.findall(reply) or _DATAPOINT_LOOSE.findall(reply)
-    if not found:
-        return None
-    x = found[-1]
-    if n_bits is not None and len(x) != n_bits:
-        return None
-    return x
+    found = _answer(_anchored(reply, _LABEL_ANCHOR, _LABEL_NAME, 1), _blocks(reply, needs_label_line=False), x)
+    return int(found.pop()) if len(found) == 1 else None  # type: ignore[return-value]
+
+
+def parse_datapoint(reply: str, n_bits: int | None = None, *, x: str | None = None) -> str | None:
+    """The bit string between ``|datapoint|`` anchors (Prompts 2-3), or None.
+
+    Read as ``parse_label`` reads labels: the value alone between the anchors, the same answer wherever it is
+    given, blocks for other datapoints (a "Datapoint: ..." header with its "Label:" line, as Prompt 3's exemplars
+    run) left out when ``x`` is known. A bit string of another length than ``n_bits`` (default: ``len(x)``) is no
+    answer (it could never pass a challenge; Prompt 3's "start with 0100" is one); two different answers of the
+    right length are None.
+    """
+    if n_bits is None and x is not None:
+        n_bits = len(x)
+    values = _anchored(reply, _DATAPOINT_ANCHOR, _DATAPOINT_NAME, None)
+    if n_bits is not None:
+        values = [(pos, v) for pos, v in values if len(v) == n_bits]
+    found = _answer(values, _blocks(reply, needs_label_line=True), x)
+    return found.pop() if len(found) == 1 else None
 
 
 def format_exemplars(rows: Sequence[tuple[str, Label]], rubric: Rubric = IP_RUBRIC) -> str:
@@ -103,20 +179,26 @@ def format_generation_exemplars(
     return "".join(blocks)
 
 
-def _label_reply(reply: str) -> Label:
-    """A 0/1 label between ``|label|`` anchors."""
-    y = parse_label(reply)
-    if y is None:
-        raise ParseError("no |label| anchor with 0 or 1")
-    return y
+def _label_reply(x: str) -> Callable[[str], Label]:
+    """A 0/1 label between ``|label|`` anchors, for the datapoint ``x``."""
+
+    def parse(reply: str) -> Label:
+        y = parse_label(reply, x)
+        if y is None:
+            raise ParseError("no single 0/1 label between |label| anchors")
+        return y
+
+    return parse
 
 
-def _datapoint_reply(n_bits: int) -> Callable[[str], str]:
+def _datapoint_reply(x: str) -> Callable[[str], str]:
+    """A bit string of ``x``'s length between ``|datapoint|`` anchors."""
+
     def parse(reply: str) -> str:
-        x = parse_datapoint(reply, n_bits)
-        if x is None:
-            raise ParseError("no |datapoint| anchor with a bit string of the datapoint's length")
-        return x
+        x_prime = parse_datapoint(reply, x=x)
+        if x_prime is None:
+            raise ParseError("no single |datapoint| anchor with a bit string of the datapoint's length")
+        return x_prime
 
     return parse
 
@@ -235,7 +317,7 @@ class LLMEvaluator:
         return [out[i] for i in rng.permutation(len(out))]
 
     async def label(self, session: Session, calls: LLMCalls, x: str, rng: np.random.Generator) -> Label:
-        y, _ = await self._ask(session, calls, PROMPT_EVALUATE, _label_reply, self.label_variables(x), LABEL)
+        y, _ = await self._ask(session, calls, PROMPT_EVALUATE, _label_reply(x), self.label_variables(x), LABEL)
         return int(rng.integers(2)) if y is None else y  # App. D.2: a random answer after five failures
 
     async def propose(
@@ -243,7 +325,7 @@ class LLMEvaluator:
     ) -> Proposal:
         prompt, variables = self.proposal_request(x, y_hat, rng)
         x_prime, reply = await self._ask(
-            session, calls, prompt, _datapoint_reply(len(x)), variables, datapoint_schema(prompt, variables, len(x))
+            session, calls, prompt, _datapoint_reply(x), variables, datapoint_schema(prompt, variables, len(x))
         )
         strategy = f"{self.name}-{self.strategy}"
         if isinstance(x_prime, BaseModel):  # Prompt 3 in structured mode

@@ -38,7 +38,27 @@ TOP_TIER, BOTTOM_TIER = 1e6, -1e6
 
 _INFO = re.compile(r"\[\[\s*info\s*\]\]", re.IGNORECASE)
 _ASSUMPTION = re.compile(r"\[\[\s*assumption\s*\]\]", re.IGNORECASE)
-_STEP = re.compile(r"^\s*(?:step\s*)?(\d+)\s*[.):]\s*(.*)$", re.IGNORECASE)
+# A numbered step: "1.", "1)", "Step 1:", "Step 1 -", with bullets or markdown emphasis around the number.
+_STEP = re.compile(
+    r"^[ \t]*(?:[-*•][ \t]+)?(?:\*\*|__)?[ \t]*(?:step[ \t]*)?(\d{1,3})[ \t]*(?:[.):]|[ \t]-[ \t])[ \t]*(?:\*\*|__)?"
+    r"[ \t]*(.*)$",
+    re.IGNORECASE,
+)
+# A marker that is mentioned, not appended: "No [[ASSUMPTION]] is needed", "without [[INFO]]".
+_NEGATED_MARKER = re.compile(
+    r"\b(?:no|without|zero)[ \t]+(?:(?:additional|extra|further|new|other)[ \t]+)?\[\[\s*(?:info|assumption)\s*\]\]"
+    r"(?:[ \t]*(?:,|or|nor|and)[ \t]*\[\[\s*(?:info|assumption)\s*\]\])*",
+    re.IGNORECASE,
+)
+# The prompt's own instructions, echoed: "If a step involves information not mentioned in S1 and S2, append
+# [[INFO]] after the step." A marker named there is not appended to a step.
+_INSTRUCTION = re.compile(r"\bappend\s+\[\[\s*(?:info|assumption)\s*\]\]", re.IGNORECASE)
+
+
+def _markers(text: str, marker: re.Pattern[str]) -> bool:
+    """Whether a step carries the marker (once is enough), not counting one that is only mentioned as absent or
+    named in an echo of the prompt's instructions."""
+    return bool(marker.search(_NEGATED_MARKER.sub(" ", _INSTRUCTION.sub(" ", text))))
 
 
 class InferenceStep(BaseModel):
@@ -69,9 +89,11 @@ class InferenceExplanation(BaseModel):
 
 
 def parse_explanation(reply: str) -> InferenceExplanation | ParseFailure:
-    """Parse the numbered steps. Markers count once per step that carries them (the prompt appends one marker
-    "after the step"). Unnumbered lines continue the previous step. Fails when there is no numbered step or the
-    numbering is not 1, 2, ..., n, since #Step would then be a guess."""
+    """Parse the numbered steps ("1.", "1)", "Step 1:", "**Step 1:**", "- 1."). Markers count once per step that
+    carries them (the prompt appends one marker "after the step"); a marker mentioned as absent ("No
+    [[ASSUMPTION]] is needed") is not counted, nor one named in an echo of the prompt's instructions ("..., append
+    [[INFO]] after the step."). Unnumbered lines continue the previous step. Fails when there is
+    no numbered step or the numbering is not 1, 2, ..., n, since #Step would then be a guess."""
     steps: list[tuple[int, list[str]]] = []
     preamble: list[str] = []
     for line in reply.splitlines():
@@ -95,9 +117,7 @@ def parse_explanation(reply: str) -> InferenceExplanation | ParseFailure:
     for number, lines in steps:
         text = " ".join(lines)
         parsed.append(
-            InferenceStep(
-                number=number, text=text, info=bool(_INFO.search(text)), assumption=bool(_ASSUMPTION.search(text))
-            )
+            InferenceStep(number=number, text=text, info=_markers(text, _INFO), assumption=_markers(text, _ASSUMPTION))
         )
     return InferenceExplanation(steps=parsed, preamble=" ".join(preamble))
 

@@ -71,9 +71,17 @@ def perfect(system: str, user: str) -> str:
 def test_parse_label():
     assert parse_label("|reasons|\n- c0: 1\n|reasons|\n|label|\n1\n|label|") == 1
     assert parse_label("|label| (0) |label|") == 0
-    assert parse_label("|label|\n0\n|label| then |label|\n1\n|label|") == 1
+    # Two different labels say both: refused, and App. D.2 asks again (issue 8; "the last one wins" read 1).
+    assert parse_label("|label|\n0\n|label| then |label|\n1\n|label|") is None
+    assert parse_label("|label|\n1\n|label|\n|label|\n1\n|label|") == 1
     assert parse_label("|label|\n1") == 1  # unterminated anchor, as small models write it
     assert parse_label("the label is 1") is None
+    assert parse_label("|label| 0 or 1 |label|") is None  # earlier read as 0
+    # The few-shot pattern carried on after the answer: the invented datapoint's label is not ours.
+    x, other = "011010000100", "010010001011"
+    reply = f"|label|\n1\n|label|\n\nDatapoint: {other}\n|label|\n0\n|label|"
+    assert parse_label(reply, x) == 1 and parse_label(reply) is None
+    assert parse_label(f"Datapoint: {other}\n|label|\n1\n|label|\nDatapoint: {x}\n|label|\n0\n|label|", x) == 0
 
 
 def test_parse_datapoint():
@@ -83,6 +91,10 @@ def test_parse_datapoint():
     assert parse_datapoint(reply, 8) is None
     assert parse_datapoint("|datapoint|\n01x1\n|datapoint|") is None
     assert parse_datapoint("no anchors 0101") is None
+    assert parse_datapoint("|datapoint|\n010101010101\n|datapoint|\n|datapoint|\n110011010001\n|datapoint|") is None
+    assert (
+        parse_datapoint("|datapoint| 0100 |datapoint| then |datapoint| 010101010101 |datapoint|", 12) == "010101010101"
+    )
 
 
 @pytest.mark.parametrize("strategy", ["pick", "generate"])

@@ -25,6 +25,9 @@ from voirdire.protocols.qa_entailment.parsing import (
         ("The answer is entailment.", "entailment"),
         ("  contradiction\n\nThe premise says otherwise.", "contradiction"),
         ("entailment\nBecause it is an entailment of S1.", "entailment"),
+        # Read since the clause reader (issue 8): an opinion marker and the label's verb form still give one label.
+        ("I think entailment", "entailment"),
+        ("entails", "entailment"),
     ],
 )
 def test_parse_entailment_accepts_a_single_label(reply: str, label: str) -> None:
@@ -39,6 +42,9 @@ def test_parse_entailment_accepts_a_single_label(reply: str, label: str) -> None
         ("entailment\nThere is no contradiction, and it is not neutral.", "entailment"),
         ("Neutral\nS1 says nothing about the year, so there is no entailment.", "neutral"),
         ("contradiction\nIt is not neutral: the dates differ.", "contradiction"),
+        # Two labels ruled out and none given leave the third (issue 8; earlier refused as "read past a negation").
+        ("Not entailment\n(no contradiction)", "neutral"),
+        ("The premise neither entails nor contradicts the hypothesis.", "neutral"),
     ],
 )
 def test_parse_entailment_ignores_negated_labels_in_later_lines(reply: str, label: str) -> None:
@@ -51,7 +57,7 @@ def test_parse_entailment_ignores_negated_labels_in_later_lines(reply: str, labe
         "Entailment\nIt is not entailment.",  # negates its own label
         "entailment\nno, neutral",  # "no," is an answer, not a negation of "neutral"
         "neutral\nnot a clear entailment",  # a hedge, not a plain negation
-        "Not entailment\n(no contradiction)",  # the first line is never read past a negation
+        "Not entailment\n(no contradiction)\nI am not sure.",  # ruled out two labels, but unsure
     ],
 )
 def test_parse_entailment_still_rejects_conflicts_after_negations(reply: str) -> None:
@@ -68,8 +74,8 @@ def test_parse_entailment_still_rejects_conflicts_after_negations(reply: str) ->
         "Is it entailment, contradiction, or neutral?",
         "neutral, leaning entailment",
         "Entailment (mostly)",
-        "I think entailment",
-        "entails",
+        "It might be entailment",
+        "The hypothesis entails the premise.",  # the wrong way round
         "",
         "   \n  ",
         "entailment\nActually, it is neutral.",
@@ -112,12 +118,28 @@ def test_parse_statement_failures(reply: str) -> None:
     assert isinstance(result, ParseFailure) and result.parser == "statement"
 
 
-@pytest.mark.parametrize(("reply", "value"), [("4", 4), ("1.", 1), ("Score: 5", 5), ("3/5", 3), ("**2**", 2)])
+@pytest.mark.parametrize(
+    ("reply", "value"),
+    [
+        ("4", 4),
+        ("1.", 1),
+        ("Score: 5", 5),
+        ("3/5", 3),
+        ("**2**", 2),
+        # A score in a sentence (issue 8; "It is a 3" was refused before).
+        ("It is a 3", 3),
+        ("I would rate it a 2.", 2),
+        ("On a scale from 1 to 5, I'd rate it 2.", 2),
+        ("The inference takes 2 steps, so I rate it 1.", 1),
+        ("I'd give it a 4 out of 5.", 4),
+        ("Not a 5, but a 4.", 4),
+    ],
+)
 def test_parse_score(reply: str, value: int) -> None:
     assert parse_score(reply) == value
 
 
-@pytest.mark.parametrize("reply", ["", "6", "0", "3 or 4", "four", "It is a 3", "3\n4"])
+@pytest.mark.parametrize("reply", ["", "6", "0", "3 or 4", "four", "It is maybe a 3", "3\n4", "-1", "3 of 5 or 4"])
 def test_parse_score_failures(reply: str) -> None:
     result = parse_score(reply)
     assert isinstance(result, ParseFailure) and result.parser == "score"
@@ -138,6 +160,10 @@ def test_parse_score_failures(reply: str) -> None:
         ("4 -", DIFFICULTY_SCALE, 4),  # a separator and no label
         ("4\n4", DIFFICULTY_SCALE, 4),  # the same score twice is still one score
         ("4\n5 steps were needed, so it is hard.", DIFFICULTY_SCALE, 4),  # a later number in prose is no score
+        # "I think" asserts (issue 8; earlier refused as "more than the label").
+        ("2 - Easy, I think", DIFFICULTY_SCALE, 2),
+        # The whole scale echoed, then the answer.
+        ("1: Very easy\n2: Easy\n3: Neither easy nor hard\n4: Hard\n5: Very hard\n\nAnswer: 2", DIFFICULTY_SCALE, 2),
     ],
 )
 def test_parse_score_accepts_the_numbers_own_scale_label(reply: str, scale: dict[int, str], value: int) -> None:
@@ -150,7 +176,8 @@ def test_parse_score_accepts_the_numbers_own_scale_label(reply: str, scale: dict
         ("4: Very easy", DIFFICULTY_SCALE),  # the label of another number
         ("5 (completely right)", DIFFICULTY_SCALE),  # the other prompt's label
         ("1: Easy", DIFFICULTY_SCALE),  # "Easy" is 2's label, not 1's
-        ("2 - Easy, I think", DIFFICULTY_SCALE),  # more than the label
+        ("2 - Easy, maybe 3", DIFFICULTY_SCALE),  # a hedge
+        ("I rate it 4: Very easy.", DIFFICULTY_SCALE),  # in a sentence, still another number's label
         ("1: Very easy\n2: Easy\n3: Neither easy nor hard\n4: Hard\n5: Very hard", DIFFICULTY_SCALE),  # the scale
         ("Rating: 2 - Easy\n3", DIFFICULTY_SCALE),  # two different numbers
         ("3\n10", DIFFICULTY_SCALE),  # a second number, even out of range

@@ -615,7 +615,7 @@ async def test_malformed_entailment_reply_is_a_parse_failure_with_an_outcome(tmp
     s = sessions["q-sys"]
     (failure,) = s.of_kind(ParseFailure)
     assert failure.role == "evaluator" and failure.prompt == "qa_entailment/entailment"
-    assert failure.raw == "Not entailment, I think." and "first line" in failure.error
+    assert failure.raw == "Not entailment, I think." and "ruled out: ['entailment']" in failure.error
     assert "system_entails_gold against gold answer 0 is unknown" in failure.outcome
     assert "entailment" in failure.expected
     v = s.verdict
