@@ -11,6 +11,7 @@ reader of 100k characters takes a fraction of it, a quadratic one tens of second
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import threading
 import time
@@ -196,6 +197,13 @@ READERS: dict[str, Reader] = {
 }
 
 
+def _timed(read: Callable[[str], Any], text: str) -> float:
+    start = time.thread_time()
+    with contextlib.suppress(ParseError):
+        read(text)
+    return time.thread_time() - start
+
+
 def _fuzz(reader: Reader) -> tuple[float, float]:
     """Read every generated reply; returns the total and the slowest reading time (thread CPU seconds)."""
     total = worst = 0.0
@@ -209,7 +217,10 @@ def _fuzz(reader: Reader) -> tuple[float, float]:
         else:
             assert reader.accepts(value), f"reply {n} ({len(text)} chars, {text[:60]!r}...): read as {value!r}"
         spent = time.thread_time() - start
-        assert spent < BOUND_S + PER_CHAR_S * len(text), (
+        bound = BOUND_S + PER_CHAR_S * len(text)
+        if spent >= bound:  # once more, twice, taking the fastest: a garbage collection may have landed in it
+            spent = min(spent, *(_timed(reader.read, text) for _ in range(2)))
+        assert spent < bound, (
             f"reply {n} ({len(text)} chars, {text[:40]!r}...) took {spent:.2f} s: not linear in the reply's length"
         )
         total += spent

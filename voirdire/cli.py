@@ -14,11 +14,12 @@ import json
 import os
 import re
 import sys
+import traceback
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from pydantic import BaseModel, ValidationError
 
@@ -31,7 +32,7 @@ from voirdire.options import add_params_options, build_params, given_params
 from voirdire.protocol import Protocol
 from voirdire.registry import CommandSpec, Inputs, Registration, get, registrations
 from voirdire.report import Report, generic_report
-from voirdire.runner import ErrorBudget, RunResult, default_out, run_protocol
+from voirdire.runner import ErrorBudget, RunResult, check_writable, default_out, model_roles, role_problem, run_protocol
 from voirdire.secrets import mask_secrets, mask_tree
 from voirdire.transcript import Transcript, load
 from voirdire.view import render, summary_line
@@ -39,6 +40,29 @@ from voirdire.view import render, summary_line
 
 class CLIError(VoirdireError):
     """A command line that cannot run; the message names the option."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with voirdire's error style: ``--option: message`` (not ``argument --option: message``)."""
+
+    def error(self, message: str) -> NoReturn:
+        message = re.sub(r"^argument ([^:]+): ", lambda m: f"{m.group(1).split('/')[-1]}: ", message)
+        self.exit(2, f"{self.prog}: error: {message}\n(`{self.prog} --help` lists the options)\n")
+
+
+def _at_least(low: int, what: str = "") -> Callable[[str], int]:
+    """An option's int parser that refuses values below ``low``, saying what the option counts."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}{what}, got {value}")
+        return value
+
+    return parse
 
 
 # ----------------------------------------------------------------------------------------- shared options
@@ -67,7 +91,7 @@ def add_model_options(p: argparse.ArgumentParser, help: Mapping[str, str] | None
         help="TOML run config with [roles.NAME] tables: model, temperature, max_tokens, seed, structured, timeout, "
         "max_retries, api_key_env",
     )
-    g.add_argument("--max-tokens", type=int, help=texts["max_tokens"])
+    g.add_argument("--max-tokens", type=int, metavar="N", help=texts["max_tokens"])
     g.add_argument("--temperature", type=float, help=texts["temperature"])
     g.add_argument("--seed", type=int, help=texts["seed"])
     g.add_argument(
@@ -106,9 +130,14 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("run")
     g.add_argument("--out", type=Path, help="transcript file (JSONL); a batch resumes it if it exists")
     g.add_argument("--fresh", action="store_true", help="overwrite --out instead of resuming it")
-    g.add_argument("--concurrency", type=int, default=1, help="sessions at a time (default 1)")
-    g.add_argument("--limit", type=int, help="first N items of the dataset")
-    g.add_argument("--offset", type=int, default=0, help="skip the first N items")
+    g.add_argument(
+        "--concurrency", type=_at_least(1, " session at a time"), default=1, metavar="N",
+        help="sessions at a time (default 1)",
+    )  # fmt: skip
+    g.add_argument("--limit", type=_at_least(1, " item"), metavar="N", help="first N items of the dataset")
+    g.add_argument(
+        "--offset", type=_at_least(0), default=0, metavar="N", help="skip the first N items (counted from the start)"
+    )
     g.add_argument("--json", action="store_true", help="machine-readable output on stdout")
     g.add_argument("--report", type=Path, help="also write the metrics report as JSON here")
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -134,6 +163,55 @@ def _error_budget(text: str) -> ErrorBudget:
         raise argparse.ArgumentTypeError(f"expected N or P%, e.g. 5 or 10%, not {text!r}") from None
 
 
+# The flag that sets each role setting, named by an error in its value.
+SETTING_FLAGS = {
+    "model": "--model",
+    "max_tokens": "--max-tokens",
+    "temperature": "--temperature",
+    "seed": "--seed",
+    "structured": "--structured",
+    "timeout": "--timeout",
+    "max_retries": "--max-retries",
+    "api_key_env": "--api-key-env",
+}
+
+
+def _role_of(entry: str) -> tuple[str, str]:
+    """``ROLE=VALUE`` when ROLE is a role name, else ``("*", entry)``: a spec whose URL holds ``=`` is bare."""
+    role, sep, value = entry.partition("=")
+    return (role, value) if sep and re.fullmatch(r"\*|[A-Za-z_][\w-]*", role) else ("*", entry)
+
+
+def check_role_options(protocol: Protocol[Any, Any], args: argparse.Namespace) -> None:
+    """Every role a ``--model`` or ``--api-key-env`` names is one this protocol plays with a model in this
+    configuration; a bare one needs at least one such role. A role of another protocol or a rule-played role is
+    an error; a role of this protocol that this configuration leaves out is a warning; none is silently ignored."""
+    for flag, entries in (("--model", args.model), ("--api-key-env", getattr(args, "api_key_env", []))):
+        for entry in entries:
+            role, _ = _role_of(entry)
+            if role == "*":
+                if not model_roles(protocol):
+                    raise CLIError(
+                        f"{flag}: {protocol.name} plays no role with a model here, so the spec would not be used"
+                    )
+                continue
+            problem = role_problem(protocol, role)
+            if problem and problem[1]:
+                raise CLIError(f"{flag} {role}=...: {problem[0]}")
+            if problem:
+                print(f"warning: {flag} {role}=...: {problem[0]}", file=sys.stderr)
+
+
+def warn_unused_config_roles(protocol: Protocol[Any, Any], args: argparse.Namespace) -> None:
+    """A ``--config`` table of a role this run does not use (one config may serve several protocols) is said."""
+    if not args.config:
+        return
+    for role in load_role_config(args.config):
+        problem = role_problem(protocol, role) if role != "*" else None
+        if problem:
+            print(f"warning: {args.config}: [roles.{role}] is not used by this run: {problem[0]}", file=sys.stderr)
+
+
 def roles_from_args(args: argparse.Namespace, *, forward_seed: bool = True) -> dict[str, RoleSettings]:
     """Role bindings from ``--config``, then ``--model`` (a bare SPEC rebinds every role) and ``--api-key-env``,
     then the global ``--max-tokens``/``--temperature``/``--seed``/``--timeout``/``--max-retries``, each validated
@@ -145,12 +223,11 @@ def roles_from_args(args: argparse.Namespace, *, forward_seed: bool = True) -> d
         try:
             return RoleSettings.model_validate({**settings.model_dump(), **changes})
         except ValidationError as exc:
-            problem = "; ".join(f"{e['loc'][0]}: {e['msg']}" for e in exc.errors(include_url=False))
-            raise CLIError(f"bad model setting: {problem}") from None
-
-    def split(entry: str) -> tuple[str, str]:
-        role, sep, value = entry.partition("=")
-        return (role, value) if sep and re.fullmatch(r"\*|[A-Za-z_][\w-]*", role) else ("*", entry)
+            problem = "; ".join(
+                f"{SETTING_FLAGS.get(str(e['loc'][0]), e['loc'][0])}: {str(e['msg']).removeprefix('Value error, ')}"
+                for e in exc.errors(include_url=False)
+            )
+            raise CLIError(problem) from None
 
     def bind(role: str, **changes: object) -> None:
         nonlocal roles
@@ -159,11 +236,11 @@ def roles_from_args(args: argparse.Namespace, *, forward_seed: bool = True) -> d
         roles[role] = updated(roles.get(role) or roles.get("*") or RoleSettings(), **changes)
 
     for entry in args.model:
-        role, spec = split(entry)
+        role, spec = _role_of(entry)
         parse_spec(spec)
         bind(role, model=spec)
     for entry in getattr(args, "api_key_env", []):
-        role, var = split(entry)
+        role, var = _role_of(entry)
         bind(role, api_key_env=var)
     overrides = {
         k: v
@@ -313,11 +390,18 @@ def cmd_run(reg: Registration, args: argparse.Namespace) -> int:
         protocol = spec.make_protocol(args, values)
     else:
         protocol = reg.protocol(build_params(reg.protocol.Params, spec.params, values))
+    check_role_options(protocol, args)
+    roles = roles_from_args(args, forward_seed=spec.forward_seed)
     inputs = (spec.load_inputs or generic_inputs)(args, protocol)
     if not inputs.items:
         raise CLIError(f"{inputs.dataset or protocol.name}: no items to run (after --offset / --limit)")
     out = args.out or inputs.out or default_out(protocol.name, inputs.dataset)
-    roles = roles_from_args(args, forward_seed=spec.forward_seed)
+    # Every output path before the run starts: a run must not pay for its model calls and then fail to write.
+    check_writable(out, "--out" if args.out else "transcript")
+    for flag in ("report", "cache"):
+        if getattr(args, flag, None) is not None:
+            check_writable(getattr(args, flag), f"--{flag}")
+    warn_unused_config_roles(protocol, args)
     roles = with_role_defaults(protocol, args, roles, spec.role_defaults)
     result = run(protocol, inputs.items, args, out, inputs.dataset, roles)
     transcript = load(out)
@@ -414,8 +498,17 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def load_records(path: Path) -> Transcript:
+    """A transcript to read back; a file with no record in it (an empty file, or not a transcript at all) is an
+    error rather than empty output."""
+    t = load(path)
+    if t.header is None and not t.sessions:
+        raise CLIError(f"{path}: not a transcript (no run header and no session events in it)")
+    return t
+
+
 def cmd_show(args: argparse.Namespace) -> int:
-    t = load(args.transcript)
+    t = load_records(args.transcript)
     if args.graph:
         if t.header is None or not t.header.transitions:
             raise CLIError(f"{t.path}: the run header records no state machine (written before schema 2)")
@@ -440,7 +533,7 @@ def get_report(reg: Registration | None, t: Transcript) -> Report:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    t = load(args.transcript)
+    t = load_records(args.transcript)
     if t.header is None:
         raise CLIError(f"{t.path}: no run header, so no protocol to report on")
     reg = registrations().get(t.header.protocol)
@@ -508,11 +601,14 @@ def spec_shared_help(spec: CommandSpec) -> dict[str, str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="voirdire",
         description="LLM agents that examine, prove and verify each other's answers before anyone trusts them.",
     )
     parser.add_argument("--version", action="version", version=f"voirdire {__version__}")
+    parser.add_argument(
+        "--debug", action="store_true", help="show the traceback of an error (before the command: voirdire --debug ...)"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     regs = registrations()
 
@@ -562,33 +658,51 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one ``voirdire`` command. Every error is one line on stderr, exit status 2 for what the user can fix
+    (a ``VoirdireError``: a file and line, or an option) and 1 for a bug; ``voirdire --debug ...`` adds the
+    traceback."""
+    raw = list(argv) if argv is not None else sys.argv[1:]
+    debug = bool(raw) and raw[0] == "--debug"
     try:
         parser = build_parser()
     except VoirdireError as exc:  # a protocol plugin that cannot be loaded
-        print(f"voirdire: error: {exc}", file=sys.stderr)
-        return 2
+        return _error(str(exc), debug)
     args = parser.parse_args(argv)
     args.argv = ["voirdire", *argv] if argv is not None else sys.argv  # recorded (masked) in the run header
+    debug = args.debug
     try:
         return int(args.func(args) or 0)
     except VoirdireError as exc:
-        print(f"voirdire: error: {mask_secrets(str(exc))}", file=sys.stderr)
-        return 2
+        return _error(str(exc), debug)
     except ValidationError as exc:  # a parameter a protocol validates in code
-        print(f"voirdire: error: {exc.errors(include_url=False)[0]['msg']}", file=sys.stderr)
-        return 2
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) + ': ' if e['loc'] else ''}{e['msg']}"
+            for e in exc.errors(include_url=False)
+        )
+        return _error(problems, debug)
     except BrokenPipeError:  # `voirdire show ... | head`: the reader left early, which is not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except OSError as exc:  # an unwritable --out, a folder given as a file, ...
-        print(f"voirdire: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
-        print(
-            "voirdire: interrupted; finished sessions are in the transcript (re-run to resume)",
-            file=sys.stderr,
-        )
+        print("voirdire: interrupted; finished sessions are in the transcript (re-run to resume)", file=sys.stderr)
         return 130
+    except OSError as exc:  # a file that vanished or filled the disk mid-run, ...
+        return _error(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), debug)
+    except Exception as exc:  # a bug: one line, and where to look
+        return _error(
+            f"internal error: {type(exc).__name__}: {exc} (a bug in voirdire or a protocol plugin; "
+            "`voirdire --debug ...` shows the traceback)",
+            debug,
+            status=1,
+        )
+
+
+def _error(message: str, debug: bool, *, status: int = 2) -> int:
+    """Print ``voirdire: error: message`` (masked), after the traceback when ``--debug`` asked for it."""
+    if debug:
+        print(mask_secrets(traceback.format_exc()).rstrip(), file=sys.stderr)
+    print(f"voirdire: error: {mask_secrets(message)}", file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import hashlib
 import importlib.metadata
 import math
 import os
 import sys
 import time
 import traceback
+import uuid
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -60,7 +62,16 @@ _PACKAGES = (
 
 
 class ResumeError(VoirdireError, ValueError):
-    """The output transcript belongs to a different run (protocol, parameters or models differ)."""
+    """The output transcript belongs to a different run (protocol, dataset, parameters or models differ)."""
+
+
+class RunSetupError(VoirdireError, ValueError):
+    """A run that cannot start: an output path that cannot be written, a model that cannot be built, a bad
+    concurrency."""
+
+
+# How to start over, said by every refusal to resume: the command line's and the Python API's words.
+START_OVER = "use another --out (out=), or --fresh (fresh=True) to start over"
 
 
 class RunResult(BaseModel):
@@ -131,10 +142,55 @@ def client_label(client: ChatCompletionClient) -> str:
 
 
 def default_out(kind: str, dataset: str | Path | None) -> Path:
-    """``transcripts/<kind>-<dataset>.jsonl`` for a dataset (stable, so re-running resumes), else a timestamped file."""
+    """``transcripts/<kind>-<name>-<digest>.jsonl`` for a dataset, else a timestamped file.
+
+    The digest is of the dataset's path relative to the working folder (``transcripts/`` is relative to it too):
+    stable, so re-running the same command resumes, and different for two files of the same name in different
+    folders, so their sessions never share a transcript."""
     if dataset is not None:
-        return Path("transcripts") / f"{kind}-{Path(dataset).stem}.jsonl"
-    return Path("transcripts") / f"{kind}-{datetime.now().strftime('%Y%m%d-%H%M%S')}.jsonl"
+        where = Path(dataset)
+        try:
+            place = os.path.relpath(where.resolve(), Path.cwd().resolve())
+        except ValueError:  # another drive (Windows)
+            place = str(where.resolve())
+        digest = hashlib.sha256(place.encode()).hexdigest()[:8]
+        return Path("transcripts") / f"{kind}-{where.stem}-{digest}.jsonl"
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    return Path("transcripts") / f"{kind}-{stamp}-{uuid.uuid4().hex[:4]}.jsonl"
+
+
+def check_writable(path: str | Path, label: str) -> None:
+    """Fail now, naming ``label`` (``--report``, ``--cache``, ``transcript``), when ``path`` cannot be written,
+    rather than after a run has paid for its model calls. Creates the missing folders; a probe file it had to
+    create is removed again."""
+    path = Path(path)
+    if path.is_dir():
+        raise RunSetupError(f"{label} {path}: is a folder, not a file")
+    blocking = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
+    if blocking is not None:
+        raise RunSetupError(f"{label} {path}: {blocking} is a file, not a folder")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RunSetupError(f"{label} {path}: cannot create its folder ({exc.strerror})") from None
+    existed = path.exists()
+    try:
+        with path.open("a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise RunSetupError(f"{label} {path}: cannot be written ({exc.strerror})") from None
+    if not existed:
+        path.unlink(missing_ok=True)
+
+
+def _same_dataset(recorded: str, given: str) -> bool:
+    """Whether two dataset paths name the same file (as written, normalised, or on disk)."""
+    if recorded == given or os.path.normpath(recorded) == os.path.normpath(given):
+        return True
+    try:
+        return os.path.samefile(recorded, given)
+    except OSError:
+        return False
 
 
 def package_versions() -> dict[str, str]:
@@ -145,6 +201,31 @@ def package_versions() -> dict[str, str]:
         except importlib.metadata.PackageNotFoundError:
             continue
     return out
+
+
+def model_roles(protocol: Protocol[Any, Any]) -> tuple[str, ...]:
+    """The roles this configuration of ``protocol`` has a model play (its other roles are played by rules)."""
+    rules = set(protocol.rule_roles())
+    return tuple(r for r in protocol.required_roles() if r not in rules)
+
+
+def role_problem(protocol: Protocol[Any, Any], role: str) -> tuple[str, bool] | None:
+    """Why binding a model to ``role`` would do nothing in this run of ``protocol``, and whether that is an error:
+    a role the protocol does not have, or one a rule plays, is; one of its roles that this configuration leaves
+    out (DCR's improver with no rounds) is said but allowed, so one command line serves its configurations.
+    None when the model would be used."""
+    used = model_roles(protocol)
+    if role in used:
+        return None
+    if role in protocol.rule_roles():
+        return f"the {role} is a rule agent in this configuration, not a model", True
+    if role in protocol.roles:
+        return f"{protocol.name} does not use its {role} role in this configuration, so its model is not used", False
+    return f"{protocol.name} has no role {role!r} (its model roles here: {_names(used)})", True
+
+
+def _names(roles: Sequence[str]) -> str:
+    return ", ".join(roles) or "none: it runs without models"
 
 
 def bind_roles(
@@ -214,12 +295,13 @@ def _resumable(out: Path, header: RunHeader) -> Transcript:
     last = next(
         (h for h in reversed(previous.headers) if any(s.run_id == h.run_id for s in previous.sessions.values())), None
     )
+    if last is None:
+        return previous
+    if last.dataset and header.dataset and not _same_dataset(last.dataset, header.dataset):
+        raise ResumeError(f"{out}: holds a run on another dataset ({last.dataset}, not {header.dataset}); {START_OVER}")
     for field in ("protocol", "parameters", "roles", "prompts"):
-        if last is not None and getattr(last, field) != getattr(header, field):
-            raise ResumeError(
-                f"{out}: holds a run with different {field} ({getattr(last, field)!r}); "
-                "use another --out, or --fresh to start over"
-            )
+        if getattr(last, field) != getattr(header, field):
+            raise ResumeError(f"{out}: holds a run with different {field} ({getattr(last, field)!r}); {START_OVER}")
     return previous
 
 
@@ -296,7 +378,12 @@ async def run_protocol(
     ``max_errors`` (see ``ErrorBudget``) stops the run once more sessions have failed than it allows.
     """
     budget = ErrorBudget.parse(max_errors) if max_errors is not None else None
+    if concurrency < 1:
+        raise RunSetupError(f"concurrency must be at least 1 (sessions at a time), got {concurrency}")
     out = Path(out)
+    check_writable(out, "transcript")
+    if cache is not None:
+        check_writable(cache, "cache")
     clients = dict(clients or {})
     roles = dict(roles or {})
     prompts = prompts or protocol.prompt_library()
@@ -346,9 +433,7 @@ async def run_protocol(
                 by_id = dict(zip(ids, items, strict=True))
                 for sid in finished & set(ids):
                     if done.sessions[sid].item != mask_tree(by_id[sid].model_dump(mode="json")):
-                        raise ResumeError(
-                            f"{out}: session {sid!r} was run on a different item; use another --out, or --fresh"
-                        )
+                        raise ResumeError(f"{out}: session {sid!r} was run on a different item; {START_OVER}")
                     result.verdicts[sid] = done.sessions[sid].verdict  # type: ignore[assignment]
             else:
                 out.unlink()
@@ -357,8 +442,10 @@ async def run_protocol(
         structured = frozenset(r for r, s in bound.items() if s.structured)
         pool = ModelPool()
         replies = ResponseCache(cache) if cache is not None else None
-        sem = asyncio.Semaphore(max(1, concurrency))
+        sem = asyncio.Semaphore(concurrency)
         left = len(ids) - result.skipped
+        if left:  # before the header: a model that cannot be built fails the run once, not every session
+            await _start_clients(pool, bound, clients)
         allowed = budget.allowed(left) if budget is not None else None
         bar = _progress(left, protocol.name) if progress and left > 1 else None
         ended = 0  # sessions of this run that ended, with a verdict or an error
@@ -441,6 +528,23 @@ async def run_protocol(
                 await pool.close()
         result.elapsed_s = round(time.perf_counter() - start, 3)
     return result
+
+
+async def _start_clients(
+    pool: ModelPool, bound: Mapping[str, RoleSettings], clients: Mapping[str, ChatCompletionClient]
+) -> None:
+    """Build every role's client (read its script, load its model, set up its endpoint); a failure names the role
+    and closes what was built."""
+    for role, settings in bound.items():
+        if role in clients:
+            continue
+        try:
+            pool.get(settings.model, settings.api_key_env)
+        except Exception as exc:
+            await pool.close()
+            if isinstance(exc, VoirdireError):
+                raise
+            raise RunSetupError(f"role {role}: {spec_label(settings.model)} cannot start: {exc}") from exc
 
 
 def _progress(total: int, desc: str) -> Any:

@@ -258,9 +258,22 @@ def read_lines(path: str | Path) -> Iterator[RunHeader | _Event]:
         try:
             yield _LINE.validate_python(json.loads(raw.decode("utf-8")))
         except (UnicodeDecodeError, json.JSONDecodeError, ValidationError) as exc:
-            if i == last and not isinstance(exc, ValidationError):
-                return  # torn write at the end of a file still being written or crashed mid-line
-            raise TranscriptError(f"{path}:{i + 1}: not a transcript record: {exc}") from exc
+            if i == last and not isinstance(exc, ValidationError) and raw.lstrip().startswith(b"{"):
+                return  # a record torn at the end of a file still being written, or crashed mid-line
+            raise TranscriptError(f"{path}:{i + 1}: not a transcript record ({_why(exc)})") from None
+
+
+def _why(exc: Exception) -> str:
+    """What is wrong with a line, in one phrase (no pydantic dump)."""
+    if isinstance(exc, UnicodeDecodeError):
+        return "not UTF-8 text"
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not JSON: {exc.msg}"
+    if isinstance(exc, ValidationError):
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in first["loc"])
+        return f"{where}: {first['msg']}" if where else str(first["msg"])
+    return str(exc)
 
 
 class SessionRecord(BaseModel):

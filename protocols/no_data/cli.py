@@ -17,7 +17,6 @@ from voirdire.errors import VoirdireError
 from voirdire.options import ParamsCLI
 from voirdire.protocol import Protocol
 from voirdire.registry import CommandSpec, Inputs
-from voirdire.runner import default_out
 
 from .data import FILES, resolve_dataset
 from .protocol import NoDataProtocol, NoDataProtocolParams, make_items
@@ -72,10 +71,14 @@ def load_inputs(args: argparse.Namespace, protocol: Protocol[Any, Any]) -> Input
     dataset = resolve_dataset(p.data, p.rubric)
     protocol.prepare()
     items = make_items(dataset, range(args.seed, args.seed + args.seeds), offset=args.offset, limit=args.limit)
-    # Stable per parameter set: the same command resumes, another one (φ, lie, r ...) gets its own file.
+    if not items:
+        rows = len(dataset.rows)
+        raise InputError(f"--offset: {args.offset} skips every datapoint of {dataset.path} (it has {rows})")
+    # Stable per parameter set (the data path as given among them): the same command resumes, another one (φ, lie,
+    # r, another file of the same name ...) gets its own file.
     tag = p.data if p.data in FILES else Path(p.data).stem
     digest = hashlib.sha256(p.model_dump_json().encode()).hexdigest()[:8]
-    out = default_out("no_data", f"{tag}-{p.evaluator}-{p.generator}-{digest}")
+    out = Path("transcripts") / f"no_data-{tag}-{p.evaluator}-{p.generator}-{digest}.jsonl"
     return Inputs(items=items, dataset=dataset.path, out=out)
 
 

@@ -88,8 +88,11 @@ def load_qa_items(args: argparse.Namespace, protocol: Protocol[Any, Any]) -> Inp
     if systems and not items:
         present = sorted({it.system for it in load_dataset(args.data)})
         raise InputError(f"{args.data}: no items of system(s) {systems}; the file has {present}")
-    if not (items := items[args.offset :][: args.limit]):
-        raise InputError(f"{args.data}: no items to grade (after --system / --offset / --limit)")
+    if not items:
+        raise InputError(f"{args.data}: the dataset is empty (no items to grade)")
+    if args.offset >= len(items):
+        raise InputError(f"--offset: {args.offset} skips every item to grade in {args.data} (it has {len(items)})")
+    items = items[args.offset :][: args.limit]  # both checked: --offset >= 0, --limit >= 1
     try:  # load the NLI model before the run, so a wrong path fails at once rather than in every session
         if isinstance(protocol, QAEntailmentGrading):
             protocol.entailment_backend()

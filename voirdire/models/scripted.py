@@ -52,22 +52,43 @@ class ScriptedChatCompletionClient(TextOnlyClient):
 
     @classmethod
     def from_file(cls, path: str | Path) -> ScriptedChatCompletionClient:
+        """A script from a YAML/JSON file; every problem is one line naming the file (and the line, where known)."""
         path = Path(path)
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except FileNotFoundError as exc:
-            raise ModelSpecError(f"{path}: script file not found") from exc
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            raise ModelSpecError(f"{path}: script file not found") from None
+        except IsADirectoryError:
+            raise ModelSpecError(f"{path}: is a folder, not a script file") from None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = raw.count(b"\n", 0, exc.start) + 1
+            raise ModelSpecError(
+                f"{path}:{line}: not UTF-8 text (byte 0x{raw[exc.start]:02x}); save it as UTF-8"
+            ) from None
+        try:
+            data = yaml.safe_load(text)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f":{mark.line + 1}" if mark is not None else ""
-            raise ModelSpecError(f"{path}{where}: invalid script: {exc}") from exc
+            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+            raise ModelSpecError(f"{path}{where}: invalid script: not YAML ({problem})") from None
         if data is None:
             raise ModelSpecError(f"{path}: empty script (expected rules:, replies: or a list of replies)")
         try:
             script = Script.model_validate(data) if isinstance(data, dict) else Script(replies=data)
         except ValidationError as exc:
-            raise ModelSpecError(f"{path}: invalid script: {exc}") from exc
-        return cls(script, name=path.name)
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'script'}: {e['msg']}" for e in exc.errors(include_url=False)
+            )
+            raise ModelSpecError(f"{path}: invalid script: {problems}") from None
+        try:
+            return cls(script, name=path.name)
+        except re.error as exc:
+            raise ModelSpecError(
+                f"{path}: invalid script: a rule's match is not a regular expression ({exc})"
+            ) from None
 
     def _reply_for(self, prompt: str) -> str:
         for i, (rule, pattern) in enumerate(zip(self.script.rules, self._pattern, strict=True)):

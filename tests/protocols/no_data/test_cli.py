@@ -150,7 +150,7 @@ def test_malformed_data_file_names_file_and_row(root: Path, tmp_path: Path, caps
         (["--epsilon", "0.9"], "epsilon"),
         (["--seed", "-1"], "--seed must be >= 0"),
         (["--seeds", "0"], "--seeds must be >= 1"),
-        (["--offset", "1000"], "no items to run (after --offset / --limit)"),
+        (["--offset", "1000"], "--offset: 1000 skips every datapoint of"),
         (["--model", "evaluator=local"], "the evaluator is a rule agent"),
         (["--model", "verifier=local"], "the verifier is a rule agent"),
     ],

@@ -260,7 +260,7 @@ def test_usage_errors(tmp_path: Path, capsys) -> None:
     code, _, err = qa_eval(capsys, "--data", str(FIXTURE), "--evaluator", "lexical", "--partial-marks")
     assert code == 2 and "--partial-marks: only for --evaluator entailment" in err
     code, _, err = qa_eval(capsys, "--data", str(FIXTURE), "--evaluator", "lexical", "--offset", "99")
-    assert code == 2 and "no items to grade" in err
+    assert code == 2 and "--offset: 99 skips every item to grade" in err
     shutil.copy(FIXTURE, tmp_path / "NQ.json")
     code, _, err = qa_eval(
         capsys, "--data", str(tmp_path / "NQ.json"), "--evaluator", "entailment", "--model", "evaluator=gpt4"
