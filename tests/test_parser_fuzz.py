@@ -236,23 +236,7 @@ def test_generated_replies_are_deterministic_and_include_long_ones() -> None:
     assert texts == replies.__wrapped__()  # the same seed gives the same replies
 
 
-# Readers that still fail, with why; each is fixed in its own module.
-KNOWN_FAILURES: dict[str, str] = {
-    "parse_entailment": "quadratic: every label word on a later line searches the whole line before it",
-    "parse_score": "int() of a number over 4,300 digits raises ValueError",
-    "parse_score_difficulty": "int() of a number over 4,300 digits raises ValueError",
-    "parse_score_closeness": "int() of a number over 4,300 digits raises ValueError",
-    "parse_explanation": "int() of a step number over 4,300 digits raises ValueError",
-    "parse_label": r"quadratic: \s*\(?\s* backtracks over a long run of spaces after |label|",
-    "parse_datapoint": r"quadratic: \s*\(?\s* backtracks over a long run of spaces after |datapoint|",
-    "parse_datapoint_any": r"quadratic: \s*\(?\s* backtracks over a long run of spaces after |datapoint|",
-}
-
-
-@pytest.mark.parametrize(
-    "name",
-    [pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_FAILURES[n])) if n in KNOWN_FAILURES else n for n in READERS],
-)
+@pytest.mark.parametrize("name", list(READERS))
 def test_reader_answers_or_refuses_in_linear_time(name: str) -> None:
     total, worst = _fuzz(READERS[name])
     print(f"{name}: {REPLIES} replies in {total:.2f} s CPU, slowest {worst:.3f} s")
