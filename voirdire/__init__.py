@@ -5,6 +5,9 @@ Scripts use the same pieces as the CLI::
     import voirdire
     verdict = voirdire.examine("The capital of Eritrea is Asmara.", models={"examiner": "openai:gpt-4o-mini"})
     transcript = voirdire.load_transcript("transcripts/examine-....jsonl")
+
+Inside a running event loop (Jupyter, async code) await the async forms: ``await voirdire.aexamine(...)``,
+``arun``, ``arun_dataset``, ``aexamine_dataset`` (see ``voirdire.api``).
 """
 
 from __future__ import annotations
@@ -17,8 +20,11 @@ _API = {
     "examine": "voirdire.api",
     "aexamine": "voirdire.api",
     "examine_dataset": "voirdire.api",
+    "aexamine_dataset": "voirdire.api",
     "run": "voirdire.api",
     "arun": "voirdire.api",
+    "run_dataset": "voirdire.api",
+    "arun_dataset": "voirdire.api",
     "run_protocol": "voirdire.runner",
     "load_transcript": "voirdire.api",
     "RoleSettings": "voirdire.models",
