@@ -57,7 +57,8 @@ def load_pairs(args: argparse.Namespace, protocol: Protocol[Any, Any]) -> Inputs
             except DataError as exc:
                 raise InputError(f"--data {args.data}: {exc}") from None
             chosen = examples[offset : offset + limit if limit is not None else None]
-            return Inputs(items=[e.item for e in chosen], dataset=args.data)
+            out = Path("transcripts") / f"dcr-{args.data}.jsonl"  # a benchmark's name is its identity
+            return Inputs(items=[e.item for e in chosen], dataset=args.data, out=out)
         items = load_items(Path(args.data), protocol.item_from_record, limit=limit, offset=offset)
         return Inputs(items=items, dataset=str(args.data))
     if args.reference is None or args.candidate is None:
