@@ -74,10 +74,11 @@ def load_inputs(args: argparse.Namespace, protocol: Protocol[Any, Any]) -> Input
     if not items:
         rows = len(dataset.rows)
         raise InputError(f"--offset: {args.offset} skips every datapoint of {dataset.path} (it has {rows})")
-    # Stable per parameter set (the data path as given among them): the same command resumes, another one (φ, lie,
-    # r, another file of the same name ...) gets its own file.
+    # Stable per parameter set (the data path as given among them) and model bindings: the same command resumes,
+    # another one (φ, lie, r, another file of the same name, another evaluator model ...) gets its own file.
     tag = p.data if p.data in FILES else Path(p.data).stem
-    digest = hashlib.sha256(p.model_dump_json().encode()).hexdigest()[:8]
+    models = [*args.model, *([f"config={args.config}"] if args.config else [])]
+    digest = hashlib.sha256((p.model_dump_json() + "".join(f"\n{m}" for m in models)).encode()).hexdigest()[:8]
     out = Path("transcripts") / f"no_data-{tag}-{p.evaluator}-{p.generator}-{digest}.jsonl"
     return Inputs(items=items, dataset=dataset.path, out=out)
 
