@@ -152,7 +152,11 @@ def _parse_openai_compatible(rest: str) -> ModelSpec | None:
     if not found:
         return None
     spec = ModelSpec(kind="openai-compatible", model=found.group(1), base_url=found.group(2))
-    where = f"model spec {spec.text!r}: the URL"
+    try:
+        where = f"model spec {spec.text!r}: the URL"
+    except ValueError as exc:  # a URL urlsplit cannot read ("http://[::1/v1") cannot be redacted either
+        shown = f"openai-compatible:{mask_secrets(found.group(1))}@..."
+        raise ModelSpecError(f"model spec {shown!r}: the URL is not valid ({exc})") from None
     _refuse_url_credentials(spec.base_url or "", where)
     try:
         parts = urlsplit(spec.base_url)
