@@ -8,6 +8,7 @@ nothing, silently).
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -96,8 +97,10 @@ def load_role_config(path: str | Path) -> dict[str, RoleSettings]:
         raise ModelSpecError(f"{path}:{line}: not UTF-8 text (byte 0x{raw[exc.start]:02x}); save it as UTF-8") from None
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ModelSpecError(f"{path}: invalid TOML: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:  # "Expected '=' ... (at line 2, column 5)" -> run.toml:2: ...
+        at = re.search(r" \(at line (\d+), column (\d+)\)$", str(exc))
+        where, problem = (f":{at.group(1)}", f"{str(exc)[: at.start()]} (column {at.group(2)})") if at else ("", exc)
+        raise ModelSpecError(f"{path}{where}: invalid TOML: {problem}") from None
     fields = RoleSettings.model_fields
     for key, value in data.items():
         if key == "roles":
