@@ -23,6 +23,8 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
+from voirdire.structured import ParseError
+
 Vector = tuple[int, ...]
 
 
@@ -42,7 +44,7 @@ def norm(text: str) -> str:
 _ITEM = re.compile(r"^\s*(\d+)[.)]\s*(.+?)\s*$")
 
 
-class UnreadableList(ValueError):
+class UnreadableList(ParseError):
     """The reply is not a numbered list."""
 
 
@@ -79,13 +81,13 @@ def parse_named(text: str) -> bool:
     """Prompt 2's answer in double brackets: True for "named entity", False for "normal entity"."""
     found = re.findall(r"\[\[\s*([^\]]+?)\s*\]\]", text)
     if not found:
-        raise ValueError("no [[answer]] in double brackets")
+        raise ParseError("no [[answer]] in double brackets")
     answer = found[-1].lower()
     if "named" in answer and "normal" not in answer:
         return True
     if "normal" in answer and "named" not in answer:
         return False
-    raise ValueError(f"[[{found[-1]}]] is neither 'named entity' nor 'normal entity'")
+    raise ParseError(f"[[{found[-1]}]] is neither 'named entity' nor 'normal entity'")
 
 
 def key_set(entities: Sequence[Entity]) -> frozenset[str]:

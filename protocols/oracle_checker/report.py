@@ -1,0 +1,99 @@
+"""The report of a linearity-checker transcript: what §5.1 measures, from the verdicts and model calls alone.
+
+- per-sentence acceptance (Fig. 6: 79.54% of 5,000 DocRED sentences) and per-entity acceptance (entities of
+  accepted sentences over all tested entities, Fig. 6: 71.2%);
+- the means of Table 1's measures Con_o, Con_rs, A_test, A_rate, #E and their Spearman correlations;
+- the oracle's model calls and requests per sentence (k samples of one query are one request where the endpoint
+  takes ``n``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from statistics import mean
+from typing import Any
+
+from pydantic import Field
+
+from voirdire.report import Report, counts
+from voirdire.transcript import ModelCall, Transcript
+
+MEASURES = ("a_test", "a_rate", "con_o", "con_rs", "n_entities")
+LABELS = {"a_test": "A_test", "a_rate": "A_rate", "con_o": "Con_o", "con_rs": "Con_rs", "n_entities": "#E"}
+
+
+def spearman(a: list[float], b: list[float]) -> float | None:
+    """Spearman's ρ; None when either side is constant or there are fewer than 3 pairs."""
+    if len(a) < 3 or len(set(a)) < 2 or len(set(b)) < 2:
+        return None
+    from scipy.stats import spearmanr
+
+    return float(spearmanr(a, b).statistic)
+
+
+class EntityReport(Report):
+    decisions: dict[str, int] = Field(default_factory=dict)
+    sentence_acceptance: float | None = None
+    entity_acceptance: float | None = None
+    means: dict[str, float] = Field(default_factory=dict)
+    correlations: dict[str, float | None] = Field(
+        default_factory=dict, description="'A_test~Con_o' -> Spearman rho (Table 1)"
+    )
+    oracle_calls_per_sentence: float | None = Field(None, description="replies drawn (samples) per session")
+    oracle_requests_per_sentence: float | None = Field(None, description="HTTP requests (or generations)")
+    rows: list[dict[str, Any]] = Field(default_factory=list)
+
+    def text(self) -> str:
+        lines = self.summary_lines()
+        lines.append("decisions: " + ", ".join(f"{k} {v}" for k, v in sorted(self.decisions.items())))
+        if self.sentence_acceptance is not None:
+            lines.append(f"per-sentence acceptance {100 * self.sentence_acceptance:.1f}%, per-entity acceptance "
+                         f"{100 * (self.entity_acceptance or 0):.1f}% (Fig. 6)")  # fmt: skip
+        if self.means:
+            lines.append("means: " + ", ".join(f"{LABELS[k]} {v:.3f}" for k, v in self.means.items()))
+        if self.correlations:
+            shown = ", ".join(f"{k} {'n/a' if v is None else f'{v:.3f}'}" for k, v in self.correlations.items())
+            lines.append("Spearman (Table 1): " + shown)
+        if self.oracle_requests_per_sentence is not None:
+            lines.append(f"oracle per sentence: {self.oracle_calls_per_sentence:.1f} replies in "
+                         f"{self.oracle_requests_per_sentence:.1f} requests")  # fmt: skip
+        return "\n".join(lines)
+
+
+def report(transcript: Transcript) -> EntityReport:
+    sessions = list(transcript.sessions.values())
+    decisions: Counter[str] = Counter()
+    rows: list[dict[str, Any]] = []
+    calls, requests = [], []
+    for s in sessions:
+        mc = [e for e in s.events if isinstance(e, ModelCall) and e.role == "oracle"]
+        calls.append(sum(e.samples for e in mc))
+        requests.append(sum(e.requests for e in mc))
+        v = s.verdict
+        if v is None:
+            continue
+        decisions[v.decision] += 1
+        if v.decision in ("accepted", "rejected"):
+            rows.append({"id": s.item_id, "accepted": v.accepted, **{k: v.statistics[k] for k in MEASURES}})
+    out = EntityReport(
+        protocol=transcript.header.protocol if transcript.header else "oracle_entities",
+        transcript=transcript.path,
+        decisions=dict(decisions),
+        rows=rows,
+        **counts(sessions),  # type: ignore[arg-type]
+    )
+    if rows:
+        out.sentence_acceptance = sum(r["accepted"] for r in rows) / len(rows)
+        total = sum(r["n_entities"] for r in rows)
+        out.entity_acceptance = sum(r["n_entities"] for r in rows if r["accepted"]) / total if total else None
+        out.means = {k: mean(float(r[k]) for r in rows) for k in MEASURES}
+        for a in ("a_test", "a_rate", "n_entities"):
+            for b in ("con_o", "con_rs", "n_entities"):
+                if a != b:
+                    out.correlations[f"{LABELS[a]}~{LABELS[b]}"] = spearman(
+                        [float(r[a]) for r in rows], [float(r[b]) for r in rows]
+                    )
+    if sessions:
+        out.oracle_calls_per_sentence = mean(calls)
+        out.oracle_requests_per_sentence = mean(requests)
+    return out
