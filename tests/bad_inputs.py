@@ -1,0 +1,400 @@
+"""Every bad input of issue 13, run: the command, what the user sees, the exit status.
+
+``python tests/bad_inputs.py`` prints the table of ``docs/bad_input.md``; ``--write`` writes it there.
+``tests/test_bad_input.py`` runs every case, checks its exit status and message, and that the document is what
+this script writes, so the table cannot drift from what voirdire does.
+
+Each case runs in a folder of its own holding small fixtures (``qs.jsonl``, ``script.yaml``, ``runs.jsonl`` ...),
+with no API key in the environment unless the case sets one; ``voirdire`` commands run in this process
+(``voirdire.cli.main``) with stdout and stderr captured exactly as a terminal would show them, and nothing is
+reached over the network (the unreachable endpoint is port 9 on 127.0.0.1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import io
+import os
+import re
+import shlex
+import sys
+import tempfile
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "bad_input.md"
+
+SCRIPT = """\
+rules:
+  - match: phrase your answer as a claim
+    reply: "The claim is that X is Y."
+  - match: regarding your claim
+    reply: "It is so."
+  - match: follow-up questions\\\\?
+    reply: "No"
+  - match: correct or incorrect
+    reply: "The claim is incorrect."
+  - match: Are you sure
+    reply: "Yes"
+default: "1. Is X Y?"
+"""
+# Gold "Paris" entails the system's "Paris, France" and not the other way round: the answer lands in A_inf - A_sup,
+# where the LLM Score is asked, and its reply is a 5,000-digit number.
+QA_SCRIPT = rf"""
+rules:
+  - match: 'A: Paris, France\s+S:'
+    reply: "The capital of France is Paris, France."
+  - match: 'A: Paris\s+S:'
+    reply: "The capital of France is Paris."
+  - match: 'Premise: The capital of France is Paris\.\s+Hypothesis: The capital of France is Paris, France'
+    reply: "entailment"
+  - match: entails or contradicts
+    reply: "neutral"
+  - match: golden answers
+    reply: "{"9" * 5000}"
+"""
+GOOD_ROW = (
+    '{"question": "Capital of France?", "gold_answers": ["Paris"], "system_answer": "Paris", "human_judgment": true}'
+)
+WIDER_ROW = (GOOD_ROW.replace('"system_answer": "Paris"', '"system_answer": "Paris, France"') + "\n").encode()
+FIXTURES: dict[str, bytes] = {
+    "qs.jsonl": b'{"question": "Who wrote Hamlet?", "answers": ["Shakespeare"]}\n{"question": "Where is Paris?"}\n',
+    "script.yaml": SCRIPT.encode(),
+    "runs.jsonl": (GOOD_ROW + "\n").encode(),
+    "notes.txt": b"a note, not a transcript\n",
+    "a_file": b"",
+    "empty.jsonl": b"",
+}
+
+
+def _csv_with_bad_byte_at_501() -> bytes:
+    """A CSV whose line 501 holds a Latin-1 byte, with a quoted field over lines 100-102 before it."""
+    lines = [b"question,answers"]
+    while len(lines) < 500:
+        start = len(lines) + 1  # the line this record starts on
+        lines += [b'"A question', b"that spans", b'three lines?",a'] if start == 100 else [b"Question %d?,a" % start]
+    lines += [b"Caf\xe9 question?,a", b"Last question?,a"]
+    return b"\n".join(lines) + b"\n"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One bad input: the issue's words, the command(s) run, the exit status and a part of the message
+    expected. ``pick`` selects the output lines shown (default: everything on stderr)."""
+
+    issue: str
+    commands: tuple[str, ...]
+    code: int
+    expect: str
+    files: dict[str, bytes] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+    pick: str | None = None
+    python: Callable[[], object] | None = None  # a Python API case: what it raises is the message
+
+
+def _examine_out_existing() -> object:
+    import voirdire
+
+    models = {"*": "scripted:script.yaml"}
+    voirdire.examine_dataset("qs.jsonl", models=models, out="t.jsonl")
+    voirdire.examine("The claim is X.", models=models, out="t.jsonl")
+    return f"t.jsonl keeps its {len(voirdire.load_transcript('t.jsonl').sessions)} sessions (2 + the new claim)"
+
+
+def _examine_in_a_loop() -> object:
+    import voirdire
+
+    async def notebook_cell() -> object:
+        return voirdire.examine("The claim is X.", models={"*": "scripted:script.yaml"}, out="t.jsonl")
+
+    return asyncio.run(notebook_cell())
+
+
+def _bad_csv() -> dict[str, bytes]:
+    return {"big.csv": _csv_with_bad_byte_at_501()}
+
+
+EX = "voirdire examine"
+S = "--model scripted:script.yaml"
+CASES: tuple[Case, ...] = (
+    # ---- roles
+    Case("`qa-eval --model examiner=...`: a role qa-eval does not have", (
+        "voirdire qa-eval --data runs.jsonl --evaluator entailment --model examiner=scripted:script.yaml",), 2,
+        "has no role 'examiner'"),
+    Case("a model for a grader that uses none (`--evaluator lexical`)", (
+        "voirdire qa-eval --data runs.jsonl --evaluator lexical --model evaluator=scripted:script.yaml",), 2,
+        "qa_lexical has no role 'evaluator'"),
+    Case("a bare `--model` for a grader that uses none", (
+        "voirdire qa-eval --data runs.jsonl --evaluator lexical --model openai:gpt-4o-mini",), 2,
+        "plays no role with a model"),
+    Case("a model for a role played by a rule", ("voirdire nodata --data ip --model verifier=scripted:script.yaml",),
+         2, "rule agent"),
+    Case("a model for one of the protocol's roles this configuration leaves out", (
+        "voirdire nodata --data ip --evaluator llm --limit 1 --model evaluator=scripted:script.yaml "
+        "--model generator=scripted:script.yaml --no-progress",), 0, "does not use its generator role",
+        pick=r"^warning: --model"),
+    # ---- run config
+    Case("TOML `[role.examiner]` (typo of `roles`)", (f"{EX} X {S} --config run.toml",), 2, "did you mean 'roles'",
+         files={"run.toml": b'[role.examiner]\nmodel = "local"\n'}),
+    Case("TOML top-level `max_tokens`", (f"{EX} X {S} --config run.toml",), 2, "sets nothing",
+         files={"run.toml": b"max_tokens = 64\n"}),
+    Case("TOML key typo `max_token`", (f"{EX} X {S} --config run.toml",), 2, "did you mean 'max_tokens'",
+         files={"run.toml": b"[roles.examiner]\nmax_token = 64\n"}),
+    Case("TOML value out of range", (f"{EX} X {S} --config run.toml",), 2, "temperature: Input should be",
+         files={"run.toml": b"[roles.examiner]\ntemperature = -1\n"}),
+    Case("TOML that does not parse", (f"{EX} X {S} --config run.toml",), 2, "run.toml:2: invalid TOML",
+         files={"run.toml": b'[roles.examiner]\nmodel "local"\n'}),
+    Case("non-UTF-8 TOML", (f"{EX} X {S} --config run.toml",), 2, "run.toml:2: not UTF-8",
+         files={"run.toml": b'[roles.examiner]\nmodel = "caf\xe9"\n'}),
+    Case("a config table for another protocol's role", (
+        "voirdire qa-eval --data runs.jsonl --evaluator lexical --config run.toml --no-progress",), 0,
+        "[roles.examiner] is not used", files={"run.toml": b'[roles.examiner]\nmodel = "local"\n'},
+        pick=r"^warning"),
+    # ---- which items
+    Case("`--limit 0`", (f"{EX} --questions qs.jsonl --limit 0 {S}",), 2, "--limit: must be at least 1"),
+    Case("`--limit -1`", (f"{EX} --questions qs.jsonl --limit -1 {S}",), 2, "--limit: must be at least 1"),
+    Case("negative `--offset` in `qa-eval` (was Python slicing)", (
+        "voirdire qa-eval --data runs.jsonl --evaluator lexical --offset -1",), 2, "--offset: must be at least 0"),
+    Case("`--offset` past the last item", (f"{EX} --questions qs.jsonl --offset 5 {S}",), 2, "skips every record"),
+    Case("an empty dataset", (f"{EX} --questions empty.jsonl {S}",), 2, "the dataset is empty"),
+    Case("an empty dataset in `qa-eval`", ("voirdire qa-eval --data empty.jsonl --evaluator lexical",), 2,
+         "the dataset is empty"),
+    Case("`--concurrency 0` (ran at 1)", (f"{EX} --questions qs.jsonl --concurrency 0 {S}",), 2,
+         "--concurrency: must be at least 1"),
+    # ---- outputs and models, before the header
+    Case("unwritable `--report` (ran the whole job first)", (
+        f"{EX} --questions qs.jsonl {S} --report a_file/r.json",), 2, "--report a_file/r.json: a_file is a file"),
+    Case("unwritable `--cache` (failed every session)", (f"{EX} --questions qs.jsonl {S} --cache a_file/c.jsonl",), 2,
+         "--cache a_file/c.jsonl: a_file is a file"),
+    Case("unwritable `--out`", (f"{EX} --questions qs.jsonl {S} --out a_file/t.jsonl",), 2,
+         "--out a_file/t.jsonl: a_file is a file"),
+    Case("`--out` a folder", (f"{EX} --questions qs.jsonl {S} --out .",), 2, "is a folder"),
+    Case("port 99999 in a base URL (was a traceback in the first session)", (
+        f"{EX} X --model openai-compatible:m@http://127.0.0.1:99999/v1",), 2, "Port out of range"),
+    Case("a base URL that is not a URL", (f"{EX} X --model openai-compatible:m@http://[::1/v1",), 2,
+         "the URL is not valid"),
+    Case("a spec that is not one", (f"{EX} X --model openai-compatible:llama3",), 2, "expected openai-compatible:"),
+    Case("a missing `OPENAI_API_KEY` (found after the header)", (f"{EX} X --model openai:gpt-4o-mini",), 2,
+         "needs OPENAI_API_KEY"),
+    Case("`api_key_env` naming an unset variable", (
+        f"{EX} X --model openai-compatible:m@http://127.0.0.1:9/v1 --api-key-env INFERENCE_KEY",), 2,
+        "api_key_env names INFERENCE_KEY, which is not set"),
+    Case("a key pasted where a variable name goes", (f"{EX} X {S} --api-key-env sk-live-0123456789abcdef",), 2,
+         "must name an environment variable"),
+    Case("URL userinfo (became HTTP Basic auth)", (f"{EX} X --model openai-compatible:m@http://me:pw@host/v1",), 2,
+         "carries credentials"),
+    Case("a URL with `=` in it (was split as ROLE=SPEC, the secret echoed)", (
+        f"{EX} X --model openai-compatible:m@http://127.0.0.1:9/v1?api_key=sk-planted-0123456789 --max-retries 0",),
+        3, "error in claim-", pick=r"^error in"),
+    Case("a missing script file", (f"{EX} X --model scripted:nope.yaml",), 2, "script file not found"),
+    Case("non-UTF-8 script file (was a traceback)", (f"{EX} X --model scripted:latin.yaml",), 2,
+         "latin.yaml:2: not UTF-8", files={"latin.yaml": b'rules: []\nreplies: ["caf\xe9"]\n'}),
+    Case("a script with a key typo (was a pydantic dump)", (f"{EX} X --model scripted:typo.yaml",), 2,
+         "rules.0.match: Field required", files={"typo.yaml": b'rules:\n  - mtch: "x"\n    reply: "y"\n'}),
+    # ---- input files
+    Case("non-UTF-8 CSV at line 501, after a quoted field over lines 100-102 (was reported as line 281)", (
+        f"{EX} --questions big.csv {S}",), 2, "big.csv:501: not UTF-8", files=_bad_csv()),
+    Case("a CSV row with too many fields after a multi-line field", (f"{EX} --questions rows.csv {S}",), 2,
+         "rows.csv:5: more fields", files={"rows.csv": b'question,answers\n"two\nlines?",a\nok?,b\nx?,a,b\n'}),
+    Case("non-UTF-8 generic JSONL in `qa-eval` (named no file or line)", (
+        "voirdire qa-eval --data latin.jsonl --evaluator lexical",), 2, "latin.jsonl:2: not UTF-8",
+        files={"latin.jsonl": (GOOD_ROW + "\n" + GOOD_ROW.replace("Paris", "Caf\xe9") + "\n").encode("latin-1")}),
+    Case("a JSONL row that is not JSON", (f"{EX} --questions bad.jsonl {S}",), 2, "bad.jsonl:2: not valid JSON",
+         files={"bad.jsonl": b'{"question": "ok?"}\n{oops\n'}),
+    Case("a misspelt field in `qa-eval`'s JSONL", ("voirdire qa-eval --data typo.jsonl --evaluator lexical",), 2,
+         "typo.jsonl:1: field 'human_judgement'",
+         files={"typo.jsonl": (GOOD_ROW.replace("human_judgment", "human_judgement") + "\n").encode()}),
+    Case("`show` on a one-line text file (printed nothing, exit 0)", ("voirdire show notes.txt",), 2,
+         "notes.txt:1: not a transcript record"),
+    Case("`show` on an empty file", ("voirdire show empty.jsonl",), 2, "not a transcript"),
+    # ---- options (were pydantic dumps)
+    Case("`--phi 1.5`", ("voirdire nodata --data ip --phi 1.5",), 2, "--phi: Input should be less than or equal to 1"),
+    Case("`--rounds 0`", ("voirdire nodata --data ip --rounds 0",), 2, "--rounds: Input should be greater"),
+    Case("`--max-followups -1` (did not name the option)", (f"{EX} X {S} --max-followups -1",), 2, "--max-followups:"),
+    Case("`--max-tokens 0`", (f"{EX} X {S} --max-tokens 0",), 2, "--max-tokens: Input should be greater than 0"),
+    Case("`--timeout 0`", (f"{EX} X {S} --timeout 0",), 2, "--timeout: Input should be greater than 0"),
+    Case("`--max-retries -1`", (f"{EX} X {S} --max-retries -1",), 2, "--max-retries: Input should be greater"),
+    Case("`--max-errors 5x`", (f"{EX} X {S} --max-errors 5x",), 2, "--max-errors: expected N or P%"),
+    Case("`--concurrency x`", (f"{EX} X {S} --concurrency x",), 2, "--concurrency: expected a whole number"),
+    Case("`voirdire --debug` on any error: the traceback, then the same line", (
+        "voirdire --debug examine X --model scripted:nope.yaml",), 2, "Traceback (most recent call last)",
+        pick=r"^(Traceback|voirdire: error)"),
+    # ---- transcripts
+    Case("two datasets with the same file name (shared one transcript)", (
+        f"{EX} --questions a/qs.jsonl {S} --no-progress", f"{EX} --questions b/qs.jsonl {S} --no-progress"), 0,
+        "transcript: transcripts/cross_examination-qs-",
+        files={"a/qs.jsonl": b'{"question": "A?"}\n', "b/qs.jsonl": b'{"question": "B?"}\n'}, pick=r"^transcript:"),
+    Case("resuming a transcript of another dataset", (
+        f"{EX} --questions a/qs.jsonl {S} --out t.jsonl --no-progress",
+        f"{EX} --questions b/qs.jsonl {S} --out t.jsonl"),
+        2, "holds a run on another dataset",
+        files={"a/qs.jsonl": b'{"id": "1", "question": "A?"}\n', "b/qs.jsonl": b'{"id": "2", "question": "B?"}\n'}),
+    Case("a session that fails (exited 0)", (f"{EX} X --model scripted:short.yaml",), 3, "exit status 3",
+         files={"short.yaml": b'replies: ["1. Who?"]\n'}, pick=r"^(error in|voirdire:)"),
+    Case("the same with `--allow-errors`", (f"{EX} X --model scripted:short.yaml --allow-errors",), 0, "error in",
+         files={"short.yaml": b'replies: ["1. Who?"]\n'}, pick=r"^error in"),
+    Case("the `human` role at end of input (answered empty, recorded a verdict)", (
+        f"{EX} X --model examiner=scripted:script.yaml --model examinee=human",), 3, "HumanInputEnded",
+        pick=r"^error in"),
+    # ---- model text
+    Case("a 5,000-digit score in a reply (ValueError, a session error on every resume)", (
+        "voirdire qa-eval --data runs.jsonl --evaluator entailment --llm-score --model evaluator=scripted:qa.yaml",),
+        0, "unparseable: 1", files={"qa.yaml": QA_SCRIPT.encode(), "runs.jsonl": WIDER_ROW}, pick=r"^model replies"),
+    # ---- Python API
+    Case("`voirdire.examine(..., out=EXISTING)` (replaced a 100-session transcript with 1)",
+         ("voirdire.examine_dataset('qs.jsonl', out='t.jsonl'); voirdire.examine('The claim is X.', out='t.jsonl')",),
+         0, "keeps its 3 sessions", python=_examine_out_existing),
+    Case("`voirdire.examine(...)` in Jupyter (a running event loop)", ("voirdire.examine(...) inside a notebook cell",),
+         1, "await voirdire.aexamine(", python=_examine_in_a_loop),
+)  # fmt: skip
+
+
+@dataclass
+class Outcome:
+    case: Case
+    code: int
+    shown: str  # the lines shown in the table, joined by newlines
+    text: str  # everything printed, stderr then stdout
+
+
+# Planted in commands; never to be printed back.
+SECRETS = ("sk-planted-0123456789", "sk-live-0123456789abcdef")
+# A warning many rows get because they bind one script to both cross-examination roles; left out of the table.
+SHARED_MODEL = "warning: examiner and examinee are both served by"
+
+
+@contextlib.contextmanager
+def _environment(changes: dict[str, str]) -> Iterator[None]:
+    """No API key, no base URL, no colour, plus ``changes``; restored afterwards."""
+    saved = dict(os.environ)
+    for name in list(os.environ):
+        if name.endswith(("_API_KEY", "_KEY", "_TOKEN")) or name == "OPENAI_BASE_URL":
+            del os.environ[name]
+    os.environ.update({"NO_COLOR": "1", **changes})
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def run_case(case: Case, folder: Path) -> Outcome:
+    """Run ``case`` in ``folder`` (made with the fixtures) and collect what the user sees."""
+    from voirdire.cli import main
+
+    folder.mkdir(parents=True)
+    for name, data in {**FIXTURES, **case.files}.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+    (folder / "a_file").write_bytes(b"")
+    out, err = io.StringIO(), io.StringIO()
+    here = Path.cwd()
+    os.chdir(folder)
+    stdin = sys.stdin
+    sys.stdin = io.StringIO("")  # a person who types nothing: end of input
+    code = 0
+    try:
+        with (
+            _environment(case.env),
+            contextlib.redirect_stdout(out),
+            contextlib.redirect_stderr(err),
+            warnings.catch_warnings(),
+        ):
+            warnings.simplefilter("ignore")  # the Python rows show what is returned or raised
+            if case.python is not None:
+                try:
+                    print(case.python())
+                except Exception as exc:
+                    print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
+                    code = 1
+            else:
+                for command in case.commands:
+                    try:
+                        code = main(shlex.split(command)[1:])
+                    except SystemExit as exc:  # argparse
+                        code = int(exc.code or 0)
+    finally:
+        sys.stdin = stdin
+        os.chdir(here)
+    text = (err.getvalue() + "\n" + out.getvalue()).replace(str(folder), ".")
+    if case.python is not None:
+        lines = [ln for ln in text.splitlines() if ln.strip()]
+    elif case.pick is None:
+        lines = [ln for ln in err.getvalue().replace(str(folder), ".").splitlines() if ln.strip()]
+    else:
+        lines = [ln for ln in text.splitlines() if re.search(case.pick, ln)]
+    lines = [ln for ln in lines if not ln.startswith(SHARED_MODEL)]
+    if case.pick is not None and lines and lines[0].startswith("Traceback"):
+        lines = [lines[0], "  ...", *lines[1:]]
+    return Outcome(case, code, "\n".join(dict.fromkeys(lines)), text)
+
+
+def run_all(base: Path | None = None) -> list[Outcome]:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = base or Path(tmp)
+        return [run_case(case, root / f"case{k:02d}") for k, case in enumerate(CASES, 1)]
+
+
+def _cell(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace("|", "\\|").replace("\n", "<br>")
+
+
+def table(outcomes: list[Outcome]) -> str:
+    rows = [
+        "# Bad input: what the user sees",
+        "",
+        "Every bad input of issue 13, run by `python tests/bad_inputs.py --write` (each in a folder of its own with "
+        "small fixtures: `qs.jsonl`, `script.yaml`, `runs.jsonl`; no API key in the environment). "
+        "`tests/test_bad_input.py` runs them again and fails when this page differs from what they print. Exit "
+        "status 2: nothing was run or written; 3: sessions failed (in the transcript); 1 in the Python rows: the "
+        "exception raised. Hung endpoints, rate limits, cut-off replies and dropped connections are the chaos "
+        "suite's ([reliability.md](reliability.md)); slow or crashing reply readers the fuzz test's "
+        "(`tests/test_parser_fuzz.py`). Where a case binds one script to both cross-examination roles, the "
+        "warning that they share a model is left out.",
+        "",
+        "| # | bad input (issue 13) | command | what the user sees | exit |",
+        "|---|---|---|---|---|",
+    ]
+    for k, o in enumerate(outcomes, 1):
+        command = "<br>".join(f"`{c}`" for c in o.case.commands)
+        rows.append(f"| {k} | {o.case.issue} | {command.replace('|', chr(92) + '|')} | {_cell(o.shown)} | {o.code} |")
+    return "\n".join(rows) + "\n"
+
+
+def check(outcome: Outcome) -> str | None:
+    """Why an outcome is not what its case expects; None when it is."""
+    if outcome.code != outcome.case.code:
+        return f"exit {outcome.code}, expected {outcome.case.code}: {outcome.shown}"
+    if outcome.case.expect not in outcome.shown:
+        return f"{outcome.case.expect!r} not in {outcome.shown!r}"
+    if leaked := [s for s in SECRETS if s in outcome.text]:
+        return f"a planted secret printed: {leaked}"
+    debug = "--debug" in outcome.case.commands[0]
+    if "errors.pydantic.dev" in outcome.shown or ("Traceback" in outcome.shown and not debug):
+        return f"a pydantic dump or a traceback: {outcome.shown}"
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--write", action="store_true", help=f"write {DOC.relative_to(ROOT)}")
+    args = ap.parse_args(argv)
+    outcomes = run_all()
+    problems = [f"case {k}: {why}" for k, o in enumerate(outcomes, 1) if (why := check(o))]
+    text = table(outcomes)
+    if args.write:
+        DOC.write_text(text, encoding="utf-8")
+    else:
+        print(text)
+    print("\n".join(problems) or f"{len(outcomes)} cases as expected", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    sys.exit(main())

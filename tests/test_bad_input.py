@@ -1,0 +1,46 @@
+"""Every bad input of issue 13 gets its one-line message and exit status, and docs/bad_input.md is exactly the
+table ``tests/bad_inputs.py`` prints, so the page cannot drift from what voirdire does. The No-Data rows read the
+paper's data from ``../shared``: without it the module is skipped, except in CI."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.bad_inputs import CASES, DOC, ROOT, Outcome, check, run_case, table
+
+SHARED = ROOT.parent / "shared"
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
+    if not SHARED.is_dir():
+        if os.environ.get("CI"):
+            pytest.fail(f"{SHARED} is missing: the No-Data rows read the papers' data from it")
+        pytest.skip(f"{SHARED} (the papers' data) is not beside the repository")
+    base = tmp_path_factory.mktemp("bad_inputs")
+    return [run_case(case, base / f"case{k:02d}") for k, case in enumerate(CASES, 1)]
+
+
+@pytest.mark.parametrize("k", range(len(CASES)), ids=[c.issue[:60] for c in CASES])
+def test_bad_input_gets_its_message_and_exit_status(outcomes: list[Outcome], k: int) -> None:
+    assert check(outcomes[k]) is None, f"{CASES[k].issue}: {check(outcomes[k])}"
+
+
+def test_the_documented_table_is_what_the_cases_print(outcomes: list[Outcome]) -> None:
+    assert DOC.read_text(encoding="utf-8") == table(outcomes), (
+        f"{DOC} is stale: run `python tests/bad_inputs.py --write` and commit it"
+    )
+
+
+def test_no_message_is_a_traceback_or_a_pydantic_dump(outcomes: list[Outcome]) -> None:
+    for o in outcomes:
+        if "--debug" not in o.case.commands[0]:
+            assert "Traceback" not in o.text and "errors.pydantic.dev" not in o.text, o.case.issue
+
+
+def test_every_error_is_one_line(outcomes: list[Outcome]) -> None:
+    for o in outcomes:
+        errors = [ln for ln in o.text.splitlines() if ln.startswith("voirdire: error:") or ": error: " in ln]
+        assert len(errors) <= 1, (o.case.issue, errors)
