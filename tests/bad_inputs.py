@@ -260,6 +260,7 @@ class Outcome:
     code: int
     shown: str  # the lines shown in the table, joined by newlines
     text: str  # everything printed, stderr then stdout
+    folder: Path  # where it ran
 
 
 # Planted in commands; never to be printed back.
@@ -331,7 +332,7 @@ def run_case(case: Case, folder: Path) -> Outcome:
     lines = [ln for ln in lines if not ln.startswith(SHARED_MODEL)]
     if case.pick is not None and lines and lines[0].startswith("Traceback"):
         lines = [lines[0], "  ...", *lines[1:]]
-    return Outcome(case, code, "\n".join(dict.fromkeys(lines)), text)
+    return Outcome(case, code, "\n".join(dict.fromkeys(lines)), text, folder)
 
 
 def run_all(base: Path | None = None) -> list[Outcome]:

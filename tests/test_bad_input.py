@@ -44,3 +44,31 @@ def test_every_error_is_one_line(outcomes: list[Outcome]) -> None:
     for o in outcomes:
         errors = [ln for ln in o.text.splitlines() if ln.startswith("voirdire: error:") or ": error: " in ln]
         assert len(errors) <= 1, (o.case.issue, errors)
+
+
+def test_a_refused_command_writes_nothing(outcomes: list[Outcome]) -> None:
+    """Exit status 2 means nothing was run: no transcript, no report, no cache file was written."""
+    from tests.bad_inputs import FIXTURES
+
+    for k, o in enumerate(outcomes, 1):
+        if o.code != 2 or len(o.case.commands) != 1 or o.case.python is not None:
+            continue
+        folder = o.folder
+        made = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+        assert made <= set(FIXTURES) | set(o.case.files), (k, o.case.issue, made - set(FIXTURES) - set(o.case.files))
+
+
+def test_a_bug_is_one_line_and_debug_shows_its_traceback(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    import voirdire.cli as cli
+
+    def broken(args: object) -> int:
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(cli, "cmd_list", broken)
+    assert cli.main(["list"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "internal error: ZeroDivisionError: division by zero" in err and "--debug" in err
+    assert cli.main(["--debug", "list"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("Traceback (most recent call last):") and "in broken" in err
+    assert err.rstrip().splitlines()[-1].startswith("voirdire: error: internal error: ZeroDivisionError")

@@ -161,26 +161,24 @@ def default_out(kind: str, dataset: str | Path | None) -> Path:
 
 def check_writable(path: str | Path, label: str) -> None:
     """Fail now, naming ``label`` (``--report``, ``--cache``, ``transcript``), when ``path`` cannot be written,
-    rather than after a run has paid for its model calls. Creates the missing folders; a probe file it had to
-    create is removed again."""
+    rather than after a run has paid for its model calls. Leaves no trace: an existing file is opened for
+    appending and closed; for a new one, the nearest existing folder above it must be writable."""
     path = Path(path)
     if path.is_dir():
         raise RunSetupError(f"{label} {path}: is a folder, not a file")
     blocking = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
     if blocking is not None:
         raise RunSetupError(f"{label} {path}: {blocking} is a file, not a folder")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise RunSetupError(f"{label} {path}: cannot create its folder ({exc.strerror})") from None
-    existed = path.exists()
-    try:
-        with path.open("a", encoding="utf-8"):
-            pass
-    except OSError as exc:
-        raise RunSetupError(f"{label} {path}: cannot be written ({exc.strerror})") from None
-    if not existed:
-        path.unlink(missing_ok=True)
+    if path.exists():
+        try:
+            with path.open("a", encoding="utf-8"):
+                pass
+        except OSError as exc:
+            raise RunSetupError(f"{label} {path}: cannot be written ({exc.strerror})") from None
+        return
+    folder = next(p for p in path.absolute().parents if p.exists())
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise RunSetupError(f"{label} {path}: cannot be written (no permission to write in {folder})")
 
 
 def _same_dataset(recorded: str, given: str) -> bool:
