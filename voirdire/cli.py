@@ -24,7 +24,7 @@ from typing import Any, NoReturn
 from pydantic import BaseModel, ValidationError
 
 from voirdire import __version__
-from voirdire.datasets import load_items
+from voirdire.datasets import describe, load_items
 from voirdire.errors import VoirdireError
 from voirdire.machine import StateMachine
 from voirdire.models import RoleSettings, load_role_config, parse_spec
@@ -317,7 +317,7 @@ def generic_inputs(args: argparse.Namespace, protocol: Protocol[Any, Any]) -> In
         try:
             items.append(protocol.item_from_record(record))
         except (ValueError, TypeError) as exc:
-            raise CLIError(f"--item {n}: {exc}") from None
+            raise CLIError(f"--item {n}: {describe(exc)}") from None
     return Inputs(items=items, single=len(items) == 1)
 
 

@@ -132,7 +132,7 @@ def load_items(
         try:
             item = convert(rec)
         except (ValidationError, ValueError, TypeError) as exc:
-            raise DatasetError(f"{where}: {_short(exc)}") from exc
+            raise DatasetError(f"{where}: {describe(exc)}") from exc
         if getattr(item, "id", "missing") is None:
             item = item.model_copy(update={"id": where.rsplit("/", 1)[-1]})
         item_id = str(getattr(item, "id", where))
@@ -147,7 +147,8 @@ def load_items(
     return items
 
 
-def _short(exc: Exception) -> str:
+def describe(exc: Exception) -> str:
+    """A record's problem in one line: each pydantic error as ``field: message`` (no dump, no URL)."""
     if isinstance(exc, ValidationError):
         return "; ".join(
             f"{'.'.join(str(p) for p in e['loc']) or 'record'}: {e['msg']}" for e in exc.errors(include_url=False)
