@@ -2,8 +2,10 @@
 (``--data docred|PATH``). One sentence prints the chat (every oracle query, the checker's draws) and the verdict
 with its evidence and the Theorem 3.1–3.2 guarantee; a dataset prints the report (Fig. 6, Table 1).
 
+``voirdire check-paraphrase "<s1>" "<s2>"`` (``voirdire run oracle_paraphrase``, ``--data msrp|PATH``) likewise.
+
 The registry's ``CommandSpec`` gives each protocol one friendly command word, so the issue's ``voirdire check
-entities`` is ``voirdire check-entities``.
+entities|paraphrase`` is ``voirdire check-entities`` and ``voirdire check-paraphrase``.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from voirdire.protocol import Protocol
 from voirdire.registry import CommandSpec, InputError, Inputs
 from voirdire.view import render
 
-from .data import DataError, docred_sentences
+from .data import DataError, docred_sentences, msrp_pairs
 from .items import SentenceItem
 
 PARAMS = ParamsCLI(metavar={"samples": "K", "tests": "N", "epsilons": "EPS,..."})
@@ -72,6 +74,46 @@ ENTITIES_COMMAND = CommandSpec(
     params=PARAMS,
     add_arguments=add_inputs,
     load_inputs=load_sentences,
+    role_defaults=ROLE_DEFAULTS,
+    summarize=summarize,
+)
+
+
+def add_pair(p: argparse.ArgumentParser) -> None:
+    p.add_argument("sentence1", nargs="?", help="s1")
+    p.add_argument("sentence2", nargs="?", help="s2")
+    p.add_argument(
+        "--data", metavar="msrp|PATH", help="MSRP test pairs, or a JSONL/CSV/JSON file of sentence1, sentence2"
+    )
+
+
+def load_pairs(args: argparse.Namespace, protocol: Protocol[Any, Any]) -> Inputs:
+    from .paraphrase import PairItem
+
+    if args.data and (args.sentence1 or args.sentence2):
+        raise InputError("give either SENTENCE1 SENTENCE2 or --data, not both")
+    offset, limit = args.offset or 0, args.limit
+    if args.data == "msrp":
+        try:
+            pairs = msrp_pairs()
+        except DataError as exc:
+            raise InputError(f"--data msrp: {exc}") from None
+        chosen = [PairItem(**p) for p in pairs[offset : offset + limit if limit is not None else None]]
+        return Inputs(items=chosen, dataset="msrp", out=Path("transcripts") / "oracle_paraphrase-msrp.jsonl")
+    if args.data:
+        return Inputs(items=load_items(Path(args.data), protocol.item_from_record, limit=limit, offset=offset),
+                      dataset=str(args.data))  # fmt: skip
+    if not args.sentence1 or not args.sentence2:
+        raise InputError("give SENTENCE1 and SENTENCE2, or --data msrp|PATH")
+    return Inputs(items=[PairItem(sentence1=args.sentence1, sentence2=args.sentence2)], single=True)
+
+
+PARAPHRASE_COMMAND = CommandSpec(
+    command="check-paraphrase",
+    help="check an LLM's paraphrase decision: prove a yes (Algorithm 1), test a no (Fig. 4) (oracle-checker, §4)",
+    params=ParamsCLI(),
+    add_arguments=add_pair,
+    load_inputs=load_pairs,
     role_defaults=ROLE_DEFAULTS,
     summarize=summarize,
 )

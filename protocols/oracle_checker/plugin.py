@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from voirdire.registry import Registration
 
-from .cli import ENTITIES_COMMAND
+from .cli import ENTITIES_COMMAND, PARAPHRASE_COMMAND
 from .linearity import LinearityChecker
+from .paraphrase import ParaphraseChecker
+from .paraphrase_report import report as paraphrase_report
 from .report import report
 
 oracle_entities = Registration(protocol=LinearityChecker, report=report, cli=ENTITIES_COMMAND)
+oracle_paraphrase = Registration(protocol=ParaphraseChecker, report=paraphrase_report, cli=PARAPHRASE_COMMAND)

@@ -1,0 +1,65 @@
+"""The report of a paraphrase-checker transcript (§5.2): the oracle's decisions against the labels (Table 2), the
+Yes-prover's acceptance by label and by decision (Table 3), and the No-checker's categories with their acceptance
+(Table 5)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from pydantic import Field
+
+from voirdire.report import Report, counts
+from voirdire.transcript import Transcript
+
+
+class ParaphraseReport(Report):
+    decisions: dict[str, int] = Field(default_factory=dict)
+    agreement: float | None = Field(None, description="oracle decisions equal to the labels (Table 2)")
+    yes_accepted: dict[str, str] = Field(default_factory=dict, description="Yes-prover acceptance (Table 3)")
+    no_categories: dict[str, str] = Field(default_factory=dict, description="category -> accepted/n (Table 5)")
+    rows: list[dict[str, Any]] = Field(default_factory=list)
+
+    def text(self) -> str:
+        lines = self.summary_lines()
+        lines.append("decisions: " + ", ".join(f"{k} {v}" for k, v in sorted(self.decisions.items())))
+        if self.agreement is not None:
+            lines.append(f"oracle agrees with the labels on {100 * self.agreement:.1f}% (Table 2)")
+        if self.yes_accepted:
+            lines.append(
+                "Yes-prover accepted (Table 3): " + ", ".join(f"{k} {v}" for k, v in self.yes_accepted.items())
+            )
+        if self.no_categories:
+            lines.append("No-checker (Table 5): " + ", ".join(f"{k} {v}" for k, v in self.no_categories.items()))
+        return "\n".join(lines)
+
+
+def report(transcript: Transcript) -> ParaphraseReport:
+    sessions = list(transcript.sessions.values())
+    decisions: Counter[str] = Counter()
+    rows = []
+    for s in sessions:
+        v = s.verdict
+        if v is None:
+            continue
+        decisions[v.decision] += 1
+        rows.append({"id": s.item_id, "label": s.item.get("label"), "decision": v.decision, "accepted": v.accepted,
+                     "answer": v.statistics.get("answer"), "category": v.statistics.get("category")})  # fmt: skip
+    out = ParaphraseReport(
+        protocol=transcript.header.protocol if transcript.header else "oracle_paraphrase",
+        transcript=transcript.path, decisions=dict(decisions), rows=rows,
+        **counts(sessions),  # type: ignore[arg-type]
+    )  # fmt: skip
+    labelled = [r for r in rows if r["label"] in ("yes", "no") and r["answer"] in ("yes", "no")]
+    if labelled:
+        out.agreement = sum(r["label"] == r["answer"] for r in labelled) / len(labelled)
+    yes = [r for r in rows if r["answer"] == "yes"]
+    for name, group in (("oracle yes", yes), ("labelled yes", [r for r in yes if r["label"] == "yes"]),
+                        ("labelled no", [r for r in yes if r["label"] == "no"])):  # fmt: skip
+        if group:
+            out.yes_accepted[name] = f"{sum(bool(r['accepted']) for r in group)}/{len(group)}"
+    for cat in ("AI", "ĀI", "AĪ", "ĀĪ"):
+        group = [r for r in rows if r["answer"] == "no" and r["category"] == cat]
+        if group:
+            out.no_categories[cat] = f"{sum(bool(r['accepted']) for r in group)}/{len(group)}"
+    return out
