@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -64,7 +65,7 @@ def test_stanza_and_spacy_trees_share_one_interface(spacy_parser: SpacyParser) -
         constituency = tree_reader.read_trees(bracket)[0]
 
     class Doc:
-        sentences = [Sentence()]
+        sentences: ClassVar[list[Sentence]] = [Sentence()]
 
     stanza_tree = StanzaParser(pipeline=lambda text: Doc()).parse("Sheena Young hoped the guidelines.")
     assert stanza_tree.tokens == ["Sheena", "Young", "hoped", "the", "guidelines", "."]
