@@ -225,6 +225,7 @@ def run_document(document: str, url: str, capsys: pytest.CaptureFixture[str]) ->
     return skipped
 
 
+@pytest.mark.filterwarnings("ignore:examiner and examinee are both served")  # README's Python block binds both
 def test_every_readme_command_runs(folder: Path, fake_models: str, capsys: pytest.CaptureFixture[str]) -> None:
     skipped = run_document("README.md", fake_models, capsys)
     print("\n".join(f"skipped {where} ({why})" for where, why in skipped))

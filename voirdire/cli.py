@@ -50,8 +50,8 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n(`{self.prog} --help` lists the options)\n")
 
 
-def _at_least(low: int, what: str = "") -> Callable[[str], int]:
-    """An option's int parser that refuses values below ``low``, saying what the option counts."""
+def _at_least(low: int) -> Callable[[str], int]:
+    """An option's int parser that refuses values below ``low``."""
 
     def parse(text: str) -> int:
         try:
@@ -59,7 +59,7 @@ def _at_least(low: int, what: str = "") -> Callable[[str], int]:
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
         if value < low:
-            raise argparse.ArgumentTypeError(f"must be at least {low}{what}, got {value}")
+            raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
         return value
 
     return parse
@@ -131,10 +131,10 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--out", type=Path, help="transcript file (JSONL); a batch resumes it if it exists")
     g.add_argument("--fresh", action="store_true", help="overwrite --out instead of resuming it")
     g.add_argument(
-        "--concurrency", type=_at_least(1, " session at a time"), default=1, metavar="N",
+        "--concurrency", type=_at_least(1), default=1, metavar="N",
         help="sessions at a time (default 1)",
     )  # fmt: skip
-    g.add_argument("--limit", type=_at_least(1, " item"), metavar="N", help="first N items of the dataset")
+    g.add_argument("--limit", type=_at_least(1), metavar="N", help="first N items of the dataset")
     g.add_argument(
         "--offset", type=_at_least(0), default=0, metavar="N", help="skip the first N items (counted from the start)"
     )
