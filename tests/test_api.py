@@ -34,6 +34,12 @@ rules:
 """
 
 
+@pytest.fixture(autouse=True)
+def _in_a_temp_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Default transcripts (``transcripts/...``) land in the test's folder, never in the checkout."""
+    monkeypatch.chdir(tmp_path)
+
+
 @pytest.fixture
 def models(tmp_path: Path) -> dict[str, str]:
     (tmp_path / "examiner.yaml").write_text(EXAMINER)
@@ -72,7 +78,8 @@ async def test_async_forms_run_inside_a_loop(tmp_path: Path, models: dict[str, s
     data = questions(tmp_path / "qs.jsonl", "a", "b")
     result, report = await voirdire.aexamine_dataset(data, models=models, out=tmp_path / "qs.jsonl.out")
     assert set(result.verdicts) == {"a", "b"} and report.sessions == 2
-    result, report = await voirdire.arun_dataset("ays", data, models={"examinee": models["examinee"]}, limit=1)
+    ays = tmp_path / "ays.jsonl"
+    result, report = await voirdire.arun_dataset("ays", data, models={"examinee": models["examinee"]}, limit=1, out=ays)
     assert list(result.verdicts) == ["a"] and report.sessions == 1
     result = await voirdire.arun("cross_examination", [{"id": "c", "claim": "X."}], models=models, out=tmp_path / "c")
     assert list(result.verdicts) == ["c"]
@@ -98,10 +105,7 @@ def test_an_existing_transcript_is_resumed_never_replaced_unless_fresh(tmp_path:
     assert len(load(out).sessions) == 1
 
 
-def test_resume_refuses_another_dataset_and_default_names_differ(
-    tmp_path: Path, models: dict[str, str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(tmp_path)
+def test_resume_refuses_another_dataset_and_default_names_differ(tmp_path: Path, models: dict[str, str]) -> None:
     first, second = questions(tmp_path / "a" / "qs.jsonl", "x"), questions(tmp_path / "b" / "qs.jsonl", "x")
     assert default_out("cross_examination", first) != default_out("cross_examination", second)
     assert default_out("cross_examination", "a/qs.jsonl") == default_out("cross_examination", first)  # stable
