@@ -57,3 +57,26 @@ def test_requests_per_sentence_against_a_fake_endpoint(
         assert len(extraction) == 11 * 16 and len(synonym) == 3 * 7  # 11 for s, the paper's 165 for the tests
     t = load(out)
     assert t.sessions[next(iter(t.sessions))].verdict.statistics["a_test"] == 5  # type: ignore[union-attr]
+
+
+def test_python_api_checks_one_sentence(tmp_path: Path) -> None:
+    from voirdire.protocols.oracle_checker import check_entities
+
+    from .oracles import linear, oracle
+
+    verdict = check_entities(SENTENCE, clients={"oracle": oracle(linear)}, out=tmp_path / "t.jsonl", samples=2, tests=2)
+    assert verdict.accepted is True and verdict.statistics["tests"] == 2
+
+
+def test_check_paraphrase_command_with_a_scripted_oracle(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def decide(messages: list[dict[str, Any]]) -> str:
+        return json.dumps({"answer": "yes", "explanation": "same"})
+
+    s1 = "The company said its quarterly profit rose sharply in the spring."
+    s2 = "The company said on Monday that its quarterly profit rose sharply in the spring."
+    with FakeOpenAIServer(decide) as server:
+        args = ["check-paraphrase", s1, s2, "--embedder", "bag-of-words", "--out", str(tmp_path / "t.jsonl")]
+        rc = main([*args, "--model", f"openai-compatible:fake@{server.url}", "--no-progress"])
+    assert rc == 0
+    out = capsys.readouterr().out
+    assert "yes accepted" in out and "rho_12:" in out
