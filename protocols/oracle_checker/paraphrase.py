@@ -287,7 +287,8 @@ class ParaphraseChecker(Protocol[PairItem, ParaphraseParams]):
             pars[side] = [] if reply.value is None else [p for p in reply.value.paraphrases if p.strip() != s.strip()]
         if not pars["s1"] and not pars["s2"]:
             session.enter("done")
-            return session.verdict("no untested", accepted=None, evidence=["the oracle gave no paraphrase"])
+            return session.verdict("no untested", accepted=None, evidence=["the oracle gave no paraphrase"],
+                                   statistics={"answer": "no", "phi": self.params.phi})  # fmt: skip
         session.enter("align", stage="φ-alignments")
         a, _ = await prover.phi(s1, s2, "A: φ s1 ~ s2")
         indiff: dict[str, list[str]] = {"s1": [], "s2": []}
