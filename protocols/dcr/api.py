@@ -36,14 +36,16 @@ async def acheck(
     models: Models = None,
     clients: Clients = None,
     out: str | Path | None = None,
+    fresh: bool = False,
     **params: Any,
 ) -> Verdict:
     """Evaluate ``candidate`` against ``reference`` and improve it (``params``: ``DCRParams`` fields, e.g.
     ``rounds=3``, ``task="semantic"``); the verdict's statistics hold the score, the final candidate and the
-    round history."""
+    round history. An existing ``out`` is resumed (a pair already checked there returns its verdict);
+    ``fresh=True`` starts it over."""
     path = Path(out) if out else default_out(DCR.name, None)
     item = DCRItem.single(reference, candidate)
-    result = await arun(DCR.name, [item], out=path, models=models, clients=clients, resume=False, **params)
+    result = await arun(DCR.name, [item], out=path, models=models, clients=clients, fresh=fresh, **params)
     sid = result.session_ids[0]
     if sid in result.errors:
         raise RuntimeError(f"DCR failed: {result.errors[sid]} (transcript: {path})")
