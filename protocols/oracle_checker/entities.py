@@ -68,6 +68,51 @@ def parse_entities(text: str) -> list[Entity]:
     return out
 
 
+class ExtractedEntity(BaseModel):
+    """One entity as structured mode asks for it: Prompt 1's ``class: entity`` as two fields."""
+
+    type: str
+    name: str
+
+
+class Extraction(BaseModel):
+    """Prompt 1 in structured mode (``--structured``): the numbered list as a JSON list."""
+
+    entities: list[ExtractedEntity]
+
+
+class Candidates(BaseModel):
+    """Prompts 3-4 in structured mode: the numbered list of candidates as a JSON list."""
+
+    candidates: list[str]
+
+
+NAMED_CHOICES = ("named entity", "normal entity")
+
+
+def as_entities(value: list[Entity] | Extraction | None) -> list[Entity] | None:
+    """Prompt 1's reading in either mode as entities (duplicates dropped)."""
+    if value is None or isinstance(value, list):
+        return value
+    out: list[Entity] = []
+    for e in value.entities:
+        if e.name.strip() and norm(e.name) not in {norm(o.text) for o in out}:
+            out.append(Entity(text=e.name.strip(), cls=e.type.strip().lower()))
+    return out
+
+
+def as_candidates(value: list[str] | Candidates | None) -> list[str] | None:
+    if value is None or isinstance(value, list):
+        return value
+    return [c for c in value.candidates if c.strip()]
+
+
+def as_named(value: bool | str | None) -> bool | None:
+    if value is None or isinstance(value, bool):
+        return value
+    return value == NAMED_CHOICES[0]
+
+
 def parse_list(text: str) -> list[str]:
     """Prompts 3-4's reply: a numbered list of candidates."""
     out = [m.group(2).strip().strip('"').strip() for line in text.splitlines() if (m := _ITEM.match(line.strip()))]

@@ -29,8 +29,14 @@ from voirdire.protocol import Protocol, Session
 from voirdire.transcript import DisplayHints, Verdict
 
 from .entities import (
+    NAMED_CHOICES,
+    Candidates,
     Entity,
+    Extraction,
     LinearityResult,
+    as_candidates,
+    as_entities,
+    as_named,
     complement,
     linearity_test,
     most_frequent,
@@ -167,12 +173,13 @@ class LinearityChecker(Protocol[SentenceItem, LinearityParams]):
             "oracle",
             "extract",
             parse=parse_entities,
+            schema=Extraction,
             samples=self.params.samples,
             expected="a numbered list 'N. class: entity'",
             on_failure="this sample is not a vote",
             text=text,
         )
-        chosen, count = most_frequent(_values(reply))
+        chosen, count = most_frequent([as_entities(v) for v in _values(reply)])
         session.note("extraction", of=what, chosen=[e.model_dump() for e in chosen or []], con=count)
         return chosen, count
 
@@ -185,13 +192,14 @@ class LinearityChecker(Protocol[SentenceItem, LinearityParams]):
                 "oracle",
                 "named",
                 parse=parse_named,
+                schema=NAMED_CHOICES,
                 samples=self.params.named_votes,
                 expected="[[named entity]] or [[normal entity]]",
                 on_failure="this sample is not a vote",
                 entity=entity.text,
                 text=text,
             )
-            votes = _values(reply)
+            votes = [as_named(v) for v in _values(reply)]
             vote = vote_named(votes)
             decided = bool(vote)
             rule = f"Prompt 2 vote of {len(votes)}" + (" (tie or unreadable: non-named)" if vote is None else "")
@@ -200,7 +208,8 @@ class LinearityChecker(Protocol[SentenceItem, LinearityParams]):
 
     async def synonym(self, session: Session, entity: Entity, named: bool, text: str, taken: set[str]) -> str | None:
         """App. A.2 part 2: Prompt 3 (named: another entity of the type) or Prompt 4 (synonyms), voted over 7."""
-        common = {"samples": self.params.synonym_votes, "parse": parse_list, "expected": "a numbered list"}
+        common = {"samples": self.params.synonym_votes, "parse": parse_list, "schema": Candidates,
+                  "expected": "a numbered list"}  # fmt: skip
         if named:
             reply = await session.ask(
                 "oracle", "replace_named", on_failure="this sample is not a vote", **common,
@@ -210,7 +219,7 @@ class LinearityChecker(Protocol[SentenceItem, LinearityParams]):
             reply = await session.ask(
                 "oracle", "synonyms", on_failure="this sample is not a vote", **common, entity=entity.text, text=text
             )
-        chosen = vote_synonym(_values(reply), entity.text, text, taken)
+        chosen = vote_synonym([as_candidates(v) for v in _values(reply)], entity.text, text, taken)
         session.note(
             "synonym", entity=entity.text, named=named, prompt="Prompt 3" if named else "Prompt 4", synonym=chosen,
             outcome="" if chosen else "no usable synonym: the entity is left out of the test",
@@ -230,12 +239,13 @@ class LinearityChecker(Protocol[SentenceItem, LinearityParams]):
                 "oracle",
                 "extract",
                 parse=parse_entities,
+                schema=Extraction,
                 samples=self.params.samples,
                 expected="a numbered list 'N. class: entity'",
                 on_failure="this sample is not a vote (no combination holding it passes)",
                 text=s,
             )
-            values = _values(reply)
+            values = [as_entities(v) for v in _values(reply)]
             _, con[label] = most_frequent(values)
             observed[label] = [observe(e, names, syns) for e in values]
             sentences[label] = s

@@ -50,7 +50,7 @@ MACHINE = StateMachine(
         "decide": ("prove", "paraphrase", "done"),
         "prove": ("done",),
         "paraphrase": ("align", "done"),
-        "align": ("coin", "done"),
+        "align": ("coin",),
         "coin": ("done",),
         "done": (),
     },

@@ -80,3 +80,25 @@ def test_check_paraphrase_command_with_a_scripted_oracle(tmp_path: Path, capsys:
     assert rc == 0
     out = capsys.readouterr().out
     assert "yes accepted" in out and "rho_12:" in out
+
+
+def test_structured_mode_asks_prompts_1_to_4_through_their_schemas(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def respond_json(messages: list[dict[str, Any]]) -> str:
+        user = messages[-1]["content"]
+        if user.startswith(EXTRACT):
+            return json.dumps({"entities": [{"type": c, "name": e} for c, e in linear(sentence_of(user))]})
+        for entity, syns in SYNONYMS.items():
+            if f'"{entity}" in the sentence' in user:
+                return json.dumps({"candidates": syns})
+        return json.dumps({"answer": "named entity"})
+
+    with FakeOpenAIServer(respond_json) as server:
+        args = ["check-entities", SENTENCE, "--structured", "--samples", "3", "--tests", "2"]
+        rc = main([*args, "--model", f"openai-compatible:fake@{server.url}", "--out", str(tmp_path / "t.jsonl"),
+                   "--no-progress", "--json"])  # fmt: skip
+        formats = {b.get("response_format", {}).get("type") for b in server.requests}
+    assert rc == 0 and formats == {"json_schema"}
+    (verdict,) = json.loads(capsys.readouterr().out)["verdicts"].values()
+    assert verdict["decision"] == "accepted" and verdict["statistics"]["a_test"] == 2
