@@ -109,6 +109,13 @@ def report(t: Transcript) -> ToyReport:
     return ToyReport(protocol="toy", transcript=t.path, agreement=agreement, **counts(t.sessions.values()))
 
 
+def add_command(sub) -> None:
+    """A sub-command the package adds beside its protocol's own (the voirdire.commands group)."""
+    p = sub.add_parser("toy-count", help="count words")
+    p.add_argument("text")
+    p.set_defaults(func=lambda args: print(len(args.text.split())) or 0)
+
+
 registration = Registration(
     protocol=Toy,
     report=report,
@@ -138,7 +145,11 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     dist = root / "voirdire_toy-0.1.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: voirdire-toy\nVersion: 0.1\n", encoding="utf-8")
-    (dist / "entry_points.txt").write_text("[voirdire.protocols]\ntoy = voirdire_toy:registration\n", encoding="utf-8")
+    (dist / "entry_points.txt").write_text(
+        "[voirdire.protocols]\ntoy = voirdire_toy:registration\n\n"
+        "[voirdire.commands]\ntoy-count = voirdire_toy:add_command\n",
+        encoding="utf-8",
+    )
     return root
 
 
@@ -192,6 +203,11 @@ def test_a_plugin_protocol_runs_through_the_generic_cli(site: Path, tmp_path: Pa
     assert parsed["replies"] == {"judge · toy/judge": 2, "counter · text": 3}
     text = voirdire(site, "report", str(out), cwd=tmp_path).stdout
     assert "parse failures: judge · toy/judge 1/2 (50%)" in text
+
+
+def test_a_plugin_adds_a_command_of_its_own(site: Path, tmp_path: Path) -> None:
+    res = voirdire(site, "toy-count", "three little words", cwd=tmp_path)
+    assert res.returncode == 0 and res.stdout.strip() == "3"
 
 
 def test_a_plugin_option_error_names_the_flag(site: Path, tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ from voirdire.machine import StateMachine
 from voirdire.models import RoleSettings, load_role_config, parse_spec
 from voirdire.options import add_params_options, build_params, given_params
 from voirdire.protocol import Protocol
-from voirdire.registry import CommandSpec, Inputs, Registration, get, registrations
+from voirdire.registry import CommandSpec, Inputs, Registration, command_plugins, get, registrations
 from voirdire.report import Report, generic_report
 from voirdire.runner import ErrorBudget, RunResult, check_writable, default_out, model_roles, role_problem, run_protocol
 from voirdire.secrets import mask_secrets, mask_tree
@@ -654,6 +654,9 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--session", help="only this session id")
     ex.add_argument("-o", "--out", type=Path, required=True, metavar="FILE.html", help="the page to write")
     ex.set_defaults(func=cmd_export_html)
+
+    for add_command in command_plugins():  # commands protocol packages add beside their protocols' own
+        add_command(sub)
     return parser
 
 

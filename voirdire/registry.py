@@ -28,6 +28,9 @@ from voirdire.report import Report
 from voirdire.transcript import Transcript
 
 ENTRY_POINT_GROUP = "voirdire.protocols"
+# Commands a protocol package adds beside its protocols' own (DCR's ``correlate``): each entry point names a
+# function that adds one sub-command to the ``voirdire`` parser.
+COMMANDS_GROUP = "voirdire.commands"
 
 
 class RegistryError(VoirdireError, LookupError):
@@ -103,6 +106,18 @@ def registrations() -> dict[str, Registration]:
             continue  # the same distribution seen twice on sys.path
         found[reg.name] = reg
     return dict(sorted(found.items()))
+
+
+@cache
+def command_plugins() -> tuple[Callable[[Any], None], ...]:
+    """The ``add_command(subparsers)`` functions of the ``voirdire.commands`` group."""
+    found = []
+    for ep in importlib.metadata.entry_points(group=COMMANDS_GROUP):
+        try:
+            found.append(ep.load())
+        except Exception as exc:
+            raise RegistryError(f"command plugin {ep.name!r} ({ep.value}) cannot be loaded: {exc}") from exc
+    return tuple(found)
 
 
 def get(name: str) -> Registration:

@@ -2,8 +2,8 @@
 
 ``--metric rouge-1|rouge-2|rouge-l|embedding`` scores the benchmark's items here; ``--metric dcr --transcript T``
 reads Ẑ of the original candidates (DCE-AMC) from a ``voirdire dcr`` transcript. Beside each value the paper's
-printed one, where it prints one. Until the core dispatches this command, it runs as
-``python -m voirdire.protocols.dcr.correlate``.
+printed one, where it prints one. Registered in the ``voirdire.commands`` entry-point group (``add_command``);
+``python -m voirdire.protocols.dcr.correlate`` runs it alone.
 """
 
 from __future__ import annotations
