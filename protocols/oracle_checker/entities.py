@@ -219,6 +219,20 @@ def vote_synonym(lists: Sequence[list[str] | None], entity: str, sentence: str, 
 
 
 # ---------------------------------------------------------------- §3.1: R, the groups and the test
+def bounded(entity: str) -> re.Pattern[str]:
+    """The entity as whole words (case-insensitive): "the" does not match inside "theme"."""
+    left = r"(?<!\w)" if entity[:1].isalnum() else ""
+    right = r"(?!\w)" if entity[-1:].isalnum() else ""
+    return re.compile(left + re.escape(entity) + right, re.I)
+
+
+def occurs(entity: str, sentence: str) -> bool:
+    """Whether R can replace the entity in the sentence."""
+    return bool(entity.strip()) and bool(
+        bounded(entity).search(sentence) or bounded(entity.strip("\"'")).search(sentence)
+    )
+
+
 def replace(sentence: str, entities: Sequence[str], synonyms: Sequence[str], v: Vector) -> str:
     """R(v): the sentence with e_j replaced by e'_j wherever b_j = 1 (every occurrence, longest entities first so a
     shorter entity inside a longer one is not replaced within it)."""
@@ -227,9 +241,9 @@ def replace(sentence: str, entities: Sequence[str], synonyms: Sequence[str], v: 
     marks: dict[str, str] = {}
     for j in chosen:
         token = f"\x00{j}\x00"
-        pattern = re.compile(re.escape(entities[j]), re.I)
+        pattern = bounded(entities[j])
         if not pattern.search(out):
-            pattern = re.compile(re.escape(entities[j].strip("\"'")), re.I)
+            pattern = bounded(entities[j].strip("\"'"))
         out = pattern.sub(token, out)
         marks[token] = synonyms[j]
     for token, synonym in marks.items():

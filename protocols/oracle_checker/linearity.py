@@ -42,6 +42,7 @@ from .entities import (
     most_frequent,
     named_by_rule,
     observe,
+    occurs,
     parse_entities,
     parse_list,
     parse_named,
@@ -133,7 +134,7 @@ class LinearityChecker(Protocol[SentenceItem, LinearityParams]):
         if entities is None:
             session.enter("done")
             return session.verdict("unreadable", accepted=None, evidence=["no readable extraction of s"])
-        present = [e for e in entities if e.text and e.text.casefold() in item.text.casefold()]
+        present = [e for e in entities if occurs(e.text, item.text)]
         absent = [e.text for e in entities if e not in present]
         if absent:
             session.note("not_in_sentence", entities=absent, outcome="not testable: R cannot replace them")

@@ -54,6 +54,7 @@ def test_replacement_r() -> None:
     s = "Barack Obama met Obama's dog."
     assert replace(s, ["Barack Obama", "dog"], ["John Smith", "hound"], (1, 0)) == "John Smith met Obama's dog."
     assert replace(s, ["Barack Obama", "dog"], ["John Smith", "hound"], (1, 1)) == "John Smith met Obama's hound."
+    assert replace("The theme of the other", ["the"], ["a"], (1,)) == "a theme of a other"
 
 
 def test_group_elements_and_equation() -> None:
