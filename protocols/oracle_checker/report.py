@@ -2,6 +2,8 @@
 
 - per-sentence acceptance (Fig. 6: 79.54% of 5,000 DocRED sentences) and per-entity acceptance (entities of
   accepted sentences over all tested entities, Fig. 6: 71.2%);
+- against the labelled entities of DocRED items (Fig. 6): how many labelled entities the oracle extracted, and how
+  many tested entities are labelled and accepted;
 - the means of Table 1's measures Con_o, Con_rs, A_test, A_rate, #E and their Spearman correlations;
 - the oracle's model calls and requests per sentence (k samples of one query are one request where the endpoint
   takes ``n``).
@@ -17,6 +19,8 @@ from pydantic import Field
 
 from voirdire.report import Report, counts
 from voirdire.transcript import ModelCall, Transcript
+
+from .entities import norm
 
 MEASURES = ("a_test", "a_rate", "con_o", "con_rs", "n_entities")
 LABELS = {"a_test": "A_test", "a_rate": "A_rate", "con_o": "Con_o", "con_rs": "Con_rs", "n_entities": "#E"}
@@ -39,6 +43,11 @@ class EntityReport(Report):
     correlations: dict[str, float | None] = Field(
         default_factory=dict, description="'A_test~Con_o' -> Spearman rho (Table 1)"
     )
+    labelled: dict[str, float | int] = Field(
+        default_factory=dict,
+        description="Fig. 6 against the items' labelled entities: labelled, extracted among them, tested entities "
+        "also labelled and the acceptance of those",
+    )
     oracle_calls_per_sentence: float | None = Field(None, description="replies drawn (samples) per session")
     oracle_requests_per_sentence: float | None = Field(None, description="HTTP requests (or generations)")
     rows: list[dict[str, Any]] = Field(default_factory=list)
@@ -54,6 +63,10 @@ class EntityReport(Report):
         if self.correlations:
             shown = ", ".join(f"{k} {'n/a' if v is None else f'{v:.3f}'}" for k, v in self.correlations.items())
             lines.append("Spearman (Table 1): " + shown)
+        if self.labelled:
+            lb = self.labelled
+            lines.append(f"labelled entities {lb['labelled']}, extracted {lb['extracted']}; tested and labelled "
+                         f"{lb['tested_labelled']}, accepted {lb['tested_labelled_accepted']} (Fig. 6)")  # fmt: skip
         if self.oracle_requests_per_sentence is not None:
             lines.append(f"oracle per sentence: {self.oracle_calls_per_sentence:.1f} replies in "
                          f"{self.oracle_requests_per_sentence:.1f} requests")  # fmt: skip
@@ -65,6 +78,7 @@ def report(transcript: Transcript) -> EntityReport:
     decisions: Counter[str] = Counter()
     rows: list[dict[str, Any]] = []
     calls, requests = [], []
+    lab: Counter[str] = Counter()
     for s in sessions:
         mc = [e for e in s.events if isinstance(e, ModelCall) and e.role == "oracle"]
         calls.append(sum(e.samples for e in mc))
@@ -74,7 +88,16 @@ def report(transcript: Transcript) -> EntityReport:
             continue
         decisions[v.decision] += 1
         if v.decision in ("accepted", "rejected"):
-            rows.append({"id": s.item_id, "accepted": v.accepted, **{k: v.statistics[k] for k in MEASURES}})
+            rows.append({"id": s.item_id, "accepted": v.accepted, **{k: v.statistics[k] for k in MEASURES},
+                         "tested": v.statistics.get("tested", [])})  # fmt: skip
+        gold = {norm(g) for g in s.item.get("gold") or []}
+        if gold:
+            extracted = {norm(e["text"]) for e in v.statistics.get("entities", [])}
+            tested = {norm(e) for e in v.statistics.get("tested", [])} & gold
+            lab["labelled"] += len(gold)
+            lab["extracted"] += len(gold & extracted)
+            lab["tested_labelled"] += len(tested)
+            lab["tested_labelled_accepted"] += len(tested) if v.accepted else 0
     out = EntityReport(
         protocol=transcript.header.protocol if transcript.header else "oracle_entities",
         transcript=transcript.path,
@@ -82,6 +105,8 @@ def report(transcript: Transcript) -> EntityReport:
         rows=rows,
         **counts(sessions),  # type: ignore[arg-type]
     )
+    if lab:
+        out.labelled = dict(lab)
     if rows:
         out.sentence_acceptance = sum(r["accepted"] for r in rows) / len(rows)
         total = sum(r["n_entities"] for r in rows)

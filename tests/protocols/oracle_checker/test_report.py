@@ -12,7 +12,9 @@ from .oracles import SENTENCE, dropping_when_both_named_replaced, oracle
 
 async def test_report_measures_of_table_1(tmp_path: Path) -> None:
     out = tmp_path / "t.jsonl"
-    items = [SentenceItem(id=f"s{i}", text=SENTENCE) for i in range(6)] + [SentenceItem(id="none", text="it rains.")]
+    items = [SentenceItem(id=f"s{i}", text=SENTENCE, gold=["Paris", "last week"]) for i in range(6)] + [
+        SentenceItem(id="none", text="it rains.")
+    ]
     params = LinearityParams(samples=3, tests=1, named_votes=1, synonym_votes=1)
     result = await run_protocol(LinearityChecker(params), items, out=out,
                                 clients={"oracle": oracle(dropping_when_both_named_replaced)})  # fmt: skip
@@ -26,3 +28,5 @@ async def test_report_measures_of_table_1(tmp_path: Path) -> None:
     assert r.correlations["A_rate~Con_o"] is None
     assert r.oracle_requests_per_sentence is not None
     assert "per-sentence acceptance" in r.text()
+    assert r.labelled["labelled"] == 12 and r.labelled["extracted"] == 6 and r.labelled["tested_labelled"] == 6
+    assert r.labelled["tested_labelled_accepted"] == 6 * r.sentence_acceptance  # type: ignore[operator]
