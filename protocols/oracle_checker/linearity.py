@@ -281,8 +281,10 @@ class LinearityChecker(Protocol[SentenceItem, LinearityParams]):
         ]
         if accepted:
             evidence += [g.text() for g in promises]
-        else:
-            evidence.append(f"{n - a_test} of {n} tests failed: the extraction is not linear on this sentence")
+        else:  # Theorem 3.1: a homomorphism passes every test, so one failure shows f is not one
+            evidence.append(f"{n - a_test} of {n} tests failed: the extraction is not linear on this sentence "
+                            "(Theorem 3.1: a homomorphism passes every test)")  # fmt: skip
+            evidence += [f"had all passed: {g.text()}" for g in promises]
         stats = {
             "entities": [e.model_dump() for e in present],
             "tested": names,
