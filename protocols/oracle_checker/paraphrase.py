@@ -12,7 +12,8 @@ The **oracle** decides whether s1 and s2 are semantically equivalent (Prompt 5).
   A/Ā (φ: s1 ~ s2 found or not) and I/Ī (an indifferentiable paraphrase found or not, Table 5). The checker tosses a
   coin for the side h, takes p from h's indifferentiable paraphrases (Ī: a random one of h's), and asks the oracle
   whether the other sentence and p are equivalent (Prompt 5). "Yes" contradicts the "no": the answer is rejected
-  with the triangular evidence (s1, s2, p) of App. B.4; "no" accepts it.
+  with the triangular evidence (s1, s2, p) of App. B.4; "no" passes the test. §5.2.3 runs one test
+  (``no_tests``, default 1); with more, any contradiction rejects.
 
 The checker's coin tosses come from a rule agent with the session's own random stream; its alignments are
 computed in code and recorded with ``session.note``. Within a session each phrase pair is asked once (Prompt 6
@@ -51,7 +52,7 @@ MACHINE = StateMachine(
         "prove": ("done",),
         "paraphrase": ("align", "done"),
         "align": ("coin",),
-        "coin": ("done",),
+        "coin": ("coin", "done"),
         "done": (),
     },
 )
@@ -137,6 +138,9 @@ class ParaphraseParams(BaseModel):
     )
     embedder: Literal["minilm", "bag-of-words"] = Field(
         "minilm", description="node similarity: all-MiniLM-L6-v2 (offline package) or a hashed bag of words"
+    )
+    no_tests: int = Field(
+        1, ge=1, description="coin-toss tests of a 'no' (§5.2.3 ran one); any contradiction rejects the 'no'"
     )
     checker_seed: int = Field(0, description="seed of the checker's coin tosses (Fig. 4)")
 
@@ -300,31 +304,40 @@ class ParaphraseChecker(Protocol[PairItem, ParaphraseParams]):
         i = bool(indiff["s1"] or indiff["s2"])
         category = ("A" if a else "Ā") + ("I" if i else "Ī")
         session.note("category", category=category, indifferentiable=indiff)
-        session.enter("coin", stage="coin toss (Fig. 4)")
         pool = indiff if i else pars
         sides = [k for k in ("s1", "s2") if pool[k]]
-        side = sides[(await self.toss(session, len(sides)))]
-        p = pool[side][await self.toss(session, len(pool[side]))]
-        other = s2 if side == "s1" else s1
-        answer = await self.decide(session, other, p)
+        stats: dict[str, Any] = {"answer": "no", "phi": self.params.phi, "category": category, "paraphrases": pars,
+                                 "indifferentiable": indiff, "tests": []}  # fmt: skip
+        passed = 0
+        for t in range(self.params.no_tests):
+            session.enter("coin", stage=f"coin toss {t + 1}/{self.params.no_tests} (Fig. 4)", turn=t + 1)
+            side = sides[await self.toss(session, len(sides))]
+            p = pool[side][await self.toss(session, len(pool[side]))]
+            other = s2 if side == "s1" else s1
+            answer = await self.decide(session, other, p)
+            stats["tests"].append({"h": side, "p": p, "answer": None if answer is None else answer.answer})
+            stats["h"], stats["p"] = side, p
+            if answer is None:
+                continue
+            if answer.answer == "yes":
+                session.enter("done")
+                stats["phrase_queries"] = prover.queries
+                stats["triangular_evidence"] = {"s1": s1, "s2": s2, "p": p, "p_from": side}
+                evidence = [
+                    f"triangular evidence (App. B.4): p is the oracle's paraphrase of {side}, the oracle says p ≡ "
+                    f"{'s2' if side == 's1' else 's1'}, and said s1 ≢ s2",
+                    f"s1: {s1}", f"s2: {s2}", f"p: {p}", f"category {category}",
+                ]  # fmt: skip
+                return session.verdict("no rejected", accepted=False, evidence=evidence, statistics=stats)
+            passed += 1
         session.enter("done")
-        stats = {"answer": "no", "phi": self.params.phi, "category": category, "h": side, "p": p,
-                 "paraphrases": pars, "indifferentiable": indiff, "phrase_queries": prover.queries}  # fmt: skip
-        if answer is None:
-            return session.verdict("no untested", accepted=None, evidence=["the test query is unreadable"],
+        stats["phrase_queries"] = prover.queries
+        if not passed:
+            return session.verdict("no untested", accepted=None, evidence=["every test query was unreadable"],
                                    statistics=stats)  # fmt: skip
-        stats["test_answer"] = answer.answer
-        if answer.answer == "yes":
-            evidence = [
-                f"triangular evidence (App. B.4): p is the oracle's paraphrase of {side}, the oracle says p ≡ "
-                f"{'s2' if side == 's1' else 's1'}, and said s1 ≢ s2",
-                f"s1: {s1}", f"s2: {s2}", f"p: {p}", f"category {category}",
-            ]  # fmt: skip
-            stats["triangular_evidence"] = {"s1": s1, "s2": s2, "p": p, "p_from": side}
-            return session.verdict("no rejected", accepted=False, evidence=evidence, statistics=stats)
-        return session.verdict("no accepted", accepted=True,
-                               evidence=[f"oracle: p (from {side}) is not equivalent to the other sentence",
-                                         f"p: {p}", f"category {category}"], statistics=stats)  # fmt: skip
+        evidence = [f"the oracle called p not equivalent to the other sentence in {passed} test(s)",
+                    f"p: {stats['p']}", f"category {category}"]  # fmt: skip
+        return session.verdict("no accepted", accepted=True, evidence=evidence, statistics=stats)
 
     async def toss(self, session: Session, among: int) -> int:
         reply = await session.send("checker", json.dumps({"among": among}), parse=json.loads)

@@ -162,3 +162,9 @@ async def test_no_accepted_when_the_oracle_stays_consistent(tmp_path: Path) -> N
     client = scripted(no(), test=no(), phrase=no(), paraphrases=["An entirely different remark.", "Another."])
     s = await run(tmp_path, client, T13_S1, UNRELATED)
     assert s.verdict.decision == "no accepted" and s.verdict.statistics["category"] == "ĀĪ"
+
+
+async def test_several_coin_toss_tests_all_pass_for_a_consistent_oracle(tmp_path: Path) -> None:
+    paraphrases = [S1.replace("spring", "early spring"), S2.replace("sharply", "steeply")]
+    s = await run(tmp_path, scripted(no(), test=no(), paraphrases=paraphrases), S1, S2, no_tests=3)
+    assert s.verdict.decision == "no accepted" and len(s.verdict.statistics["tests"]) == 3
