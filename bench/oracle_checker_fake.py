@@ -90,7 +90,7 @@ def main_() -> None:
         for command, honour in (
             (["check-entities", "--data", "docred", "--limit", "20"], True),
             (["check-entities", "--data", "docred", "--limit", "20"], False),
-            (["check-paraphrase", "--data", "msrp", "--limit", "20", "--embedder", "bag-of-words"], True),
+            (["check-paraphrase", "--data", "msrp", "--limit", "20"], True),
         ):
             r = run(command, honour, Path(tmp) / "t.jsonl")
             runs.append(r)
