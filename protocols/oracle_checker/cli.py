@@ -4,8 +4,8 @@ with its evidence and the Theorem 3.1–3.2 guarantee; a dataset prints the repo
 
 ``voirdire check-paraphrase "<s1>" "<s2>"`` (``voirdire run oracle_paraphrase``, ``--data msrp|PATH``) likewise.
 
-The registry's ``CommandSpec`` gives each protocol one friendly command word, so the issue's ``voirdire check
-entities|paraphrase`` is ``voirdire check-entities`` and ``voirdire check-paraphrase``.
+A ``CommandSpec`` gives each protocol one command word (``check-entities``, ``check-paraphrase``); ``voirdire check
+entities|paraphrase`` is added beside them by ``commands.py`` (the ``voirdire.commands`` group).
 """
 
 from __future__ import annotations
