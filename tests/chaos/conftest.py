@@ -20,6 +20,7 @@ def chaos_cli(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     regs = {"chaos": registration}
     monkeypatch.setattr(registry, "registrations", lambda: regs)
     monkeypatch.setattr(cli, "registrations", lambda: regs)
+    monkeypatch.setattr(cli, "command_plugins", lambda: ())  # the protocol packages' own commands
     yield
 
 
