@@ -10,11 +10,11 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from voirdire.cli import default_summary
 from voirdire.datasets import load_items
 from voirdire.options import ParamsCLI
 from voirdire.protocol import Protocol
 from voirdire.registry import CommandSpec, InputError, Inputs
-from voirdire.view import render
 
 from .data import LOADERS, DataError, load_benchmark
 from .items import DCRItem
@@ -89,19 +89,12 @@ def rounds_text(statistics: dict[str, Any]) -> str:
 
 
 def summarize(o: Any) -> tuple[dict[str, Any], str]:
-    payload = {
-        "verdicts": {
-            k: v.model_dump(mode="json", include={"decision", "accepted", "evidence", "statistics"})
-            for k, v in o.result.verdicts.items()
-        },
-        "report": o.report.model_dump(mode="json", exclude={"rows"}),
-    }
+    """The core's summary (verdicts, report; the chat for one inline item), with the verdict's own evidence."""
+    payload, text = default_summary(o)
     if not o.inputs.single:
-        return payload, o.report.text()
-    sid = o.result.session_ids[0]
-    chat = render(o.transcript, session=sid)
-    verdict = o.transcript.sessions[sid].verdict
-    return payload, chat + ("\n\n" + rounds_text(verdict.statistics) if verdict is not None else "")
+        return payload, text
+    verdict = o.transcript.sessions[o.result.session_ids[0]].verdict
+    return payload, text + ("\n\n" + rounds_text(verdict.statistics) if verdict is not None else "")
 
 
 DCR_COMMAND = CommandSpec(

@@ -14,11 +14,11 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from voirdire.cli import default_summary
 from voirdire.datasets import load_items
 from voirdire.options import ParamsCLI
 from voirdire.protocol import Protocol
 from voirdire.registry import CommandSpec, InputError, Inputs
-from voirdire.view import render
 
 from .data import DataError, docred_sentences, msrp_pairs
 from .items import SentenceItem
@@ -53,19 +53,13 @@ def load_sentences(args: argparse.Namespace, protocol: Protocol[Any, Any]) -> In
 
 
 def summarize(o: Any) -> tuple[dict[str, Any], str]:
-    payload = {
-        "verdicts": {
-            k: v.model_dump(mode="json", include={"decision", "accepted", "evidence", "statistics"})
-            for k, v in o.result.verdicts.items()
-        },
-        "report": o.report.model_dump(mode="json", exclude={"rows"}),
-    }
+    """The core's summary (verdicts, report; the chat for one inline item), with the verdict's own evidence."""
+    payload, text = default_summary(o)
     if not o.inputs.single:
-        return payload, o.report.text()
-    sid = o.result.session_ids[0]
-    verdict = o.transcript.sessions[sid].verdict
+        return payload, text
+    verdict = o.transcript.sessions[o.result.session_ids[0]].verdict
     tail = "" if verdict is None else f"\n\n{verdict.decision}\n" + "\n".join(f"  {e}" for e in verdict.evidence)
-    return payload, render(o.transcript, session=sid) + tail
+    return payload, text + tail
 
 
 ENTITIES_COMMAND = CommandSpec(
