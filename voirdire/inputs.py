@@ -48,6 +48,7 @@ class ItemInputs:
         for name, flag in self.flags.items():
             text = self.help.get(name, self.item.model_fields[name].description)
             if self._is_list(name):
+                text = f"{text} (repeatable)" if text else "repeatable"
                 p.add_argument(flag, dest=f"item__{name}", action="append", default=[], help=text, metavar=name.upper())
             else:
                 p.add_argument(flag, dest=f"item__{name}", help=text, metavar=name.upper())

@@ -15,19 +15,9 @@ from .protocol import CrossExamination, CrossExaminationParams
 PARAMS = ParamsCLI(
     flags={"max_followup_rounds": "--max-followups"}, negate={"one_question_at_a_time": "--batch-questions"}
 )
-CLAIMS = ItemInputs(
-    item=ClaimItem,
-    positional=("claim",),
-    flags={"question": "--question", "answers": "--answer"},
-    help={
-        "claim": "the claim to examine",
-        "question": "the question the claim answers (or a fill-in-the-blank query with ____)",
-        "answers": "a gold answer or alias (repeatable)",
-    },
-    data_flag="--questions",
-    data_help="batch: JSONL/CSV/JSON of question, claim?, answers",
-    build=lambda f: ClaimItem.single(f.get("claim"), f.get("question"), f.get("answers")),
-)
+CLAIMS = ItemInputs(ClaimItem, ("claim",), {"question": "--question", "answers": "--answer"}, data_flag="--questions",
+                    data_help="batch: JSONL/CSV/JSON of question, claim?, answers",
+                    build=lambda f: ClaimItem.single(f.get("claim"), f.get("question"), f.get("answers")))  # fmt: skip
 
 
 def add_examine_arguments(p: argparse.ArgumentParser) -> None:

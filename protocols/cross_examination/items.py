@@ -15,9 +15,11 @@ class ClaimItem(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     id: str | None = None
-    question: str | None = None
-    claim: str | None = None
-    answers: list[str] = Field(default_factory=list, description="gold answers and aliases, if known")
+    question: str | None = Field(
+        None, description="the question the claim answers (or a fill-in-the-blank query with ____)"
+    )
+    claim: str | None = Field(None, description="the claim to examine")
+    answers: list[str] = Field(default_factory=list, description="a gold answer or alias, if known")
 
     @model_validator(mode="after")
     def _needs_something(self) -> ClaimItem:
