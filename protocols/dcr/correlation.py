@@ -16,7 +16,6 @@ from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel
-from scipy.stats import kendalltau, pearsonr, spearmanr
 
 Kind = Literal["summary", "sample", "binary"]
 
@@ -57,6 +56,8 @@ def summary_level(doc_ids: Sequence[str], metric: Sequence[float], human: Sequen
     groups: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for d, m, h in zip(doc_ids, metric, human, strict=True):
         groups[d].append((m, h))
+    from scipy.stats import kendalltau, spearmanr  # scipy.stats costs half a second: only when correlating
+
     rhos, taus = [], []
     constant_human = constant_metric = 0
     for pairs in groups.values():
@@ -83,6 +84,8 @@ def summary_level(doc_ids: Sequence[str], metric: Sequence[float], human: Sequen
 def sample_level(metric: Sequence[float], human: Sequence[float]) -> Correlation:
     if len(metric) < 2 or len(set(metric)) < 2 or len(set(human)) < 2:
         return Correlation(kind="sample", n=len(metric))
+    from scipy.stats import kendalltau, pearsonr, spearmanr
+
     return Correlation(
         kind="sample",
         n=len(metric),
