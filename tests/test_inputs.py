@@ -38,7 +38,8 @@ class Check(Protocol[Pair, NoParams]):
         return item.id or ""
 
     async def run(self, item: Pair, session: Session) -> Verdict:
-        raise NotImplementedError
+        session.enter("done")
+        return session.verdict("read", accepted=None)
 
 
 INPUTS = ItemInputs(item=Pair, positional=("s1", "s2"), flags={"tags": "--tag"}, data_flag="--pairs")

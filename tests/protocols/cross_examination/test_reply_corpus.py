@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.reply_corpus import check_corpus
 from voirdire.protocol import ParseError
 from voirdire.protocols.cross_examination.parsing import parse_decision, parse_yes_no, says_idk, split_questions
 
@@ -47,10 +48,6 @@ def read(reader: str, text: str) -> str:
         return "refuse"
 
 
-def is_flip(label: str, got: str) -> bool:
-    return "refuse" not in (label, got) and label != got
-
-
 def test_corpus_is_well_formed() -> None:
     rows = _rows()
     assert len(rows) >= 300
@@ -65,28 +62,8 @@ def test_corpus_is_well_formed() -> None:
     assert sources["embedded-model"] >= 50 and sources["paper"] >= 10
 
 
-def test_no_flips_and_accuracy_per_reader() -> None:
-    totals: Counter[str] = Counter()
-    per_category: Counter[tuple[str, str, str]] = Counter()
-    flips = []
-    for r in _rows():
-        got = read(r["reader"], r["text"])
-        ok = got == r["label"]
-        totals[r["reader"]] += 1
-        totals[r["reader"] + ":ok"] += ok
-        per_category[(r["reader"], r["category"], "n")] += 1
-        per_category[(r["reader"], r["category"], "ok")] += ok
-        if is_flip(r["label"], got):
-            flips.append((r["id"], r["label"], got, r["text"][:120]))
-    assert flips == []
-    for reader, floor in MIN_ACCURACY.items():
-        assert totals[reader + ":ok"] / totals[reader] >= floor, reader
-    low = {
-        (reader, cat): per_category[(reader, cat, "ok")] / n
-        for (reader, cat, kind), n in per_category.items()
-        if kind == "n" and per_category[(reader, cat, "ok")] / n < MIN_CATEGORY_ACCURACY
-    }
-    assert low == {}
+def test_no_flips_no_over_reads_and_accuracy_per_reader() -> None:
+    check_corpus(_rows(), lambda r: read(r["reader"], r["text"]), MIN_ACCURACY, MIN_CATEGORY_ACCURACY)
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.reply_corpus import check_corpus
 from voirdire.protocols.no_data.llm import parse_datapoint, parse_label
 
 CORPUS = Path(__file__).with_name("reply_corpus.jsonl")
@@ -63,30 +64,7 @@ def test_corpus_is_well_formed() -> None:
 
 
 def test_no_flips_no_over_reads_and_accuracy_per_reader() -> None:
-    totals: Counter[str] = Counter()
-    per_category: Counter[tuple[str, str, str]] = Counter()
-    flips, over_reads = [], []
-    for r in _rows():
-        got = read(r)
-        ok = got == r["label"]
-        totals[r["reader"]] += 1
-        totals[r["reader"] + ":ok"] += ok
-        per_category[(r["reader"], r["category"], "n")] += 1
-        per_category[(r["reader"], r["category"], "ok")] += ok
-        if "refuse" not in (r["label"], got) and not ok:
-            flips.append((r["id"], r["label"], got, r["text"][:120]))
-        if r["label"] == "refuse" and got != "refuse":
-            over_reads.append((r["id"], got, r["text"][:120]))
-    assert flips == []
-    assert over_reads == []
-    for reader, floor in MIN_ACCURACY.items():
-        assert totals[reader + ":ok"] / totals[reader] >= floor, reader
-    low = {
-        (reader, cat): per_category[(reader, cat, "ok")] / n
-        for (reader, cat, kind), n in per_category.items()
-        if kind == "n" and per_category[(reader, cat, "ok")] / n < MIN_CATEGORY_ACCURACY
-    }
-    assert low == {}
+    check_corpus(_rows(), read, MIN_ACCURACY, MIN_CATEGORY_ACCURACY)
 
 
 LONG_REPLIES = {
