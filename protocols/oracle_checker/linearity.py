@@ -168,8 +168,8 @@ class LinearityChecker(Protocol[SentenceItem, LinearityParams]):
         session.enter("done")
         return self.conclude(session, con_o, names, syns, present, results)
 
-    async def extract(self, session: Session, text: str, what: str) -> tuple[list[Entity] | None, int]:
-        """Prompt 1, k samples in one call; the most frequent entity set and its count (Con)."""
+    async def samples(self, session: Session, text: str, on_failure: str) -> list[Any]:
+        """Prompt 1 on ``text``, k samples in one call: each sample's entity set (None where unreadable)."""
         reply = await session.ask(
             "oracle",
             "extract",
@@ -177,10 +177,14 @@ class LinearityChecker(Protocol[SentenceItem, LinearityParams]):
             schema=Extraction,
             samples=self.params.samples,
             expected="a numbered list 'N. class: entity'",
-            on_failure="this sample is not a vote",
+            on_failure=on_failure,
             text=text,
         )
-        chosen, count = most_frequent([as_entities(v) for v in _values(reply)])
+        return [as_entities(v) for v in _values(reply)]
+
+    async def extract(self, session: Session, text: str, what: str) -> tuple[list[Entity] | None, int]:
+        """Prompt 1 on the sentence; the most frequent entity set and its count (Con)."""
+        chosen, count = most_frequent(await self.samples(session, text, "this sample is not a vote"))
         session.note("extraction", of=what, chosen=[e.model_dump() for e in chosen or []], con=count)
         return chosen, count
 
@@ -236,17 +240,7 @@ class LinearityChecker(Protocol[SentenceItem, LinearityParams]):
         con: dict[str, int] = {}
         for label, v in (("x", x), ("y", y), ("x+y", xor(x, y))):
             s = replace(text, names, syns, v)
-            reply = await session.ask(
-                "oracle",
-                "extract",
-                parse=parse_entities,
-                schema=Extraction,
-                samples=self.params.samples,
-                expected="a numbered list 'N. class: entity'",
-                on_failure="this sample is not a vote (no combination holding it passes)",
-                text=s,
-            )
-            values = [as_entities(v) for v in _values(reply)]
+            values = await self.samples(session, s, "this sample is not a vote (no combination holding it passes)")
             _, con[label] = most_frequent(values)
             observed[label] = [observe(e, names, syns) for e in values]
             sentences[label] = s
