@@ -127,8 +127,8 @@ class MaskingWriter(TranscriptWriter):
     def write(self, record: RunHeader | Any) -> None:
         line = record.model_dump_json()
         if mask_secrets(line) != line:  # something to hide: mask string by string, so the JSON stays exact
-            record = type(record).model_validate(mask_tree(record.model_dump(mode="json")))
-        super().write(record)
+            line = type(record).model_validate(mask_tree(record.model_dump(mode="json"))).model_dump_json()
+        self.write_line(line)
 
 
 def client_label(client: ChatCompletionClient) -> str:

@@ -216,7 +216,11 @@ class TranscriptWriter:
         self._fh = self.path.open("a", encoding="utf-8")
 
     def write(self, record: RunHeader | _Event) -> None:
-        self._fh.write(record.model_dump_json(exclude_none=False) + "\n")
+        self.write_line(record.model_dump_json(exclude_none=False))
+
+    def write_line(self, line: str) -> None:
+        """One record already serialised as JSON."""
+        self._fh.write(line + "\n")
         self._fh.flush()
 
     def close(self) -> None:
