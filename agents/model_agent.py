@@ -45,6 +45,9 @@ SEED_KEY = "voirdire.seed"
 # A reply schema ({"name", "schema"} as JSON) for the backend to enforce, and the number of samples to draw.
 SCHEMA_KEY = "voirdire.schema"
 SAMPLES_KEY = "voirdire.samples"
+# A one-off request: sent without the role's conversation and kept out of it, so independent calls to one role
+# (the oracle's extractions of several sentences) can run at once.
+FRESH_KEY = "voirdire.fresh"
 
 
 def call_metadata(
@@ -54,9 +57,12 @@ def call_metadata(
     seed: int | None = None,
     schema: str | None = None,
     samples: int = 1,
+    fresh: bool = False,
 ) -> dict[str, str]:
     """The metadata of one message to a ModelAgent."""
     meta: dict[str, str] = {}
+    if fresh:
+        meta[FRESH_KEY] = "1"
     if system:
         meta[ROLE_KEY] = "system"
     if temperature is not None:
@@ -91,6 +97,7 @@ class CallInfo(BaseAgentEvent):
     )  # every sample when more than one was drawn; ``response`` is the first
     enforcement: str | None = None  # how a reply schema was held (see ModelCall.enforcement)
     requests: int = 1  # HTTP requests (or generations) it took
+    coalesced: bool = False  # answered by an identical request of the same session (see CallSharing)
 
     def to_text(self) -> str:
         return f"{self.model}: {self.completion_tokens} tokens in {self.latency_s:.2f}s"
@@ -103,6 +110,42 @@ def _digest(model: str, messages: Sequence[LLMMessage], args: dict[str, object])
         default=str,
     )
     return "sha256:" + hashlib.sha256(payload.encode()).hexdigest()
+
+
+def sharing_key(model: str, messages: Sequence[LLMMessage], args: Mapping[str, object], samples: int) -> str | None:
+    """The key under which identical deterministic requests of one session are answered once; None for a request
+    that must be drawn afresh (sampled without a seed). A greedy request ignores its seed (it draws nothing), so
+    LMvLM (Majority)'s examinations, which differ only by seed, share their greedy calls."""
+    if not cacheable(args):
+        return None
+    shown = {k: v for k, v in args.items() if not (k == "seed" and not args.get("temperature"))}
+    return f"{_digest(model, messages, shown)}#{samples}"
+
+
+class CallSharing:
+    """Request coalescing within one session: an identical deterministic request already answered, or still in
+    flight, is answered with the same replies instead of being sent again (the transcript marks it ``coalesced``).
+    The Session owns one and gives it to every model agent it drives."""
+
+    def __init__(self) -> None:
+        self._calls: dict[str, asyncio.Future[list[CachedReply]]] = {}
+
+    def find(self, key: str) -> asyncio.Future[list[CachedReply]] | None:
+        return self._calls.get(key)
+
+    def claim(self, key: str) -> asyncio.Future[list[CachedReply]]:
+        """Register the request that will answer ``key``; identical ones wait on its future."""
+        future: asyncio.Future[list[CachedReply]] = asyncio.get_running_loop().create_future()
+        self._calls[key] = future
+        return future
+
+    def fail(self, key: str, future: asyncio.Future[list[CachedReply]], exc: BaseException) -> None:
+        """The request failed: its waiters get the error, and a later identical request is sent again."""
+        if self._calls.get(key) is future:
+            del self._calls[key]
+        if not future.done():
+            future.set_exception(exc)
+            future.exception()  # retrieved: no "never retrieved" warning when nobody waited
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -204,6 +247,28 @@ class ModelAgent(BaseChatAgent):
         self.cache = cache
         self.on_retry = on_retry
         self.history: list[LLMMessage] = []
+        self.sharing: CallSharing | None = None  # set by the Session that drives this agent
+
+    def fork(self, *, keep_history: bool = False) -> ModelAgent:
+        """The same role on the same client and settings, with a conversation of its own (a copy of this one's
+        with ``keep_history``): a concurrent branch of a session talks to its fork."""
+        twin = ModelAgent(
+            self.name,
+            self.client,
+            self.settings,
+            model_label=self.model_label,
+            max_retries=self.max_retries,
+            timeout=self.timeout,
+            backoff_s=self.backoff_s,
+            backoff_cap_s=self.backoff_cap_s,
+            retry_after_cap_s=self.retry_after_cap_s,
+            cache=self.cache,
+            on_retry=self.on_retry,
+        )
+        twin.sharing = self.sharing
+        if keep_history:
+            twin.history = list(self.history)
+        return twin
 
     @property
     def produced_message_types(self) -> Sequence[type[BaseChatMessage]]:
@@ -214,12 +279,14 @@ class ModelAgent(BaseChatAgent):
         seed: int | None = None
         schema: str | None = None
         samples = 1
+        fresh = any(m.metadata.get(FRESH_KEY) for m in messages)
+        conversation: list[LLMMessage] = [] if fresh else self.history
         for m in messages:
             text = m.to_model_text()
             if m.metadata.get(ROLE_KEY) == "system":
-                self.history.append(SystemMessage(content=text))
+                conversation.append(SystemMessage(content=text))
             else:
-                self.history.append(UserMessage(content=text, source=m.source))
+                conversation.append(UserMessage(content=text, source=m.source))
             if TEMPERATURE_KEY in m.metadata:
                 temperature = float(m.metadata[TEMPERATURE_KEY])
             if SEED_KEY in m.metadata:
@@ -229,35 +296,30 @@ class ModelAgent(BaseChatAgent):
         args = self.settings.create_args(temperature=temperature, seed=seed)
         if schema is not None:
             args["response_format"] = json.loads(schema)
-        digest = _digest(self.model_label, self.history, args)
-        # Each sample has its own cache entry, so a vote is never served one sample k times.
-        keys = [digest] + [f"{digest}#{i}" for i in range(1, samples)]
+        digest = _digest(self.model_label, conversation, args)
         start = time.perf_counter()
-        cache = self.cache if self.cache is not None and cacheable(args) else None
-        found = [cache.get(k) for k in keys] if cache is not None else []
-        cached = bool(found) and all(r is not None for r in found)
-        retries, requests = 0, 0
-        if cached:
-            replies = [r for r in found if r is not None]
+        key = sharing_key(self.model_label, conversation, args, samples) if self.sharing is not None else None
+        shared = self.sharing.find(key) if self.sharing is not None and key is not None else None
+        retries, requests, cached, coalesced = 0, 0, False, shared is not None
+        if shared is not None:
+            # shield: a waiter cancelled (its session stopped) must not cancel the request others wait on
+            answered = await asyncio.shield(shared)
+            replies = [r.model_copy(update={"prompt_tokens": 0, "completion_tokens": 0}) for r in answered]
         else:
-            done, retries = await self._complete(args, samples, cancellation_token)
-            requests = done.requests
-            replies = [
-                CachedReply(
-                    text=text,
-                    # the request's usage is booked on the first sample
-                    prompt_tokens=done.usage.prompt_tokens if i == 0 else 0,
-                    completion_tokens=done.usage.completion_tokens if i == 0 else 0,
-                    finish_reason=done.finish_reason,
-                    enforcement=done.enforcement,
+            claim = self.sharing.claim(key) if self.sharing is not None and key is not None else None
+            try:
+                replies, cached, retries, requests = await self._replies(
+                    conversation, args, digest, samples, cancellation_token
                 )
-                for i, text in enumerate(done.texts)
-            ]
-            if cache is not None:
-                for key, reply in zip(keys, replies, strict=True):
-                    cache.put(key, reply)
+            except BaseException as exc:
+                if claim is not None and self.sharing is not None and key is not None:
+                    self.sharing.fail(key, claim, exc)
+                raise
+            if claim is not None:
+                claim.set_result(replies)
         first = replies[0]
-        self.history.append(AssistantMessage(content=first.text, source=self.name))
+        if not fresh:
+            self.history.append(AssistantMessage(content=first.text, source=self.name))
         prompt_tokens = sum(r.prompt_tokens for r in replies)
         completion_tokens = sum(r.completion_tokens for r in replies)
         call = CallInfo(
@@ -274,24 +336,59 @@ class ModelAgent(BaseChatAgent):
             samples=[r.text for r in replies] if samples > 1 else [],
             enforcement=first.enforcement,
             requests=requests,
+            coalesced=coalesced,
         )
         usage = RequestUsage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
         return Response(
             chat_message=TextMessage(content=first.text, source=self.name, models_usage=usage), inner_messages=[call]
         )
 
-    async def _request(self, args: dict[str, Any], n: int, token: CancellationToken) -> Completion:
+    async def _replies(
+        self,
+        conversation: list[LLMMessage],
+        args: dict[str, Any],
+        digest: str,
+        samples: int,
+        token: CancellationToken,
+    ) -> tuple[list[CachedReply], bool, int, int]:
+        """The replies from the response cache, else from the model: (replies, cached, retries, requests)."""
+        # Each sample has its own cache entry, so a vote is never served one sample k times.
+        keys = [digest] + [f"{digest}#{i}" for i in range(1, samples)]
+        cache = self.cache if self.cache is not None and cacheable(args) else None
+        found = [cache.get(k) for k in keys] if cache is not None else []
+        if found and all(r is not None for r in found):
+            return [r for r in found if r is not None], True, 0, 0
+        done, retries = await self._complete(conversation, args, samples, token)
+        replies = [
+            CachedReply(
+                text=text,
+                # the request's usage is booked on the first sample
+                prompt_tokens=done.usage.prompt_tokens if i == 0 else 0,
+                completion_tokens=done.usage.completion_tokens if i == 0 else 0,
+                finish_reason=done.finish_reason,
+                enforcement=done.enforcement,
+            )
+            for i, text in enumerate(done.texts)
+        ]
+        if cache is not None:
+            for key, reply in zip(keys, replies, strict=True):
+                cache.put(key, reply)
+        return replies, False, retries, done.requests
+
+    async def _request(
+        self, conversation: list[LLMMessage], args: dict[str, Any], n: int, token: CancellationToken
+    ) -> Completion:
         """One call for ``n`` samples: voirdire's clients draw them (and enforce a schema) themselves; any other
         autogen client is asked ``n`` times with the schema left out and its replies validated."""
         if isinstance(self.client, TextOnlyClient):
-            return await self.client.complete(self.history, {**args, TIMEOUT_ARG: self.timeout}, n)
+            return await self.client.complete(conversation, {**args, TIMEOUT_ARG: self.timeout}, n)
         plain = {k: v for k, v in args.items() if k != "response_format"}
         results = []
         for _ in range(n):
             try:
                 results.append(
                     await asyncio.wait_for(
-                        self.client.create(self.history, extra_create_args=plain, cancellation_token=token),
+                        self.client.create(conversation, extra_create_args=plain, cancellation_token=token),
                         self.timeout,
                     )
                 )
@@ -314,12 +411,14 @@ class ModelAgent(BaseChatAgent):
             requests=n,
         )
 
-    async def _complete(self, args: dict[str, Any], n: int, token: CancellationToken) -> tuple[Completion, int]:
+    async def _complete(
+        self, conversation: list[LLMMessage], args: dict[str, Any], n: int, token: CancellationToken
+    ) -> tuple[Completion, int]:
         """Call the model, retrying transient failures (see the module's retry policy); returns the retry count."""
         retries = 0
         while True:
             try:
-                return await self._request(args, n, token), retries
+                return await self._request(conversation, args, n, token), retries
             except Exception as exc:
                 why = self._why_not_retry(exc, retries)
                 if why is not None:

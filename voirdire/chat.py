@@ -30,6 +30,7 @@ from voirdire.transcript import (
     Step,
     Transition,
     Verdict,
+    reading_order,
 )
 
 HUMAN_SPEC = "human"  # the model spec (and the transcript's model label) of a role a person plays
@@ -49,6 +50,7 @@ class Call:
     retries: int
     cached: bool
     finish_reason: str | None
+    coalesced: bool = False  # answered by an identical request of the same session
 
     @property
     def human(self) -> bool:
@@ -270,7 +272,7 @@ def chat_of(session: SessionRecord, header: RunHeader | None = None) -> Chat:
     totals: dict[str, RoleTotals] = {}
     waiting: dict[str, list[Bubble]] = {}  # role -> messages it has been sent since its last reply
     calls: dict[str, Call] = {}  # role -> the call whose reply has not been recorded yet
-    for e in session.events:
+    for e in reading_order(session.events):
         lane = lane_of(e.stage)
         if isinstance(e, Transition):
             declared = not edges or e.to_state in edges.get(e.from_state or "[*]", [])
@@ -296,6 +298,7 @@ def chat_of(session: SessionRecord, header: RunHeader | None = None) -> Chat:
                 retries=e.retries,
                 cached=e.cached,
                 finish_reason=e.finish_reason,
+                coalesced=e.coalesced,
             )
             calls[e.role] = call
             totals.setdefault(e.role, RoleTotals(e.role)).add(call)

@@ -23,7 +23,7 @@ from autogen_agentchat.messages import TextMessage
 from autogen_core import CancellationToken
 from pydantic import BaseModel
 
-from voirdire.agents import CallInfo, call_metadata
+from voirdire.agents import CallInfo, CallSharing, call_metadata
 from voirdire.machine import StateMachine, UndeclaredTransition
 from voirdire.prompts import PromptLibrary, library
 from voirdire.secrets import mask_secrets
@@ -99,26 +99,59 @@ class Session:
         self.state: str | None = None
         self.stage: str | None = None
         self.turn: int | None = None
-        self._seq = 0
+        self.branch_name: str | None = None  # set on a concurrent branch (see ``branch``)
+        self._counter = [0]  # the session's event sequence, shared with its branches
         self._token = CancellationToken()
+        # Identical deterministic requests of this session (its branches included) are sent once.
+        self._sharing = CallSharing()
+        for agent in self._agents.values():
+            if hasattr(agent, "sharing"):
+                agent.sharing = self._sharing
 
     # ------------------------------------------------------------------ recording
     def _base(self) -> dict[str, Any]:
-        self._seq += 1
-        return {
+        self._counter[0] += 1
+        base = {
             "run_id": self.run_id,
             "session_id": self.session_id,
-            "seq": self._seq,
+            "seq": self._counter[0],
             "stage": self.stage,
             "turn": self.turn,
         }
+        if self.branch_name is not None:
+            base["branch"] = self.branch_name
+        return base
 
     def _write(self, event: type[Any], **fields: Any) -> None:
         """Record one event of type ``event`` (unless the writer keeps nothing)."""
         if self._record:
             self._writer.write(event(**self._base(), **fields))
         else:
-            self._seq += 1
+            self._counter[0] += 1
+
+    # ------------------------------------------------------------------ concurrent branches
+    def branch(self, name: str, *, fresh: bool = True) -> Session:
+        """A concurrent branch of this session (one of LMvLM (Majority)'s examinations): the same item, writer
+        and event sequence, its own position in the state machine (starting from this session's), and its own
+        conversations: each model agent is forked, empty (``fresh``) or with a copy of its conversation so far.
+        Rule agents are shared. Its events carry ``branch=name``; ``join`` brings the branches back."""
+        child = Session.__new__(Session)
+        child.__dict__.update(self.__dict__)
+        child.branch_name = name if self.branch_name is None else f"{self.branch_name}/{name}"
+        child._agents = {
+            role: agent.fork(keep_history=not fresh) if callable(getattr(agent, "fork", None)) else agent
+            for role, agent in self._agents.items()
+        }
+        return child
+
+    def join(self, branches: list[Session]) -> None:
+        """Continue after ``branches`` ended: this session takes the state they all reached (an undeclared or
+        divergent ending is a protocol bug)."""
+        ends = {b.state for b in branches}
+        if len(ends) > 1:
+            raise UndeclaredTransition(f"{self.protocol.name}: branches ended in different states {sorted(ends)}")
+        if ends:
+            self.state = ends.pop()
 
     def start(self, item_id: str, item: Mapping[str, Any]) -> None:
         self._write(SessionStart, item_id=item_id, item=dict(item))
@@ -189,6 +222,7 @@ class Session:
         quote: str | None = None,
         temperature: float | None = None,
         seed: int | None = None,
+        fresh: bool = False,
         **variables: Any,
     ) -> Reply[T]:
         """Render ``prompts/<protocol>/<prompt>.yaml`` with ``variables`` and send it to ``role``.
@@ -202,6 +236,8 @@ class Session:
         crashes on model text. ``samples=k`` draws k replies in one call (``Reply.samples``). ``quote`` is what
         ``sender`` itself said inside the prompt (e.g. the examiner's question), shown by the chat view instead of
         the whole prompt. ``temperature`` and ``seed`` override the role's sampling for this call.
+        ``fresh`` sends the prompt on its own, outside the role's conversation and without adding to it: a one-off
+        request, so independent asks to one role can run at once (``asyncio.gather``).
         """
         if samples < 1:
             raise ValueError(f"samples must be >= 1, got {samples}")
@@ -223,6 +259,7 @@ class Session:
                 seed=seed,
                 schema=shape.to_wire() if structured and shape is not None and last else None,
                 samples=samples if last else 1,
+                fresh=fresh,
             )
             messages.append(TextMessage(content=m.content, source=sender, metadata=md))
             self._write(
@@ -277,8 +314,9 @@ class Session:
                     retries=call.retries,
                     finish_reason=call.finish_reason,
                     cached=call.cached,
+                    coalesced=call.coalesced,
                     samples=max(1, len(call.samples)),
-                    requests=0 if call.cached else call.requests,
+                    requests=0 if call.cached or call.coalesced else call.requests,
                     enforcement=call.enforcement,
                 )
         replies = [

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -88,6 +88,9 @@ class _Event(BaseModel):
     time: datetime = Field(default_factory=utcnow)
     stage: str | None = None
     turn: int | None = None
+    branch: str | None = Field(
+        None, description="the concurrent branch of the session that wrote it (LMvLM (Majority)'s examinations)"
+    )
 
 
 class SessionStart(_Event):
@@ -123,6 +126,11 @@ class ModelCall(_Event):
     retries: int = 0
     finish_reason: str | None = None
     cached: bool = Field(False, description="answered from the response cache, not the model")
+    coalesced: bool = Field(
+        False,
+        description="answered by an identical deterministic request of the same session (in flight or done): "
+        "no request of its own, no usage",
+    )
     samples: int = Field(1, description="replies drawn by this call")
     requests: int = Field(1, description="requests (or generations) it took; 0 when cached")
     enforcement: str | None = Field(
@@ -242,6 +250,32 @@ def drop_torn_tail(path: Path) -> None:
         data = fh.read()
         if data and not data.endswith(b"\n"):
             fh.truncate(data.rfind(b"\n") + 1)
+
+
+def reading_order(events: Iterable[Any]) -> list[Any]:
+    """A session's events with each concurrent branch's events together, at the place the branch began.
+
+    Branches (LMvLM (Majority)'s examinations; ``e1/q2`` is a branch of ``e1``) run at once and their events
+    interleave in ``seq`` order; read as a chat, each branch is one conversation, so its events are moved next to
+    each other (each kept in ``seq`` order), and a branch of a branch likewise within its parent.
+    """
+    events = list(events)
+    first: dict[str, int] = {}
+    for e in events:
+        if e.branch is not None:
+            parts = e.branch.split("/")
+            for i in range(1, len(parts) + 1):
+                first.setdefault("/".join(parts[:i]), e.seq)
+    if not first:
+        return events
+
+    def key(e: Any) -> tuple[int, ...]:
+        if e.branch is None:
+            return (e.seq,)
+        parts = e.branch.split("/")
+        return (*(first["/".join(parts[:i])] for i in range(1, len(parts) + 1)), e.seq)
+
+    return sorted(events, key=key)
 
 
 def read_lines(path: str | Path) -> Iterator[RunHeader | _Event]:

@@ -49,6 +49,8 @@ def call_text(call: Call) -> str:
         parts.append(f"{call.retries} retr{'y' if call.retries == 1 else 'ies'}")
     if call.cached:
         parts.append("cached")
+    if call.coalesced:
+        parts.append("coalesced")
     return " · ".join(parts)
 
 

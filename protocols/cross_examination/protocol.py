@@ -17,6 +17,7 @@ at least two of them conclude it is false. With no claim given, the examinee fir
 
 from __future__ import annotations
 
+import asyncio
 import zlib
 from typing import Any, Literal
 
@@ -71,6 +72,16 @@ class CrossExaminationParams(BaseModel):
     one_question_at_a_time: bool = Field(
         True, description="§2 Stage 1 feeds the questions one at a time (off: each turn's questions together)"
     )
+    answers: Literal["in_turn", "independent"] = Field(
+        "in_turn",
+        description="one question at a time: in_turn answers them one after another in the examinee's "
+        "conversation (each answer sees the earlier ones); independent answers each from the conversation before "
+        "the turn, all at once, then keeps them in question order (§2 does not say which; independent is faster)",
+    )
+    concurrent_examinations: bool = Field(
+        True,
+        description="LMvLM (Majority)'s examinations run at once (they are independent, §4.1); off: one after another",
+    )
 
     @model_validator(mode="after")
     def _odd_examinations(self) -> CrossExaminationParams:
@@ -124,6 +135,21 @@ class CrossExamination(Protocol[ClaimItem, CrossExaminationParams]):
             joined = _numbered(questions)
             reply = await session.ask("examinee", "examinee_answer", sender="examiner", quote=joined, questions=joined)
             return reply.text
+        if self.params.answers == "independent" and len(questions) > 1:
+            # Each question answered from the conversation as it stood before the turn, all at once; the questions
+            # and answers then join the examinee's conversation in question order.
+            forks = [session.branch(f"q{i}", fresh=False) for i in range(1, len(questions) + 1)]
+            replies = await asyncio.gather(
+                *(
+                    b.ask("examinee", "examinee_answer", sender="examiner", quote=q, questions=q)
+                    for b, q in zip(forks, questions, strict=True)
+                )
+            )
+            for q, reply in zip(questions, replies, strict=True):
+                session.seed("examinee", "examinee_answer", questions=q)
+                session.remember("examinee", "assistant", reply.text, shown=False)
+            session.join(forks)
+            return _numbered([r.text.strip() for r in replies])
         answers = []
         for q in questions:
             reply = await session.ask("examinee", "examinee_answer", sender="examiner", quote=q, questions=q)
@@ -216,15 +242,25 @@ class CrossExamination(Protocol[ClaimItem, CrossExaminationParams]):
     async def run(self, item: ClaimItem, session: Session) -> Verdict:
         generated = item.claim is None
         claim = item.claim or await make_claim(session, item)
+        n = self.params.examinations
         exams: list[Examination] = []
-        for k in range(self.params.examinations):
-            if k > 0:  # each examination of LMvLM (Majority) starts from fresh conversations
-                await session.reset("examiner")
-                await session.reset("examinee")
-            if k > 0 or not generated:
-                brief_examinee(session, item, claim)
-            tag = f"e{k + 1}." if self.params.examinations > 1 else ""
-            exams.append(await self.examine(session, claim, tag))
+        if n > 1 and self.params.concurrent_examinations:
+            # LMvLM (Majority): independent examinations, each from fresh conversations (the first one keeps the
+            # examinee's conversation that made the claim), run at once as branches of the session.
+            branches = [session.branch(f"e{k + 1}", fresh=k > 0 or not generated) for k in range(n)]
+            for k, b in enumerate(branches):
+                if k > 0 or not generated:
+                    brief_examinee(b, item, claim)
+            exams = list(await asyncio.gather(*(self.examine(b, claim, f"e{k + 1}.") for k, b in enumerate(branches))))
+            session.join(branches)
+        else:
+            for k in range(n):
+                if k > 0:  # each examination of LMvLM (Majority) starts from fresh conversations
+                    await session.reset("examiner")
+                    await session.reset("examinee")
+                if k > 0 or not generated:
+                    brief_examinee(session, item, claim)
+                exams.append(await self.examine(session, claim, f"e{k + 1}." if n > 1 else ""))
 
         rejections = sum(e.decision != "correct" for e in exams)
         rejected = rejections > len(exams) / 2  # Majority: reject if at least two of three conclude false

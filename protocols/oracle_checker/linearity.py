@@ -16,6 +16,7 @@ supports it, so the extraction queries of a sentence take 1 + 3n = 16 requests r
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 from typing import Any
@@ -146,7 +147,8 @@ class LinearityChecker(Protocol[SentenceItem, LinearityParams]):
             )  # fmt: skip
 
         session.enter("classify", stage="syn: named?")
-        named = [await self.classify(session, e, item.text) for e in present]
+        # The entities are classified independently (one-off oracle requests), so all at once.
+        named = list(await asyncio.gather(*(self.classify(session, e, item.text) for e in present)))
         session.enter("synonyms", stage="syn")
         synonyms: list[str | None] = []
         taken: set[str] = set()
@@ -173,6 +175,7 @@ class LinearityChecker(Protocol[SentenceItem, LinearityParams]):
         reply = await session.ask(
             "oracle",
             "extract",
+            fresh=True,
             parse=parse_entities,
             schema=Extraction,
             samples=self.params.samples,
@@ -196,6 +199,7 @@ class LinearityChecker(Protocol[SentenceItem, LinearityParams]):
             reply = await session.ask(
                 "oracle",
                 "named",
+                fresh=True,
                 parse=parse_named,
                 schema=NAMED_CHOICES,
                 samples=self.params.named_votes,
@@ -217,12 +221,18 @@ class LinearityChecker(Protocol[SentenceItem, LinearityParams]):
                   "expected": "a numbered list"}  # fmt: skip
         if named:
             reply = await session.ask(
-                "oracle", "replace_named", on_failure="this sample is not a vote", **common,
+                "oracle", "replace_named", fresh=True, on_failure="this sample is not a vote", **common,
                 entity_type=entity.cls or "entity", entity=entity.text, text=text,
             )  # fmt: skip
         else:
             reply = await session.ask(
-                "oracle", "synonyms", on_failure="this sample is not a vote", **common, entity=entity.text, text=text
+                "oracle",
+                "synonyms",
+                fresh=True,
+                on_failure="this sample is not a vote",
+                **common,
+                entity=entity.text,
+                text=text,
             )
         chosen = vote_synonym([as_candidates(v) for v in _values(reply)], entity.text, text, taken)
         session.note(
@@ -238,12 +248,19 @@ class LinearityChecker(Protocol[SentenceItem, LinearityParams]):
         observed: dict[str, list[Any]] = {}
         sentences: dict[str, str] = {}
         con: dict[str, int] = {}
-        for label, v in (("x", x), ("y", y), ("x+y", xor(x, y))):
-            s = replace(text, names, syns, v)
-            values = await self.samples(session, s, "this sample is not a vote (no combination holding it passes)")
+        vectors = (("x", x), ("y", y), ("x+y", xor(x, y)))
+        for label, v in vectors:
+            sentences[label] = replace(text, names, syns, v)
+        # R(x), R(y), R(x ⊕ y) are extracted independently, so at once.
+        drawn = await asyncio.gather(
+            *(
+                self.samples(session, sentences[label], "this sample is not a vote (no combination holding it passes)")
+                for label, _ in vectors
+            )
+        )
+        for (label, _), values in zip(vectors, drawn, strict=True):
             _, con[label] = most_frequent(values)
             observed[label] = [observe(e, names, syns) for e in values]
-            sentences[label] = s
         result = linearity_test(x, y, observed, sentences, con)
         session.note(
             "linearity_test", test=i, **result.model_dump(), rate=result.rate,

@@ -22,6 +22,7 @@ replies are reused), and ``align()`` stops at the first pair the oracle calls no
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import re
@@ -185,7 +186,7 @@ class _Prover:
             if (a, b) not in self.answers:
                 self.queries += 1
                 reply = await self.session.ask(
-                    "oracle", "phrase", parse=read_yes_no, schema=YesNo,
+                    "oracle", "phrase", fresh=True, parse=read_yes_no, schema=YesNo,
                     on_failure="the pair counts as not equivalent", text1=a, text2=b,
                 )  # fmt: skip
                 self.answers[(a, b)] = None if reply.value is None else reply.value.answer == "yes"
@@ -277,7 +278,7 @@ class ParaphraseChecker(Protocol[PairItem, ParaphraseParams]):
         return await self.check_no(session, prover, s1, s2, d)
 
     async def decide(self, session: Session, a: str, b: str) -> YesNo | None:
-        reply = await session.ask("oracle", "decide", parse=read_yes_no, schema=YesNo,
+        reply = await session.ask("oracle", "decide", fresh=True, parse=read_yes_no, schema=YesNo,
                                   on_failure="no decision", sentence1=a, sentence2=b)  # fmt: skip
         return reply.value
 
@@ -285,9 +286,13 @@ class ParaphraseChecker(Protocol[PairItem, ParaphraseParams]):
         """Fig. 4 and §5.2.3: paraphrases, indifferentiable ones, the category, one coin-toss test."""
         session.enter("paraphrase", stage="par(s1), par(s2) (Prompt 7)")
         pars: dict[str, list[str]] = {}
-        for side, s in (("s1", s1), ("s2", s2)):
-            reply = await session.ask("oracle", "paraphrases", parse=read_paraphrases, schema=Paraphrases,
-                                      on_failure="no paraphrases of this sentence", sentence=s)  # fmt: skip
+        sides = (("s1", s1), ("s2", s2))
+        replies = await asyncio.gather(*(  # par(s1) and par(s2) are independent
+            session.ask("oracle", "paraphrases", fresh=True, parse=read_paraphrases, schema=Paraphrases,
+                        on_failure="no paraphrases of this sentence", sentence=s)
+            for _, s in sides
+        ))  # fmt: skip
+        for (side, s), reply in zip(sides, replies, strict=True):
             pars[side] = [] if reply.value is None else [p for p in reply.value.paraphrases if p.strip() != s.strip()]
         if not pars["s1"] and not pars["s2"]:
             session.enter("done")

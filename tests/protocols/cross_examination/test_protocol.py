@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from voirdire.models import Script, ScriptedChatCompletionClient, ScriptRule
+from voirdire.models import RoleSettings, Script, ScriptedChatCompletionClient, ScriptRule
 from voirdire.protocols.cross_examination import (
     AreYouSure,
     ClaimItem,
@@ -65,6 +65,7 @@ async def run(
     items: list[ClaimItem],
     ex: ScriptedChatCompletionClient,
     ee: ScriptedChatCompletionClient,
+    roles: dict[str, RoleSettings] | None = None,
     **params: object,
 ) -> Transcript:
     out = tmp_path / "t.jsonl"
@@ -73,6 +74,7 @@ async def run(
         items,
         out=out,
         clients={"examiner": ex, "examinee": ee},
+        roles=roles,
     )
     assert not result.errors, result.errors
     return load(out)
@@ -169,7 +171,8 @@ async def test_majority_two_to_one_both_ways(
 ) -> None:
     ex = examiner(followup=["Yes", "No", "No", "No"], decision=decisions)
     ee = examinee()
-    t = await run(tmp_path, [CLAIM], ex, ee, examinations=3)
+    # A sampling examiner (no seed): its requests are drawn afresh, never answered by an identical one.
+    t = await run(tmp_path, [CLAIM], ex, ee, roles={"examiner": RoleSettings(temperature=0.7)}, examinations=3)
     v = t.sessions["c1"].verdict
     assert v is not None and v.accepted is accepted and v.statistics["rejections"] == rejections
     assert len(v.evidence) == 3 and len(v.statistics["examinations"]) == 3
@@ -190,8 +193,6 @@ async def test_majority_samples_followup_questions_with_distinct_seeds(tmp_path:
 
         client._complete = spy  # type: ignore[method-assign]
         return client
-
-    from voirdire.models import RoleSettings
 
     params = CrossExaminationParams(examinations=3, sampling_temperature=0.9)
     for run_no in range(2):  # with a role seed and a cache, as `--majority --seed 7 --cache` would
@@ -314,7 +315,6 @@ async def test_resume_refuses_a_transcript_of_different_parameters(tmp_path: Pat
 
 
 def test_unknown_role_and_shared_model_warning() -> None:
-    from voirdire.models import RoleSettings
     from voirdire.runner import bind_roles, independence_warnings
 
     proto = CrossExamination()

@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from voirdire.models import RoleSettings
 from voirdire.protocols.oracle_checker import LinearityChecker, LinearityParams, SentenceItem
 from voirdire.protocols.oracle_checker.entities import Entity, distance_to_linear, observe, replace
 from voirdire.protocols.oracle_checker.theorems import rejection_bound
 from voirdire.runner import run_in_memory, run_protocol
-from voirdire.transcript import Step, load
+from voirdire.transcript import ModelCall, Step, load
 
 from .oracles import ENTITIES, SENTENCE, SYNONYMS, dropping, dropping_when_both_named_replaced, linear, oracle
 
@@ -66,8 +67,10 @@ async def test_one_session_at_the_paper_settings(tmp_path: Path) -> None:
     """k = 11, n = 5, votes of 11 and 7: the transcript holds every oracle query and checker step."""
     client = oracle(linear)
     out = tmp_path / "t.jsonl"
+    # The paper's votes sample (the CLI's oracle default is temperature 1.0): no request answers another.
+    sampling = {"oracle": RoleSettings(temperature=1.0)}
     result = await run_protocol(LinearityChecker(), [SentenceItem(id="s1", text=SENTENCE)], out=out,
-                                clients={"oracle": client})  # fmt: skip
+                                clients={"oracle": client}, roles=sampling)  # fmt: skip
     assert not result.errors
     t = load(out)
     s = t.sessions["s1"]
@@ -80,3 +83,17 @@ async def test_one_session_at_the_paper_settings(tmp_path: Path) -> None:
     assert steps.count("linearity_test") == 5 and steps.count("synonym") == 3 and steps.count("named") == 3
     # 11 extractions of s, 3 synonym votes of 7, 15 R-sentences x 11 (Prompt 2 never asked: the rules decide)
     assert len(client.calls) == 11 + 3 * 7 + 15 * 11
+
+
+async def test_greedy_oracle_requests_for_the_same_sentence_are_sent_once(tmp_path: Path) -> None:
+    """At temperature 0 an R-transformed sentence met again in a later test is answered by the first request."""
+    client = oracle(linear)
+    out = tmp_path / "t.jsonl"
+    result = await run_protocol(LinearityChecker(), [SentenceItem(id="s1", text=SENTENCE)], out=out,
+                                clients={"oracle": client}, roles={"oracle": RoleSettings(temperature=0)})  # fmt: skip
+    assert not result.errors
+    calls = load(out).sessions["s1"].of_kind(ModelCall)
+    coalesced = [c for c in calls if c.coalesced]
+    assert coalesced and all(c.requests == 0 for c in coalesced)
+    assert len({c.request_digest for c in calls if not c.coalesced}) == len([c for c in calls if not c.coalesced])
+    assert len(client.calls) < 11 + 3 * 7 + 15 * 11

@@ -218,13 +218,14 @@ async def test_every_gold_answer_is_tested_and_witnesses_can_differ() -> None:
 
 async def test_gold_statements_are_shared_across_systems() -> None:
     model = Scripted(set())
-    _, second = await grade_all([_item("Oak Island", system="a", i=1), _item("Hawaii", system="b", i=2)], model)
+    items = [_item("on Oak Island", system="a", i=1), _item("Hawaii", system="b", i=2)]
+    _, second = await grade_all(items, model)
     assert model.count("qa2d") == 3  # gold once, two system answers
     assert [d["cached"] for d in second.steps("statement")] == [False, True]
     assert second.steps("statement")[1]["from_session"] == "it1"
     unshared = Scripted(set())
     await grade_all(
-        [_item("Oak Island", i=1), _item("Hawaii", i=2)], unshared, QAEntailmentParams(share_gold_statements=False)
+        [_item("on Oak Island", i=1), _item("Hawaii", i=2)], unshared, QAEntailmentParams(share_gold_statements=False)
     )
     assert unshared.count("qa2d") == 4
 
