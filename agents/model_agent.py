@@ -112,14 +112,18 @@ def _digest(model: str, messages: Sequence[LLMMessage], args: dict[str, object])
     return "sha256:" + hashlib.sha256(payload.encode()).hexdigest()
 
 
-def sharing_key(model: str, messages: Sequence[LLMMessage], args: Mapping[str, object], samples: int) -> str | None:
+def sharing_key(
+    model: str, messages: Sequence[LLMMessage], args: dict[str, object], samples: int, digest: str
+) -> str | None:
     """The key under which identical deterministic requests of one session are answered once; None for a request
     that must be drawn afresh (sampled without a seed). A greedy request ignores its seed (it draws nothing), so
-    LMvLM (Majority)'s examinations, which differ only by seed, share their greedy calls."""
+    LMvLM (Majority)'s examinations, which differ only by seed, share their greedy calls. ``digest`` is the
+    request's own digest, reused when no seed is dropped."""
     if not cacheable(args):
         return None
-    shown = {k: v for k, v in args.items() if not (k == "seed" and not args.get("temperature"))}
-    return f"{_digest(model, messages, shown)}#{samples}"
+    if "seed" in args and not args.get("temperature"):
+        digest = _digest(model, messages, {k: v for k, v in args.items() if k != "seed"})
+    return f"{digest}#{samples}"
 
 
 class CallSharing:
@@ -298,7 +302,7 @@ class ModelAgent(BaseChatAgent):
             args["response_format"] = json.loads(schema)
         digest = _digest(self.model_label, conversation, args)
         start = time.perf_counter()
-        key = sharing_key(self.model_label, conversation, args, samples) if self.sharing is not None else None
+        key = sharing_key(self.model_label, conversation, args, samples, digest) if self.sharing is not None else None
         shared = self.sharing.find(key) if self.sharing is not None and key is not None else None
         retries, requests, cached, coalesced = 0, 0, False, shared is not None
         if shared is not None:

@@ -22,14 +22,16 @@ import importlib.util
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import yaml
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
-from langchain_core.prompts import ChatPromptTemplate
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from voirdire.errors import VoirdireError
+
+if TYPE_CHECKING:  # langchain-core is imported when a prompt is first loaded: `voirdire --help` never needs it
+    from langchain_core.messages import BaseMessage
+    from langchain_core.prompts import ChatPromptTemplate
 
 
 class PromptError(VoirdireError, ValueError):
@@ -74,6 +76,8 @@ class Prompt:
 
 
 def _from_langchain(m: BaseMessage) -> RenderedMessage:
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
     role: Literal["system", "user", "assistant"]
     if isinstance(m, SystemMessage):
         role = "system"
@@ -115,6 +119,8 @@ def load_prompt_file(path: Path, name: str | None = None) -> Prompt:
         raise PromptError(f"{path}{where}: invalid YAML: {exc}") from exc
     except ValidationError as exc:
         raise PromptError(f"{path}: not a prompt file: {exc}") from exc
+    from langchain_core.prompts import ChatPromptTemplate
+
     template = ChatPromptTemplate.from_messages([(_LC_ROLE[m.role], m.template) for m in spec.messages])
     used = set(template.input_variables)
     if used != set(spec.variables):

@@ -44,13 +44,29 @@ def register_secret(value: str | None) -> None:
         _registered.add(value)
 
 
+_from_env: tuple[Any, frozenset[str]] = ((), frozenset())
+
+
+def _environment_secrets() -> frozenset[str]:
+    """The values of credential-named environment variables, recomputed only when the environment changed: every
+    transcript record is masked, and decoding the whole environment for each one cost more than the record."""
+    global _from_env
+    raw = getattr(os.environ, "_data", None)  # the encoded mapping behind os.environ (POSIX and Windows)
+    snapshot: Any = tuple(raw.items()) if isinstance(raw, dict) else tuple(os.environ.items())
+    if snapshot != _from_env[0]:
+        found = frozenset(
+            value
+            for name, value in os.environ.items()
+            if value and len(value) >= MIN_SECRET_LENGTH and (name == "OPENAI_API_KEY" or _CREDENTIAL_ENV.search(name))
+        )
+        _from_env = (snapshot, found)
+    return _from_env[1]
+
+
 def secret_values() -> frozenset[str]:
     """Every value masked right now: the registered ones and those of credential-named environment variables."""
-    found = set(_registered)
-    for name, value in os.environ.items():
-        if value and len(value) >= MIN_SECRET_LENGTH and (name == "OPENAI_API_KEY" or _CREDENTIAL_ENV.search(name)):
-            found.add(value)
-    return frozenset(found)
+    env = _environment_secrets()
+    return env | _registered if _registered else env
 
 
 def encoded_forms(secret: str) -> set[str]:
