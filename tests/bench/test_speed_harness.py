@@ -1,0 +1,75 @@
+"""The speed benchmark's fake endpoint and its bare raw-SDK driver, on 127.0.0.1 only (docs/performance.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from bench.speed.drivers import raw
+from bench.speed.drivers.common import read_claims, run_sessions
+from bench.speed.examination import Params, Shape, bound_s
+from bench.speed.fake_server import ANSWER_MARK, FOLLOWUP_ASK_MARK, bound_port, reply_text, serve
+from bench.speed.harness import Traffic
+
+
+def _claims(tmp_path: Path, n: int) -> Path:
+    path = tmp_path / "claims.jsonl"
+    claims = [{"id": f"claim-{i}", "claim": f"Claim number {i}: the capital of C{i} is K{i}."} for i in range(n)]
+    lines = [json.dumps(c) for c in claims]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("followups", "examinations", "answers"),
+    [(0, 1, "in_turn"), (1, 1, "independent"), (0, 3, "in_turn")],
+)
+async def test_raw_driver_against_the_fake_endpoint(
+    tmp_path: Path, followups: int, examinations: int, answers: str
+) -> None:
+    server, state = await serve(0.001, followups)
+    try:
+        args = argparse.Namespace(base_url=f"http://127.0.0.1:{bound_port(server)}/v1")
+        call, close = raw.make_call(args)
+        p = Params(examinations=examinations, answers=answers)
+        try:
+            tally = await run_sessions(call, read_claims(_claims(tmp_path, 5), None), 3, p)
+        finally:
+            await close()
+    finally:
+        server.close()
+        await server.wait_closed()
+
+    assert (tally.verdicts, tally.accepted, tally.errors) == (5, 5, 0)
+    rows = [r.row() for r in state.records()]
+    traffic = Traffic.of(rows)
+    shape = Shape(followups=followups, examinations=examinations)
+    assert traffic.requests == 5 * shape.requests_per_session()
+    assert traffic.sessions == 5
+    assert traffic.kinds["setup"] == traffic.kinds["decision"] == 5 * examinations
+    assert traffic.kinds.get("followup_questions", 0) == 5 * examinations * followups
+    assert traffic.kinds["followup_ask"] == 5 * examinations * (followups + 1)
+    assert all(r[1] >= r[0] for r in rows)
+    # Majority's greedy examinations repeat each other's requests; a single examination repeats none.
+    assert traffic.identical == 5 * (examinations - 1) * shape.calls_per_examination()
+    assert traffic.max_in_flight <= 3 * shape.in_flight(p)
+
+
+def test_replies_follow_the_conversation() -> None:
+    ask = {"role": "user", "content": f"1. Yes.\n2. No.\n\n{FOLLOWUP_ASK_MARK}"}
+    assert reply_text([ask], followups=1) == ("Yes.", "followup_ask")
+    assert reply_text([ask, {"role": "assistant", "content": "Yes."}, ask], followups=1) == ("No.", "followup_ask")
+    assert reply_text([{"role": "user", "content": f"{ANSWER_MARK}\nWhy?"}], followups=0)[1] == "answer"
+
+
+def test_critical_path_bound() -> None:
+    one = Shape()
+    assert (one.critical_path(), one.critical_path(chained_answers=True), one.requests_per_session()) == (4, 5, 5)
+    majority = Shape(examinations=3, followups=1)
+    assert majority.critical_path() == 7 and majority.requests_per_session() == 27
+    assert majority.run_path(Params(examinations=3, concurrent_examinations=False)) == 3 * 9
+    assert bound_s(1000, 200, 4, 0.1) == pytest.approx(2.0)
+    assert bound_s(1001, 200, 4, 0.1) == pytest.approx(2.4)
