@@ -21,10 +21,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bench.speed.commands import DRIVERS, Scenario, driver_argv, parse_extra
+from bench.speed.commands import DEFAULT_DRIVERS, DRIVERS, Scenario, driver_argv, parse_extra
 from bench.speed.examination import bound_s
 from bench.speed.harness import REPO, FakeEndpoint, Proc, Traffic, measure
 
@@ -74,12 +75,12 @@ def run_driver(
         start_proc = measure(
             driver_argv(driver, sc, ep.base_url, one, workdir, "startup"), workdir, f"{driver}-startup", timeout_s
         )
-        start_traffic = Traffic.of(ep.records(f"{driver}:startup"))
+        start_traffic = ep.traffic(f"{driver}:startup")
     ep.phase(driver)
     server_cpu = ep.cpu_s()
     proc = measure(driver_argv(driver, sc, ep.base_url, claims, workdir, "run"), workdir, driver, timeout_s)
     server_cpu = ep.cpu_s() - server_cpu
-    traffic = Traffic.of(ep.records(driver))
+    traffic = ep.traffic(driver)
     error = proc.error_line() if proc.rc not in (0, None) or proc.timed_out else None
     if driver == "voirdire":
         verdicts = count_verdicts(workdir / "voirdire-run.jsonl")
@@ -170,6 +171,7 @@ COLUMNS = (
     "peak RSS MB",
     "server CPU s",
     "max in flight",
+    "connections",
 )
 
 
@@ -211,6 +213,7 @@ def scenario_table(result: dict[str, Any]) -> str:
                     _fmt(r["peak_rss_mb"], 1),
                     _fmt(r["server_cpu_s"]),
                     _fmt(r["max_in_flight"]),
+                    _fmt(r["connections"]),
                     _fmt(r.get("bodies")),
                 ]
             )
@@ -306,13 +309,13 @@ def run_sweep(counts: list[int], sc: Scenario, args: argparse.Namespace, command
         for n in counts:
             print(f"[bench.speed] voirdire, {n} sessions ...", file=sys.stderr, flush=True)
             claims = write_claims(workdir / f"claims-{n}.jsonl", n)
-            run = Scenario(**{**sc.__dict__, "sessions": n})
+            run = replace(sc, sessions=n)
             tag = f"rss-{n}"
             ep.phase(tag)
             proc = measure(
                 driver_argv("voirdire", run, ep.base_url, claims, workdir, tag), workdir, tag, args.timeout_s
             )
-            traffic = Traffic.of(ep.records(tag))
+            traffic = ep.traffic(tag)
             result["runs"].append(
                 {
                     "sessions": n,
@@ -372,7 +375,11 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--answers", choices=("in_turn", "independent"), default=None, help="voirdire's --answers")
     ap.add_argument("--sequential-examinations", action="store_true", help="Majority's examinations one after another")
     ap.add_argument("--max-followups", type=int, default=5, help="follow-up rounds cap (default 5)")
-    ap.add_argument("--drivers", default=",".join(DRIVERS), help=f"comma-separated, of {', '.join(DRIVERS)}")
+    ap.add_argument(
+        "--drivers",
+        default=",".join(DEFAULT_DRIVERS),
+        help=f"comma-separated, of {', '.join(DRIVERS)} (default {','.join(DEFAULT_DRIVERS)})",
+    )
     ap.add_argument("--voirdire-args", default=None, help='extra voirdire options, e.g. "--workers 2"')
     ap.add_argument("--rss-sweep", default=None, help="e.g. 100,1000,10000: voirdire's peak RSS at each count")
     ap.add_argument("--no-startup", action="store_true", help="skip the one-session start-up runs")

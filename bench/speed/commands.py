@@ -10,9 +10,11 @@ from pathlib import Path
 
 from bench.speed.examination import Params, Shape
 
-DRIVERS = ("voirdire", "raw", "autogen", "inspect")
+DRIVERS = ("voirdire", "raw", "raw-tuned", "autogen", "inspect")
+DEFAULT_DRIVERS = ("voirdire", "raw", "autogen", "inspect")
 MODULES = {
     "raw": "bench.speed.drivers.raw",
+    "raw-tuned": "bench.speed.drivers.raw",
     "autogen": "bench.speed.drivers.autogen_client",
     "inspect": "bench.speed.drivers.inspect_eval",
 }
@@ -84,8 +86,10 @@ def bare_argv(driver: str, sc: Scenario, base_url: str, claims: Path, workdir: P
     argv += ["--answers", p.answers]
     if sc.sequential_examinations:
         argv += ["--sequential-examinations"]
+    in_flight = sc.concurrency * sc.shape().in_flight(p)
+    if driver == "raw-tuned":
+        argv += ["--keepalive", str(in_flight)]
     if driver == "inspect":
-        in_flight = sc.concurrency * sc.shape().in_flight(p)
         argv += ["--log-dir", str(workdir / f"inspect-logs-{tag}"), "--max-connections", str(in_flight)]
     return argv
 

@@ -94,6 +94,8 @@ class State:
     phase: str = "default"
     phases: dict[str, list[Record]] = field(default_factory=dict)
     served: int = 0
+    connections: dict[str, int] = field(default_factory=dict)
+    """Connections accepted in each phase: more than the requests in flight means the client's pool churns."""
 
     def records(self) -> list[Record]:
         return self.phases.setdefault(self.phase, [])
@@ -148,6 +150,8 @@ class HTTPProtocol(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
         self.transport = transport
+        connections = self.state.connections
+        connections[self.state.phase] = connections.get(self.state.phase, 0) + 1
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.transport = None
@@ -201,12 +205,14 @@ class HTTPProtocol(asyncio.Protocol):
         if path == "/_bench/phase" and method == "POST":
             state.phase = json.loads(body)["name"]
             state.phases[state.phase] = []
+            state.connections[state.phase] = 0
             self._write(_response(200, b'{"ok":true}', keep_alive), close=not keep_alive)
             return
         if path.startswith("/_bench/log"):
             phase = path.partition("phase=")[2] or state.phase
             rows = [r.row() for r in state.phases.get(phase, [])]
-            self._write(_response(200, json.dumps({"phase": phase, "records": rows}).encode(), keep_alive))
+            log = {"phase": phase, "connections": state.connections.get(phase, 0), "records": rows}
+            self._write(_response(200, json.dumps(log).encode(), keep_alive))
             return
         self._write(_response(404, b'{"error":{"message":"not found"}}', keep_alive), close=not keep_alive)
 

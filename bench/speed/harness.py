@@ -156,8 +156,11 @@ class FakeEndpoint:
     def phase(self, name: str) -> None:
         self._ask("/_bench/phase", {"name": name})
 
-    def records(self, name: str) -> list[list[Any]]:
-        return list(self._ask(f"/_bench/log?phase={name}")["records"])
+    def traffic(self, name: str) -> Traffic:
+        log = self._ask(f"/_bench/log?phase={name}")
+        traffic = Traffic.of(log["records"])
+        traffic.connections = int(log.get("connections", 0))
+        return traffic
 
     def cpu_s(self) -> float:
         return process_cpu_s(self.process.pid)
@@ -183,6 +186,8 @@ class Traffic:
     identical: int = 0
     """Requests whose body (bytes) was already seen in the same session."""
     sessions: int = 0
+    connections: int = 0
+    """Connections the endpoint accepted (the harness's own control requests included: one each)."""
     kinds: dict[str, int] = field(default_factory=dict)
     digests: Counter[str] = field(default_factory=Counter)
     canonical: Counter[str] = field(default_factory=Counter)
@@ -233,5 +238,6 @@ class Traffic:
             "max_in_flight": self.max_in_flight,
             "identical_requests": self.identical,
             "sessions_seen": self.sessions,
+            "connections": self.connections,
             "kinds": self.kinds,
         }

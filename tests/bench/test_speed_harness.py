@@ -32,7 +32,8 @@ async def test_raw_driver_against_the_fake_endpoint(
 ) -> None:
     server, state = await serve(0.001, followups)
     try:
-        args = argparse.Namespace(base_url=f"http://127.0.0.1:{bound_port(server)}/v1")
+        keepalive = 10 if answers == "independent" else 0  # the raw-tuned driver's pool, once
+        args = argparse.Namespace(base_url=f"http://127.0.0.1:{bound_port(server)}/v1", keepalive=keepalive)
         call, close = raw.make_call(args)
         p = Params(examinations=examinations, answers=answers)
         try:
@@ -56,6 +57,7 @@ async def test_raw_driver_against_the_fake_endpoint(
     # Majority's greedy examinations repeat each other's requests; a single examination repeats none.
     assert traffic.identical == 5 * (examinations - 1) * shape.calls_per_examination()
     assert traffic.max_in_flight <= 3 * shape.in_flight(p)
+    assert 1 <= state.connections["default"] <= traffic.max_in_flight
 
 
 def test_replies_follow_the_conversation() -> None:

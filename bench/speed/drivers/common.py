@@ -85,9 +85,13 @@ def main(
     description: str,
     make_call: Callable[[argparse.Namespace], tuple[Call, Callable[[], Awaitable[None]]]],
     argv: list[str] | None = None,
+    add_options: Callable[[argparse.ArgumentParser], None] | None = None,
 ) -> None:
     """Parse the driver's options, build its call (inside the loop, as SDK clients want) and run the sessions."""
-    args = parser(description).parse_args(argv)
+    ap = parser(description)
+    if add_options is not None:
+        add_options(ap)
+    args = ap.parse_args(argv)
     claims = read_claims(args.claims, args.sessions)
 
     async def go() -> Tally:
