@@ -8,6 +8,7 @@ file alone: a session that already has a ``verdict`` event is finished.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import uuid
@@ -211,37 +212,81 @@ class MemoryWriter:
 
 
 class TranscriptWriter:
-    """Append-only JSONL writer: one line and one flush per record.
+    """Append-only JSONL writer: one ``os.write`` of one complete line per record, on a file opened ``O_APPEND``.
 
-    Writes happen on the event loop's thread, so concurrent sessions never interleave within a line.
+    Within a process, writes happen on the event loop's thread, so concurrent sessions never interleave within a
+    line. ``shared=True`` is for several processes appending to one transcript (``--workers``): each line is
+    written under an exclusive ``flock`` of the file, and before writing, a torn line that a writer killed mid-write
+    left at the end (a fatal signal can cut a write short between pages) is cut off, so the next record starts on a
+    line of its own and the file stays readable. A shared writer does not cut a torn tail when it opens the file:
+    the other writers may be mid-line, and the process that opened the file first already did.
     """
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, *, shared: bool = False):
         self.path = Path(path)
+        self.shared = shared
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        if self.path.exists():
+        if self.path.exists() and not shared:
             drop_torn_tail(self.path)
-        self._fh = self.path.open("a", encoding="utf-8")
+        # Read access too when shared: the tail check reads the last byte (pread) under the lock.
+        flags = (os.O_RDWR if shared else os.O_WRONLY) | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+        self._fd: int | None = os.open(self.path, flags, 0o666)
 
     def write(self, record: RunHeader | _Event) -> None:
         self.write_line(record.model_dump_json(exclude_none=False))
 
     def write_line(self, line: str) -> None:
         """One record already serialised as JSON."""
-        self._fh.write(line + "\n")
-        self._fh.flush()
+        if self._fd is None:
+            raise ValueError(f"{self.path}: transcript writer is closed")
+        data = (line + "\n").encode("utf-8")
+        if not self.shared:
+            _write_all(self._fd, data)
+            return
+        fcntl.flock(self._fd, fcntl.LOCK_EX)
+        try:
+            _cut_torn_tail(self._fd)
+            _write_all(self._fd, data)
+        finally:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
 
     def close(self) -> None:
-        if not self._fh.closed:
-            self._fh.flush()
-            os.fsync(self._fh.fileno())
-            self._fh.close()
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
 
     def __enter__(self) -> TranscriptWriter:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write ``data`` at the end of the file: one ``os.write`` unless the kernel takes less (a signal, a full
+    disk), when the rest follows; only a lone writer (or one holding the lock) may rely on the rest following."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _cut_torn_tail(fd: int) -> None:
+    """Truncate a half-written last line (its writer was killed mid-write) back to the last newline."""
+    end = os.fstat(fd).st_size
+    if end == 0 or os.pread(fd, 1, end - 1) == b"\n":
+        return
+    at = end
+    while at > 0:
+        start = max(0, at - 65536)
+        newline = os.pread(fd, at - start, start).rfind(b"\n")
+        if newline >= 0:
+            os.ftruncate(fd, start + newline + 1)
+            return
+        at = start
+    os.ftruncate(fd, 0)
 
 
 def drop_torn_tail(path: Path) -> None:
