@@ -154,6 +154,21 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="exit 0 even when sessions failed (otherwise exit status 3; failed sessions are in the transcript)",
     )
+    g.add_argument(
+        "--workers", type=_at_least(1), default=1, metavar="N",
+        help="run the sessions in N processes (--concurrency sessions at a time in each), all writing the one "
+        "transcript; with --executor ray, N Ray actors (default 1: this process alone)",
+    )  # fmt: skip
+    g.add_argument(
+        "--executor", choices=("local", "ray"), default="local",
+        help="where the sessions run: local (this machine, --workers processes) or ray (a Ray cluster, --workers "
+        "actors; needs voirdire[ray]); the transcript is the same (default local)",
+    )  # fmt: skip
+    g.add_argument(
+        "--ray-address", metavar="ADDRESS",
+        help="with --executor ray: the cluster to join (auto: the one this machine belongs to; default: start a "
+        "local Ray instance for this run)",
+    )  # fmt: skip
 
 
 def _error_budget(text: str) -> ErrorBudget:
@@ -360,6 +375,9 @@ def run(
 
             tqdm.write(f"warning: {text}", file=sys.stderr)  # above a progress bar, not through it
 
+    executor = getattr(args, "executor", "local")
+    if getattr(args, "ray_address", None) is not None and executor != "ray":
+        raise CLIError("--ray-address: only with --executor ray")
     with warnings.catch_warnings():
         warnings.simplefilter("always", UserWarning)
         warnings.showwarning = show  # type: ignore[assignment]
@@ -377,6 +395,9 @@ def run(
                 seed=args.seed,
                 cache=args.cache,
                 max_errors=getattr(args, "max_errors", None),
+                workers=getattr(args, "workers", 1),
+                executor=executor,
+                ray_address=getattr(args, "ray_address", None),
             )
         )
     result.warnings = list(seen)

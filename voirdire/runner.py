@@ -16,7 +16,6 @@ import math
 import os
 import sys
 import time
-import traceback
 import uuid
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
@@ -28,22 +27,39 @@ from typing import Any
 
 from autogen_agentchat.agents import BaseChatAgent
 from autogen_core.models import ChatCompletionClient
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel
 
 from voirdire.agents import ModelAgent
 from voirdire.cache import ResponseCache
 from voirdire.errors import VoirdireError
-from voirdire.models import ModelPool, ModelSpecError, RoleSettings, parse_spec, resolve_api_key, spec_label
+from voirdire.executors import EXECUTORS
+from voirdire.executors.base import (  # MaskingWriter, RunResult, RunSetupError: callers import them from here
+    MaskingWriter,
+    RunResult,
+    RunSetupError,
+    SessionJob,
+    SessionRunner,
+    Tally,
+    start_clients,
+)
+from voirdire.models import (
+    ModelPool,
+    ModelSpecError,
+    RoleSettings,
+    ScriptedChatCompletionClient,
+    parse_spec,
+    resolve_api_key,
+    spec_label,
+)
 from voirdire.prompts import PromptLibrary
 from voirdire.protocol import Protocol, Session
 from voirdire.registry import known_roles
-from voirdire.secrets import mask_secrets, mask_tree
+from voirdire.secrets import mask_tree
 from voirdire.transcript import (
     MemoryWriter,
     RoleBinding,
     RunHeader,
     Transcript,
-    TranscriptWriter,
     Verdict,
     load,
     new_run_id,
@@ -65,28 +81,8 @@ class ResumeError(VoirdireError, ValueError):
     """The output transcript belongs to a different run (protocol, dataset, parameters or models differ)."""
 
 
-class RunSetupError(VoirdireError, ValueError):
-    """A run that cannot start: an output path that cannot be written, a model that cannot be built, a bad
-    concurrency."""
-
-
 # How to start over, said by every refusal to resume: the command line's and the Python API's words.
 START_OVER = "use another --out (out=), or --fresh (fresh=True) to start over"
-
-
-class RunResult(BaseModel):
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-    out: Path
-    run_id: str
-    session_ids: list[str] = Field(default_factory=list, description="one per item, in item order")
-    verdicts: dict[str, Verdict] = Field(default_factory=dict)
-    errors: dict[str, str] = Field(default_factory=dict)
-    skipped: int = 0
-    elapsed_s: float = 0.0
-    warnings: list[str] = Field(default_factory=list)
-    retries: int = Field(0, description="model calls retried, over all sessions")
-    stopped: str | None = Field(None, description="why the run stopped before its last session (max_errors)")
-    not_started: int = Field(0, description="sessions never started because the run stopped")
 
 
 @dataclass(frozen=True)
@@ -119,16 +115,6 @@ class ErrorBudget:
 
     def __str__(self) -> str:
         return str(self.count) if self.count is not None else f"{(self.share or 0.0) * 100:g}%"
-
-
-class MaskingWriter(TranscriptWriter):
-    """The JSONL transcript writer with every string of every record passed through ``mask_secrets``."""
-
-    def write(self, record: RunHeader | Any) -> None:
-        line = record.model_dump_json()
-        if mask_secrets(line) != line:  # something to hide: mask string by string, so the JSON stays exact
-            line = type(record).model_validate(mask_tree(record.model_dump(mode="json"))).model_dump_json()
-        self.write_line(line)
 
 
 def client_label(client: ChatCompletionClient) -> str:
@@ -366,6 +352,10 @@ async def run_protocol(
     seed: int | None = None,
     cache: str | Path | None = None,
     max_errors: int | str | ErrorBudget | None = None,
+    keep_verdicts: bool = True,
+    workers: int = 1,
+    executor: str = "local",
+    ray_address: str | None = None,
 ) -> RunResult:
     """Run ``protocol`` on every item, writing one transcript; finished sessions in ``out`` are skipped.
 
@@ -374,10 +364,28 @@ async def run_protocol(
     ``cache`` is a JSONL file of replies to deterministic requests. An exception inside one session is recorded as
     an error event for that session and the run goes on; the session has no verdict, so a resumed run retries it.
     ``max_errors`` (see ``ErrorBudget``) stops the run once more sessions have failed than it allows.
+    ``keep_verdicts=False`` leaves ``RunResult.verdicts`` empty (the transcript has them): a run of very many
+    sessions then holds only the sessions in flight.
+
+    Where sessions run (docs/architecture.md, "Executors"): ``concurrency`` at a time in this event loop; with
+    ``workers=N`` in N processes on this machine, ``concurrency`` at a time in each, all appending to ``out``; with
+    ``executor="ray"`` in N Ray actors (``ray_address``: None starts a local Ray instance, ``"auto"`` or an
+    address joins a cluster) that send each finished session's records back here to be written. Sessions in
+    other processes need their roles bound to model specs: clients given in code cannot be sent there.
     """
     budget = ErrorBudget.parse(max_errors) if max_errors is not None else None
     if concurrency < 1:
         raise RunSetupError(f"concurrency must be at least 1 (sessions at a time), got {concurrency}")
+    if workers < 1:
+        raise RunSetupError(f"workers must be at least 1 (processes), got {workers}")
+    if executor not in EXECUTORS:
+        raise RunSetupError(f"executor {executor!r}: expected one of {', '.join(EXECUTORS)}")
+    if ray_address is not None and executor != "ray":
+        raise RunSetupError(f"ray_address {ray_address!r}: only with executor 'ray' (--executor ray)")
+    if executor == "ray":
+        from voirdire.executors.ray import require_ray
+
+        require_ray()  # before anything is written: not installed is a one-line error
     out = Path(out)
     check_writable(out, "transcript")
     if cache is not None:
@@ -388,6 +396,9 @@ async def run_protocol(
     prompts.preload(protocol.prompt_folder)
     bound = bind_roles(protocol, roles, clients)
     check_credentials(bound, clients)
+    elsewhere = executor == "ray" or workers > 1  # sessions run in other processes
+    if elsewhere:
+        _check_sendable(protocol, bound, clients, executor, workers)
     notes = independence_warnings(protocol, bound, clients)
     for note in notes:
         warnings.warn(note, stacklevel=2)
@@ -421,7 +432,7 @@ async def run_protocol(
     ids = [protocol.item_id(it) or f"item-{i + 1}" for i, it in enumerate(items)]
     if len(set(ids)) != len(ids):
         raise ValueError("item ids must be unique within a run")
-    with _exclusive(out):  # held until the transcript is closed
+    with _exclusive(out):  # held until the transcript is closed, and every worker process has ended
         finished: set[str] = set()
         result = RunResult(out=out, run_id=header.run_id, session_ids=ids, warnings=notes)
         if out.exists() and out.stat().st_size > 0:
@@ -432,117 +443,122 @@ async def run_protocol(
                 for sid in finished & set(ids):
                     if done.sessions[sid].item != mask_tree(by_id[sid].model_dump(mode="json")):
                         raise ResumeError(f"{out}: session {sid!r} was run on a different item; {START_OVER}")
-                    result.verdicts[sid] = done.sessions[sid].verdict  # type: ignore[assignment]
+                    if keep_verdicts:
+                        result.verdicts[sid] = done.sessions[sid].verdict  # type: ignore[assignment]
+                del done  # every event of the earlier runs: not kept for the length of this one
             else:
                 out.unlink()
         result.skipped = len(finished & set(ids))
-
-        structured = frozenset(r for r, s in bound.items() if s.structured)
+        # What is left, in item order: (item, session id) pairs, taken one at a time by whoever runs them.
+        pending = [(it, sid) for it, sid in zip(items, ids, strict=True) if sid not in finished]
+        left = len(pending)
+        job = SessionJob(
+            protocol=protocol,
+            run_id=header.run_id,
+            bound=bound,
+            labels=labels,
+            prompts=prompts,
+            structured=frozenset(r for r, s in bound.items() if s.structured),
+            out=out,
+            cache=Path(cache) if cache is not None else None,
+            concurrency=concurrency,
+            keep_verdicts=keep_verdicts,
+        )
         pool = ModelPool()
         replies = ResponseCache(cache) if cache is not None else None
-        sem = asyncio.Semaphore(concurrency)
-        left = len(ids) - result.skipped
-        if left:  # before the header: a model that cannot be built fails the run once, not every session
-            await _start_clients(pool, bound, clients)
+        # Worker processes for one session are not worth their start; Ray was asked for, so even one runs there.
+        in_process = not elsewhere or left == 0 or (executor == "local" and left == 1)
+        if left and in_process:  # before the header: a model that cannot be built fails the run once, not every
+            await start_clients(pool, bound, clients)  # session (worker processes check theirs before it too)
         allowed = budget.allowed(left) if budget is not None else None
         bar = _progress(left, protocol.name) if progress and left > 1 else None
-        ended = 0  # sessions of this run that ended, with a verdict or an error
+        tally = Tally(result, left=left, allowed=allowed, budget=str(budget), bar=bar, keep_verdicts=keep_verdicts)
         start = time.perf_counter()
+        try:
+            if in_process:
+                with MaskingWriter(out) as writer:
+                    writer.write(header)
+                    runner = SessionRunner(job, pool, clients, replies, on_retry=lambda *_: tally.retry())
+                    await _run_here(runner, iter(pending), tally, writer, min(concurrency, left))
+            elif executor == "local":
+                from voirdire.executors.local import run_in_processes
 
-        def show_progress() -> None:
+                await run_in_processes(job, pending, min(workers, left), tally, header)
+            else:
+                from voirdire.executors.ray import run_on_ray
+
+                await run_on_ray(job, pending, workers, tally, header, address=ray_address, replies=replies)
+        finally:
             if bar is not None:
-                failed = len(result.errors)
-                rate = f" ({failed / ended:.0%})" if ended else ""
-                bar.set_postfix_str(f"retries {result.retries}, errors {failed}{rate}", refresh=False)
-
-        def count_retry(role: str, exc: BaseException, delay: float) -> None:
-            result.retries += 1
-            show_progress()
-            if bar is not None:
-                bar.refresh()
-
-        def agents_for_session(item: BaseModel) -> dict[str, BaseChatAgent]:
-            agents: dict[str, BaseChatAgent] = dict(protocol.deterministic_agents(item))
-            for role, settings in bound.items():
-                if role in clients:  # a client given in code: only what the role itself sets
-                    client, timeout, retries = clients[role], settings.timeout, settings.max_retries
-                else:
-                    client = pool.get(settings.model, settings.api_key_env)
-                    timeout, retries = settings.timeout_s(), settings.retries()
-                agents[role] = ModelAgent(
-                    role,
-                    client,
-                    settings,
-                    model_label=labels[role],
-                    cache=replies,
-                    timeout=timeout,
-                    max_retries=retries,
-                    on_retry=count_retry,
-                )
-            return agents
-
-        with MaskingWriter(out) as writer:
-            writer.write(header)
-
-            async def one(item: BaseModel, sid: str) -> None:
-                nonlocal ended
-                async with sem:
-                    if result.stopped is not None:
-                        result.not_started += 1
-                        return
-                    session = Session(
-                        run_id=header.run_id,
-                        session_id=sid,
-                        protocol=protocol,
-                        agents=agents_for_session(item),
-                        writer=writer,
-                        prompts=prompts,
-                        structured=structured,
-                    )
-                    session.start(sid, item.model_dump(mode="json"))
-                    try:
-                        verdict = await protocol.run(item, session)
-                        result.verdicts[sid] = verdict
-                    except (KeyboardInterrupt, asyncio.CancelledError):
-                        raise
-                    except Exception as exc:  # isolate: one broken session never loses the others' work
-                        session.error(exc, traceback.format_exc())
-                        result.errors[sid] = mask_secrets(f"{type(exc).__name__}: {exc}")
-                        if allowed is not None and len(result.errors) > allowed and result.stopped is None:
-                            result.stopped = (
-                                f"{len(result.errors)} sessions failed, more than max_errors={budget} allows "
-                                f"({allowed} of the {left} sessions to run)"
-                            )
-                    ended += 1
-                    show_progress()
-                    if bar is not None:
-                        bar.update(1)
-
-            try:
-                await asyncio.gather(*(one(it, sid) for it, sid in zip(items, ids, strict=True) if sid not in finished))
-            finally:
-                if bar is not None:
-                    bar.close()
-                await pool.close()
+                bar.close()
+            await pool.close()
+        tally.finish()
         result.elapsed_s = round(time.perf_counter() - start, 3)
     return result
 
 
-async def _start_clients(
-    pool: ModelPool, bound: Mapping[str, RoleSettings], clients: Mapping[str, ChatCompletionClient]
+async def _run_here(
+    runner: SessionRunner,
+    pending: Iterator[tuple[BaseModel, str]],
+    tally: Tally,
+    writer: MaskingWriter,
+    slots: int,
 ) -> None:
-    """Build every role's client (read its script, load its model, set up its endpoint); a failure names the role
-    and closes what was built."""
+    """``slots`` tasks, each taking the next (item, session id) from ``pending`` when its session ends: at most
+    ``slots`` sessions exist at a time, however many items there are."""
+
+    async def work() -> None:
+        for item, sid in pending:
+            if not tally.start():
+                return
+            outcome = await runner.run(item, sid, writer)
+            tally.end(sid, outcome.verdict, outcome.error)
+
+    tasks = [asyncio.create_task(work()) for _ in range(slots)]
+    try:
+        await asyncio.gather(*tasks)
+    finally:  # one task failed outside a session (a bug), or the run was cancelled: none is left running
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _check_sendable(
+    protocol: Protocol[Any, Any],
+    bound: Mapping[str, RoleSettings],
+    clients: Mapping[str, ChatCompletionClient],
+    executor: str,
+    workers: int,
+) -> None:
+    """Sessions that run in other processes get the protocol and the roles' specs there: clients given in code
+    (often holding state, like a script's replies in order) and a person at this terminal cannot go along."""
+    where = "Ray actors (executor='ray')" if executor == "ray" else f"{workers} worker processes (workers={workers})"
+    given = sorted(r for r in bound if r in clients)
+    if given:
+        raise RunSetupError(
+            f"clients given in code (roles {', '.join(given)}) cannot be sent to {where}: bind the roles to model "
+            "specs (RoleSettings(model=...), e.g. scripted:FILE), or run in one process (workers=1)"
+        )
     for role, settings in bound.items():
-        if role in clients:
-            continue
-        try:
-            pool.get(settings.model, settings.api_key_env)
-        except Exception as exc:
-            await pool.close()
-            if isinstance(exc, VoirdireError):
-                raise
-            raise RunSetupError(f"role {role}: {spec_label(settings.model)} cannot start: {exc}") from exc
+        spec = parse_spec(settings.model)
+        if spec.kind == "human":
+            raise RunSetupError(f"role {role} is played by a person at this terminal: it cannot run in {where}")
+        if spec.kind == "scripted" and spec.path and _replies_in_order(spec.path):
+            warnings.warn(
+                f"role {role}: {spec.path} gives replies in order, and each of the {where} reads its own copy of the "
+                "script, so sessions may get other replies than in one process",
+                stacklevel=3,
+            )
+
+
+def _replies_in_order(path: str) -> bool:
+    """Whether a script consumes replies in order (state a worker's copy does not share); a script that cannot
+    be read is left for the workers to report, as they start."""
+    try:
+        script = ScriptedChatCompletionClient.from_file(path).script
+    except VoirdireError:
+        return False
+    return bool(script.replies) or any(rule.replies for rule in script.rules)
 
 
 def _progress(total: int, desc: str) -> Any:

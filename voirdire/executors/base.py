@@ -1,0 +1,317 @@
+"""What every executor shares.
+
+- ``SessionJob``: everything needed to run a run's sessions, picklable, so that worker processes and Ray actors
+  receive exactly what the run's own process would use (the protocol, the bound roles, the prompts it hashed
+  into the header).
+- ``SessionRunner``: one session on a ready set of clients, with the error isolation of a run: an exception
+  inside a session becomes its error event and its ``Outcome``, never the run's.
+- ``MaskingWriter``: the transcript writer that passes every record through ``mask_secrets``.
+- ``Tally``: the run's bookkeeping in the process that holds the transcript (verdicts, errors, retries, the
+  error budget, the progress bar), fed directly in one process and by messages from workers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import traceback
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from autogen_agentchat.agents import BaseChatAgent
+from autogen_core.models import ChatCompletionClient
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from voirdire.agents import ModelAgent
+from voirdire.cache import ResponseCache
+from voirdire.errors import VoirdireError
+from voirdire.models import ModelPool, RoleSettings, spec_label
+from voirdire.prompts import PromptLibrary
+from voirdire.protocol import Protocol, Session, Writer
+from voirdire.secrets import mask_secrets, mask_tree
+from voirdire.transcript import Line, RunHeader, TranscriptWriter, Verdict
+
+OnRetry = Callable[[str, BaseException, float], None]
+Limits = dict[str, tuple[int, int]]  # endpoint label -> (current limit, requests in flight)
+
+
+class RunSetupError(VoirdireError, ValueError):
+    """A run that cannot start: an output path that cannot be written, a model that cannot be built, a bad
+    concurrency or worker count, an executor that is not installed or cannot take the run."""
+
+
+class RunResult(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    out: Path
+    run_id: str
+    session_ids: list[str] = Field(default_factory=list, description="one per item, in item order")
+    verdicts: dict[str, Verdict] = Field(
+        default_factory=dict, description="every session's verdict (none kept when run with keep_verdicts=False)"
+    )
+    errors: dict[str, str] = Field(default_factory=dict)
+    skipped: int = 0
+    elapsed_s: float = 0.0
+    warnings: list[str] = Field(default_factory=list)
+    retries: int = Field(0, description="model calls retried, over all sessions")
+    stopped: str | None = Field(None, description="why the run stopped before its last session (max_errors)")
+    not_started: int = Field(0, description="sessions never started because the run stopped")
+
+
+_LINE: TypeAdapter[Any] = TypeAdapter(Line)
+
+
+def masked_json(record: RunHeader | Any) -> str:
+    """A record as its JSON line, every string passed through ``mask_secrets``."""
+    line: str = record.model_dump_json()
+    if mask_secrets(line) != line:  # something to hide: mask string by string, so the JSON stays exact
+        line = type(record).model_validate(mask_tree(record.model_dump(mode="json"))).model_dump_json()
+    return line
+
+
+class MaskingWriter(TranscriptWriter):
+    """The JSONL transcript writer with every string of every record passed through ``mask_secrets``."""
+
+    def write(self, record: RunHeader | Any) -> None:
+        self.write_line(masked_json(record))
+
+    def write_json(self, line: str) -> None:
+        """A record serialised (and masked) in another process, masked again with this process's secrets: a Ray
+        worker may not know every key the driver does."""
+        if mask_secrets(line) != line:
+            line = masked_json(_LINE.validate_json(line))
+        self.write_line(line)
+
+
+@dataclass(frozen=True)
+class SessionJob:
+    """A run's sessions, as a worker process or a Ray actor receives them (pickled)."""
+
+    protocol: Protocol[Any, Any]
+    run_id: str
+    bound: dict[str, RoleSettings]  # every model-played role's settings
+    labels: dict[str, str]  # each role's model as the header names it
+    prompts: PromptLibrary  # loaded by the run's process: the prompts the header's digests describe
+    structured: frozenset[str]
+    out: Path
+    cache: Path | None
+    concurrency: int  # sessions in flight per worker
+    keep_verdicts: bool = True
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one session ended: its verdict, or its error (masked, one line)."""
+
+    session_id: str
+    verdict: Verdict | None = None
+    error: str | None = None
+
+
+class SessionRunner:
+    """Runs sessions of one run on a ready set of clients: clients given in code, else the pool's, built from
+    each role's spec."""
+
+    def __init__(
+        self,
+        job: SessionJob,
+        pool: ModelPool,
+        clients: Mapping[str, ChatCompletionClient],
+        replies: ResponseCache | None,
+        on_retry: OnRetry | None = None,
+    ) -> None:
+        self.job = job
+        self.pool = pool
+        self.clients = clients
+        self.replies = replies
+        self.on_retry = on_retry
+
+    def agents(self, item: BaseModel, on_retry: OnRetry | None) -> dict[str, BaseChatAgent]:
+        job = self.job
+        agents: dict[str, BaseChatAgent] = dict(job.protocol.deterministic_agents(item))
+        for role, settings in job.bound.items():
+            if role in self.clients:  # a client given in code: only what the role itself sets
+                client, timeout, retries = self.clients[role], settings.timeout, settings.max_retries
+            else:
+                client = self.pool.get(settings.model, settings.api_key_env)
+                timeout, retries = settings.timeout_s(), settings.retries()
+            agents[role] = ModelAgent(
+                role,
+                client,
+                settings,
+                model_label=job.labels[role],
+                cache=self.replies,
+                timeout=timeout,
+                max_retries=retries,
+                on_retry=on_retry,
+            )
+        return agents
+
+    async def run(self, item: BaseModel, sid: str, writer: Writer, on_retry: OnRetry | None = None) -> Outcome:
+        """One session, its events written to ``writer``. Nothing of it (the Session, its agents) outlives the
+        call, so a run of many sessions holds only those in flight."""
+        job = self.job
+        session = Session(
+            run_id=job.run_id,
+            session_id=sid,
+            protocol=job.protocol,
+            agents=self.agents(item, on_retry or self.on_retry),
+            writer=writer,
+            prompts=job.prompts,
+            structured=job.structured,
+        )
+        session.start(sid, item.model_dump(mode="json"))
+        try:
+            return Outcome(sid, verdict=await job.protocol.run(item, session))
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            raise
+        except Exception as exc:  # isolate: one broken session never loses the others' work
+            session.error(exc, traceback.format_exc())
+            return Outcome(sid, error=mask_secrets(f"{type(exc).__name__}: {exc}"))
+
+
+async def start_clients(
+    pool: ModelPool, bound: Mapping[str, RoleSettings], clients: Mapping[str, ChatCompletionClient]
+) -> None:
+    """Build every role's client (read its script, load its model, set up its endpoint); a failure names the role
+    and closes what was built."""
+    for role, settings in bound.items():
+        if role in clients:
+            continue
+        try:
+            pool.get(settings.model, settings.api_key_env)
+        except Exception as exc:
+            await pool.close()
+            if isinstance(exc, VoirdireError):
+                raise
+            raise RunSetupError(f"role {role}: {spec_label(settings.model)} cannot start: {exc}") from exc
+
+
+# ----------------------------------------------------------------------------------------- the progress line
+
+
+@functools.cache
+def _limiter() -> Callable[[], Mapping[str, tuple[int, int]]] | None:
+    # Looked up once: a missing module is not cached by the import system, and the progress line asks often. The
+    # limiter is built beside this code and may not be there yet.
+    try:
+        from voirdire.models.limiter import endpoint_limits as limits  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return None
+    return limits
+
+
+def endpoint_limits() -> Limits:
+    """This process's adaptive concurrency limit per endpoint: label -> (current limit, requests in flight).
+    Empty where the limiter (``voirdire.models.limiter``) is not there or has nothing to say; it never breaks a
+    run, whatever it raises."""
+    limits = _limiter()
+    if limits is None:
+        return {}
+    try:
+        return {str(label): (int(pair[0]), int(pair[1])) for label, pair in limits().items()}
+    except Exception:
+        return {}
+
+
+def merge_limits(snapshots: Iterable[Mapping[str, tuple[int, int]]]) -> Limits:
+    """Several processes' limits as one: each has its own limiter per endpoint, so the endpoint sees the sums."""
+    out: Limits = {}
+    for snapshot in snapshots:
+        for label, (limit, in_flight) in snapshot.items():
+            was = out.get(label, (0, 0))
+            out[label] = (was[0] + limit, was[1] + in_flight)
+    return out
+
+
+def limits_text(limits: Mapping[str, tuple[int, int]]) -> str:
+    """``limit 64/200`` (in flight / current limit) for one endpoint, ``limits a:64 b:32`` (current limits) for
+    several, nothing for none."""
+    if not limits:
+        return ""
+    if len(limits) == 1:
+        ((limit, in_flight),) = limits.values()
+        return f"limit {in_flight}/{limit}"
+    return "limits " + " ".join(f"{label}:{limit}" for label, (limit, _) in sorted(limits.items()))
+
+
+class Tally:
+    """The run's bookkeeping, in the process that holds the transcript: what ended how, the retries, the error
+    budget (``allowed`` failed sessions, then the run stops: no further session starts) and the progress bar."""
+
+    def __init__(
+        self,
+        result: RunResult,
+        *,
+        left: int,
+        allowed: int | None,
+        budget: str,
+        bar: Any,
+        keep_verdicts: bool = True,
+    ) -> None:
+        self.result = result
+        self.left = left  # sessions this run has to run
+        self.allowed = allowed
+        self.budget = budget
+        self.bar = bar
+        self.keep_verdicts = keep_verdicts
+        self.started = 0
+        self.ended = 0
+        # Where the progress line reads the endpoint limits: this process's limiter, or the workers' reports.
+        self.limits: Callable[[], Mapping[str, tuple[int, int]]] = endpoint_limits
+
+    @property
+    def stopped(self) -> bool:
+        return self.result.stopped is not None
+
+    def start(self) -> bool:
+        """Count a session as started; False once the run has stopped, when it must not start."""
+        if self.stopped:
+            return False
+        self.started += 1
+        return True
+
+    def end(self, sid: str, verdict: Verdict | None = None, error: str | None = None) -> None:
+        """A session ended: with a verdict (``error`` None; the verdict may be left out when it is not kept), or
+        with an error, which may stop the run."""
+        result = self.result
+        if error is not None:
+            result.errors[sid] = error
+            failed = len(result.errors)
+            if self.allowed is not None and failed > self.allowed:
+                self.stop(
+                    f"{failed} sessions failed, more than max_errors={self.budget} allows "
+                    f"({self.allowed} of the {self.left} sessions to run)"
+                )
+        elif verdict is not None and self.keep_verdicts:
+            result.verdicts[sid] = verdict
+        self.ended += 1
+        self.show()
+        if self.bar is not None:
+            self.bar.update(1)
+
+    def retry(self, count: int = 1) -> None:
+        self.result.retries += count
+        self.show()
+        if self.bar is not None:
+            self.bar.refresh()
+
+    def stop(self, why: str) -> None:
+        """No further session starts (the first reason is kept)."""
+        if self.result.stopped is None:
+            self.result.stopped = why
+
+    def finish(self) -> None:
+        """The sessions never started, once the run is over."""
+        if self.stopped:
+            self.result.not_started = self.left - self.started
+
+    def show(self) -> None:
+        if self.bar is None:
+            return
+        failed = len(self.result.errors)
+        rate = f" ({failed / self.ended:.0%})" if self.ended else ""
+        text = f"retries {self.result.retries}, errors {failed}{rate}"
+        limits = limits_text(self.limits())
+        self.bar.set_postfix_str(f"{text}, {limits}" if limits else text, refresh=False)

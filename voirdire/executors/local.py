@@ -1,0 +1,376 @@
+"""``--workers N``: a run's sessions shared among N worker processes on this machine, in one transcript.
+
+The run's process (the parent) holds the transcript lock, has resumed the transcript and knows what is left. It
+starts N workers (``python -c``, not a fork of itself: forking a process that runs an event loop and threads is
+unsafe, and unlike multiprocessing's spawn this never re-imports the user's ``__main__``), each in a process group
+of its own, so a Ctrl-C at the terminal reaches the parent alone, which then stops the workers in order. Each
+worker builds its own clients from the roles' specs and runs ``concurrency`` sessions at a time in its own event
+loop, appending their events to the transcript itself (``TranscriptWriter(shared=True)``: one ``os.write`` of one
+line under a per-line ``flock``).
+
+The parent deals sessions out one at a time over a socket pair per worker, a new one each time one ends, so the
+load balances and the parent always knows which sessions each worker has in flight. Workers report back: a
+session's end (its verdict or error), retries, warnings, their endpoint limits. The parent keeps the run's
+bookkeeping (``Tally``): the error budget across workers, the progress bar. A worker that dies (kill -9, out of
+memory) loses only its sessions in flight: they are reported as failed, have no verdict in the transcript, and are
+run again on resume; the others go on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import contextlib
+import pickle
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import traceback
+import warnings
+from collections.abc import Sequence
+from multiprocessing.connection import Connection
+from typing import Any
+
+from pydantic import BaseModel
+
+from voirdire.cache import ResponseCache
+from voirdire.errors import VoirdireError
+from voirdire.executors.base import (
+    Limits,
+    MaskingWriter,
+    RunSetupError,
+    SessionJob,
+    SessionRunner,
+    Tally,
+    endpoint_limits,
+    merge_limits,
+    start_clients,
+)
+from voirdire.models import ModelPool
+from voirdire.transcript import RunHeader, Verdict
+
+_WORKER = "from voirdire.executors.local import worker_main; worker_main()"
+STOP_WAIT_S = 10.0  # how long stopped workers get to cancel their sessions and close, before they are killed
+LIMITS_EVERY_S = 0.5  # how often a worker reports its endpoint limits (when they changed)
+
+
+def pickled(job: SessionJob) -> bytes:
+    """The job as workers receive it; what cannot be pickled (a protocol class defined inside a function) is a
+    one-line error before anything runs."""
+    try:
+        return pickle.dumps(job)
+    except Exception as exc:
+        raise RunSetupError(
+            f"{job.protocol.name}: the run cannot be sent to worker processes ({type(exc).__name__}: {exc}); "
+            "define the protocol and its items at module level, or run in one process"
+        ) from None
+
+
+def exit_text(code: int | None) -> str:
+    if code is not None and code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit status {code}"
+
+
+class _Worker:
+    """The parent's side of one worker process."""
+
+    def __init__(self, index: int, proc: subprocess.Popen[bytes], conn: Connection) -> None:
+        self.index = index
+        self.proc = proc
+        self.conn = conn
+        self.in_flight: dict[str, None] = {}  # sessions dealt to it that have not ended, in order
+        self.alive = True
+        self.finishing = False  # told that no further session comes
+        self.limits: Limits = {}
+
+    def send(self, message: tuple[Any, ...]) -> None:
+        with contextlib.suppress(OSError):  # it died: its end of the socket is gone, its reader says "eof"
+            self.conn.send(message)
+
+    def describe(self) -> str:
+        return f"worker process {self.index + 1} (pid {self.proc.pid})"
+
+
+Events = asyncio.Queue[tuple[_Worker, tuple[Any, ...]]]  # (worker, message) as the parent receives them
+
+
+def _listen(worker: _Worker, loop: asyncio.AbstractEventLoop, events: Events) -> None:
+    """Every message the worker sends, onto the parent's event queue as it arrives; "eof" when it is gone. Read
+    by the event loop itself (no thread per worker contending for the GIL): a message is one or two writes of the
+    worker's, so a read that has begun waits for at most the rest of one message."""
+    fd = worker.conn.fileno()
+
+    def readable() -> None:
+        try:
+            while worker.conn.poll():
+                events.put_nowait((worker, worker.conn.recv()))
+        except (EOFError, OSError):
+            loop.remove_reader(fd)
+            events.put_nowait((worker, ("eof",)))
+        except Exception as exc:  # a message that does not unpickle: the worker is broken
+            events.put_nowait((worker, ("crash", None, f"{type(exc).__name__}: {exc}")))
+
+    loop.add_reader(fd, readable)
+
+
+def _start(index: int, setup: Sequence[bytes]) -> _Worker:
+    mine, theirs = socket.socketpair()
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _WORKER, str(theirs.fileno())],
+            pass_fds=(theirs.fileno(),),
+            stdin=subprocess.DEVNULL,
+            stdout=sys.__stderr__.fileno() if sys.__stderr__ is not None else subprocess.DEVNULL,  # not --json's
+            process_group=0,  # Ctrl-C at the terminal is the parent's to handle
+        )
+    except OSError as exc:
+        mine.close()
+        raise RunSetupError(f"cannot start worker processes: {exc.strerror or exc}") from None
+    finally:
+        theirs.close()
+    worker = _Worker(index, proc, Connection(mine.detach()))
+    for part in setup:
+        worker.conn.send_bytes(part)
+    return worker
+
+
+async def run_in_processes(
+    job: SessionJob, pending: Sequence[tuple[BaseModel, str]], count: int, tally: Tally, header: RunHeader
+) -> None:
+    """Run the ``pending`` sessions in ``count`` worker processes; ``header`` is written once every worker has
+    built its clients (a spec that cannot start fails the run before the transcript gets anything)."""
+    setup = (pickle.dumps(list(sys.path)), pickled(job))
+    loop = asyncio.get_running_loop()
+    events: Events = asyncio.Queue()
+    workers: list[_Worker] = []
+    done = False
+    try:
+        for index in range(count):
+            worker = _start(index, setup)
+            workers.append(worker)
+            _listen(worker, loop, events)
+        await _until_ready(workers, events)
+        with MaskingWriter(job.out, shared=True) as writer:
+            writer.write(header)
+        await _deal(job, iter(pending), workers, tally, events)
+        done = True
+    finally:
+        for worker in workers:
+            loop.remove_reader(worker.conn.fileno())
+        _stop(workers, cancel=not done)
+
+
+async def _until_ready(workers: list[_Worker], events: Events) -> None:
+    waiting = len(workers)
+    while waiting:
+        worker, message = await events.get()
+        if message[0] == "ready":
+            waiting -= 1
+        elif message[0] == "failed":
+            raise RunSetupError(message[1])
+        elif message[0] == "eof":
+            code = await asyncio.get_running_loop().run_in_executor(None, worker.proc.wait)
+            raise RunSetupError(f"{worker.describe()} ended as it started ({exit_text(code)}); see the errors above")
+
+
+async def _deal(
+    job: SessionJob,
+    pending: Any,
+    workers: list[_Worker],
+    tally: Tally,
+    events: Events,
+) -> None:
+    """Deal sessions out and take the workers' reports until every worker has ended."""
+    tally.limits = lambda: merge_limits(w.limits for w in workers if w.alive)
+    exhausted = False
+
+    def deal(worker: _Worker) -> None:
+        nonlocal exhausted
+        while worker.alive and not worker.finishing and len(worker.in_flight) < job.concurrency:
+            following = None if exhausted else next(pending, None)
+            if following is None or not tally.start():
+                exhausted = exhausted or following is None
+                worker.finishing = True
+                worker.send(("finish",))
+                return
+            item, sid = following
+            worker.in_flight[sid] = None
+            worker.send(("run", sid, item))
+
+    for worker in workers:
+        deal(worker)
+    loop = asyncio.get_running_loop()
+    while any(w.alive for w in workers):
+        worker, message = await events.get()
+        kind = message[0]
+        if kind == "end":
+            _, sid, verdict, error = message
+            worker.in_flight.pop(sid, None)
+            tally.end(sid, _verdict(verdict), error)
+            if tally.stopped:  # the error budget is spent: no worker gets another session
+                for other in workers:
+                    deal(other)
+            else:
+                deal(worker)
+        elif kind == "retry":
+            tally.retry()
+        elif kind == "limits":
+            worker.limits = message[1]
+            tally.show()
+        elif kind == "warning":
+            category = getattr(builtins, message[1], None)
+            is_warning = isinstance(category, type) and issubclass(category, Warning)
+            warnings.warn(message[2], category if is_warning else UserWarning, stacklevel=1)
+        elif kind == "crash":  # an exception outside any session: a bug, as it would be in one process
+            raise RuntimeError(f"{worker.describe()}: {message[2]}")
+        elif kind == "eof":
+            worker.alive = False
+            code = await loop.run_in_executor(None, worker.proc.wait)
+            for sid in list(worker.in_flight):
+                tally.end(sid, error=f"{worker.describe()} died ({exit_text(code)}) while this session ran")
+            worker.in_flight.clear()
+            for other in workers:  # its failed sessions may have spent the error budget
+                if tally.stopped:
+                    deal(other)
+            if not any(w.alive for w in workers) and not exhausted and not tally.stopped:
+                if next(pending, None) is None:
+                    exhausted = True
+                else:  # nobody is left to run the rest: a re-run resumes them (and the dead workers' sessions)
+                    tally.stop(f"every worker process died (the last: {exit_text(code)})")
+
+
+def _verdict(text: str | None) -> Verdict | None:
+    return Verdict.model_validate_json(text) if text is not None else None
+
+
+def _stop(workers: list[_Worker], *, cancel: bool) -> None:
+    """Every worker ended: asked to cancel its sessions when the run did not finish (Ctrl-C, an error), given
+    ``STOP_WAIT_S`` to close its clients and its transcript, then killed. Runs before the transcript lock is
+    released, so no worker outlives the lock."""
+    if cancel:
+        for worker in workers:
+            if worker.proc.poll() is None:
+                worker.send(("cancel",))
+    deadline = time.monotonic() + STOP_WAIT_S
+    for worker in workers:
+        try:
+            worker.proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            worker.proc.kill()
+            worker.proc.wait()
+        with contextlib.suppress(OSError):
+            worker.conn.close()
+
+
+# ----------------------------------------------------------------------------------------- the worker's side
+
+
+def worker_main() -> None:
+    """A worker process: ``python -c`` with its socket's file descriptor as the only argument."""
+    conn = Connection(int(sys.argv[1]))
+    sys.path[:] = pickle.loads(conn.recv_bytes())  # the parent's: its protocol's module is importable here too
+    try:
+        job: SessionJob = pickle.loads(conn.recv_bytes())
+    except Exception as exc:
+        conn.send(("failed", f"a worker process cannot read the run: {type(exc).__name__}: {exc}"))
+        return
+    sys.exit(asyncio.run(_serve(job, conn)))
+
+
+async def _serve(job: SessionJob, conn: Connection) -> int:
+    lock = threading.Lock()  # messages come from the loop, and warnings from threads that read long replies
+
+    def send(message: tuple[Any, ...]) -> None:
+        with lock, contextlib.suppress(OSError):  # the parent is gone: the inbox says so
+            conn.send(message)
+
+    pool = ModelPool()
+    try:
+        await start_clients(pool, job.bound, {})
+    except Exception as exc:
+        send(("failed", str(exc) if isinstance(exc, VoirdireError) else f"{type(exc).__name__}: {exc}"))
+        return 0
+    replies = ResponseCache(job.cache) if job.cache is not None else None
+    writer = MaskingWriter(job.out, shared=True)
+    runner = SessionRunner(job, pool, {}, replies, on_retry=lambda *_: send(("retry",)))
+    shown: set[str] = set()
+
+    def forward(message: Warning | str, category: type[Warning], *rest: object, **kw: object) -> None:
+        text = str(message)
+        if text not in shown:  # the parent shows it (once); the same warning of every session is sent once
+            shown.add(text)
+            send(("warning", category.__name__, text))
+
+    warnings.showwarning = forward  # type: ignore[assignment]
+    loop = asyncio.get_running_loop()
+    inbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+
+    def receive() -> None:  # a thread, so the parent's messages are read even while this loop is busy
+        while True:
+            try:
+                message = conn.recv()
+            except (EOFError, OSError):  # the parent is gone (killed): stop as on Ctrl-C
+                message = ("cancel",)
+            try:
+                loop.call_soon_threadsafe(inbox.put_nowait, message)
+            except RuntimeError:
+                return
+            if message[0] == "cancel":
+                return
+
+    threading.Thread(target=receive, daemon=True).start()
+    tasks: set[asyncio.Task[None]] = set()
+
+    async def one(sid: str, item: BaseModel) -> None:
+        try:
+            outcome = await runner.run(item, sid, writer)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            traceback.print_exc()
+            send(("crash", sid, f"{type(exc).__name__}: {exc}"))
+            return
+        verdict = outcome.verdict.model_dump_json() if outcome.verdict is not None and job.keep_verdicts else None
+        send(("end", sid, verdict, outcome.error))
+
+    async def report_limits() -> None:
+        last: Limits = {}
+        while True:
+            now = endpoint_limits()
+            if now != last:
+                send(("limits", now))
+                last = now
+            await asyncio.sleep(LIMITS_EVERY_S)
+
+    def ended(task: asyncio.Task[None]) -> None:
+        tasks.discard(task)
+        inbox.put_nowait(("idle",))
+
+    reporter = asyncio.create_task(report_limits())
+    send(("ready",))
+    finishing = False
+    try:
+        while not (finishing and not tasks):
+            message = await inbox.get()
+            if message[0] == "run":
+                task = asyncio.create_task(one(message[1], message[2]))
+                tasks.add(task)
+                task.add_done_callback(ended)
+            elif message[0] == "finish":
+                finishing = True
+            elif message[0] == "cancel":
+                break
+    finally:
+        for task in (*tasks, reporter):
+            task.cancel()
+        await asyncio.gather(*tasks, reporter, return_exceptions=True)
+        await pool.close()
+        writer.close()
+    return 0
