@@ -19,6 +19,7 @@ import pytest
 from tests.chaos.conftest import chaos_cli, questions  # noqa: F401  (chaos_cli: a fixture of the CLI test)
 from tests.chaos.protocol import Chaos, ChaosParams, Question, replies
 from tests.chaos.server import ChaosServer, at_rates
+from voirdire.api import arun
 from voirdire.cli import main
 from voirdire.models import RoleSettings, ScriptedChatCompletionClient
 from voirdire.runner import RunResult, RunSetupError, run_protocol
@@ -81,10 +82,12 @@ async def test_two_workers_give_one_process_s_verdicts_in_one_transcript(tmp_pat
 
 async def test_keep_verdicts_false_keeps_them_in_the_transcript_only(tmp_path: Path) -> None:
     roles, qs = script(tmp_path), items(6)
-    for workers in (1, 2):
-        out = tmp_path / f"t{workers}.jsonl"
-        result = await run_protocol(Chaos(), qs, out=out, roles=roles, workers=workers, keep_verdicts=False)
-        assert result.verdicts == {} and not result.errors and len(load(out).finished()) == 6
+    result = await run_protocol(Chaos(), qs, out=tmp_path / "t1.jsonl", roles=roles, keep_verdicts=False)
+    assert result.verdicts == {} and not result.errors and len(load(tmp_path / "t1.jsonl").finished()) == 6
+    # The Python API passes the executor options on.
+    out = tmp_path / "t2.jsonl"
+    result = await arun(Chaos(), qs, out=out, models={"*": roles["*"]}, workers=2, keep_verdicts=False)
+    assert result.verdicts == {} and not result.errors and len(load(out).finished()) == 6
 
 
 class DyingParams(ChaosParams):

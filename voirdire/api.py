@@ -102,6 +102,10 @@ async def arun(
     dataset: str | None = None,
     cache: str | Path | None = None,
     max_errors: int | str | ErrorBudget | None = None,
+    workers: int = 1,
+    executor: str = "local",
+    ray_address: str | None = None,
+    keep_verdicts: bool = True,
     **params: Any,
 ) -> RunResult:
     """Run a protocol (a registered name, or an instance) on ``items`` (items, or records its
@@ -109,7 +113,10 @@ async def arun(
 
     An existing ``out`` is resumed: its finished sessions are kept and skipped. ``fresh=True`` (the same as
     ``resume=False``) deletes it first. ``cache`` is a JSONL file of replies to reuse, ``max_errors`` stops the
-    run once more sessions failed (``5`` or ``"10%"``)."""
+    run once more sessions failed (``5`` or ``"10%"``). ``workers=N`` runs the sessions in N processes,
+    ``executor="ray"`` on Ray actors (``ray_address``: a cluster to join), as ``run_protocol`` says: their roles
+    need model specs (``models``), not ``clients``. ``keep_verdicts=False`` leaves ``RunResult.verdicts`` empty
+    for runs too big to hold them (the transcript has them)."""
     proto = protocol(name, **params) if isinstance(name, str) else name
     _check_roles(proto, models, clients)
     ready = [it if isinstance(it, BaseModel) else proto.item_from_record(dict(it)) for it in items]
@@ -124,6 +131,10 @@ async def arun(
         dataset=dataset,
         cache=cache,
         max_errors=max_errors,
+        workers=workers,
+        executor=executor,
+        ray_address=ray_address,
+        keep_verdicts=keep_verdicts,
     )
 
 
@@ -157,7 +168,21 @@ def run_dataset(name: str | Protocol[Any, Any], path: str | Path, **kwargs: Any)
     return _sync(arun_dataset(name, path, **kwargs), "arun_dataset")
 
 
-_RUN_OPTIONS = frozenset({"models", "clients", "concurrency", "fresh", "resume", "cache", "max_errors"})
+_RUN_OPTIONS = frozenset(
+    {
+        "models",
+        "clients",
+        "concurrency",
+        "fresh",
+        "resume",
+        "cache",
+        "max_errors",
+        "workers",
+        "executor",
+        "ray_address",
+        "keep_verdicts",
+    }
+)
 
 
 async def aexamine(
