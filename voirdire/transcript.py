@@ -326,24 +326,40 @@ def reading_order(events: Iterable[Any]) -> list[Any]:
 def read_lines(path: str | Path) -> Iterator[RunHeader | _Event]:
     """Parse every record; a torn *last* line is skipped, any other bad line raises naming file:line.
 
-    Lines are decoded one by one, so a crash in the middle of a multi-byte character only tears the last line.
+    The file is read line by line, never whole, so reading a transcript takes the memory of one line; a line is
+    parsed once the next non-blank one is seen (or the end), so that only the last can be taken for torn. Lines are
+    decoded one by one, so a crash in the middle of a multi-byte character only tears the last line.
     """
     path = Path(path)
     if not path.exists():
         raise TranscriptError(f"{path}: no such transcript")
     if path.is_dir():
         raise TranscriptError(f"{path}: is a folder, not a transcript file")
-    raw_lines = path.read_bytes().split(b"\n")
-    last = max((i for i, s in enumerate(raw_lines) if s.strip()), default=-1)
-    for i, raw in enumerate(raw_lines):
-        if not raw.strip():
-            continue
-        try:
-            yield _LINE.validate_python(json.loads(raw.decode("utf-8")))
-        except (UnicodeDecodeError, json.JSONDecodeError, ValidationError) as exc:
-            if i == last and not isinstance(exc, ValidationError) and raw.lstrip().startswith(b"{"):
-                return  # a record torn at the end of a file still being written, or crashed mid-line
-            raise TranscriptError(f"{path}:{i + 1}: not a transcript record ({_why(exc)})") from None
+    with path.open("rb") as fh:
+        pending: tuple[int, bytes] | None = None  # the last non-blank line seen, not parsed yet
+        for i, raw in enumerate(fh):
+            if not raw.strip():
+                continue
+            if pending is not None:
+                yield _parse_line(path, *pending, last=False)
+            pending = (i, raw)
+        if pending is not None:
+            record = _parse_line(path, *pending, last=True)
+            if record is not None:
+                yield record
+
+
+iter_records = read_lines
+"""The records of a transcript file, one at a time, as ``read_lines`` reads them (the name reports use)."""
+
+
+def _parse_line(path: Path, i: int, raw: bytes, *, last: bool) -> Any:
+    try:
+        return _LINE.validate_python(json.loads(raw.decode("utf-8")))
+    except (UnicodeDecodeError, json.JSONDecodeError, ValidationError) as exc:
+        if last and not isinstance(exc, ValidationError) and raw.lstrip().startswith(b"{"):
+            return None  # a record torn at the end of a file still being written, or crashed mid-line
+        raise TranscriptError(f"{path}:{i + 1}: not a transcript record ({_why(exc)})") from None
 
 
 def _why(exc: Exception) -> str:
@@ -399,9 +415,19 @@ def load(path: str | Path) -> Transcript:
     A session may have been attempted by several runs (resume after a crash); the attempt that reached a verdict
     wins, else the latest attempt, so events of an abandoned attempt never mix with a finished one.
     """
+    return _assemble(path, read_lines(path))
+
+
+def load_session(path: str | Path, session_id: str) -> Transcript:
+    """The transcript with one session only (``load``'s attempt of it), read without holding the others: what a
+    command shows of one session of a long run."""
+    return _assemble(path, (r for r in read_lines(path) if isinstance(r, RunHeader) or r.session_id == session_id))
+
+
+def _assemble(path: str | Path, records: Iterable[RunHeader | _Event]) -> Transcript:
     headers: list[RunHeader] = []
     attempts: dict[str, dict[str, list[_Event]]] = {}
-    for rec in read_lines(path):
+    for rec in records:
         if isinstance(rec, RunHeader):
             headers.append(rec)
         else:
