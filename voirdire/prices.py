@@ -1,0 +1,191 @@
+"""What model calls cost: a price table (USD per million prompt and completion tokens) and how a transcript's
+model label finds its price.
+
+The table ships as ``voirdire/prices.toml``; a user's own file (``--prices FILE``, or the ``VOIRDIRE_PRICES``
+environment variable) overrides and extends it entry by entry. Models that run here (``local``, ``scripted:``,
+``human``) are free; a model the table does not name has an *unknown* price, never a price of 0, so a report
+says its cost is unknown rather than printing a wrong one.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from voirdire.errors import VoirdireError
+
+PACKAGED = Path(__file__).with_name("prices.toml")
+ENV = "VOIRDIRE_PRICES"
+_KEYS = ("input", "output")
+
+# Clients given in code whose replies cost nothing: voirdire's scripted and human clients, the embedded llama.cpp
+# model, and autogen's replay client (tests and demos). Their labels are ``client:<type>[:<model>]``.
+_FREE_CLIENTS = {
+    "ScriptedChatCompletionClient": "scripted",
+    "ReplayChatCompletionClient": "scripted",
+    "HumanClient": "human",
+    "LlamaCppClient": "local",
+}
+
+
+class PriceError(VoirdireError, ValueError):
+    """A price file that cannot be used; the message names the file and the line or key."""
+
+
+@dataclass(frozen=True)
+class Price:
+    """USD per million tokens."""
+
+    input: float
+    output: float
+
+    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
+        return (prompt_tokens * self.input + completion_tokens * self.output) / 1e6
+
+
+@dataclass(frozen=True)
+class Pricing:
+    """How one model label is priced: ``free`` (it runs here: ``kind`` says how), a ``price``, or neither (unknown;
+    ``name`` is the model name that was looked up)."""
+
+    label: str
+    name: str
+    price: Price | None = None
+    free: str | None = None
+
+    @property
+    def known(self) -> bool:
+        return self.free is not None or self.price is not None
+
+
+def model_name(label: str) -> tuple[str, str | None]:
+    """The model name a label is priced by, and the kind of a model that runs here (None for one billed).
+
+    Labels are what transcripts record (``voirdire.models.spec.spec_label``): ``openai:NAME`` (``@URL`` when
+    OPENAI_BASE_URL is set), ``openai-compatible:NAME@URL``, ``local[:PATH]``, ``scripted:FILE``, ``human``, and
+    ``client:TYPE[:MODEL]`` for a client given in code."""
+    kind, sep, rest = label.partition(":")
+    if label == "human" or (kind in ("local", "scripted") and (sep or kind == "local")):
+        return label, kind
+    if kind in ("openai", "openai-compatible") and rest:
+        at = re.match(r"(.+?)@(https?://.*)$", rest)
+        return (at.group(1) if at else rest), None
+    if kind == "client" and rest:
+        client, _, model = rest.partition(":")
+        if client in _FREE_CLIENTS:
+            return label, _FREE_CLIENTS[client]
+        return (model or label), None
+    return label, None
+
+
+class Prices:
+    """Model name (or whole label) -> ``Price``."""
+
+    def __init__(self, table: Mapping[str, Price] | None = None) -> None:
+        self.table: dict[str, Price] = dict(table or {})
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.table
+
+    def pricing(self, label: str) -> Pricing:
+        name, free = model_name(label)
+        if free is not None:
+            return Pricing(label=label, name=name, free=free)
+        # A whole label wins over its model name: one endpoint of a self-hosted model can be priced on its own.
+        price = self.table.get(label) or self.table.get(name)
+        return Pricing(label=label, name=name, price=price)
+
+    def updated(self, other: Prices) -> Prices:
+        return Prices({**self.table, **other.table})
+
+
+def read_prices(path: str | Path) -> Prices:
+    """A price file: ``[models]`` with ``NAME = { input = USD, output = USD }`` per million tokens."""
+    import tomllib
+
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise PriceError(f"{path}: price file not found") from None
+    except IsADirectoryError:
+        raise PriceError(f"{path}: is a folder, not a price file") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise PriceError(f"{path}:{line}: not UTF-8 text (byte 0x{raw[exc.start]:02x}); save it as UTF-8") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:  # "Expected '=' ... (at line 2, column 5)" -> prices.toml:2: ...
+        at = re.search(r" \(at line (\d+), column (\d+)\)$", str(exc))
+        where, problem = (f":{at.group(1)}", f"{str(exc)[: at.start()]} (column {at.group(2)})") if at else ("", exc)
+        raise PriceError(f"{path}{where}: invalid TOML: {problem}") from None
+    for key, value in data.items():
+        if key != "models":
+            close = difflib.get_close_matches(key, ["models"], n=1)
+            hint = " (did you mean 'models'?)" if close else ""
+            raise PriceError(
+                f"{_where(path, text, key)}: unknown {'table' if isinstance(value, dict) else 'key'} {key!r}{hint}; "
+                "a price file holds [models] with NAME = { input = USD, output = USD } per million tokens"
+            )
+    models = data.get("models", {})
+    if not isinstance(models, dict):
+        raise PriceError(f"{_where(path, text, 'models')}: models must be a table [models], not a value")
+    table: dict[str, Price] = {}
+    for name, entry in models.items():
+        where = f"{_where(path, text, name)}: models.{_quoted(name)}"
+        if not isinstance(entry, dict):
+            raise PriceError(f"{where}: expected {{ input = USD, output = USD }} per million tokens, got {entry!r}")
+        for key in entry:
+            if key not in _KEYS:
+                close = difflib.get_close_matches(key, _KEYS, n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise PriceError(f"{where}: unknown key {key!r}{hint}; known keys: input, output")
+        values = []
+        for key in _KEYS:
+            if key not in entry:
+                raise PriceError(f"{where}: {key} is missing (USD per million {_TOKENS[key]} tokens)")
+            v = entry[key]
+            # bool is an int to Python, and a price of `true` is a typo, not a number
+            if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or v < 0:
+                raise PriceError(f"{where}: {key} must be a number of USD per million tokens, at least 0, got {v!r}")
+            values.append(float(v))
+        table[name] = Price(*values)
+    return Prices(table)
+
+
+_TOKENS = {"input": "prompt", "output": "completion"}
+
+
+def _quoted(name: str) -> str:
+    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else f'"{name}"'
+
+
+def _where(path: Path, text: str, key: str) -> str:
+    """``file:line`` of the first line that defines ``key`` (as a key or a table name), else ``file``."""
+    k = re.escape(key)
+    pattern = re.compile(rf"""^\s*(\[\s*(models\s*\.\s*)?)?("{k}"|'{k}'|{k})\s*[=\].]""")
+    for n, line in enumerate(text.splitlines(), 1):
+        if pattern.match(line):
+            return f"{path}:{n}"
+    return str(path)
+
+
+def load_prices(path: str | Path | None = None, *, env: Mapping[str, str] | None = None) -> Prices:
+    """The packaged table, updated by the file ``$VOIRDIRE_PRICES`` names, then by ``path`` (``--prices``)."""
+    env = os.environ if env is None else env
+    prices = read_prices(PACKAGED)
+    if env.get(ENV):
+        try:
+            prices = prices.updated(read_prices(env[ENV]))
+        except PriceError as exc:  # say where the file name came from: nothing on the command line names it
+            raise PriceError(f"{exc} (the file {ENV} names)") from None
+    if path is not None:
+        prices = prices.updated(read_prices(path))
+    return prices
