@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from voirdire.errors import VoirdireError
 from voirdire.options import ParamsCLI
 from voirdire.protocol import Protocol
-from voirdire.report import Report
+from voirdire.report import Report, ReportFold, as_fold
 from voirdire.transcript import Transcript
 
 ENTRY_POINT_GROUP = "voirdire.protocols"
@@ -82,11 +82,18 @@ class Registration:
 
     protocol: type[Protocol[Any, Any]]
     report: Callable[[Transcript], Report]
+    """``report(transcript)``: a ``voirdire.report.ReportFold`` (the built-in protocols'), which commands stream a
+    transcript through, or a plain function of a loaded transcript."""
     cli: CommandSpec = field(default_factory=CommandSpec)
 
     @property
     def name(self) -> str:
         return self.protocol.name
+
+    @property
+    def fold(self) -> ReportFold[Any, Any]:
+        """The report as a fold over sessions (a plain function is wrapped: it still sees the whole transcript)."""
+        return as_fold(self.report)
 
 
 @cache

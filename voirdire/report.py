@@ -1,18 +1,83 @@
-"""The report contract: ``report(transcript) -> Report`` for every protocol.
+"""The report contract: every protocol's report is a fold over a transcript's records.
 
-``Report`` holds what any transcript can say about its run (sessions, verdicts, errors, parse failures per role
-and prompt); a protocol's report subclasses it with its paper's metrics and extends ``text``. ``voirdire report``
-finds the protocol's report through the registry, so it works on any protocol's transcript.
+``ReportBuilder.add(record)`` takes a transcript's records one at a time (``voirdire.transcript.iter_records``). It
+holds a session's events only while that session is open; when the session ends (its verdict, or an error) they
+are handed, as one ``SessionRecord``, to the protocol's ``ReportFold.session``, which keeps a small value (a few
+counts, a row, a score per item), and dropped. ``ReportFold.finish`` turns the values into the report. So memory
+does not grow with the events a run wrote, only with the small values, and ``voirdire report`` reads a transcript of
+any length.
+
+The numbers are those of the whole transcript loaded (``voirdire.transcript.load``): a session attempted by several
+runs (a resume) counts once, by the last attempt that reached a verdict, else by its latest attempt; its events in
+``seq`` order; sessions in the order they first appear; a torn last line is skipped. A file the runner cannot have
+written that way (a session's events after its verdict, as in a file appended to itself) is read whole instead, so
+the numbers never differ.
+
+``Report`` holds what any transcript can say (sessions, verdicts, errors, parse failures per role and prompt, and
+model calls, tokens and cost per role); a protocol's report subclasses it with its paper's metrics and extends
+``text``. ``voirdire report`` finds the protocol's fold through the registry, so it works on any protocol's
+transcript. A protocol module keeps ``report(transcript)``: a ``ReportFold`` is called with a loaded transcript.
 """
 
 from __future__ import annotations
 
+import contextlib
+import itertools
+import sys
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, Field
 
-from voirdire.transcript import Message, ParseFailure, SessionRecord, Transcript
+from voirdire.prices import Prices, load_prices, model_name
+from voirdire.transcript import (
+    ErrorEvent,
+    Message,
+    ModelCall,
+    ParseFailure,
+    RunHeader,
+    SessionRecord,
+    SessionStart,
+    Transcript,
+    Verdict,
+    iter_records,
+    load,
+)
+
+
+class Usage(BaseModel):
+    """Model calls of one role (or of the whole transcript), their tokens and what they cost.
+
+    Every model call the transcript records counts, including those of an attempt a resume later replaced: they
+    were paid for. Replies from voirdire's response cache (``cached``) cost nothing; their tokens are counted
+    apart. A coalesced call was answered by an identical request of the same session and carries no tokens."""
+
+    models: list[str] = Field(default_factory=list, description="model labels as the transcript records them")
+    calls: int = 0
+    requests: int = Field(0, description="requests (or generations) sent; 0 for cached and coalesced calls")
+    prompt_tokens: int = Field(0, description="prompt tokens of the calls a model answered (billed)")
+    completion_tokens: int = Field(0, description="completion tokens of the calls a model answered (billed)")
+    cached_calls: int = 0
+    cached_prompt_tokens: int = Field(0, description="tokens the cached replies once took; not billed again")
+    cached_completion_tokens: int = 0
+    coalesced_calls: int = 0
+    cost_usd: float | None = Field(
+        None, description="USD; None when unknown (a billed model without a price). For the total: the priced part"
+    )
+    cost_partial: bool = Field(False, description="the total leaves out models without a price (see unpriced)")
+    free: list[str] = Field(default_factory=list, description="models that run here and cost nothing")
+    unpriced: list[str] = Field(default_factory=list, description="billed models the price table does not name")
+
+    def add(self, other: Usage) -> None:
+        for name in ("calls", "requests", "prompt_tokens", "completion_tokens", "cached_calls",
+                     "cached_prompt_tokens", "cached_completion_tokens", "coalesced_calls"):  # fmt: skip
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for name in ("models", "free", "unpriced"):
+            seen = getattr(self, name)
+            seen.extend(m for m in getattr(other, name) if m not in seen)
 
 
 class Report(BaseModel):
@@ -27,10 +92,12 @@ class Report(BaseModel):
         default_factory=dict, description="'role · prompt' -> parse failures recorded in finished and open sessions"
     )
     replies: dict[str, int] = Field(default_factory=dict, description="'role · prompt' -> replies received")
+    usage: dict[str, Usage] = Field(default_factory=dict, description="role -> model calls, tokens and cost")
+    total_usage: Usage | None = Field(None, description="every role's model calls, tokens and cost together")
 
     def text(self) -> str:
         """The report as a person reads it."""
-        return "\n".join(self.summary_lines())
+        return "\n".join([*self.summary_lines(), *self.usage_lines()])
 
     def summary_lines(self) -> list[str]:
         lines = [f"{self.protocol}: {self.sessions} sessions, {self.verdicts} verdicts, {self.errors} errors"]
@@ -45,6 +112,334 @@ class Report(BaseModel):
             total = self.replies.get(key, 0)
             parts.append(f"{key} {failed}/{total} ({100 * failed / total:.0f}%)" if total else f"{key} {failed}")
         return ", ".join(parts)
+
+    def usage_lines(self) -> list[str]:
+        """Tokens and requests, then the cost in total and per role; nothing when no model was called."""
+        t = self.total_usage
+        if t is None or not t.calls:
+            return []
+        calls = f"{t.calls:,} calls"
+        if t.cached_calls:
+            tokens = f"{t.cached_prompt_tokens:,} + {t.cached_completion_tokens:,} tokens"
+            calls += f": {t.cached_calls:,} cached ({tokens}, free)"
+        if t.coalesced_calls:
+            calls += f"{',' if t.cached_calls else ':'} {t.coalesced_calls:,} coalesced"
+        roles = ", ".join(f"{role} {_cost_of_role(u)}" for role, u in self.usage.items())
+        return [
+            f"tokens: {t.prompt_tokens:,} prompt + {t.completion_tokens:,} completion in {t.requests:,} requests "
+            f"({calls})",
+            f"cost: {_cost_total(t)} · by role: {roles}",
+        ]
+
+
+def _usd(x: float) -> str:
+    return f"${x:,.2f}" if x >= 10 else f"${x:.4f}"
+
+
+def _names(labels: Iterable[str]) -> str:
+    """Model names as a price file keys them (``gpt-4o-mini``, not ``openai:gpt-4o-mini@https://...``)."""
+    return ", ".join(dict.fromkeys(model_name(label)[0] for label in labels))
+
+
+def _kinds(labels: Iterable[str]) -> str:
+    """What free models are: local, scripted, human."""
+    return ", ".join(dict.fromkeys(model_name(label)[1] or label for label in labels))
+
+
+def _cost_total(u: Usage) -> str:
+    if u.free and u.free == u.models:
+        return f"free ({_kinds(u.free)})"
+    if u.cost_usd is None:
+        return f"unknown (no price for {_names(u.unpriced)}; give one with --prices FILE)"
+    if u.cost_partial:
+        return f"at least {_usd(u.cost_usd)} (partial: no price for {_names(u.unpriced)}; give one with --prices FILE)"
+    return _usd(u.cost_usd)
+
+
+def _cost_of_role(u: Usage) -> str:
+    if u.cost_usd is None:
+        return f"unknown (no price for {_names(u.unpriced)})"
+    if u.free and u.free == u.models:
+        return f"free ({_kinds(u.free)})"
+    return f"{_usd(u.cost_usd)} ({_names(u.models)})"
+
+
+# ----------------------------------------------------------------------------------------- the fold
+
+
+V = TypeVar("V")
+R = TypeVar("R", bound=Report)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a fold's ``finish`` knows besides its sessions' values: the run headers and the counts every report
+    shares (``Report(**ctx.counts, ...)``)."""
+
+    headers: Sequence[RunHeader]
+    counts: dict[str, Any]
+    path: str | None = None
+
+    @property
+    def header(self) -> RunHeader | None:
+        """The last run header, as ``Transcript.header``."""
+        return self.headers[-1] if self.headers else None
+
+
+@dataclass(frozen=True)
+class ReportFold(Generic[V, R]):
+    """A protocol's report as a fold: ``session`` turns one finished (or abandoned) session into a small value --
+    never its events --, ``finish`` turns the values, in session order, into the report.
+
+    Calling it with a loaded ``Transcript`` gives that transcript's report (the ``report(transcript)`` every
+    protocol module has); ``report_file`` streams a file through it."""
+
+    session: Callable[[SessionRecord], V]
+    finish: Callable[[Sequence[V], Context], R]
+
+    def __call__(self, transcript: Transcript, *, prices: Prices | None = None) -> R:
+        builder = ReportBuilder(self, prices=prices)
+        builder.headers.extend(transcript.headers)
+        for s in transcript.sessions.values():
+            builder.add_session(s)
+        return builder.report(path=transcript.path)  # type: ignore[return-value]
+
+    def of_sessions(self, sessions: Iterable[SessionRecord], header: RunHeader | None = None) -> R:
+        """The report of some sessions (no path, no model usage): what the protocols' ``score(sessions)`` give."""
+        sessions = list(sessions)
+        values = [self.session(s) for s in sessions]
+        return self.finish(values, Context(headers=[header] if header else [], counts=counts(sessions)))
+
+
+def category(value: Any) -> Any:
+    """One copy of a categorical string (a decision, a label, a system's name) however many sessions a fold keeps
+    it for (``sys.intern``); any other value as it is."""
+    return sys.intern(value) if type(value) is str else value
+
+
+class _Reread(Exception):
+    """The records cannot be folded as they come (see ``report_file``); read the file whole."""
+
+
+# One session as the fold keeps it, a plain tuple (the smallest object that holds them): whether the attempt that
+# counts has a verdict, its order of first appearance, the run ids of the session's closed attempts, its shared
+# counts (see ``_session_counts``) and the protocol's value. Runs and counts are shared between sessions.
+_Slot = tuple[bool, int, tuple[str, ...], tuple[Any, ...], Any]
+_VERDICT, _ORDER, _RUNS, _COUNTS, _VALUE = range(5)
+
+
+# indices into a (role, model) tally
+_CALLS, _REQUESTS, _PROMPT, _COMPLETION, _CACHED, _CACHED_PROMPT, _CACHED_COMPLETION, _COALESCED = range(8)
+
+
+@dataclass
+class ReportBuilder:
+    """Feed it records (``add``), or sessions of a loaded transcript (``add_session``); ``report`` folds them.
+
+    ``fold`` is a protocol's ``ReportFold``, or a function choosing it from the run header (``voirdire report``,
+    which learns the protocol from the file), or None for the shared counts alone. ``only``: the ids of the
+    sessions to report on, in that order (a command's own items in a transcript that holds more); records of
+    other sessions are skipped, their model calls too."""
+
+    fold: ReportFold[Any, Any] | Callable[[RunHeader | None], ReportFold[Any, Any]] | None = None
+    prices: Prices | None = None
+    only: Sequence[str] | None = None
+    headers: list[RunHeader] = field(default_factory=list)
+    _open: dict[tuple[str, str], tuple[int, list[Any]]] = field(default_factory=dict)
+    _slots: dict[str, _Slot | None] = field(default_factory=dict)  # None: seen, not settled yet
+    _order: Iterable[int] = field(default_factory=itertools.count)
+    _usage: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    _shared: dict[Any, Any] = field(default_factory=dict)  # one copy of each run id, count key, runs and counts
+    _chosen: ReportFold[Any, Any] | None = None
+    _wanted: frozenset[str] | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.fold, ReportFold):
+            self._chosen = self.fold
+        self._wanted = frozenset(self.only) if self.only is not None else None
+
+    # ------------------------------------------------------------------ feeding
+    def add(self, record: Any) -> None:
+        """One record of a transcript file, in file order."""
+        if isinstance(record, RunHeader):
+            self.headers.append(record)
+            # A later run of another protocol: the last header picks the report, so the sessions are read again.
+            if self._chosen is not None and self.fold is not self._chosen and self._pick(record) is not self._chosen:
+                raise _Reread
+            return
+        sid = record.session_id
+        if self._wanted is not None and sid not in self._wanted:
+            return
+        if isinstance(record, ModelCall):
+            self._tally(record)
+        key = (sid, record.run_id)
+        attempt = self._open.get(key)
+        if attempt is None:
+            slot = self._slots.setdefault(sid, None)
+            if slot is not None and record.run_id in slot[_RUNS]:
+                raise _Reread  # an attempt that already ended goes on: not a file the runner wrote
+            attempt = self._open[key] = (next(self._order), [])  # type: ignore[call-overload]
+        attempt[1].append(record)
+        if isinstance(record, Verdict | ErrorEvent):
+            self._close(key)
+
+    def add_session(self, s: SessionRecord) -> None:
+        """One session of a loaded transcript, its attempts already merged."""
+        if self._wanted is not None and s.session_id not in self._wanted:
+            return
+        for e in s.events:
+            if isinstance(e, ModelCall):
+                self._tally(e)
+        self._settle(s, next(self._order))  # type: ignore[call-overload]
+
+    def session_ids(self) -> list[str]:
+        """The sessions seen so far, in order of first appearance."""
+        return list(self._slots)
+
+    # ------------------------------------------------------------------ folding
+    def _pick(self, header: RunHeader | None) -> ReportFold[Any, Any]:
+        if isinstance(self.fold, ReportFold):
+            return self.fold
+        if self.fold is None:
+            return generic_report
+        return self.fold(header)
+
+    def _close(self, key: tuple[str, str]) -> None:
+        order, events = self._open.pop(key)
+        events.sort(key=lambda e: e.seq)
+        start = next((e for e in events if isinstance(e, SessionStart)), None)
+        sid, run_id = key[0], self._share(key[1])
+        # The item id is usually the session id: one string for both, not one more per session a fold keeps.
+        item_id = (sid if start.item_id == sid else start.item_id) if start else None
+        s = SessionRecord.model_construct(
+            session_id=sid,
+            run_id=run_id,
+            item_id=item_id,
+            item=start.item if start else {},
+            events=events,
+        )
+        self._settle(s, order)
+
+    def _settle(self, s: SessionRecord, order: int) -> None:
+        """Keep the attempt that counts, as ``load`` picks it: the last with a verdict, else the latest."""
+        verdict = any(isinstance(e, Verdict) for e in s.events)
+        slot = self._slots.get(s.session_id)
+        runs = self._share((slot[_RUNS] if slot else ()) + (s.run_id,))
+        if slot is not None and (slot[_VERDICT], slot[_ORDER]) > (verdict, order):
+            self._slots[s.session_id] = (*slot[:_RUNS], runs, *slot[_COUNTS:])
+            return
+        if self._chosen is None:
+            if not self.headers:  # sessions before any run header: which protocol reports them is not known yet
+                raise _Reread
+            self._chosen = self._pick(self.headers[-1])
+        value = self._compact(self._chosen.session(s))
+        self._slots[s.session_id] = (verdict, order, runs, self._session_counts(s, verdict), value)
+
+    def _session_counts(self, s: SessionRecord, verdict: bool) -> tuple[Any, ...]:
+        """(verdict, error without a verdict, ((role · prompt, parse failures), ...), ((role · prompt, replies),
+        ...)): shared, since most sessions of a run count alike."""
+        failures: Counter[str] = Counter()
+        replies: Counter[str] = Counter()
+        for e in s.events:
+            if isinstance(e, ParseFailure):
+                failures[f"{e.role} · {e.prompt or 'text'}"] += 1
+            elif isinstance(e, Message) and e.receiver == "moderator":
+                replies[f"{e.sender} · {e.prompt or 'text'}"] += 1
+        error = not verdict and any(isinstance(e, ErrorEvent) for e in s.events)
+        return self._share((verdict, error, tuple(failures.items()), tuple(replies.items())))
+
+    def _share(self, value: Any) -> Any:
+        return self._shared.setdefault(value, value)
+
+    def _compact(self, value: Any) -> Any:
+        """A fold's value with its tuple fields shared (a NamedTuple's: Table 8's numbers, decision variants...):
+        sessions of one run often hold equal ones, and ten thousand copies of ``(1, (1,), 0, False)`` are not
+        needed. Only hashable tuples are shared, so nothing mutable is."""
+        if not (isinstance(value, tuple) and hasattr(value, "_fields")):
+            return value
+        fields = []
+        for x in value:
+            if type(x) is tuple:
+                with contextlib.suppress(TypeError):  # a tuple holding something unhashable (a dict) is kept as it is
+                    x = self._share(x)
+            fields.append(x)
+        return value._make(fields)
+
+    def _tally(self, e: ModelCall) -> None:
+        t = self._usage.setdefault((e.role, e.model), [0] * 8)
+        t[_CALLS] += 1
+        t[_REQUESTS] += e.requests
+        if e.cached:
+            t[_CACHED] += 1
+            t[_CACHED_PROMPT] += e.usage.prompt_tokens
+            t[_CACHED_COMPLETION] += e.usage.completion_tokens
+        else:
+            t[_PROMPT] += e.usage.prompt_tokens
+            t[_COMPLETION] += e.usage.completion_tokens
+        if getattr(e, "coalesced", False):  # a field another change adds to ModelCall; absent in older transcripts
+            t[_COALESCED] += 1
+
+    # ------------------------------------------------------------------ the report
+    def report(self, path: str | None = None) -> Report:
+        """The report of everything added; sessions still open (a crash mid-run) count as they stand."""
+        for key in list(self._open):
+            self._close(key)
+        if self._chosen is None:
+            self._chosen = self._pick(self.headers[-1] if self.headers else None)
+        ids = [sid for sid in self.only if sid in self._slots] if self.only is not None else list(self._slots)
+        slots = [slot for slot in (self._slots[sid] for sid in ids) if slot is not None]  # all settled above
+        failures: Counter[str] = Counter()
+        replies: Counter[str] = Counter()
+        for slot in slots:
+            failures.update(dict(slot[_COUNTS][2]))
+            replies.update(dict(slot[_COUNTS][3]))
+        shared = {
+            "sessions": len(slots),
+            "verdicts": sum(bool(slot[_COUNTS][0]) for slot in slots),
+            "errors": sum(bool(slot[_COUNTS][1]) for slot in slots),
+            "parse_failures": dict(failures),
+            "replies": dict(replies),
+        }
+        values = [slot[_VALUE] for slot in slots]
+        r = self._chosen.finish(values, Context(headers=list(self.headers), counts=shared, path=path))
+        if path is not None:
+            r.transcript = path
+        r.usage, r.total_usage = self.usage()
+        return r
+
+    def usage(self) -> tuple[dict[str, Usage], Usage]:
+        """Per role (in order of first call) and in total, priced by ``prices`` (default: ``load_prices()``)."""
+        prices = self.prices if self.prices is not None else load_prices()
+        roles: dict[str, Usage] = {}
+        total = Usage()
+        for (role, model), t in self._usage.items():
+            u = Usage(
+                models=[model], calls=t[_CALLS], requests=t[_REQUESTS], prompt_tokens=t[_PROMPT],
+                completion_tokens=t[_COMPLETION], cached_calls=t[_CACHED], cached_prompt_tokens=t[_CACHED_PROMPT],
+                cached_completion_tokens=t[_CACHED_COMPLETION], coalesced_calls=t[_COALESCED],
+            )  # fmt: skip
+            pricing = prices.pricing(model)
+            if pricing.free is not None:
+                u.cost_usd, u.free = 0.0, [model]
+            elif pricing.price is not None:
+                u.cost_usd = pricing.price.cost(u.prompt_tokens, u.completion_tokens)
+            elif u.prompt_tokens or u.completion_tokens or u.requests:
+                u.unpriced = [model]  # billed calls with no price: unknown, never 0
+            else:
+                u.cost_usd = 0.0  # only cached or coalesced calls: nothing was billed
+            if role in roles:
+                before = roles[role]
+                cost = None if before.cost_usd is None or u.cost_usd is None else before.cost_usd + u.cost_usd
+                before.add(u)
+                before.cost_usd = cost
+            else:
+                roles[role] = u.model_copy(deep=True)
+            total.add(u)
+            if u.cost_usd is not None:
+                total.cost_usd = (total.cost_usd or 0.0) + u.cost_usd
+        # The total of what is priced; None when nothing is, and marked partial when a billed model has no price.
+        total.cost_partial = bool(total.unpriced) and total.cost_usd is not None
+        return roles, total
 
 
 def counts(sessions: Iterable[SessionRecord]) -> dict[str, object]:
@@ -67,7 +462,56 @@ def counts(sessions: Iterable[SessionRecord]) -> dict[str, object]:
     }
 
 
-def generic_report(transcript: Transcript) -> Report:
-    """The shared part alone: for a protocol that registers no report of its own."""
-    protocol = transcript.header.protocol if transcript.header else "unknown"
-    return Report(protocol=protocol, transcript=transcript.path, **counts(transcript.sessions.values()))  # type: ignore[arg-type]
+def _generic_finish(values: Sequence[None], ctx: Context) -> Report:
+    return Report(protocol=ctx.header.protocol if ctx.header else "unknown", **ctx.counts)
+
+
+generic_report: ReportFold[None, Report] = ReportFold(session=lambda s: None, finish=_generic_finish)
+"""The shared part alone: for a protocol that registers no report of its own."""
+
+
+def as_fold(report: ReportFold[Any, Any] | Callable[[Transcript], Report]) -> ReportFold[Any, Any]:
+    """A registration's report as a fold. A plain ``report(transcript)`` function (a third-party protocol written
+    before folds) is folded by keeping each session whole and calling it at the end: it works, with the memory of
+    a loaded transcript."""
+    if isinstance(report, ReportFold):
+        return report
+
+    def finish(values: Sequence[SessionRecord], ctx: Context) -> Report:
+        sessions = {s.session_id: s for s in values}
+        return report(Transcript(path=ctx.path or "", headers=list(ctx.headers), sessions=sessions))
+
+    return ReportFold(session=lambda s: s, finish=finish)
+
+
+def report_file(
+    path: str | Path,
+    fold: ReportFold[Any, Any] | Callable[[RunHeader | None], ReportFold[Any, Any]] | None = None,
+    *,
+    prices: Prices | None = None,
+    only: Sequence[str] | None = None,
+) -> tuple[Report, ReportBuilder]:
+    """The report of a transcript file, streamed record by record; the builder too (its headers, its session ids).
+
+    A file the runner cannot have written record by record like this -- events of a session after its verdict or
+    error (a file appended to itself), sessions before any header, runs of two protocols -- is loaded whole
+    instead (``load``), so the report is the same either way; only the memory differs."""
+    prices = prices if prices is not None else load_prices()
+    builder = ReportBuilder(fold, prices=prices, only=only)
+    try:
+        for record in iter_records(path):
+            builder.add(record)
+        return builder.report(path=str(path)), builder
+    except _Reread:
+        pass
+    whole = load(path)
+    builder = ReportBuilder(fold, prices=prices, only=only)
+    builder.headers.extend(whole.headers)
+    for s in whole.sessions.values():
+        if only is None or s.session_id in builder._wanted:  # type: ignore[operator]
+            builder._settle(s, next(builder._order))  # type: ignore[call-overload]
+    del whole
+    for record in iter_records(path):  # every attempt's model calls, as the streamed report counts them
+        if isinstance(record, ModelCall) and (only is None or record.session_id in builder._wanted):  # type: ignore[operator]
+            builder._tally(record)
+    return builder.report(path=str(path)), builder

@@ -8,14 +8,15 @@ recall and F1 are for detecting incorrect claims (Tables 4–6) and, for complet
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
 from voirdire.metrics import PRF, mean_sd, precision_recall_f1
 from voirdire.report import Report as BaseReport
-from voirdire.report import counts
-from voirdire.transcript import SessionRecord, Transcript
+from voirdire.report import ReportFold, category, counts
+from voirdire.transcript import SessionRecord
 
 
 def _norm(text: str) -> str:
@@ -70,57 +71,88 @@ def _stat(values: list[float]) -> Stat:
     return Stat(mean=m, sd=sd)
 
 
-def examination_stats(sessions: Iterable[SessionRecord]) -> ExaminationStats | None:
-    exams = [e for s in sessions if s.verdict is not None for e in s.verdict.statistics.get("examinations", [])]
+# One examination as Table 8 needs it: questions, questions per iteration, follow-up iterations, inconclusive.
+_Exam = tuple[Any, tuple[Any, ...], Any, bool]
+
+
+def _exams(s: SessionRecord) -> tuple[_Exam, ...]:
+    if s.verdict is None:
+        return ()
+    return tuple(
+        (e["n_questions"], tuple(e["questions_per_iteration"]), e["followup_iterations"],
+         e["decision"] == "inconclusive")
+        for e in s.verdict.statistics.get("examinations", [])
+    )  # fmt: skip
+
+
+def _table8(exams: list[_Exam]) -> ExaminationStats | None:
     if not exams:
         return None
-    per_iter = [float(q) for e in exams for q in e["questions_per_iteration"]]
-    followup = [float(q) for e in exams for q in e["questions_per_iteration"][1:]]
+    per_iter = [float(q) for e in exams for q in e[1]]
+    followup = [float(q) for e in exams for q in e[1][1:]]
     return ExaminationStats(
         examinations=len(exams),
-        questions=_stat([float(e["n_questions"]) for e in exams]),
+        questions=_stat([float(e[0]) for e in exams]),
         followup_questions_per_iteration=_stat(followup),
-        followup_iterations=_stat([float(e["followup_iterations"]) for e in exams]),
+        followup_iterations=_stat([float(e[2]) for e in exams]),
         questions_per_iteration=_stat(per_iter),
-        inconclusive_pct=100 * sum(e["decision"] == "inconclusive" for e in exams) / len(exams),
+        inconclusive_pct=100 * sum(e[3] for e in exams) / len(exams),
+    )
+
+
+def examination_stats(sessions: Iterable[SessionRecord]) -> ExaminationStats | None:
+    return _table8([e for s in sessions for e in _exams(s)])
+
+
+class Scored(NamedTuple):
+    """What the report keeps of one session: its row, and the Table 8 numbers of its examinations."""
+
+    row: dict[str, object]
+    exams: tuple[_Exam, ...]
+
+
+def scored(s: SessionRecord) -> Scored:
+    """The report's fold over one session."""
+    v = s.verdict
+    if v is None:
+        return Scored({"id": s.item_id, "decision": None, "error": s.errors[-1].message if s.errors else None}, ())
+    claim = str(v.statistics.get("claim", s.item.get("claim") or ""))
+    g = gold_correct(claim, s.item.get("answers") or [])
+    row = {"id": s.item_id, "claim": claim, "decision": category(v.decision), "accepted": v.accepted, "gold": g}
+    return Scored(row, _exams(s))
+
+
+def _finish(values: Sequence[Scored], protocol: str, shared: dict[str, Any]) -> Report:
+    gold: list[bool] = []
+    rejected: list[bool] = []
+    for value in values:
+        g = value.row.get("gold")
+        if value.row["decision"] is not None and g is not None:
+            gold.append(bool(g))
+            rejected.append(not value.row["accepted"])
+    n = len(gold)
+    return Report(
+        protocol=protocol,
+        **shared,
+        scored=n,
+        claims_correct_pct=100 * sum(gold) / n if n else None,
+        reject_incorrect=precision_recall_f1([not g for g in gold], rejected) if n else None,
+        accept_correct=precision_recall_f1(gold, [not r for r in rejected]) if n else None,
+        examination=_table8([e for value in values for e in value.exams]),
+        rows=[value.row for value in values],
     )
 
 
 def score(sessions: Iterable[SessionRecord], protocol: str = "cross_examination") -> Report:
     sessions = list(sessions)
-    rows: list[dict[str, object]] = []
-    gold: list[bool] = []
-    rejected: list[bool] = []
-    for s in sessions:
-        v = s.verdict
-        if v is None:
-            rows.append({"id": s.item_id, "decision": None, "error": s.errors[-1].message if s.errors else None})
-            continue
-        claim = str(v.statistics.get("claim", s.item.get("claim") or ""))
-        g = gold_correct(claim, s.item.get("answers") or [])
-        rows.append({"id": s.item_id, "claim": claim, "decision": v.decision, "accepted": v.accepted, "gold": g})
-        if g is not None:
-            gold.append(g)
-            rejected.append(not v.accepted)
-    scored = len(gold)
-    return Report(
-        protocol=protocol,
-        **counts(sessions),  # type: ignore[arg-type]
-        scored=scored,
-        claims_correct_pct=100 * sum(gold) / scored if scored else None,
-        reject_incorrect=precision_recall_f1([not g for g in gold], rejected) if scored else None,
-        accept_correct=precision_recall_f1(gold, [not r for r in rejected]) if scored else None,
-        examination=examination_stats(sessions),
-        rows=rows,
-    )
+    return _finish([scored(s) for s in sessions], protocol, counts(sessions))
 
 
-def report(transcript: Transcript) -> Report:
-    """The report of a cross-examination (or AYS / IDK baseline) transcript."""
-    protocol = transcript.header.protocol if transcript.header else "cross_examination"
-    r = score(transcript.sessions.values(), protocol=protocol)
-    r.transcript = transcript.path
-    return r
+report: ReportFold[Scored, Report] = ReportFold(
+    session=scored,
+    finish=lambda values, ctx: _finish(values, ctx.header.protocol if ctx.header else "cross_examination", ctx.counts),
+)
+"""The report of a cross-examination (or AYS / IDK baseline) transcript: ``report(transcript)``, or folded."""
 
 
 def format_report(r: Report) -> str:
@@ -145,4 +177,4 @@ def format_report(r: Report) -> str:
             f"  # of questions per iteration            {e.questions_per_iteration}",
             f"  % of inconclusive examiner decisions    {e.inconclusive_pct:.1f}%",
         ]
-    return "\n".join(lines)
+    return "\n".join([*lines, *r.usage_lines()])

@@ -12,13 +12,13 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
-from voirdire.report import Report, counts
-from voirdire.transcript import SessionRecord, Transcript
+from voirdire.report import Report, ReportFold, category, counts
+from voirdire.transcript import SessionRecord
 
 from .correlation import Correlation, Kind, correlate
 from .data import KIND
@@ -71,7 +71,7 @@ class DCRReport(Report):
             lines.append(f"  scores after round {r}: " + ", ".join(f"{k} {v}" for k, v in bins.items()))
         if self.correlation is not None:
             lines.append(f"correlation with human ({self.correlation_dataset}): {self.correlation.text()}")
-        return "\n".join(lines)
+        return "\n".join([*lines, *self.usage_lines()])
 
 
 def _pairs(c: dict[str, int]) -> str:
@@ -99,33 +99,50 @@ def _improvement(pairs: list[tuple[float, float | None]]) -> Improvement:
     )
 
 
-def dataset_kind(sessions: list[SessionRecord]) -> tuple[str | None, Kind | None]:
-    """The benchmark the items came from and how it is correlated (a file of items: binary when every human
-    judgment is 0/1, summary level when documents repeat, else sample level)."""
-    names = {s.item.get("dataset") for s in sessions}
+class Judged(NamedTuple):
+    """What the correlation with human judgments needs of one session."""
+
+    dataset: Any
+    human: Any
+    doc_id: Any
+    item_id: str | None
+    verdict: bool
+    metric: Any  # the verdict statistic correlated (the original candidate's score by default)
+
+
+def judged(s: SessionRecord, score: str = "initial_score") -> Judged:
+    return Judged(
+        dataset=s.item.get("dataset"),
+        human=s.item.get("human"),
+        doc_id=s.item.get("doc_id"),
+        item_id=s.item_id,
+        verdict=s.verdict is not None,
+        metric=s.verdict.statistics.get(score) if s.verdict is not None else None,
+    )
+
+
+def _dataset_kind(items: Sequence[Judged]) -> tuple[str | None, Kind | None]:
+    names = {j.dataset for j in items}
     name = names.pop() if len(names) == 1 else None
     if name in KIND:
         return name, KIND[name]
-    humans = [s.item.get("human") for s in sessions if s.item.get("human") is not None]
+    humans = [j.human for j in items if j.human is not None]
     if len(humans) < 2:
         return name, None
     if set(humans) <= {0.0, 1.0}:
         return name, "binary"
-    docs = [s.item.get("doc_id") for s in sessions]
+    docs = [j.doc_id for j in items]
     if all(docs) and len(set(docs)) < len(docs):
         return name, "summary"
     return name, "sample"
 
 
-def human_correlation(
-    sessions: list[SessionRecord], score: str = "initial_score"
-) -> tuple[str | None, Correlation | None]:
-    """The correlation of a verdict statistic (the original candidates' Ẑ by default) with the human judgments."""
-    name, kind = dataset_kind(sessions)
+def _human_correlation(items: Sequence[Judged]) -> tuple[str | None, Correlation | None]:
+    name, kind = _dataset_kind(items)
     rows = [
-        (s.item.get("doc_id") or s.item_id, float(s.verdict.statistics[score]), float(s.item["human"]))
-        for s in sessions
-        if s.verdict is not None and s.verdict.statistics.get(score) is not None and s.item.get("human") is not None
+        (j.doc_id or j.item_id, float(j.metric), float(j.human))
+        for j in items
+        if j.verdict and j.metric is not None and j.human is not None
     ]
     if kind is None or len(rows) < 2:
         return name, None
@@ -133,49 +150,93 @@ def human_correlation(
     return name, correlate(kind, metric, human, docs)
 
 
-def score(sessions: Iterable[SessionRecord], protocol: str = "dcr") -> DCRReport:
-    sessions = list(sessions)
-    done = [s for s in sessions if s.verdict is not None]
-    stats = [s.verdict.statistics for s in done if s.verdict is not None]
-    scored = [st for st in stats if st.get("initial_score") is not None]
-    rounds = max((len(st.get("scores", [])) for st in scored), default=0)
-    after: list[float] = []
-    distribution: list[dict[str, int]] = []
-    for r in range(rounds):
-        last = [[x for x in st["scores"][: r + 1] if x is not None][-1] for st in scored]
-        after.append(sum(x == 1 for x in last) / len(last))
-        distribution.append(histogram(last))
-    name, corr = human_correlation(done)
-    first = [(st["initial_score"], st["scores"][1] if len(st["scores"]) > 1 else st["initial_score"]) for st in scored]
-    return DCRReport(
-        protocol=protocol,
-        **counts(sessions),  # type: ignore[arg-type]
-        scored=len(scored),
-        unscored=len(stats) - len(scored),
-        mean_initial_score=sum(st["initial_score"] for st in scored) / len(scored) if scored else None,
-        mean_final_score=sum(st["score"] for st in scored) / len(scored) if scored else None,
-        consistent_initial=sum(st["initial_score"] == 1 for st in scored),
-        first_round=_improvement(first) if scored else None,
-        all_rounds=_improvement([(st["initial_score"], st["score"]) for st in scored]) if scored else None,
-        consistent_after_round=after,
-        score_distribution=distribution,
-        stopped=dict(Counter(st.get("stopped", "?") for st in stats)),
-        correlation=corr,
-        correlation_dataset=name,
-        rows=[
-            {
-                "id": s.item_id,
-                "decision": s.verdict.decision if s.verdict else None,
-                "scores": s.verdict.statistics.get("scores") if s.verdict else None,
-                "human": s.item.get("human"),
-            }
-            for s in sessions
-        ],
+def dataset_kind(sessions: list[SessionRecord]) -> tuple[str | None, Kind | None]:
+    """The benchmark the items came from and how it is correlated (a file of items: binary when every human
+    judgment is 0/1, summary level when documents repeat, else sample level)."""
+    return _dataset_kind([judged(s) for s in sessions])
+
+
+def human_correlation(
+    sessions: list[SessionRecord], score: str = "initial_score"
+) -> tuple[str | None, Correlation | None]:
+    """The correlation of a verdict statistic (the original candidates' Ẑ by default) with the human judgments."""
+    return _human_correlation([judged(s, score) for s in sessions])
+
+
+class Scored(NamedTuple):
+    """What the report keeps of one session: its row; with a verdict, its scores (Ẑ at first, per round, final;
+    ``None`` when unscored), why it stopped, and what the correlation needs."""
+
+    row: dict[str, Any]
+    verdict: bool
+    initial: Any = None
+    scores: Any = None
+    final: Any = None
+    stopped: Any = None
+    judged: Judged | None = None
+
+
+def scored(s: SessionRecord) -> Scored:
+    """The report's fold over one session."""
+    v = s.verdict
+    row = {
+        "id": s.item_id,
+        "decision": category(v.decision) if v else None,
+        "scores": v.statistics.get("scores") if v else None,
+        "human": s.item.get("human"),
+    }
+    if v is None:
+        return Scored(row=row, verdict=False)
+    st = v.statistics
+    initial = st.get("initial_score")
+    return Scored(
+        row=row,
+        verdict=True,
+        initial=initial,
+        scores=st["scores"] if initial is not None else None,  # a scored candidate has both (KeyError as before)
+        final=st["score"] if initial is not None else None,
+        stopped=category(st.get("stopped", "?")),
+        judged=judged(s),
     )
 
 
-def report(transcript: Transcript) -> DCRReport:
-    """The report of a DCR transcript (``voirdire report``)."""
-    r = score(transcript.sessions.values())
-    r.transcript = transcript.path
-    return r
+def _finish(values: Sequence[Scored], shared: dict[str, Any], protocol: str = "dcr") -> DCRReport:
+    done = [v for v in values if v.verdict]
+    rated = [v for v in done if v.initial is not None]
+    rounds = max((len(v.scores) for v in rated), default=0)
+    after: list[float] = []
+    distribution: list[dict[str, int]] = []
+    for r in range(rounds):
+        last = [[x for x in v.scores[: r + 1] if x is not None][-1] for v in rated]
+        after.append(sum(x == 1 for x in last) / len(last))
+        distribution.append(histogram(last))
+    name, corr = _human_correlation([v.judged for v in done if v.judged is not None])
+    first = [(v.initial, v.scores[1] if len(v.scores) > 1 else v.initial) for v in rated]
+    return DCRReport(
+        protocol=protocol,
+        **shared,
+        scored=len(rated),
+        unscored=len(done) - len(rated),
+        mean_initial_score=sum(v.initial for v in rated) / len(rated) if rated else None,
+        mean_final_score=sum(v.final for v in rated) / len(rated) if rated else None,
+        consistent_initial=sum(v.initial == 1 for v in rated),
+        first_round=_improvement(first) if rated else None,
+        all_rounds=_improvement([(v.initial, v.final) for v in rated]) if rated else None,
+        consistent_after_round=after,
+        score_distribution=distribution,
+        stopped=dict(Counter(v.stopped for v in done)),
+        correlation=corr,
+        correlation_dataset=name,
+        rows=[v.row for v in values],
+    )
+
+
+def score(sessions: Iterable[SessionRecord], protocol: str = "dcr") -> DCRReport:
+    sessions = list(sessions)
+    return _finish([scored(s) for s in sessions], counts(sessions), protocol)
+
+
+report: ReportFold[Scored, DCRReport] = ReportFold(
+    session=scored, finish=lambda values, ctx: _finish(values, ctx.counts)
+)
+"""The report of a DCR transcript (``voirdire report``): ``report(transcript)``, or folded."""

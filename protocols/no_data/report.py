@@ -11,13 +11,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
 from voirdire.metrics import accuracy, precision_recall_f1
-from voirdire.report import Report, counts
-from voirdire.transcript import RunHeader, SessionRecord, Transcript, Verdict
+from voirdire.report import Context, Report, ReportFold, counts
+from voirdire.transcript import RunHeader, SessionRecord, Verdict
 
 from .algorithm import Decision, NoDataRun
 from .data import FILES
@@ -82,15 +82,42 @@ def decision_of(verdict: Verdict) -> Decision:
     return Decision.model_validate({k: verdict.statistics[k] for k in Decision.model_fields})
 
 
-def seed_score(seed: int, verdicts: Sequence[Verdict], *, rounds: int, phi: float, missing: int = 0) -> SeedScore:
-    """The scores of one seed's verdicts (each with a reference label)."""
-    gold = [int(v.statistics["reference"]) for v in verdicts]
-    scores = score(NoDataRun(decisions=[decision_of(v) for v in verdicts]), gold)
-    known = [v.statistics.get("known_label") for v in verdicts]
-    plain = None if any(k is None for k in known) else [int(k) for k in known]  # type: ignore[arg-type]
+class Outcome(NamedTuple):
+    """What the scores need of one verdict: the reference label, Algorithm 1's decision and the tree's label."""
+
+    reference: int
+    label: Label
+    revealed: Label
+    success: bool
+    flipped: bool
+    known: Any  # the decision tree's own label of x (Table 2 "known"), None without one
+
+
+def outcome_of(verdict: Verdict) -> Outcome:
+    d = decision_of(verdict)
+    return Outcome(
+        reference=int(verdict.statistics["reference"]),
+        label=d.label,
+        revealed=d.revealed,
+        success=d.success,
+        flipped=d.flipped,
+        known=verdict.statistics.get("known_label"),
+    )
+
+
+def _seed_score(seed: int, outcomes: Sequence[Outcome], *, rounds: int, phi: float, missing: int = 0) -> SeedScore:
+    gold = [o.reference for o in outcomes]
+    # Decisions with only the fields NoDataRun reads, so the rates are computed by Algorithm 1's own code.
+    decisions = [
+        Decision.model_construct(label=o.label, revealed=o.revealed, success=o.success, flipped=o.flipped)
+        for o in outcomes
+    ]
+    scores = score(NoDataRun.model_construct(decisions=decisions), gold)
+    known = [o.known for o in outcomes]
+    plain = None if any(k is None for k in known) else [int(k) for k in known]
     return SeedScore(
         seed=seed,
-        n=len(verdicts),
+        n=len(outcomes),
         missing=missing,
         **scores,
         known_accuracy=None if plain is None else accuracy(gold, plain),
@@ -99,18 +126,28 @@ def seed_score(seed: int, verdicts: Sequence[Verdict], *, rounds: int, phi: floa
     )
 
 
+def seed_score(seed: int, verdicts: Sequence[Verdict], *, rounds: int, phi: float, missing: int = 0) -> SeedScore:
+    """The scores of one seed's verdicts (each with a reference label)."""
+    return _seed_score(seed, [outcome_of(v) for v in verdicts], rounds=rounds, phi=phi, missing=missing)
+
+
+def _seed_scores(datapoints: Iterable[tuple[int, Outcome | None]], *, rounds: int, phi: float) -> list[SeedScore]:
+    by_seed: dict[int, list[Outcome | None]] = {}
+    for seed, outcome in datapoints:
+        by_seed.setdefault(seed, []).append(outcome)
+    out = []
+    for seed, found in by_seed.items():
+        done = [o for o in found if o is not None]
+        if done:
+            out.append(_seed_score(seed, done, rounds=rounds, phi=phi, missing=len(found) - len(done)))
+    return out
+
+
 def seed_scores(datapoints: Iterable[tuple[int, Verdict | None]], *, rounds: int, phi: float) -> list[SeedScore]:
     """Per seed, in order of first appearance: the scores of the ``(seed, verdict)`` pairs of datapoints with a
     reference label; a datapoint without a verdict (an error) counts as missing."""
-    by_seed: dict[int, list[Verdict | None]] = {}
-    for seed, verdict in datapoints:
-        by_seed.setdefault(seed, []).append(verdict)
-    out = []
-    for seed, found in by_seed.items():
-        done = [v for v in found if v is not None]
-        if done:
-            out.append(seed_score(seed, done, rounds=rounds, phi=phi, missing=len(found) - len(done)))
-    return out
+    pairs = [(seed, outcome_of(v) if v is not None else None) for seed, v in datapoints]
+    return _seed_scores(pairs, rounds=rounds, phi=phi)
 
 
 def score_run(
@@ -156,41 +193,67 @@ class NoDataReport(Report):
         return f"{self.heading()}\n{format_scores(self.runs, self.aggregate)}"
 
     def text(self) -> str:
-        return "\n".join([self.scores_text(), *self.summary_lines()])
+        return "\n".join([self.scores_text(), *self.summary_lines(), *self.usage_lines()])
 
 
 def dataset_name(data: str) -> str:
     return f"{data}-test" if data in FILES else Path(data).stem
 
 
-def build_report(sessions: Iterable[SessionRecord], header: RunHeader | None, path: str | None = None) -> NoDataReport:
-    """The report of ``sessions`` of a No-Data run whose parameters ``header`` records."""
-    sessions = list(sessions)
+class Datapoint(NamedTuple):
+    """What the report keeps of one session: its row index, its seed, whether it has a reference label, and the
+    outcome of its verdict (None without one)."""
+
+    index: Any
+    seed: int
+    labelled: bool
+    outcome: Outcome | None
+
+
+def datapoint(s: SessionRecord) -> Datapoint:
+    """The report's fold over one session."""
+    labelled = s.item.get("y") is not None
+    v = s.verdict
+    return Datapoint(
+        index=s.item.get("index"),
+        seed=int(s.item.get("seed", 0)),
+        labelled=labelled,
+        outcome=outcome_of(v) if labelled and v is not None else None,
+    )
+
+
+def _finish(values: Sequence[Datapoint], ctx: Context) -> NoDataReport:
+    header = ctx.header
     params: dict[str, Any] = header.parameters if header is not None else {}
     rounds, phi = int(params.get("rounds", 3)), float(params.get("phi", 0.6))
-    pairs = [(int(s.item.get("seed", 0)), s.verdict) for s in sessions if s.item.get("y") is not None]
-    runs = seed_scores(pairs, rounds=rounds, phi=phi)
+    runs = _seed_scores([(d.seed, d.outcome) for d in values if d.labelled], rounds=rounds, phi=phi)
     data = params.get("data")
     rubric = params.get("rubric") or (data if data in FILES else None)
     return NoDataReport(
         protocol=header.protocol if header is not None else "no_data",
-        transcript=path,
-        **counts(sessions),  # type: ignore[arg-type]
+        transcript=ctx.path,
+        **ctx.counts,
         dataset=None if data is None else dataset_name(str(data)),
         rubric=rubric,
         evaluator=params.get("evaluator"),
         generator=params.get("generator"),
         rounds=rounds,
         phi=phi,
-        datapoints=len({s.item.get("index") for s in sessions}),
+        datapoints=len({d.index for d in values}),
         runs=runs,
         aggregate=aggregate_scores(runs) if runs else {},
     )
 
 
-def report(transcript: Transcript) -> NoDataReport:
-    """The report of a No-Data transcript (``voirdire report``)."""
-    return build_report(transcript.sessions.values(), transcript.header, transcript.path)
+report: ReportFold[Datapoint, NoDataReport] = ReportFold(session=datapoint, finish=_finish)
+"""The report of a No-Data transcript (``voirdire report``): ``report(transcript)``, or folded."""
+
+
+def build_report(sessions: Iterable[SessionRecord], header: RunHeader | None, path: str | None = None) -> NoDataReport:
+    """The report of ``sessions`` of a No-Data run whose parameters ``header`` records."""
+    sessions = list(sessions)
+    values = [datapoint(s) for s in sessions]
+    return _finish(values, Context(headers=[header] if header is not None else [], counts=counts(sessions), path=path))
 
 
 def _pct(v: float | None) -> str:

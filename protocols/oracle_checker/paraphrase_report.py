@@ -5,12 +5,13 @@ Yes-prover's acceptance by label and by decision (Table 3), and the No-checker's
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import Field
 
-from voirdire.report import Report, counts
-from voirdire.transcript import Transcript
+from voirdire.report import Context, Report, ReportFold, category
+from voirdire.transcript import SessionRecord
 
 
 class ParaphraseReport(Report):
@@ -31,24 +32,26 @@ class ParaphraseReport(Report):
             )
         if self.no_categories:
             lines.append("No-checker (Table 5): " + ", ".join(f"{k} {v}" for k, v in self.no_categories.items()))
-        return "\n".join(lines)
+        return "\n".join([*lines, *self.usage_lines()])
 
 
-def report(transcript: Transcript) -> ParaphraseReport:
-    sessions = list(transcript.sessions.values())
-    decisions: Counter[str] = Counter()
-    rows = []
-    for s in sessions:
-        v = s.verdict
-        if v is None:
-            continue
-        decisions[v.decision] += 1
-        rows.append({"id": s.item_id, "label": s.item.get("label"), "decision": v.decision, "accepted": v.accepted,
-                     "answer": v.statistics.get("answer"), "category": v.statistics.get("category")})  # fmt: skip
+def row(s: SessionRecord) -> dict[str, Any] | None:
+    """The report's fold over one session: the row of a session with a verdict."""
+    v = s.verdict
+    if v is None:
+        return None
+    return {"id": s.item_id, "label": category(s.item.get("label")), "decision": category(v.decision),
+            "accepted": v.accepted, "answer": category(v.statistics.get("answer")),
+            "category": category(v.statistics.get("category"))}  # fmt: skip
+
+
+def _finish(values: Sequence[dict[str, Any] | None], ctx: Context) -> ParaphraseReport:
+    rows = [r for r in values if r is not None]
+    decisions: Counter[str] = Counter(r["decision"] for r in rows)
     out = ParaphraseReport(
-        protocol=transcript.header.protocol if transcript.header else "oracle_paraphrase",
-        transcript=transcript.path, decisions=dict(decisions), rows=rows,
-        **counts(sessions),  # type: ignore[arg-type]
+        protocol=ctx.header.protocol if ctx.header else "oracle_paraphrase",
+        transcript=ctx.path, decisions=dict(decisions), rows=rows,
+        **ctx.counts,
     )  # fmt: skip
     labelled = [r for r in rows if r["label"] in ("yes", "no") and r["answer"] in ("yes", "no")]
     if labelled:
@@ -63,3 +66,7 @@ def report(transcript: Transcript) -> ParaphraseReport:
         if group:
             out.no_categories[cat] = f"{sum(bool(r['accepted']) for r in group)}/{len(group)}"
     return out
+
+
+report: ReportFold[dict[str, Any] | None, ParaphraseReport] = ReportFold(session=row, finish=_finish)
+"""The report of a paraphrase-checker transcript: ``report(transcript)``, or folded."""

@@ -12,13 +12,14 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from statistics import mean
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import Field
 
-from voirdire.report import Report, counts
-from voirdire.transcript import ModelCall, Transcript
+from voirdire.report import Context, Report, ReportFold, category
+from voirdire.transcript import ModelCall, SessionRecord
 
 from .entities import norm
 
@@ -70,40 +71,54 @@ class EntityReport(Report):
         if self.oracle_requests_per_sentence is not None:
             lines.append(f"oracle per sentence: {self.oracle_calls_per_sentence:.1f} replies in "
                          f"{self.oracle_requests_per_sentence:.1f} requests")  # fmt: skip
-        return "\n".join(lines)
+        return "\n".join([*lines, *self.usage_lines()])
 
 
-def report(transcript: Transcript) -> EntityReport:
-    sessions = list(transcript.sessions.values())
-    decisions: Counter[str] = Counter()
-    rows: list[dict[str, Any]] = []
-    calls, requests = [], []
+class Sentence(NamedTuple):
+    """What the report keeps of one session: the oracle's replies and requests, the decision, the row of a
+    decided sentence, and its counts against the labelled entities (None when the item has none)."""
+
+    calls: int
+    requests: int
+    decision: str | None
+    row: dict[str, Any] | None
+    labelled: tuple[int, int, int, int] | None  # labelled, extracted, tested_labelled, tested_labelled_accepted
+
+
+def sentence(s: SessionRecord) -> Sentence:
+    """The report's fold over one session."""
+    mc = [e for e in s.events if isinstance(e, ModelCall) and e.role == "oracle"]
+    calls, requests = sum(e.samples for e in mc), sum(e.requests for e in mc)
+    v = s.verdict
+    if v is None:
+        return Sentence(calls, requests, None, None, None)
+    row = None
+    if v.decision in ("accepted", "rejected"):
+        row = {"id": s.item_id, "accepted": v.accepted, **{k: v.statistics[k] for k in MEASURES},
+               "tested": v.statistics.get("tested", [])}  # fmt: skip
+    gold = {norm(g) for g in s.item.get("gold") or []}
+    labelled = None
+    if gold:
+        extracted = {norm(e["text"]) for e in v.statistics.get("entities", [])}
+        tested = {norm(e) for e in v.statistics.get("tested", [])} & gold
+        labelled = (len(gold), len(gold & extracted), len(tested), len(tested) if v.accepted else 0)
+    return Sentence(calls, requests, category(v.decision), row, labelled)
+
+
+def _finish(values: Sequence[Sentence], ctx: Context) -> EntityReport:
+    decisions: Counter[str] = Counter(v.decision for v in values if v.decision is not None)
+    rows = [v.row for v in values if v.row is not None]
     lab: Counter[str] = Counter()
-    for s in sessions:
-        mc = [e for e in s.events if isinstance(e, ModelCall) and e.role == "oracle"]
-        calls.append(sum(e.samples for e in mc))
-        requests.append(sum(e.requests for e in mc))
-        v = s.verdict
-        if v is None:
-            continue
-        decisions[v.decision] += 1
-        if v.decision in ("accepted", "rejected"):
-            rows.append({"id": s.item_id, "accepted": v.accepted, **{k: v.statistics[k] for k in MEASURES},
-                         "tested": v.statistics.get("tested", [])})  # fmt: skip
-        gold = {norm(g) for g in s.item.get("gold") or []}
-        if gold:
-            extracted = {norm(e["text"]) for e in v.statistics.get("entities", [])}
-            tested = {norm(e) for e in v.statistics.get("tested", [])} & gold
-            lab["labelled"] += len(gold)
-            lab["extracted"] += len(gold & extracted)
-            lab["tested_labelled"] += len(tested)
-            lab["tested_labelled_accepted"] += len(tested) if v.accepted else 0
+    for v in values:
+        if v.labelled is not None:
+            for key, n in zip(LABELLED, v.labelled, strict=True):
+                lab[key] += n
     out = EntityReport(
-        protocol=transcript.header.protocol if transcript.header else "oracle_entities",
-        transcript=transcript.path,
+        protocol=ctx.header.protocol if ctx.header else "oracle_entities",
+        transcript=ctx.path,
         decisions=dict(decisions),
         rows=rows,
-        **counts(sessions),  # type: ignore[arg-type]
+        **ctx.counts,
     )
     if lab:
         out.labelled = dict(lab)
@@ -118,7 +133,13 @@ def report(transcript: Transcript) -> EntityReport:
                     out.correlations[f"{LABELS[a]}~{LABELS[b]}"] = spearman(
                         [float(r[a]) for r in rows], [float(r[b]) for r in rows]
                     )
-    if sessions:
-        out.oracle_calls_per_sentence = mean(calls)
-        out.oracle_requests_per_sentence = mean(requests)
+    if values:
+        out.oracle_calls_per_sentence = mean([v.calls for v in values])
+        out.oracle_requests_per_sentence = mean([v.requests for v in values])
     return out
+
+
+LABELLED = ("labelled", "extracted", "tested_labelled", "tested_labelled_accepted")
+
+report: ReportFold[Sentence, EntityReport] = ReportFold(session=sentence, finish=_finish)
+"""The report of a linearity-checker transcript: ``report(transcript)``, or folded."""

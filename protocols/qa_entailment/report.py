@@ -11,17 +11,18 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
-from voirdire.report import Report, counts
-from voirdire.transcript import SessionRecord, Transcript, Verdict
+from voirdire.report import Report, ReportFold, category, counts
+from voirdire.transcript import SessionRecord
 
 from .data import EVOUNA_SYSTEM_NAMES, QAItem
 from .hierarchy import DECISION_VARIANTS, HierarchyCell
-from .scoring import AurocReport, BinaryScores, partial_mark_aurocs, system_reports
+from .scoring import AurocReport, BinaryScores, scheme_aurocs, system_reports
+from .token_f1 import max_token_f1
 
 ALL = "all"
 EVALUATORS = {"qa_lexical": "lexical", "qa_token_f1": "f1", "qa_entailment": "entailment"}
@@ -64,7 +65,7 @@ class QAReport(Report):
     model_replies: ReplyStats | None = None  # entailment: replies asked for and unreadable, by step
 
     def text(self) -> str:
-        return "\n".join([format_report(self), *self.summary_lines()])
+        return "\n".join([format_report(self), *self.summary_lines(), *self.usage_lines()])
 
     def metrics(self) -> dict[str, Any]:
         """The scores without the counts every report has, named as ``qa-eval --json`` prints them."""
@@ -72,35 +73,75 @@ class QAReport(Report):
         return {key.removeprefix("model_"): value for key, value in fields.items()}
 
 
-@dataclass(frozen=True)
-class _Ranked:
-    """A graded answer as the AUROCs see it."""
+class Judged(NamedTuple):
+    """What the scores need of one verdict's statistics."""
 
-    system_answer: str
-    gold_answers: Sequence[str]
+    judgment: Any
+    cell: Any
+    variants: tuple[Any, ...]  # the judgment under each decision variant (Table 11), DECISION_VARIANTS order
+    decision_variant: Any
+    ranking_scores: Mapping[str, float | None]
+    token_f1: float  # best token F1 of the answer against the gold answers the grader used (AUROC baseline)
+    model_calls: int
+    failure_steps: tuple[str, ...]  # the step of each unreadable model reply
+
+
+class Graded(NamedTuple):
+    """What the report keeps of one session: its item's id, system and human judgment, and its verdict's
+    statistics as ``Judged`` (None without a verdict)."""
+
+    id: str
+    system: str
     human_judgment: bool | None
-    ranking_scores: Mapping[str, float | None] = field(default_factory=dict)
+    judged: Judged | None
+
+
+_NO_SCORES: Mapping[str, float | None] = MappingProxyType({})  # one empty mapping for every answer without marks
 
 
 def _cell(value: str | None) -> HierarchyCell | None:
     return HierarchyCell(value) if value is not None else None
 
 
+def graded(s: SessionRecord) -> Graded:
+    """The report's fold over one session."""
+    item = QAItem.model_validate(s.item)
+    v = s.verdict
+    system = category(item.system)
+    item_id = s.session_id if item.id == s.session_id else item.id  # the session id is the item's: one string
+    if v is None:
+        return Graded(item_id, system, item.human_judgment, None)
+    st = v.statistics
+    indices = [int(i) for i in st.get("gold_indices") or []]
+    found = list(st.get("parse_failures") or [])
+    judged = Judged(
+        judgment=st.get("judgment"),
+        cell=category(st.get("cell")),
+        variants=tuple((st.get("judgments") or {}).get(variant) for variant in DECISION_VARIANTS),
+        decision_variant=category(st.get("decision_variant")),
+        ranking_scores=st.get("ranking_scores") or _NO_SCORES,
+        token_f1=max_token_f1(item.system_answer, [item.gold_answers[i] for i in indices]),
+        model_calls=int(st.get("model_calls") or 0),
+        failure_steps=tuple(str(f.get("step")) for f in found),
+    )
+    return Graded(item_id, system, item.human_judgment, judged)
+
+
 def _evaluate_system(
-    system: str, items: Sequence[QAItem], verdicts: Mapping[str, Verdict], entailment: bool
+    system: str, items: Sequence[Graded], verdicts: Mapping[str, Judged], entailment: bool
 ) -> SystemEvaluation:
     graded = [it for it in items if it.id in verdicts]
-    stats = [verdicts[it.id].statistics for it in graded]
-    judgments = [s.get("judgment") for s in stats]
+    stats = [verdicts[it.id] for it in graded]
+    judgments = [s.judgment for s in stats]
     # Score under the system's own name; items are relabelled for the pooled "all" row.
-    relabelled = [it.model_copy(update={"system": system}) for it in graded]
-    cells = [_cell(s.get("cell")) for s in stats] if entailment else None
+    relabelled = [it._replace(system=system) for it in graded]
+    cells = [_cell(s.cell) for s in stats] if entailment else None
     report = system_reports(relabelled, judgments, cells).get(system) if graded else None
     by_decision = None
     if entailment and graded:
         by_decision = {}
-        for variant in DECISION_VARIANTS:
-            variant_judgments = [(s.get("judgments") or {}).get(variant) for s in stats]
+        for k, variant in enumerate(DECISION_VARIANTS):
+            variant_judgments = [s.variants[k] for s in stats]
             by_decision[variant] = system_reports(relabelled, variant_judgments)[system].scores
     return SystemEvaluation(
         system=system,
@@ -116,25 +157,14 @@ def _evaluate_system(
     )
 
 
-def _ranked(item: QAItem, stats: Mapping[str, object]) -> _Ranked:
-    indices = [int(i) for i in stats.get("gold_indices") or []]  # type: ignore[attr-defined]
-    return _Ranked(
-        system_answer=item.system_answer,
-        gold_answers=[item.gold_answers[i] for i in indices],
-        human_judgment=item.human_judgment,
-        ranking_scores=stats.get("ranking_scores") or {},  # type: ignore[arg-type]
-    )
-
-
-def _reply_stats(stats: Iterable[Mapping[str, object]]) -> ReplyStats:
+def _reply_stats(stats: Iterable[Judged]) -> ReplyStats:
     calls, failures, items_failed = 0, 0, 0
     by_step: Counter[str] = Counter()
     for s in stats:
-        calls += int(s.get("model_calls") or 0)  # type: ignore[call-overload]
-        found = list(s.get("parse_failures") or [])  # type: ignore[call-overload]
-        failures += len(found)
-        items_failed += bool(found)
-        by_step.update(str(f.get("step")) for f in found)
+        calls += s.model_calls
+        failures += len(s.failure_steps)
+        items_failed += bool(s.failure_steps)
+        by_step.update(s.failure_steps)
     return ReplyStats(
         model_calls=calls,
         parse_failures=failures,
@@ -144,25 +174,25 @@ def _reply_stats(stats: Iterable[Mapping[str, object]]) -> ReplyStats:
     )
 
 
-def score(sessions: Sequence[SessionRecord], protocol: str) -> QAReport:
-    """Score the sessions (one per graded item); a session without a verdict counts as an error."""
-    items = [QAItem.model_validate(s.item) for s in sessions]
-    verdicts = {it.id: s.verdict for it, s in zip(items, sessions, strict=True) if s.verdict is not None}
+def _finish(items: Sequence[Graded], protocol: str, shared: dict[str, Any]) -> QAReport:
+    verdicts = {it.id: it.judged for it in items if it.judged is not None}
     evaluator = EVALUATORS.get(protocol, "entailment")
     entailment = evaluator == "entailment"
-    by_system: dict[str, list[QAItem]] = {}
+    by_system: dict[str, list[Graded]] = {}
     for it in items:
         by_system.setdefault(it.system, []).append(it)
     graded = [it for it in items if it.id in verdicts]
-    stats = [verdicts[it.id].statistics for it in graded]
+    stats = [verdicts[it.id] for it in graded]
     aurocs = None
-    if entailment and any(s.get("ranking_scores") for s in stats):
-        aurocs = partial_mark_aurocs([_ranked(it, s) for it, s in zip(graded, stats, strict=True)])
+    if entailment and any(s.ranking_scores for s in stats):
+        judged = [(s.ranking_scores, s.token_f1, bool(it.human_judgment))
+                  for it, s in zip(graded, stats, strict=True) if it.human_judgment is not None]  # fmt: skip
+        aurocs = scheme_aurocs(judged)
     return QAReport(
         protocol=protocol,
-        **counts(sessions),  # type: ignore[arg-type]
+        **shared,
         evaluator=evaluator,
-        decision=next((str(s["decision_variant"]) for s in stats if s.get("decision_variant")), None),
+        decision=next((str(s.decision_variant) for s in stats if s.decision_variant), None),
         n_items=len(items),
         n_graded=len(graded),
         n_errors=len(items) - len(graded),
@@ -173,12 +203,17 @@ def score(sessions: Sequence[SessionRecord], protocol: str) -> QAReport:
     )
 
 
-def report(transcript: Transcript) -> QAReport:
-    """The report of a ``qa_entailment``, ``qa_lexical`` or ``qa_token_f1`` transcript."""
-    protocol = transcript.header.protocol if transcript.header else "qa_entailment"
-    r = score(list(transcript.sessions.values()), protocol)
-    r.transcript = transcript.path
-    return r
+def score(sessions: Sequence[SessionRecord], protocol: str) -> QAReport:
+    """Score the sessions (one per graded item); a session without a verdict counts as an error."""
+    return _finish([graded(s) for s in sessions], protocol, counts(sessions))
+
+
+report: ReportFold[Graded, QAReport] = ReportFold(
+    session=graded,
+    finish=lambda values, ctx: _finish(values, ctx.header.protocol if ctx.header else "qa_entailment", ctx.counts),
+)
+"""The report of a ``qa_entailment``, ``qa_lexical`` or ``qa_token_f1`` transcript: ``report(transcript)``, or
+folded."""
 
 
 def _pct(x: float | None) -> str:

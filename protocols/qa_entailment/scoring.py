@@ -73,8 +73,17 @@ def f1_judgments(items: Sequence[QAItem], *, threshold: float = DEFAULT_F1_THRES
     return [f1_judgment(it.system_answer, it.gold_answers, threshold) for it in items]
 
 
+class SystemItem(Protocol):
+    """An item as the per-system scores see it (a ``QAItem`` is one)."""
+
+    @property
+    def system(self) -> str: ...
+    @property
+    def human_judgment(self) -> bool | None: ...
+
+
 def system_reports(
-    items: Sequence[QAItem],
+    items: Sequence[SystemItem],
     judgments: Sequence[bool | None],
     cells: Sequence[HierarchyCell | None] | None = None,
 ) -> dict[str, SystemReport]:
@@ -125,16 +134,22 @@ def partial_mark_aurocs(graded: Sequence[RankedAnswer]) -> dict[str, AurocReport
     """AUROC of each partial-mark scheme's ranking score in predicting human judgments (Tables 3 and 13), plus
     the model-free "F1 Score" baseline (best token F1 against the gold answers)."""
     judged = [g for g in graded if g.human_judgment is not None]
-    schemes = sorted({s for g in judged for s in g.ranking_scores})
+    return scheme_aurocs(
+        [(g.ranking_scores, max_token_f1(g.system_answer, g.gold_answers), bool(g.human_judgment)) for g in judged]
+    )
+
+
+def scheme_aurocs(judged: Sequence[tuple[Mapping[str, float | None], float, bool]]) -> dict[str, AurocReport]:
+    """``partial_mark_aurocs`` of answers with a human judgment, each given as its ranking scores, its best token
+    F1 and the judgment: what a report keeps per answer instead of the answer itself."""
+    schemes = sorted({s for ranking, _, _ in judged for s in ranking})
     out = {}
     for scheme in [*schemes, "token_f1"]:
         pairs = []
-        for g in judged:
-            score = (
-                max_token_f1(g.system_answer, g.gold_answers) if scheme == "token_f1" else g.ranking_scores.get(scheme)
-            )
+        for ranking, token_f1, human in judged:
+            score = token_f1 if scheme == "token_f1" else ranking.get(scheme)
             if score is not None:
-                pairs.append((score, bool(g.human_judgment)))
+                pairs.append((score, human))
         value = auroc([y for _, y in pairs], [s for s, _ in pairs]) if pairs else math.nan
         value = None if math.isnan(value) else value  # one human label only: AUROC undefined
         out[scheme] = AurocReport(scheme=scheme, auroc=value, n=len(pairs), n_left_out=len(judged) - len(pairs))
