@@ -17,7 +17,7 @@ import sys
 import traceback
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -29,12 +29,14 @@ from voirdire.errors import VoirdireError
 from voirdire.machine import StateMachine
 from voirdire.models import RoleSettings, load_role_config, parse_spec
 from voirdire.options import add_params_options, build_params, given_params
+from voirdire.prices import ENV as PRICES_ENV
+from voirdire.prices import Prices, load_prices
 from voirdire.protocol import Protocol
 from voirdire.registry import CommandSpec, Inputs, Registration, command_plugins, get, registrations
-from voirdire.report import Report, generic_report
+from voirdire.report import Report, ReportFold, generic_report, report_file
 from voirdire.runner import ErrorBudget, RunResult, check_writable, default_out, model_roles, role_problem, run_protocol
 from voirdire.secrets import mask_secrets, mask_tree
-from voirdire.transcript import Transcript, load
+from voirdire.transcript import RunHeader, SessionRecord, Transcript, load, load_session
 from voirdire.view import render, summary_line
 
 
@@ -303,14 +305,37 @@ def with_role_defaults(
 
 @dataclass
 class Outcome:
-    """What a run command has at its end; a protocol's ``CommandSpec.summarize`` turns it into output."""
+    """What a run command has at its end; a protocol's ``CommandSpec.summarize`` turns it into output.
+
+    The transcript is not held (a run may be long): ``report`` was folded from it record by record, and
+    ``session``, ``transcript_of`` and ``report_of`` read it again for one session, or for some sessions."""
 
     args: argparse.Namespace
     protocol: Protocol[Any, Any]
     inputs: Inputs
     result: RunResult
-    transcript: Transcript
+    out: Path
     report: Report
+    fold: ReportFold[Any, Any]
+    session_ids: list[str]  # the transcript's sessions, in order of first appearance
+    prices: Prices
+    _shown: dict[str, Transcript] = field(default_factory=dict)
+
+    def transcript_of(self, session_id: str) -> Transcript:
+        """The transcript with this one session (``load``'s attempt of it), read once."""
+        if session_id not in self._shown:
+            self._shown[session_id] = load_session(self.out, session_id)
+        return self._shown[session_id]
+
+    def session(self, session_id: str) -> SessionRecord | None:
+        return self.transcript_of(session_id).sessions.get(session_id)
+
+    def report_of(self, session_ids: Sequence[str]) -> Report:
+        """The report of these sessions, in this order (a command's own items, in a transcript that may hold more);
+        ids the transcript lacks are left out. The run's ``report`` when they are the transcript's sessions."""
+        if list(session_ids) == self.session_ids:
+            return self.report
+        return report_file(self.out, self.fold, prices=self.prices, only=session_ids)[0]
 
 
 def generic_inputs(args: argparse.Namespace, protocol: Protocol[Any, Any]) -> Inputs:
@@ -351,7 +376,8 @@ def default_summary(o: Outcome) -> tuple[dict[str, Any], str]:
         "report": o.report.model_dump(mode="json", exclude={"rows"}),
     }
     if o.inputs.single:
-        return payload, render(o.transcript, session=o.result.session_ids[0])
+        sid = o.result.session_ids[0]
+        return payload, render(o.transcript_of(sid), session=sid)
     return payload, o.report.text()
 
 
@@ -412,6 +438,7 @@ def cmd_run(reg: Registration, args: argparse.Namespace) -> int:
     else:
         protocol = reg.protocol(build_params(reg.protocol.Params, spec.params, values))
     check_role_options(protocol, args)
+    prices = prices_of(args)  # a bad price file is found before the run pays for its model calls
     roles = roles_from_args(args, forward_seed=spec.forward_seed)
     inputs = (spec.load_inputs or generic_inputs)(args, protocol)
     if not inputs.items:
@@ -425,8 +452,8 @@ def cmd_run(reg: Registration, args: argparse.Namespace) -> int:
     warn_unused_config_roles(protocol, args)
     roles = with_role_defaults(protocol, args, roles, spec.role_defaults)
     result = run(protocol, inputs.items, args, out, inputs.dataset, roles)
-    transcript = load(out)
-    outcome = Outcome(args, protocol, inputs, result, transcript, get_report(reg, transcript))
+    report, folded = report_file(out, reg.fold, prices=prices)  # streamed: flat memory whatever the run's length
+    outcome = Outcome(args, protocol, inputs, result, out, report, reg.fold, folded.session_ids(), prices)
     fields, text = (spec.summarize or default_summary)(outcome)
     payload = {**run_summary(result, out), **fields}
     return finish(args, result, payload, text, timing=not inputs.single)
@@ -553,14 +580,39 @@ def get_report(reg: Registration | None, t: Transcript) -> Report:
     return reg.report(t) if reg is not None else generic_report(t)
 
 
+def add_prices_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--prices", type=Path, metavar="FILE",
+        help="a TOML price table ([models] NAME = { input = USD, output = USD } per million tokens) over the "
+        f"packaged one and ${PRICES_ENV}'s, for the report's cost lines",
+    )  # fmt: skip
+
+
+def prices_of(args: argparse.Namespace) -> Prices:
+    """The price table: packaged, then the file $VOIRDIRE_PRICES names, then ``--prices FILE``."""
+    return load_prices(getattr(args, "prices", None))
+
+
 def cmd_report(args: argparse.Namespace) -> int:
-    t = load_records(args.transcript)
-    if t.header is None:
-        raise CLIError(f"{t.path}: no run header, so no protocol to report on")
-    reg = registrations().get(t.header.protocol)
-    if reg is None:
-        print(f"warning: protocol {t.header.protocol!r} is not installed; counts only", file=sys.stderr)
-    report = get_report(reg, t)
+    prices = prices_of(args)
+    regs = registrations()
+    folds: dict[str, ReportFold[Any, Any]] = {}
+
+    def fold_for(header: RunHeader | None) -> ReportFold[Any, Any]:
+        """The header's protocol's report (the last header rules; a protocol not installed: the counts)."""
+        name = header.protocol if header else ""
+        if name not in folds:
+            folds[name] = regs[name].fold if name in regs else generic_report
+        return folds[name]
+
+    path = args.transcript
+    report, folded = report_file(path, fold_for, prices=prices)  # streamed: flat memory whatever its length
+    if not folded.headers and not folded.session_ids():
+        raise CLIError(f"{path}: not a transcript (no run header and no session events in it)")
+    if not folded.headers:
+        raise CLIError(f"{path}: no run header, so no protocol to report on")
+    if folded.headers[-1].protocol not in regs:
+        print(f"warning: protocol {folded.headers[-1].protocol!r} is not installed; counts only", file=sys.stderr)
     print(report.model_dump_json(indent=2) if args.json else report.text())
     return 0
 
@@ -609,6 +661,7 @@ def add_protocol_command(sub: Any, name: str, reg: Registration, *, help: str | 
     add_params_options(p, reg.protocol.Params, spec.params)
     add_model_options(p, spec_shared_help(spec))
     add_run_options(p)
+    add_prices_option(p)
     p.set_defaults(func=lambda args, r=reg: cmd_run(r, args))
 
 
@@ -659,6 +712,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("report", help="the protocol's report of any transcript")
     rp.add_argument("transcript", type=Path)
     rp.add_argument("--json", action="store_true")
+    add_prices_option(rp)
     rp.set_defaults(func=cmd_report)
 
     vw = sub.add_parser("view", help="browse transcripts as chats in a local web app on 127.0.0.1")

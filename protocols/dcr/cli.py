@@ -93,7 +93,8 @@ def summarize(o: Any) -> tuple[dict[str, Any], str]:
     payload, text = default_summary(o)
     if not o.inputs.single:
         return payload, text
-    verdict = o.transcript.sessions[o.result.session_ids[0]].verdict
+    session = o.session(o.result.session_ids[0])
+    verdict = session.verdict if session is not None else None
     return payload, text + ("\n\n" + rounds_text(verdict.statistics) if verdict is not None else "")
 
 

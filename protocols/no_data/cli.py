@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from voirdire.errors import VoirdireError
 from voirdire.options import ParamsCLI
@@ -20,7 +20,7 @@ from voirdire.registry import CommandSpec, Inputs
 
 from .data import FILES, resolve_dataset
 from .protocol import NoDataProtocol, NoDataProtocolParams, make_items
-from .report import build_report
+from .report import NoDataReport
 
 if TYPE_CHECKING:
     from voirdire.cli import Outcome
@@ -86,8 +86,7 @@ def load_inputs(args: argparse.Namespace, protocol: Protocol[Any, Any]) -> Input
 def summarize(o: Outcome) -> tuple[dict[str, Any], str]:
     """The per-seed scores of the sessions this command asked for (a transcript may hold more seeds)."""
     p: NoDataProtocolParams = o.protocol.params
-    sessions = [o.transcript.sessions[sid] for sid in o.result.session_ids if sid in o.transcript.sessions]
-    r = build_report(sessions, o.transcript.header, o.transcript.path)
+    r = cast(NoDataReport, o.report_of(o.result.session_ids))
     seeds = list(dict.fromkeys(it.seed for it in o.inputs.items))
     fields = {
         "data": p.data,
@@ -100,8 +99,9 @@ def summarize(o: Outcome) -> tuple[dict[str, Any], str]:
         "parameters": p.model_dump(mode="json"),
         "runs": [s.model_dump(mode="json") for s in r.runs],
         "aggregate": {k: v.model_dump() for k, v in r.aggregate.items()},
+        **r.model_dump(mode="json", include={"usage", "total_usage"}),  # model calls, tokens, cost
     }
-    return fields, r.scores_text()
+    return fields, "\n".join([r.scores_text(), *r.usage_lines()])
 
 
 NODATA = CommandSpec(

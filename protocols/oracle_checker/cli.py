@@ -57,7 +57,8 @@ def summarize(o: Any) -> tuple[dict[str, Any], str]:
     payload, text = default_summary(o)
     if not o.inputs.single:
         return payload, text
-    verdict = o.transcript.sessions[o.result.session_ids[0]].verdict
+    session = o.session(o.result.session_ids[0])
+    verdict = session.verdict if session is not None else None
     tail = "" if verdict is None else f"\n\n{verdict.decision}\n" + "\n".join(f"  {e}" for e in verdict.evidence)
     return payload, text + tail
 

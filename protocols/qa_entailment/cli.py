@@ -16,7 +16,6 @@ from .baselines import LexicalMatchGrading, TokenF1Grading
 from .data import load_dataset, select_systems
 from .hierarchy import HierarchyCell
 from .protocol import QAEntailmentGrading, QAEntailmentParams
-from .report import score
 
 if TYPE_CHECKING:
     from voirdire.cli import Outcome
@@ -104,9 +103,9 @@ def load_qa_items(args: argparse.Namespace, protocol: Protocol[Any, Any]) -> Inp
 def summarize(o: Outcome) -> tuple[dict[str, Any], str]:
     """The report of this command's items (a resumed transcript may hold others), with the data and parameters."""
     ids = [it.id for it in o.inputs.items]  # type: ignore[attr-defined]
-    same = list(o.transcript.sessions) == ids
-    r = o.report if same else score([o.transcript.sessions[i] for i in ids], o.protocol.name)
+    r = o.report_of(ids)
     payload = {"data": o.inputs.dataset, "parameters": o.protocol.params.model_dump(mode="json")}
+    payload |= r.model_dump(mode="json", include={"usage", "total_usage"})  # model calls, tokens, cost
     return payload | r.metrics(), f"{o.inputs.dataset}: {len(o.inputs.items)} items\n{r.text()}"  # type: ignore[attr-defined]
 
 
