@@ -245,6 +245,13 @@ CASES: tuple[Case, ...] = (
     Case("a 5,000-digit score in a reply (ValueError, a session error on every resume)", (
         "voirdire qa-eval --data runs.jsonl --evaluator entailment --llm-score --model evaluator=scripted:qa.yaml",),
         0, "unparseable: 1", files={"qa.yaml": QA_SCRIPT.encode(), "runs.jsonl": WIDER_ROW}, pick=r"^model replies"),
+    # ---- price table (costs in reports)
+    Case("a price file that does not parse", (f"{EX} X {S} --prices p.toml",), 2, "p.toml:2: invalid TOML",
+         files={"p.toml": b'[models]\n"gpt-4o" = { input = 2.5 output = 10 }\n'}),
+    Case("a price that is not a number", (f"{EX} X {S} --prices p.toml",), 2, "p.toml:2: models.gpt-4o: input",
+         files={"p.toml": b'[models]\n"gpt-4o" = { input = "$2.50", output = 10 }\n'}),
+    Case("`VOIRDIRE_PRICES` naming a file that is not there", (f"{EX} X {S}",), 2, "the file VOIRDIRE_PRICES names",
+         env={"VOIRDIRE_PRICES": "nope.toml"}),
     # ---- Python API
     Case("`voirdire.examine(..., out=EXISTING)` (replaced a 100-session transcript with 1)",
          ("voirdire.examine_dataset('qs.jsonl', out='t.jsonl'); voirdire.examine('The claim is X.', out='t.jsonl')",),
