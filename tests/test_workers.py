@@ -10,6 +10,7 @@ import asyncio
 import json
 import os
 import signal
+import threading
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -211,12 +212,30 @@ async def test_clients_given_in_code_cannot_go_to_workers(tmp_path: Path) -> Non
     assert not (tmp_path / "t.jsonl").exists()
 
 
-async def test_a_protocol_workers_cannot_import_is_a_one_line_error(tmp_path: Path) -> None:
-    class Local(Chaos):  # defined in a function: no worker can import it
-        pass
+async def test_a_protocol_with_lambdas_or_defined_in_a_function_goes_by_value(tmp_path: Path) -> None:
+    class Local(Chaos):  # a class no worker can import, holding a lambda (as a prepared No-Data protocol does)
+        def __init__(self) -> None:
+            super().__init__()
+            self.rule = lambda text: text.upper()
 
-    with pytest.raises(RunSetupError, match="the run cannot be sent to worker processes"):
-        await run_protocol(Local(), items(3), out=tmp_path / "t.jsonl", roles=script(tmp_path), workers=2)
+    roles, qs = script(tmp_path), items(4)
+    one = await run_protocol(Chaos(), qs, out=tmp_path / "one.jsonl", roles=roles)
+    two = await run_protocol(Local(), qs, out=tmp_path / "two.jsonl", roles=roles, workers=2)
+    assert decisions(two) == decisions(one) and not two.errors
+
+
+class Locked(Chaos):
+    """A protocol holding what no pickle carries."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lock = threading.Lock()
+
+
+async def test_a_protocol_no_pickle_carries_is_a_one_line_error(tmp_path: Path) -> None:
+    with pytest.raises(RunSetupError, match=r"^chaos: the run cannot be sent to worker processes \(TypeError: "):
+        await run_protocol(Locked(), items(3), out=tmp_path / "t.jsonl", roles=script(tmp_path), workers=2)
+    assert not (tmp_path / "t.jsonl").exists()
 
 
 async def test_a_script_a_worker_cannot_read_fails_before_the_header(tmp_path: Path) -> None:

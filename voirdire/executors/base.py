@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import pickle
 import traceback
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -98,6 +99,28 @@ class SessionJob:
     cache: Path | None
     concurrency: int  # sessions in flight per worker
     keep_verdicts: bool = True
+
+
+def pickled(job: SessionJob, where: str) -> bytes:
+    """The job as other processes receive it. The standard pickle carries what it names by reference; where that
+    fails (a prepared protocol holding lambdas, a class defined in a function), cloudpickle, which scikit-learn's
+    joblib installs, carries functions and classes by value. What neither can carry is a one-line error."""
+    try:
+        return pickle.dumps(job)
+    except Exception as exc:
+        problem = f"{type(exc).__name__}: {exc}"
+    try:
+        import cloudpickle
+    except ImportError:
+        pass
+    else:
+        try:
+            return bytes(cloudpickle.dumps(job))
+        except Exception as exc:
+            problem = f"{type(exc).__name__}: {exc}"
+    raise RunSetupError(
+        f"{job.protocol.name}: the run cannot be sent to {where} ({problem}); run it in one process (workers=1)"
+    )
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,7 @@ from voirdire.executors.base import (
     Tally,
     endpoint_limits,
     merge_limits,
+    pickled,
     start_clients,
 )
 from voirdire.models import ModelPool
@@ -55,18 +56,6 @@ from voirdire.transcript import RunHeader, Verdict
 _WORKER = "from voirdire.executors.local import worker_main; worker_main()"
 STOP_WAIT_S = 10.0  # how long stopped workers get to cancel their sessions and close, before they are killed
 LIMITS_EVERY_S = 0.5  # how often a worker reports its endpoint limits (when they changed)
-
-
-def pickled(job: SessionJob) -> bytes:
-    """The job as workers receive it; what cannot be pickled (a protocol class defined inside a function) is a
-    one-line error before anything runs."""
-    try:
-        return pickle.dumps(job)
-    except Exception as exc:
-        raise RunSetupError(
-            f"{job.protocol.name}: the run cannot be sent to worker processes ({type(exc).__name__}: {exc}); "
-            "define the protocol and its items at module level, or run in one process"
-        ) from None
 
 
 def exit_text(code: int | None) -> str:
@@ -146,7 +135,7 @@ async def run_in_processes(
 ) -> None:
     """Run the ``pending`` sessions in ``count`` worker processes; ``header`` is written once every worker has
     built its clients (a spec that cannot start fails the run before the transcript gets anything)."""
-    setup = (pickle.dumps(list(sys.path)), pickled(job))
+    setup = (pickle.dumps(list(sys.path)), pickled(job, "worker processes"))
     loop = asyncio.get_running_loop()
     events: Events = asyncio.Queue()
     workers: list[_Worker] = []

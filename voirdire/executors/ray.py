@@ -43,6 +43,7 @@ from voirdire.executors.base import (
     endpoint_limits,
     masked_json,
     merge_limits,
+    pickled,
     start_clients,
 )
 from voirdire.models import ModelPool, RoleSettings, parse_spec
@@ -175,7 +176,7 @@ async def run_on_ray(
                 f"--workers {count}: the Ray cluster has {cpus:g} CPUs, and each worker (an actor) takes one"
             )
         remote = ray.remote(num_cpus=1, max_concurrency=job.concurrency + 1)(SessionWorker)
-        sent = pickle.dumps(dataclasses.replace(job, bound=_absolute(job.bound), cache=None))
+        sent = pickled(dataclasses.replace(job, bound=_absolute(job.bound), cache=None), "Ray actors")
         cache = None  # the driver's cache file, put in Ray's object store once for every actor
         if job.cache is not None:
             cache = ray.put(job.cache.read_bytes() if job.cache.exists() else b"")
