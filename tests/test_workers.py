@@ -22,6 +22,7 @@ from tests.chaos.protocol import Chaos, ChaosParams, Question, replies
 from tests.chaos.server import ChaosServer, at_rates
 from voirdire.api import arun
 from voirdire.cli import main
+from voirdire.executors.base import Tally, limits_text, merge_limits
 from voirdire.models import RoleSettings, ScriptedChatCompletionClient
 from voirdire.runner import RunResult, RunSetupError, run_protocol
 from voirdire.transcript import ModelCall, Verdict, load, read_lines
@@ -310,3 +311,37 @@ def test_processes_appending_long_lines_never_interleave(tmp_path: Path) -> None
     records = [json.loads(line) for line in out.read_text().splitlines()]  # lines far over a pipe's 64 KiB
     assert Counter(r["tag"] for r in records) == {"a": 40, "b": 40}
     assert all(r["pad"] == r["tag"] * 300_000 for r in records)
+
+
+class _Bar:
+    """What the progress line is given (a tqdm bar's postfix)."""
+
+    def __init__(self) -> None:
+        self.postfix = ""
+
+    def set_postfix_str(self, text: str, refresh: bool = True) -> None:
+        self.postfix = text
+
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def refresh(self) -> None:
+        pass
+
+
+def test_the_progress_line_shows_the_endpoint_limits_summed_over_workers(tmp_path: Path) -> None:
+    assert limits_text({}) == "" and limits_text({"http://a/v1": (64, 12)}) == "limit 12/64"
+    assert limits_text({"b": (32, 1), "a": (64, 2)}) == "limits a:64 b:32"
+    workers = [{"a": (64, 10), "b": (8, 1)}, {"a": (32, 5)}]
+    assert merge_limits(workers) == {"a": (96, 15), "b": (8, 1)}
+    bar = _Bar()
+    tally = Tally(RunResult(out=tmp_path, run_id="r"), left=4, allowed=0, budget="0", bar=bar)
+    tally.limits = lambda: merge_limits([workers[0], {"b": (8, 2)}])
+    tally.retry()
+    assert bar.postfix == "retries 1, errors 0, limits a:64 b:16"
+    tally.limits = lambda: {"a": (64, 10)}
+    tally.end("q1", error="boom")  # over the budget of 0: the run stops, nothing else starts
+    assert bar.postfix == "retries 1, errors 1 (100%), limit 10/64"
+    assert tally.stopped and not tally.start()
+    tally.finish()
+    assert tally.result.not_started == 4
