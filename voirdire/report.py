@@ -352,9 +352,9 @@ class ReportBuilder:
         return self._shared.setdefault(value, value)
 
     def _compact(self, value: Any) -> Any:
-        """A fold's value with its tuple fields shared (a NamedTuple's: Table 8's numbers, decision variants...):
-        sessions of one run often hold equal ones, and ten thousand copies of ``(1, (1,), 0, False)`` are not
-        needed. Only hashable tuples are shared, so nothing mutable is."""
+        """A fold's value with its tuple fields shared (a NamedTuple's, and those of the NamedTuples in it: Table
+        8's numbers, decision variants...): sessions of one run often hold equal ones, and ten thousand copies of
+        ``(1, (1,), 0, False)`` are not needed. Only hashable tuples are shared, so nothing mutable is."""
         if not (isinstance(value, tuple) and hasattr(value, "_fields")):
             return value
         fields = []
@@ -362,6 +362,8 @@ class ReportBuilder:
             if type(x) is tuple:
                 with contextlib.suppress(TypeError):  # a tuple holding something unhashable (a dict) is kept as it is
                     x = self._share(x)
+            elif isinstance(x, tuple) and hasattr(x, "_fields"):
+                x = self._compact(x)
             fields.append(x)
         return value._make(fields)
 

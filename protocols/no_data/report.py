@@ -107,12 +107,9 @@ def outcome_of(verdict: Verdict) -> Outcome:
 
 def _seed_score(seed: int, outcomes: Sequence[Outcome], *, rounds: int, phi: float, missing: int = 0) -> SeedScore:
     gold = [o.reference for o in outcomes]
-    # Decisions with only the fields NoDataRun reads, so the rates are computed by Algorithm 1's own code.
-    decisions = [
-        Decision.model_construct(label=o.label, revealed=o.revealed, success=o.success, flipped=o.flipped)
-        for o in outcomes
-    ]
-    scores = score(NoDataRun.model_construct(decisions=decisions), gold)
+    # An Outcome has the fields of a Decision that NoDataRun reads (label, revealed, success, flipped), so the rates
+    # are computed by Algorithm 1's own code, without a Decision per datapoint.
+    scores = score(NoDataRun.model_construct(decisions=list(outcomes)), gold)
     known = [o.known for o in outcomes]
     plain = None if any(k is None for k in known) else [int(k) for k in known]
     return SeedScore(

@@ -99,6 +99,11 @@ class Graded(NamedTuple):
 _NO_SCORES: Mapping[str, float | None] = MappingProxyType({})  # one empty mapping for every answer without marks
 
 
+def _ranking(scores: Mapping[str, float | None] | None) -> Mapping[str, float | None]:
+    """An answer's partial-mark ranking scores, the schemes' names held once for all answers."""
+    return {category(k): x for k, x in scores.items()} if scores else _NO_SCORES
+
+
 def _cell(value: str | None) -> HierarchyCell | None:
     return HierarchyCell(value) if value is not None else None
 
@@ -119,10 +124,10 @@ def graded(s: SessionRecord) -> Graded:
         cell=category(st.get("cell")),
         variants=tuple((st.get("judgments") or {}).get(variant) for variant in DECISION_VARIANTS),
         decision_variant=category(st.get("decision_variant")),
-        ranking_scores=st.get("ranking_scores") or _NO_SCORES,
+        ranking_scores=_ranking(st.get("ranking_scores")),
         token_f1=max_token_f1(item.system_answer, [item.gold_answers[i] for i in indices]),
         model_calls=int(st.get("model_calls") or 0),
-        failure_steps=tuple(str(f.get("step")) for f in found),
+        failure_steps=tuple(category(str(f.get("step"))) for f in found),
     )
     return Graded(item_id, system, item.human_judgment, judged)
 
@@ -133,8 +138,9 @@ def _evaluate_system(
     graded = [it for it in items if it.id in verdicts]
     stats = [verdicts[it.id] for it in graded]
     judgments = [s.judgment for s in stats]
-    # Score under the system's own name; items are relabelled for the pooled "all" row.
-    relabelled = [it._replace(system=system) for it in graded]
+    # Score under the system's own name; items are relabelled for the pooled "all" row (only there: a system's own
+    # items need no copy).
+    relabelled = graded if all(it.system == system for it in graded) else [it._replace(system=system) for it in graded]
     cells = [_cell(s.cell) for s in stats] if entailment else None
     report = system_reports(relabelled, judgments, cells).get(system) if graded else None
     by_decision = None
