@@ -1,0 +1,175 @@
+"""The per-endpoint AIMD limit: halves on overload once per window, floor 1; grows by 1 per window of replies up
+to its cap; never lets more requests through than its limit; waiters are served in order and a cancelled one
+keeps no slot. No clock: the tests drive the requests' ends themselves."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from voirdire.models.limiter import AdaptiveLimit, Outcome, endpoint_limit, endpoint_limits, forget_endpoint
+
+
+async def fill(limit: AdaptiveLimit, n: int) -> list[int]:
+    """``n`` requests let through at once (the limit must have room for them)."""
+    tickets = [await limit.acquire() for _ in range(n)]
+    assert limit.in_flight == n
+    return tickets
+
+
+async def settle() -> None:
+    for _ in range(5):
+        await asyncio.sleep(0)
+
+
+async def test_it_starts_at_its_cap_and_holds_requests_beyond_it() -> None:
+    limit = AdaptiveLimit(3)
+    tickets = await fill(limit, 3)
+    fourth = asyncio.ensure_future(limit.acquire())
+    await settle()
+    assert not fourth.done() and limit.queued == 1
+    limit.release(tickets[0], Outcome.OK)
+    assert await fourth == 3 and limit.in_flight == 3
+
+
+async def test_an_overload_halves_what_is_in_use() -> None:
+    limit = AdaptiveLimit(16)
+    tickets = await fill(limit, 10)
+    limit.release(tickets[0], Outcome.OVERLOAD)
+    # 10 were in flight: half of that, not half of a cap of 16 that nothing used
+    assert (limit.limit, limit.in_flight, limit.decreases) == (5, 9, 1)
+    full = AdaptiveLimit(8)
+    tickets = await fill(full, 8)
+    full.release(tickets[0], Outcome.OVERLOAD)
+    assert full.limit == 4
+
+
+async def test_a_burst_of_overloads_cuts_once_per_window() -> None:
+    limit = AdaptiveLimit(16)
+    tickets = await fill(limit, 12)
+    for ticket in tickets:  # one burst of 429s: all sent under the old limit
+        limit.release(ticket, Outcome.OVERLOAD)
+    assert (limit.limit, limit.decreases, limit.in_flight) == (6, 1, 0)
+    late = await limit.acquire()  # sent after the cut: its overload is a new signal
+    limit.release(late, Outcome.OVERLOAD)
+    assert (limit.limit, limit.decreases) == (1, 2)  # half of the one request in flight, floor 1
+
+
+async def test_the_limit_never_falls_below_one() -> None:
+    limit = AdaptiveLimit(4)
+    for _ in range(10):
+        ticket = await limit.acquire()
+        limit.release(ticket, Outcome.OVERLOAD)
+        assert limit.limit == 1
+    assert limit.decreases == 10
+
+
+async def test_it_recovers_one_step_per_window_of_replies_up_to_its_cap() -> None:
+    limit = AdaptiveLimit(6)
+    tickets = await fill(limit, 6)
+    limit.release(tickets[0], Outcome.OVERLOAD)
+    assert limit.limit == 3
+    for ticket in tickets[1:]:  # replies to requests sent before the cut say nothing about the new limit
+        limit.release(ticket, Outcome.OK)
+    assert limit.limit == 3
+    seen = []
+    for _ in range(3 + 4 + 5 + 6 + 6):  # 3 replies at limit 3 -> 4, 4 at 4 -> 5, 5 at 5 -> 6 = cap; then no more
+        ticket = await limit.acquire()
+        limit.release(ticket, Outcome.OK)
+        seen.append(limit.limit)
+    assert seen[2] == 4 and seen[6] == 5 and seen[11] == 6 and max(seen) == 6 and limit.increases == 3
+
+
+async def test_other_failures_move_nothing() -> None:
+    limit = AdaptiveLimit(4)
+    tickets = await fill(limit, 4)
+    limit.release(tickets[0], Outcome.OVERLOAD)
+    for ticket in tickets[1:]:
+        limit.release(ticket, Outcome.OTHER)
+    for _ in range(10):
+        ticket = await limit.acquire()
+        limit.release(ticket, Outcome.OTHER)  # a 500, a dropped connection, a body that is not a completion
+    assert (limit.limit, limit.increases, limit.decreases) == (2, 0, 1)
+
+
+async def test_waiters_are_served_first_come_first_served() -> None:
+    limit = AdaptiveLimit(1)
+    (first,) = await fill(limit, 1)
+    order: list[int] = []
+
+    async def wait(i: int) -> None:
+        ticket = await limit.acquire()
+        order.append(i)
+        await settle()
+        limit.release(ticket, Outcome.OK)
+
+    waiting = [asyncio.ensure_future(wait(i)) for i in range(5)]
+    await settle()
+    limit.release(first, Outcome.OK)
+    await asyncio.gather(*waiting)
+    assert order == [0, 1, 2, 3, 4] and limit.in_flight == 0
+
+
+async def test_a_cancelled_waiter_keeps_no_slot() -> None:
+    limit = AdaptiveLimit(1)
+    (first,) = await fill(limit, 1)
+    queued = asyncio.ensure_future(limit.acquire())
+    await settle()
+    queued.cancel()
+    await settle()
+    limit.release(first, Outcome.OK)
+    assert limit.in_flight == 0
+    # Given a slot and cancelled before it ran: the slot goes to the next waiter, not lost.
+    (first,) = await fill(limit, 1)
+    given = asyncio.ensure_future(limit.acquire())
+    after = asyncio.ensure_future(limit.acquire())
+    await settle()
+    limit.release(first, Outcome.OK)  # hands the slot to ``given``...
+    given.cancel()  # ...which is cancelled before it resumes
+    await settle()
+    assert given.cancelled() and after.done() and limit.in_flight == 1
+
+
+async def test_requests_in_flight_never_exceed_the_limit() -> None:
+    """Many requests with random ends and outcomes: whenever no cut happened while a request waited, the requests
+    in flight when it is let through are within the limit (a cut cannot recall requests already sent)."""
+    rng = random.Random(7)
+    limit = AdaptiveLimit(20)
+    peak = 0
+
+    async def request() -> None:
+        nonlocal peak
+        cuts = limit.decreases
+        ticket = await limit.acquire()
+        assert limit.in_flight <= limit.limit or limit.decreases > cuts
+        assert 1 <= limit.limit <= limit.cap
+        peak = max(peak, limit.in_flight)
+        for _ in range(rng.randint(0, 6)):
+            await asyncio.sleep(0)
+        x = rng.random()
+        limit.release(ticket, Outcome.OVERLOAD if x < 0.03 else Outcome.OTHER if x < 0.08 else Outcome.OK)
+
+    await asyncio.gather(*(request() for _ in range(3000)))
+    assert limit.in_flight == 0 and not limit._waiters
+    assert peak <= 20 and limit.decreases > 0 and limit.increases > 0
+
+
+def test_a_cap_below_one_is_refused() -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        AdaptiveLimit(0)
+
+
+async def test_endpoint_limits_shows_each_endpoint_by_its_redacted_url() -> None:
+    url = "http://127.0.0.1:9/v1?api_key=hunter2-secret-value"
+    limit = endpoint_limit(url, 8)
+    try:
+        tickets = await fill(limit, 3)
+        assert endpoint_limits()["http://127.0.0.1:9/v1"] == (8, 3)
+        assert "hunter2" not in repr(endpoint_limits())
+        limit.release(tickets[0], Outcome.OVERLOAD)
+        assert endpoint_limits()["http://127.0.0.1:9/v1"] == (1, 2)
+    finally:
+        forget_endpoint(url, limit)
+    assert "http://127.0.0.1:9/v1" not in endpoint_limits()

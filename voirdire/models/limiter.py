@@ -1,0 +1,132 @@
+"""Adaptive concurrency per endpoint: an AIMD limit on the requests in flight to one base URL.
+
+Every request to an endpoint takes a slot (``acquire``) before it is sent and gives it back (``release``) with its
+outcome once it is answered or has failed. The limit starts at the endpoint's cap (the size of its HTTP
+keep-alive pool: ``voirdire.models.openai``) and moves like TCP's congestion window:
+
+* **multiplicative decrease**: an overload (HTTP 429, or no reply within the deadline) halves the limit, floor 1.
+  It halves what was really in use: the limit, or the requests in flight when that is fewer, since a limit far
+  above what is in flight would throttle nothing. At most once per window: the requests already in flight when
+  the limit was cut were sent under the old limit, so their overloads (one burst of 429s) are the same signal and
+  cut nothing more; an overload of a request sent after the cut cuts again.
+* **additive increase**: every ``limit`` successful replies of requests sent since the last change (one window's
+  worth) raise the limit by 1, back up to the cap.
+* other failures (5xx, a dropped connection, a body that is not a chat completion) move nothing.
+
+A request waits for a slot before its deadline starts, and the retry wait (backoff, Retry-After) happens outside
+the limiter: a request sleeping before its retry holds no slot. ``endpoint_limits()`` shows every endpoint's
+limit and requests in flight, by redacted URL, for a progress line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+from collections import deque
+
+from voirdire.secrets import redact_url
+
+
+class Outcome(enum.Enum):
+    """What a request's answer says about the endpoint's load."""
+
+    OK = "ok"  # a reply: counts toward an increase
+    OVERLOAD = "overload"  # HTTP 429 or no reply in time: cut the limit
+    OTHER = "other"  # any other failure, or cancelled: says nothing about load
+
+
+class AdaptiveLimit:
+    """An AIMD limit on concurrent requests, at most ``cap``, at least 1; FIFO for the requests that wait.
+
+    Not thread-safe: one event loop uses it (asyncio's own primitives are the same). ``acquire`` returns a ticket
+    to give back to ``release``: tickets number the requests in the order they were let through, which is how a
+    decrease knows which overloads belong to the window it already reacted to.
+    """
+
+    def __init__(self, cap: int) -> None:
+        if cap < 1:
+            raise ValueError(f"an endpoint's cap must be at least 1, got {cap}")
+        self.cap = cap
+        self.limit = cap
+        self.in_flight = 0
+        self.decreases = 0
+        self.increases = 0
+        self.queued = 0  # requests that had to wait for a slot
+        self._waiters: deque[asyncio.Future[None]] = deque()
+        self._issued = 0  # tickets handed out so far
+        self._cut_at = 0  # requests with a ticket below it were sent before the last cut
+        self._successes = 0  # successes since the last change of the limit
+
+    async def acquire(self) -> int:
+        """Wait for a slot (first come, first served); the ticket to pass to ``release``."""
+        if self.in_flight < self.limit and not self._waiters:
+            self.in_flight += 1
+        else:
+            self.queued += 1
+            waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            try:
+                await waiter
+            except asyncio.CancelledError:
+                if waiter.done() and not waiter.cancelled():  # given a slot, then cancelled: pass the slot on
+                    self.in_flight -= 1
+                    self._wake()
+                else:
+                    self._waiters.remove(waiter)
+                raise
+        ticket = self._issued
+        self._issued += 1
+        return ticket
+
+    def release(self, ticket: int, outcome: Outcome) -> None:
+        """Give a slot back with what its request's answer says about load."""
+        if ticket >= self._cut_at:  # sent since the last cut: its answer is news
+            if outcome is Outcome.OVERLOAD:
+                self.limit = max(1, min(self.limit, self.in_flight) // 2)
+                self.decreases += 1
+                # Every request in flight now was sent under the old limit: its answer belongs to this cut.
+                self._cut_at = self._issued
+                self._successes = 0
+            elif outcome is Outcome.OK and self.limit < self.cap:
+                self._successes += 1
+                if self._successes >= self.limit:  # a window's worth of replies at this limit: one more
+                    self.limit += 1
+                    self.increases += 1
+                    self._successes = 0
+        self.in_flight -= 1
+        self._wake()
+
+    def _wake(self) -> None:
+        while self._waiters and self.in_flight < self.limit:
+            waiter = self._waiters.popleft()
+            if not waiter.done():  # a cancelled waiter has left (or is leaving) the queue
+                self.in_flight += 1
+                waiter.set_result(None)
+
+
+_LIMITS: dict[str, AdaptiveLimit] = {}
+
+
+def endpoint_limit(base_url: str, cap: int) -> AdaptiveLimit:
+    """A new limit for the endpoint at ``base_url``, starting at ``cap``, shown by ``endpoint_limits`` until it is
+    forgotten. The endpoint's clients share it (``voirdire.models.openai``); one made for an endpoint again (in a
+    new event loop) replaces the last."""
+    limit = _LIMITS[base_url] = AdaptiveLimit(cap)
+    return limit
+
+
+def forget_endpoint(base_url: str, limit: AdaptiveLimit) -> None:
+    """Stop showing the endpoint's limit once its clients are closed, unless it has been replaced meanwhile."""
+    if _LIMITS.get(base_url) is limit:
+        del _LIMITS[base_url]
+
+
+def endpoint_limits() -> dict[str, tuple[int, int]]:
+    """Every endpoint in use: its URL (redacted: no credentials, no query) -> (current limit, requests in flight).
+    Two URLs that differ only in what redaction drops are shown as one, their limits and requests added."""
+    shown: dict[str, tuple[int, int]] = {}
+    for url, limit in list(_LIMITS.items()):
+        label = redact_url(url)
+        before = shown.get(label, (0, 0))
+        shown[label] = (before[0] + limit.limit, before[1] + limit.in_flight)
+    return shown
