@@ -19,7 +19,7 @@ OPENAI_KEY = "sk-openai-only-1234567890"
 
 def key_of(client: object) -> str:
     assert isinstance(client, OpenAIChatClient)
-    return client._client.api_key
+    return client._api_key
 
 
 def test_openai_spec_needs_a_key(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,19 +1,34 @@
-"""OpenAI and OpenAI-compatible servers (vLLM, Ollama, llama.cpp server, ...) on the openai SDK.
+"""OpenAI and OpenAI-compatible servers (vLLM, Ollama, llama.cpp server, ...): voirdire's own lean client.
 
-A thin client of voirdire's own rather than AutoGen's, because the protocols need what AutoGen's client refuses:
-``n`` samples in one request, and a reply schema sent as ``response_format`` with a clean fallback. Both are
-learnt once per endpoint: a server that answers a ``response_format`` request with HTTP 400 is asked in text from
-then on (the reply is still validated), and one that returns fewer choices than ``n`` gets one request per
-sample. ``spec_text`` is the spec as printed (credentials dropped), named in errors.
+A client of voirdire's own rather than AutoGen's, because the protocols need what AutoGen's client refuses: ``n``
+samples in one request, and a reply schema sent as ``response_format`` with a clean fallback. Both are learnt
+once per endpoint: a server that answers a ``response_format`` request with HTTP 400 is asked in text from then
+on (the reply is still validated), and one that returns fewer choices than ``n`` gets one request per sample.
 
-Every request has a deadline (``TIMEOUT_ARG`` in the call's arguments, else the client's ``timeout``): connecting
-may take at most ``CONNECT_TIMEOUT_S`` of it, and a request with no complete reply by then raises ``ReplyTimeout``.
-An HTTP 200 that is not a chat completion (a body cut off, not JSON, no choices) raises ``InvalidReply``. Both are
-transient: the role's agent retries them. The SDK's own retries are off, so every attempt is counted.
+**Transport.** Every client of one endpoint (base URL) in the process shares its HTTP/1.1 keep-alive connections
+(``_Endpoint``): at most ``max_connections()`` of them (``VOIRDIRE_MAX_CONNECTIONS``, default
+``DEFAULT_MAX_CONNECTIONS``), every one kept alive, and the requests in flight to the endpoint are capped at that
+number by its adaptive limit (``voirdire.models.limiter``), so no connection is ever opened only to be dropped.
+The connections are held in pools of ``POOL_SHARD`` (``_Shard``, one ``AsyncClient`` each), a request going to the
+first pool with a connection free: an HTTP pool's bookkeeping walks all its connections twice a request, which
+at 200 connections in one pool was a third of the client's CPU (docs/transport.md). By default a request is a
+plain POST on that pool: the body ``json.dumps``, the reply ``json.loads`` and checked here, skipping the SDK's
+request building and its pydantic reply models (a third of the CPU per call of the SDK on the same pools).
+``VOIRDIRE_TRANSPORT=sdk`` sends through the openai SDK instead, on the same pools. Both raise the SDK's exception
+classes for HTTP errors and broken connections (``openai.RateLimitError``, ``APIStatusError``,
+``APIConnectionError``; a direct request has them built by the SDK's own ``_make_status_error_from_response``), so
+the retry policy (``voirdire.agents.model_agent``) reads both alike.
+
+Every request has a deadline (``TIMEOUT_ARG`` in the call's arguments, else the client's ``timeout``) that starts
+once the endpoint's limit lets it through: connecting may take at most ``CONNECT_TIMEOUT_S`` of it, and a request
+with no complete reply by then raises ``ReplyTimeout``. An HTTP 200 that is not a chat completion (a body cut off,
+not JSON, no choices) raises ``InvalidReply``. Both are transient: the role's agent retries them. The SDK's own
+retries are off, so every attempt is counted.
 
 The API key is the caller's: ``openai_client`` and ``openai_compatible_client`` take it already resolved (see
 ``voirdire.models.spec.resolve_api_key``); a server that needs none is sent a placeholder, never another
-endpoint's key.
+endpoint's key. Keys travel per request, never as a pool's default headers, so clients with different keys can
+share an endpoint's connections.
 """
 
 from __future__ import annotations
@@ -21,7 +36,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import ssl
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from autogen_core.models import CreateResult, LLMMessage, RequestUsage
@@ -36,6 +53,7 @@ from voirdire.models.base import (
     openai_role,
     text_of,
 )
+from voirdire.models.limiter import AdaptiveLimit, Outcome, endpoint_limit, forget_endpoint
 
 # Generation settings passed through to the API; anything else in a role's arguments is voirdire's own.
 _SENT = ("max_tokens", "temperature", "seed", "top_p", "stop")
@@ -45,6 +63,126 @@ within it; a slow local server needs a larger per-role ``timeout``."""
 CONNECT_TIMEOUT_S = 10.0
 NO_KEY = "not-needed"
 """Sent where a server needs no key: the SDK insists on one, and no real key goes where it was not named."""
+OPENAI_URL = "https://api.openai.com/v1"
+
+TRANSPORT_ENV = "VOIRDIRE_TRANSPORT"
+"""``httpx`` (the default): direct requests on the endpoint's pool; ``sdk``: through the openai SDK."""
+TRANSPORTS = ("httpx", "sdk")
+MAX_CONNECTIONS_ENV = "VOIRDIRE_MAX_CONNECTIONS"
+DEFAULT_MAX_CONNECTIONS = 256
+"""Connections per endpoint, all kept alive, and so the most requests in flight to it: a run of up to 256 sessions
+at a time is never held back by it (a model's latency, seconds, not the client's CPU, bounds such a run). A pool
+opens connections only as requests need them."""
+POOL_SHARD = 16
+"""Connections per pool of an endpoint's: 16 cost 0.50 ms CPU a call at 200 in flight, one pool of 256 0.76 ms."""
+
+
+def transport() -> str:
+    """The transport new clients use: ``VOIRDIRE_TRANSPORT``, else ``httpx``; any other value is an error."""
+    chosen = os.environ.get(TRANSPORT_ENV, "").strip().lower() or "httpx"
+    if chosen not in TRANSPORTS:
+        raise ModelSpecError(f"{TRANSPORT_ENV}={chosen!r}: use one of {', '.join(TRANSPORTS)}")
+    return chosen
+
+
+def max_connections() -> int:
+    """Connections (and requests in flight) per endpoint: ``VOIRDIRE_MAX_CONNECTIONS``, else the default."""
+    raw = os.environ.get(MAX_CONNECTIONS_ENV, "").strip()
+    if not raw:
+        return DEFAULT_MAX_CONNECTIONS
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ModelSpecError(f"{MAX_CONNECTIONS_ENV}={raw!r}: expected a whole number of connections, at least 1")
+    return value
+
+
+def _http() -> Any:
+    """The HTTP library the installed openai SDK is built on (httpx2 for openai 3, httpx before), so the pool can
+    be handed to the SDK and its exceptions take our requests and responses."""
+    try:
+        import httpx2
+
+        return httpx2
+    except ImportError:  # pragma: no cover - openai < 3
+        import httpx
+
+        return httpx
+
+
+class _Endpoint:
+    """One base URL's connection pool and adaptive limit, shared by every client of it within one event loop (an
+    HTTP pool's connections belong to the loop that opened them)."""
+
+    def __init__(self, url: str, cap: int, loop: asyncio.AbstractEventLoop) -> None:
+        self.url = url
+        self.loop = loop
+        self.users = 0
+        self.cap = cap
+        self.shard_size = min(cap, POOL_SHARD)
+        self.shards: list[_Shard] = []
+        self.limit: AdaptiveLimit = endpoint_limit(url, cap)
+        self._errors: Any = None
+
+    def take(self) -> _Shard:
+        """A pool with a connection free for one more request: the first one that has one, so the load stays on
+        as few pools (and warm connections) as it needs. The endpoint's limit keeps the requests in flight at most
+        ``cap``, so there always is one."""
+        for shard in self.shards:
+            if shard.in_flight < self.shard_size:
+                shard.in_flight += 1
+                return shard
+        shard = _Shard(self.shard_size)
+        self.shards.append(shard)
+        shard.in_flight += 1
+        return shard
+
+    def status_error(self, response: Any) -> Exception:
+        """The SDK's exception for an HTTP error answer, built by the SDK itself (class by status, message with the
+        server's ``error.message``, ``body``, ``code``), so a direct request fails exactly as an SDK one."""
+        if self._errors is None:
+            import openai
+
+            # Only builds errors, never sends: the placeholder key goes nowhere.
+            self._errors = openai.AsyncOpenAI(api_key=NO_KEY, base_url=self.url, max_retries=0)
+        return self._errors._make_status_error_from_response(response)  # type: ignore[no-any-return]
+
+    async def close(self) -> None:
+        forget_endpoint(self.url, self.limit)
+        if _ENDPOINTS.get(self.url) is self:
+            del _ENDPOINTS[self.url]
+        for shard in self.shards:
+            await shard.http.aclose()
+        if self._errors is not None:
+            await self._errors.close()
+
+
+class _Shard:
+    """One HTTP/1.1 keep-alive pool of an endpoint's: ``size`` connections, every one of them kept alive."""
+
+    def __init__(self, size: int) -> None:
+        http = _http()
+        self.in_flight = 0
+        # max_keepalive = max_connections: requests are capped at the pool's size (``_Endpoint.take``), so a
+        # connection is never opened only to be dropped. follow_redirects as the SDK's own pool.
+        self.http = http.AsyncClient(
+            limits=http.Limits(max_connections=size, max_keepalive_connections=size),
+            timeout=_http_timeout(CHAT_TIMEOUT_S),
+            follow_redirects=True,
+        )
+
+
+_ENDPOINTS: dict[str, _Endpoint] = {}
+
+
+@dataclass
+class _Reply:
+    texts: list[str]
+    finish_reason: str | None
+    prompt_tokens: int
+    completion_tokens: int
 
 
 class OpenAIChatClient(TextOnlyClient):
@@ -57,16 +195,34 @@ class OpenAIChatClient(TextOnlyClient):
 
     def __init__(self, model: str, *, base_url: str | None, api_key: str, timeout: float = CHAT_TIMEOUT_S) -> None:
         super().__init__()
-        import openai
-
         self.model = model
-        self.endpoint = base_url or "https://api.openai.com/v1"
+        self.endpoint = base_url or OPENAI_URL
         self.timeout = timeout
-        # max_retries=0: voirdire retries transient errors itself and records how many it took.
-        self._client = openai.AsyncOpenAI(
-            base_url=base_url, api_key=api_key, max_retries=0, timeout=_http_timeout(timeout)
-        )
+        self.transport = transport()
+        self._cap = max_connections()
+        self._api_key = api_key
         self._create_args = {"model": model}  # read by client labels
+        self._url = _chat_url(self.endpoint)
+        self._headers = _headers(api_key)
+        self._endpoint: _Endpoint | None = None
+        self._sdk: dict[_Shard, Any] = {}  # transport "sdk": an SDK client on each of the endpoint's pools
+        self._timeouts: dict[float, Any] = {}
+
+    def _attach(self) -> _Endpoint:
+        """The endpoint's shared pool and limit in the running loop; made by the first client that sends."""
+        loop = asyncio.get_running_loop()
+        mine = self._endpoint
+        if mine is not None and mine.loop is loop:
+            return mine
+        if mine is not None:  # used in an earlier event loop, now gone: its pool cannot serve this one
+            mine.users -= 1
+        shared = _ENDPOINTS.get(self.endpoint)
+        if shared is None or shared.loop is not loop:
+            shared = _ENDPOINTS[self.endpoint] = _Endpoint(self.endpoint, self._cap, loop)
+        shared.users += 1
+        self._endpoint = shared
+        self._sdk = {}
+        return shared
 
     def _request(self, messages: Sequence[LLMMessage], args: Mapping[str, Any], n: int, schema: bool) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -84,17 +240,72 @@ class OpenAIChatClient(TextOnlyClient):
             }
         return body
 
-    async def _send(self, body: dict[str, Any], timeout: float | None = None) -> Any:
-        """One request; its reply checked to be a chat completion with choices."""
+    async def _send(self, body: dict[str, Any], timeout: float | None = None) -> _Reply:
+        """One request, through the endpoint's limit; its reply checked to be a chat completion with choices."""
         import openai
 
+        endpoint = self._attach()
         deadline = timeout or self.timeout
+        ticket = await endpoint.limit.acquire()  # before the deadline starts: waiting for a slot is not the server's
+        shard = endpoint.take()
+        outcome = Outcome.OTHER
         try:
-            response = await asyncio.wait_for(
-                self._client.chat.completions.create(**body, timeout=_http_timeout(deadline)), deadline
+            try:
+                async with asyncio.timeout(deadline):
+                    if self.transport == "sdk":
+                        reply = await self._send_sdk(shard, body, deadline)
+                    else:
+                        reply = await self._send_direct(endpoint, shard, body, deadline)
+            except (TimeoutError, openai.APITimeoutError) as exc:
+                outcome = Outcome.OVERLOAD
+                raise ReplyTimeout(f"no complete reply within {deadline:g} s (timeout)") from exc
+            except openai.RateLimitError:
+                outcome = Outcome.OVERLOAD
+                raise
+            outcome = Outcome.OK
+            return reply
+        finally:
+            shard.in_flight -= 1
+            endpoint.limit.release(ticket, outcome)
+
+    async def _send_direct(self, endpoint: _Endpoint, shard: _Shard, body: dict[str, Any], deadline: float) -> _Reply:
+        """POST the body on the endpoint's pool; the SDK's exceptions for what the SDK would raise."""
+        import openai
+
+        http = shard.http
+        request = http.build_request(
+            "POST", self._url, content=json.dumps(body).encode(), headers=self._headers, timeout=self._timeout(deadline)
+        )
+        try:
+            response = await http.send(request)
+        except _timeout_errors() as exc:
+            raise openai.APITimeoutError(request=request) from exc
+        except _connection_errors() as exc:  # refused, reset, dropped, a body cut off mid-transfer
+            raise openai.APIConnectionError(request=request) from exc
+        if response.status_code >= 400:
+            raise endpoint.status_error(response) from None
+        try:
+            data = json.loads(response.content)
+        except ValueError as exc:  # not JSON, or not text at all (UnicodeDecodeError)
+            raise InvalidReply(f"HTTP 200 whose body is not a JSON chat completion ({type(exc).__name__})") from exc
+        return _read_completion(data)
+
+    async def _send_sdk(self, shard: _Shard, body: dict[str, Any], deadline: float) -> _Reply:
+        import openai
+
+        sdk = self._sdk.get(shard)
+        if sdk is None:
+            # max_retries=0: voirdire retries transient errors itself and records how many it took. The SDK client
+            # borrows the pool: closing it would close the pool under the endpoint's other clients.
+            sdk = self._sdk[shard] = openai.AsyncOpenAI(
+                base_url=self.endpoint,
+                api_key=self._api_key,
+                max_retries=0,
+                timeout=_http_timeout(self.timeout),
+                http_client=shard.http,
             )
-        except (TimeoutError, openai.APITimeoutError) as exc:
-            raise ReplyTimeout(f"no complete reply within {deadline:g} s (timeout)") from exc
+        try:
+            response = await sdk.chat.completions.create(**body, timeout=self._timeout(deadline))
         except (json.JSONDecodeError, openai.APIResponseValidationError) as exc:
             raise InvalidReply(f"HTTP 200 whose body is not a JSON chat completion ({type(exc).__name__})") from exc
         choices = getattr(response, "choices", None)
@@ -102,7 +313,19 @@ class OpenAIChatClient(TextOnlyClient):
             raise InvalidReply("HTTP 200 whose body is not a chat completion (no choices)")
         if any(getattr(c, "message", None) is None for c in choices):
             raise InvalidReply("HTTP 200 with a choice that has no message")
-        return response
+        usage = response.usage
+        return _Reply(
+            texts=[(c.message.content or "").strip() for c in choices],
+            finish_reason=choices[0].finish_reason,
+            prompt_tokens=usage.prompt_tokens if usage else 0,
+            completion_tokens=usage.completion_tokens if usage else 0,
+        )
+
+    def _timeout(self, deadline: float) -> Any:
+        found = self._timeouts.get(deadline)
+        if found is None:
+            found = self._timeouts[deadline] = _http_timeout(deadline)
+        return found
 
     async def complete(self, messages: Sequence[LLMMessage], args: Mapping[str, Any], n: int = 1) -> Completion:
         import openai
@@ -115,17 +338,15 @@ class OpenAIChatClient(TextOnlyClient):
         want = n if self.endpoint not in self._no_n else 1
         requests = 1
         try:
-            response = await self._send(self._request(messages, args, want, schema), timeout)
+            reply = await self._send(self._request(messages, args, want, schema), timeout)
         except openai.BadRequestError:
             if not schema:
                 raise
             self._no_response_format.add(self.endpoint)  # refused once: ask in text from now on, and read it
             enforcement, requests = "text-fallback", 2
-            response = await self._send(self._request(messages, args, want, False), timeout)
-        texts = [(c.message.content or "").strip() for c in response.choices]
-        prompt_tokens = response.usage.prompt_tokens if response.usage else 0
-        completion_tokens = response.usage.completion_tokens if response.usage else 0
-        finish = response.choices[0].finish_reason if response.choices else None
+            reply = await self._send(self._request(messages, args, want, False), timeout)
+        texts = reply.texts
+        prompt_tokens, completion_tokens = reply.prompt_tokens, reply.completion_tokens
         if n > 1 and len(texts) < n:
             if want > 1:
                 self._no_n.add(self.endpoint)  # the endpoint ignored n: one request per sample from now on
@@ -134,17 +355,16 @@ class OpenAIChatClient(TextOnlyClient):
                     self._request(messages, args, 1, schema and enforcement != "text-fallback"), timeout
                 )
                 requests += 1
-                texts.append((more.choices[0].message.content or "").strip())
-                if more.usage:
-                    prompt_tokens += more.usage.prompt_tokens
-                    completion_tokens += more.usage.completion_tokens
+                texts.append(more.texts[0])
+                prompt_tokens += more.prompt_tokens
+                completion_tokens += more.completion_tokens
         usage = RequestUsage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
         self._usage = RequestUsage(
             prompt_tokens=self._usage.prompt_tokens + prompt_tokens,
             completion_tokens=self._usage.completion_tokens + completion_tokens,
         )
         return Completion(
-            texts=texts[:n], usage=usage, finish_reason=finish, enforcement=enforcement, requests=requests
+            texts=texts[:n], usage=usage, finish_reason=reply.finish_reason, enforcement=enforcement, requests=requests
         )
 
     async def _complete(self, messages: Sequence[LLMMessage], args: Mapping[str, Any]) -> CreateResult:
@@ -153,13 +373,87 @@ class OpenAIChatClient(TextOnlyClient):
         return CreateResult(finish_reason=finish, content=done.texts[0], usage=done.usage, cached=False)  # type: ignore[arg-type]
 
     async def close(self) -> None:
-        await self._client.close()
+        """Let go of the endpoint; the last client of it closes its pool (the SDK client only borrows it)."""
+        endpoint, self._endpoint, self._sdk = self._endpoint, None, {}
+        if endpoint is None:
+            return
+        endpoint.users -= 1
+        if endpoint.users <= 0 and endpoint.loop is asyncio.get_running_loop():
+            await endpoint.close()
+
+
+def _read_completion(data: Any) -> _Reply:
+    """A chat completion's texts, finish reason and usage; ``InvalidReply`` for JSON that is not one."""
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if not isinstance(choices, list) or not choices:
+        raise InvalidReply("HTTP 200 whose body is not a chat completion (no choices)")
+    texts = []
+    for choice in choices:
+        message = choice.get("message") if isinstance(choice, dict) else None
+        if not isinstance(message, dict):
+            raise InvalidReply("HTTP 200 with a choice that has no message")
+        content = message.get("content")
+        if content is not None and not isinstance(content, str):
+            raise InvalidReply(f"HTTP 200 with a message whose content is not text ({type(content).__name__})")
+        texts.append((content or "").strip())
+    usage = data.get("usage")
+    prompt_tokens = completion_tokens = 0
+    if isinstance(usage, dict):
+        prompt_tokens = usage.get("prompt_tokens") or 0
+        completion_tokens = usage.get("completion_tokens") or 0
+        if not isinstance(prompt_tokens, int) or not isinstance(completion_tokens, int):
+            raise InvalidReply("HTTP 200 with usage counts that are not whole numbers")
+    finish = choices[0].get("finish_reason")
+    return _Reply(
+        texts=texts,
+        finish_reason=finish if isinstance(finish, str) else None,
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+    )
+
+
+def _chat_url(base_url: str) -> str:
+    """Where chat completions are posted: ``chat/completions`` under the base URL's path, its query string kept
+    (``?api-version=...``). The SDK appends the path after the query instead, which garbles the request."""
+    url = _http().URL(base_url)
+    path = url.raw_path.partition(b"?")[0]
+    return str(
+        url.copy_with(raw_path=path.rstrip(b"/") + b"/chat/completions" + (b"?" + url.query if url.query else b""))
+    )
+
+
+def _headers(api_key: str) -> dict[str, str]:
+    """A direct request's headers: the SDK's authorization and content headers (organisation and project too when
+    set, as the SDK sends them), without its telemetry headers."""
+    import openai
+
+    headers = {
+        "Authorization": f"Bearer {api_key}",
+        "Accept": "application/json",
+        "Content-Type": "application/json",
+        "User-Agent": f"voirdire (openai/{openai.__version__})",
+    }
+    organization, project = os.environ.get("OPENAI_ORG_ID"), os.environ.get("OPENAI_PROJECT_ID")
+    if organization:
+        headers["OpenAI-Organization"] = organization
+    if project:
+        headers["OpenAI-Project"] = project
+    return headers
+
+
+def _timeout_errors() -> tuple[type[BaseException], ...]:
+    return (_http().TimeoutException,)
+
+
+def _connection_errors() -> tuple[type[BaseException], ...]:
+    # What the SDK wraps as APIConnectionError; anyio's EndOfStream and ssl errors can escape httpx2 unmapped.
+    import anyio
+
+    return (_http().RequestError, ssl.SSLError, anyio.EndOfStream)
 
 
 def _http_timeout(seconds: float) -> Any:
-    import openai
-
-    return openai.Timeout(seconds, connect=min(seconds, CONNECT_TIMEOUT_S))
+    return _http().Timeout(seconds, connect=min(seconds, CONNECT_TIMEOUT_S))
 
 
 def openai_client(model: str | None, *, spec_text: str, api_key: str) -> OpenAIChatClient:
