@@ -297,3 +297,19 @@ def test_the_packaged_table_prices_well_known_models() -> None:
         assert prices.pricing(label).free is not None, label
     for label in ("openai-compatible:llama3@http://h/v1", "openai:gpt-99", "client:SomeClient"):
         assert not prices.pricing(label).known, label
+
+
+def test_two_protocols_in_one_file_are_reported_by_the_last_header(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes((FIXTURES / "qa_lexical.jsonl").read_bytes() + (FIXTURES / "qa_token_f1.jsonl").read_bytes())
+    streamed, _ = report_file(path, fold_for)
+    assert streamed.protocol == "qa_token_f1"
+    assert streamed.model_dump() == registrations()["qa_token_f1"].report(load(path)).model_dump()
+
+
+def test_a_transcript_without_a_header_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "t.jsonl"
+    lines = (FIXTURES / "ays.jsonl").read_text().splitlines()
+    path.write_text("".join(line + "\n" for line in lines if json.loads(line)["kind"] != "header"))
+    assert main(["report", str(path)]) == 2
+    assert capsys.readouterr().err == f"voirdire: error: {path}: no run header, so no protocol to report on\n"

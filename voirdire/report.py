@@ -25,7 +25,7 @@ import contextlib
 import itertools
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -204,12 +204,6 @@ class ReportFold(Generic[V, R]):
             builder.add_session(s)
         return builder.report(path=transcript.path)  # type: ignore[return-value]
 
-    def of_sessions(self, sessions: Iterable[SessionRecord], header: RunHeader | None = None) -> R:
-        """The report of some sessions (no path, no model usage): what the protocols' ``score(sessions)`` give."""
-        sessions = list(sessions)
-        values = [self.session(s) for s in sessions]
-        return self.finish(values, Context(headers=[header] if header else [], counts=counts(sessions)))
-
 
 def category(value: Any) -> Any:
     """One copy of a categorical string (a decision, a label, a system's name) however many sessions a fold keeps
@@ -247,9 +241,9 @@ class ReportBuilder:
     headers: list[RunHeader] = field(default_factory=list)
     _open: dict[tuple[str, str], tuple[int, list[Any]]] = field(default_factory=dict)
     _slots: dict[str, _Slot | None] = field(default_factory=dict)  # None: seen, not settled yet
-    _order: Iterable[int] = field(default_factory=itertools.count)
+    _order: Iterator[int] = field(default_factory=itertools.count)
     _usage: dict[tuple[str, str], list[int]] = field(default_factory=dict)
-    _shared: dict[Any, Any] = field(default_factory=dict)  # one copy of each run id, count key, runs and counts
+    _shared: dict[Any, Any] = field(default_factory=dict)  # one copy of equal run ids, runs, counts, value tuples
     _chosen: ReportFold[Any, Any] | None = None
     _wanted: frozenset[str] | None = None
 
@@ -278,7 +272,7 @@ class ReportBuilder:
             slot = self._slots.setdefault(sid, None)
             if slot is not None and record.run_id in slot[_RUNS]:
                 raise _Reread  # an attempt that already ended goes on: not a file the runner wrote
-            attempt = self._open[key] = (next(self._order), [])  # type: ignore[call-overload]
+            attempt = self._open[key] = (next(self._order), [])
         attempt[1].append(record)
         if isinstance(record, Verdict | ErrorEvent):
             self._close(key)
@@ -290,7 +284,7 @@ class ReportBuilder:
         for e in s.events:
             if isinstance(e, ModelCall):
                 self._tally(e)
-        self._settle(s, next(self._order))  # type: ignore[call-overload]
+        self._settle(s, next(self._order))
 
     def session_ids(self) -> list[str]:
         """The sessions seen so far, in order of first appearance."""
@@ -509,11 +503,13 @@ def report_file(
     whole = load(path)
     builder = ReportBuilder(fold, prices=prices, only=only)
     builder.headers.extend(whole.headers)
+    builder._chosen = builder._pick(whole.header)  # the last header's protocol, or none: nothing left to wait for
+    wanted = set(only) if only is not None else None
     for s in whole.sessions.values():
-        if only is None or s.session_id in builder._wanted:  # type: ignore[operator]
-            builder._settle(s, next(builder._order))  # type: ignore[call-overload]
+        if wanted is None or s.session_id in wanted:
+            builder._settle(s, next(builder._order))
     del whole
     for record in iter_records(path):  # every attempt's model calls, as the streamed report counts them
-        if isinstance(record, ModelCall) and (only is None or record.session_id in builder._wanted):  # type: ignore[operator]
+        if isinstance(record, ModelCall) and (wanted is None or record.session_id in wanted):
             builder._tally(record)
     return builder.report(path=str(path)), builder
