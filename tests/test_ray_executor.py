@@ -83,3 +83,17 @@ def test_the_command_line_names_what_to_install(
         "voirdire: error: --executor ray: Ray is not installed here; install it with pip install 'voirdire[ray]'"
     )
     assert not out.exists()
+
+
+@needs_ray
+@pytest.mark.parametrize(
+    ("address", "message"),
+    [("127.0.0.1:1", "nothing answers there"), ("nowhere", "expected auto, HOST:PORT or ray://HOST:PORT")],
+)
+async def test_a_cluster_address_where_nothing_answers_fails_at_once(
+    address: str, message: str, ray_home: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "t.jsonl"
+    with pytest.raises(RunSetupError, match=rf"^--ray-address {address}: {message}"):
+        await run_protocol(Chaos(), items(2), out=out, roles=script(tmp_path), executor="ray", ray_address=address)
+    assert not out.exists()

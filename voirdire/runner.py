@@ -487,7 +487,7 @@ async def run_protocol(
             else:
                 from voirdire.executors.ray import run_on_ray
 
-                await run_on_ray(job, pending, workers, tally, header, address=ray_address, replies=replies)
+                await run_on_ray(job, pending, min(workers, left), tally, header, address=ray_address, replies=replies)
         finally:
             if bar is not None:
                 bar.close()

@@ -22,6 +22,7 @@ import contextlib
 import dataclasses
 import os
 import pickle
+import socket
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -50,6 +51,7 @@ from voirdire.models import ModelPool, RoleSettings, parse_spec
 from voirdire.transcript import RunHeader, Verdict
 
 INSTALL = "pip install 'voirdire[ray]'"
+REACH_S = 5.0  # how long a cluster address may take to accept a connection
 
 
 def require_ray() -> ModuleType:
@@ -160,6 +162,8 @@ async def run_on_ray(
     ray = require_ray()
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage report sent anywhere
     started = not ray.is_initialized()
+    if started and address not in (None, "auto", "local"):
+        _check_reachable(address)  # Ray itself would retry an address where nothing answers for minutes
     if started:
         options: dict[str, Any] = {"address": address, "include_dashboard": False, "log_to_driver": True}
         if address is None:  # a local instance: enough CPUs for the actors, whatever this machine has
@@ -167,7 +171,9 @@ async def run_on_ray(
         try:
             ray.init(**options)
         except (ConnectionError, ValueError, RuntimeError) as exc:
-            raise RunSetupError(f"--ray-address {address}: cannot join the Ray cluster ({exc})") from None
+            if address is None:
+                raise RunSetupError(f"--executor ray: cannot start a local Ray instance ({_first_line(exc)})") from None
+            raise RunSetupError(f"--ray-address {address}: cannot join the Ray cluster ({_first_line(exc)})") from None
     actors: list[Any] = []
     try:
         cpus = ray.cluster_resources().get("CPU", 0)
@@ -194,6 +200,17 @@ async def run_on_ray(
                 ray.kill(actor)
         if started:
             ray.shutdown()
+
+
+def _check_reachable(address: str) -> None:
+    """A cluster address (``HOST:PORT`` or ``ray://HOST:PORT``) that accepts a connection, else a one-line error."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        raise RunSetupError(f"--ray-address {address}: expected auto, HOST:PORT or ray://HOST:PORT")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=REACH_S).close()
+    except OSError as exc:
+        raise RunSetupError(f"--ray-address {address}: nothing answers there ({exc.strerror or exc})") from None
 
 
 async def _wait(ref: Any) -> Any:
