@@ -145,12 +145,14 @@ def scheme_aurocs(judged: Sequence[tuple[Mapping[str, float | None], float, bool
     schemes = sorted({s for ranking, _, _ in judged for s in ranking})
     out = {}
     for scheme in [*schemes, "token_f1"]:
-        pairs = []
+        labels: list[bool] = []  # two lists, not a pair per answer: a report may rank many thousands
+        scores: list[float] = []
         for ranking, token_f1, human in judged:
             score = token_f1 if scheme == "token_f1" else ranking.get(scheme)
             if score is not None:
-                pairs.append((score, human))
-        value = auroc([y for _, y in pairs], [s for s, _ in pairs]) if pairs else math.nan
+                scores.append(score)
+                labels.append(human)
+        value = auroc(labels, scores) if scores else math.nan
         value = None if math.isnan(value) else value  # one human label only: AUROC undefined
-        out[scheme] = AurocReport(scheme=scheme, auroc=value, n=len(pairs), n_left_out=len(judged) - len(pairs))
+        out[scheme] = AurocReport(scheme=scheme, auroc=value, n=len(scores), n_left_out=len(judged) - len(scores))
     return out
