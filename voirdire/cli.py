@@ -613,7 +613,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise CLIError(f"{path}: no run header, so no protocol to report on")
     if folded.headers[-1].protocol not in regs:
         print(f"warning: protocol {folded.headers[-1].protocol!r} is not installed; counts only", file=sys.stderr)
-    print(report.model_dump_json(indent=2) if args.json else report.text())
+    # Masked like a run's output: model labels (endpoints) now appear in the usage lines and JSON.
+    print(mask_secrets(report.model_dump_json(indent=2) if args.json else report.text()))
     return 0
 
 
