@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import threading
 from collections import Counter
@@ -145,13 +146,18 @@ async def test_the_error_budget_holds_across_workers_and_a_rerun_resumes(tmp_pat
     assert resumed.stopped is None and not resumed.errors and len(load(out).finished()) == 24
 
 
-async def test_retries_in_workers_are_counted_by_the_run(tmp_path: Path) -> None:
+async def test_retries_and_endpoint_limits_in_workers_reach_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     roles = {"*": RoleSettings(model="openai-compatible:m@URL", max_retries=5, timeout=5)}
     with ChaosServer(replies, at_rates({"500": 0.2}, seed=3), retry_after="0") as server:
         roles = {"*": roles["*"].model_copy(update={"model": f"openai-compatible:m@{server.url}"})}
-        result = await run_protocol(Chaos(), items(12), out=tmp_path / "t.jsonl", roles=roles, workers=2)
+        result = await run_protocol(Chaos(), items(12), out=tmp_path / "t.jsonl", roles=roles, workers=2, progress=True)
     recorded = sum(e.retries for s in load(tmp_path / "t.jsonl").sessions.values() for e in s.of_kind(ModelCall))
     assert not result.errors and recorded > 0 and result.retries == recorded == server.faults()["500"]
+    # The progress line's last state: every retry, and the endpoint's limit as the workers last reported it.
+    last = capsys.readouterr().err.replace("\r", "\n").strip().splitlines()[-1]
+    assert re.search(rf"retries {recorded}, errors 0 \(0%\), limit 0/\d+\]", last), last
 
 
 async def test_cancelling_the_run_stops_its_workers_and_frees_the_transcript(tmp_path: Path) -> None:

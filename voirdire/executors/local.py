@@ -177,7 +177,7 @@ async def _deal(
     events: Events,
 ) -> None:
     """Deal sessions out and take the workers' reports until every worker has ended."""
-    tally.limits = lambda: merge_limits(w.limits for w in workers if w.alive)
+    tally.limits = lambda: merge_limits(w.limits for w in workers)  # an ended worker's last report stays
     exhausted = False
 
     def deal(worker: _Worker) -> None:
@@ -222,9 +222,12 @@ async def _deal(
         elif kind == "eof":
             worker.alive = False
             code = await loop.run_in_executor(None, worker.proc.wait)
+            if code != 0:  # its last report of requests in flight no longer holds
+                worker.limits = {}
             for sid in list(worker.in_flight):
                 tally.end(sid, error=f"{worker.describe()} died ({exit_text(code)}) while this session ran")
             worker.in_flight.clear()
+            tally.show()
             for other in workers:  # its failed sessions may have spent the error budget
                 if tally.stopped:
                     deal(other)
@@ -360,6 +363,7 @@ async def _serve(job: SessionJob, conn: Connection) -> int:
         for task in (*tasks, reporter):
             task.cancel()
         await asyncio.gather(*tasks, reporter, return_exceptions=True)
+        send(("limits", endpoint_limits()))  # the last word: nothing of this worker's is in flight any more
         await pool.close()
         writer.close()
     return 0
