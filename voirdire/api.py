@@ -106,6 +106,7 @@ async def arun(
     executor: str = "local",
     ray_address: str | None = None,
     keep_verdicts: bool = True,
+    coalesce: bool = True,
     **params: Any,
 ) -> RunResult:
     """Run a protocol (a registered name, or an instance) on ``items`` (items, or records its
@@ -116,7 +117,8 @@ async def arun(
     run once more sessions failed (``5`` or ``"10%"``). ``workers=N`` runs the sessions in N processes,
     ``executor="ray"`` on Ray actors (``ray_address``: a cluster to join), as ``run_protocol`` says: their roles
     need model specs (``models``), not ``clients``. ``keep_verdicts=False`` leaves ``RunResult.verdicts`` empty
-    for runs too big to hold them (the transcript has them)."""
+    for runs too big to hold them (the transcript has them); ``coalesce=False`` sends every request, even one
+    identical to an earlier deterministic request of its session."""
     proto = protocol(name, **params) if isinstance(name, str) else name
     _check_roles(proto, models, clients)
     ready = [it if isinstance(it, BaseModel) else proto.item_from_record(dict(it)) for it in items]
@@ -135,6 +137,7 @@ async def arun(
         executor=executor,
         ray_address=ray_address,
         keep_verdicts=keep_verdicts,
+        coalesce=coalesce,
     )
 
 
@@ -181,6 +184,7 @@ _RUN_OPTIONS = frozenset(
         "executor",
         "ray_address",
         "keep_verdicts",
+        "coalesce",
     }
 )
 

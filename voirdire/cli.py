@@ -145,6 +145,12 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
     g.add_argument("--cache", type=Path, help="JSONL cache of model replies: identical deterministic calls are reused")
     g.add_argument(
+        "--no-coalesce",
+        action="store_true",
+        help="send every request, even one identical to an earlier greedy (or seeded) request of the same session; "
+        "by default such a request is answered by the first one and marked coalesced in the transcript",
+    )
+    g.add_argument(
         "--max-errors",
         type=_error_budget,
         metavar="N|P%",
@@ -424,6 +430,7 @@ def run(
                 workers=getattr(args, "workers", 1),
                 executor=executor,
                 ray_address=getattr(args, "ray_address", None),
+                coalesce=not getattr(args, "no_coalesce", False),
             )
         )
     result.warnings = list(seen)

@@ -85,6 +85,7 @@ class Session:
         writer: Writer,
         prompts: PromptLibrary,
         structured: frozenset[str] = frozenset(),
+        coalesce: bool = True,
     ) -> None:
         self.run_id = run_id
         self.structured = structured  # roles asked for their closed answers through reply schemas
@@ -103,7 +104,7 @@ class Session:
         self._counter = [0]  # the session's event sequence, shared with its branches
         self._token = CancellationToken()
         # Identical deterministic requests of this session (its branches included) are sent once.
-        self._sharing = CallSharing()
+        self._sharing = CallSharing() if coalesce else None
         for agent in self._agents.values():
             if hasattr(agent, "sharing"):
                 agent.sharing = self._sharing

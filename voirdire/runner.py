@@ -356,6 +356,7 @@ async def run_protocol(
     workers: int = 1,
     executor: str = "local",
     ray_address: str | None = None,
+    coalesce: bool = True,
 ) -> RunResult:
     """Run ``protocol`` on every item, writing one transcript; finished sessions in ``out`` are skipped.
 
@@ -365,7 +366,8 @@ async def run_protocol(
     an error event for that session and the run goes on; the session has no verdict, so a resumed run retries it.
     ``max_errors`` (see ``ErrorBudget``) stops the run once more sessions have failed than it allows.
     ``keep_verdicts=False`` leaves ``RunResult.verdicts`` empty (the transcript has them): a run of very many
-    sessions then holds only the sessions in flight.
+    sessions then holds only the sessions in flight. ``coalesce=False`` sends every request, even one identical to
+    an earlier deterministic request of the same session (an endpoint whose greedy replies vary).
 
     Where sessions run (docs/architecture.md, "Executors"): ``concurrency`` at a time in this event loop; with
     ``workers=N`` in N processes on this machine, ``concurrency`` at a time in each, all appending to ``out``; with
@@ -463,6 +465,7 @@ async def run_protocol(
             cache=Path(cache) if cache is not None else None,
             concurrency=concurrency,
             keep_verdicts=keep_verdicts,
+            coalesce=coalesce,
         )
         pool = ModelPool()
         replies = ResponseCache(cache) if cache is not None else None

@@ -95,7 +95,8 @@ def majority(folder: Path, scripts: Path) -> Path:
     """One LMvLM (Majority) session: three examinations, one of them inconclusive."""
     out = folder / "majority.jsonl"
     run(
-        "examine", "Paris is the capital of France.", "--majority", "--out", str(out), "--json",
+        # sampled replies: the examinations differ (greedy ones would be answered once, see coalescing)
+        "examine", "Paris is the capital of France.", "--majority", "--temperature", "0.7", "--out", str(out), "--json",
         "--model", f"examiner=scripted:{scripts / 'examiner.yaml'}",
         "--model", f"examinee=scripted:{scripts / 'examinee.yaml'}",
     )  # fmt: skip

@@ -99,6 +99,7 @@ class SessionJob:
     cache: Path | None
     concurrency: int  # sessions in flight per worker
     keep_verdicts: bool = True
+    coalesce: bool = True  # identical deterministic requests of a session sent once (Session)
 
 
 def pickled(job: SessionJob, where: str) -> bytes:
@@ -183,6 +184,7 @@ class SessionRunner:
             writer=writer,
             prompts=job.prompts,
             structured=job.structured,
+            coalesce=job.coalesce,
         )
         session.start(sid, item.model_dump(mode="json"))
         try:

@@ -140,3 +140,16 @@ async def test_independent_answers_run_at_once_and_join_the_conversation_in_orde
     delivered = next(m for m in s.of_kind(Message) if m.prompt == "cross_examination/followup_ask")
     assert "1. Gustave Eiffel.\n2. In 1889." in delivered.content
     assert {e.branch for e in s.events if e.branch} == {"q1", "q2"}
+
+
+async def test_coalescing_can_be_turned_off(tmp_path: Path) -> None:
+    ex, ee = slow_examiner(), examinee()
+    out = tmp_path / "t.jsonl"
+    params = CrossExaminationParams(examinations=3, sampling_temperature=0)
+    result = await run_protocol(
+        CrossExamination(params), [CLAIM], out=out, clients={"examiner": ex, "examinee": ee}, coalesce=False
+    )
+    assert not result.errors
+    calls = load(out).sessions["c1"].of_kind(ModelCall)
+    assert not any(c.coalesced for c in calls)
+    assert len(ex.seen) + len(ee.seen) == len(calls)
