@@ -274,7 +274,7 @@ class OpenAIChatClient(TextOnlyClient):
 
         http = shard.http
         request = http.build_request(
-            "POST", self._url, content=json.dumps(body).encode(), headers=self._headers, timeout=self._timeout(deadline)
+            "POST", self._url, content=_encode(body), headers=self._headers, timeout=self._timeout(deadline)
         )
         try:
             response = await http.send(request)
@@ -450,6 +450,11 @@ def _connection_errors() -> tuple[type[BaseException], ...]:
     import anyio
 
     return (_http().RequestError, ssl.SSLError, anyio.EndOfStream)
+
+
+def _encode(body: dict[str, Any]) -> bytes:
+    """The request body byte for byte as the SDK (through httpx) writes it: compact, UTF-8, no NaN."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 
 def _http_timeout(seconds: float) -> Any:
