@@ -431,6 +431,8 @@ def run(
                 executor=executor,
                 ray_address=getattr(args, "ray_address", None),
                 coalesce=not getattr(args, "no_coalesce", False),
+                # the verdicts are printed only with --json or --report; otherwise memory stays flat in the run size
+                keep_verdicts=bool(args.json or getattr(args, "report", None)),
             )
         )
     result.warnings = list(seen)
