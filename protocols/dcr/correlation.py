@@ -10,11 +10,12 @@
 
 from __future__ import annotations
 
+import math
+import statistics
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Literal
 
-import numpy as np
 from pydantic import BaseModel
 
 Kind = Literal["summary", "sample", "binary"]
@@ -49,7 +50,7 @@ class Correlation(BaseModel):
 
 
 def _f(x: float) -> float | None:
-    return None if x is None or np.isnan(x) else float(x)
+    return None if x is None or math.isnan(x) else float(x)
 
 
 def summary_level(doc_ids: Sequence[str], metric: Sequence[float], human: Sequence[float]) -> Correlation:
@@ -73,8 +74,8 @@ def summary_level(doc_ids: Sequence[str], metric: Sequence[float], human: Sequen
     return Correlation(
         kind="summary",
         n=len(metric),
-        spearman=_f(float(np.mean(rhos))) if rhos else None,
-        kendall=_f(float(np.mean(taus))) if taus else None,
+        spearman=_f(statistics.fmean(rhos)) if rhos else None,
+        kendall=_f(statistics.fmean(taus)) if taus else None,
         documents=len(rhos),
         skipped_constant_human=constant_human,
         skipped_constant_metric=constant_metric,
