@@ -121,6 +121,7 @@ def _bad_csv() -> dict[str, bytes]:
 
 EX = "voirdire examine"
 S = "--model scripted:script.yaml"
+UNREACHABLE = "openai-compatible:m@http://127.0.0.1:9/v1"  # port 9 (discard): nothing answers there
 CASES: tuple[Case, ...] = (
     # ---- roles
     Case("`qa-eval --model examiner=...`: a role qa-eval does not have", (
@@ -221,6 +222,13 @@ CASES: tuple[Case, ...] = (
     Case("`--max-retries -1`", (f"{EX} X {S} --max-retries -1",), 2, "--max-retries: Input should be greater"),
     Case("`--max-errors 5x`", (f"{EX} X {S} --max-errors 5x",), 2, "--max-errors: expected N or P%"),
     Case("`--concurrency x`", (f"{EX} X {S} --concurrency x",), 2, "--concurrency: expected a whole number"),
+    Case("`--workers 0`", (f"{EX} X {S} --workers 0",), 2, "--workers: must be at least 1"),
+    Case("`--ray-address` without `--executor ray`", (f"{EX} X {S} --ray-address auto",), 2,
+         "--ray-address: only with --executor ray"),
+    Case("`VOIRDIRE_TRANSPORT` naming no transport", (f"{EX} X --model {UNREACHABLE}",), 2,
+         "VOIRDIRE_TRANSPORT='h2': use one of", env={"VOIRDIRE_TRANSPORT": "h2"}),
+    Case("`VOIRDIRE_MAX_CONNECTIONS=0`", (f"{EX} X --model {UNREACHABLE}",), 2,
+         "VOIRDIRE_MAX_CONNECTIONS='0': expected a whole number", env={"VOIRDIRE_MAX_CONNECTIONS": "0"}),
     Case("`voirdire --debug` on any error: the traceback, then the same line", (
         "voirdire --debug examine X --model scripted:nope.yaml",), 2, "Traceback (most recent call last)",
         pick=r"^(Traceback|voirdire: error)"),

@@ -61,7 +61,7 @@ from voirdire.transcript import (
     RunHeader,
     Transcript,
     Verdict,
-    load,
+    load_outline,
     new_run_id,
 )
 
@@ -275,7 +275,7 @@ def _resumable(out: Path, header: RunHeader) -> Transcript:
 
     A file holding only headers (a run that failed before its first session) does not bind the next run.
     """
-    previous = load(out)
+    previous = load_outline(out)
     last = next(
         (h for h in reversed(previous.headers) if any(s.run_id == h.run_id for s in previous.sessions.values())), None
     )

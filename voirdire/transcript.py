@@ -424,6 +424,12 @@ def load_session(path: str | Path, session_id: str) -> Transcript:
     return _assemble(path, (r for r in read_lines(path) if isinstance(r, RunHeader) or r.session_id == session_id))
 
 
+def load_outline(path: str | Path) -> Transcript:
+    """``load`` with each session's start and verdict only (which attempt counts, its item, its verdict): what a
+    resumed run needs to know of the sessions already run, in memory that does not grow with their events."""
+    return _assemble(path, (r for r in read_lines(path) if isinstance(r, RunHeader | SessionStart | Verdict)))
+
+
 def _assemble(path: str | Path, records: Iterable[RunHeader | _Event]) -> Transcript:
     headers: list[RunHeader] = []
     attempts: dict[str, dict[str, list[_Event]]] = {}
