@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 import pickle
 import traceback
 from collections.abc import Callable, Iterable, Mapping
@@ -29,6 +28,7 @@ from voirdire.agents import ModelAgent
 from voirdire.cache import ResponseCache
 from voirdire.errors import VoirdireError
 from voirdire.models import ModelPool, RoleSettings, spec_label
+from voirdire.models.limiter import endpoint_limits as _endpoint_limits
 from voirdire.prompts import PromptLibrary
 from voirdire.protocol import Protocol, Session, Writer
 from voirdire.secrets import mask_secrets, mask_tree
@@ -216,28 +216,9 @@ async def start_clients(
 # ----------------------------------------------------------------------------------------- the progress line
 
 
-@functools.cache
-def _limiter() -> Callable[[], Mapping[str, tuple[int, int]]] | None:
-    # Looked up once: a missing module is not cached by the import system, and the progress line asks often. The
-    # limiter is built beside this code and may not be there yet.
-    try:
-        from voirdire.models.limiter import endpoint_limits as limits  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        return None
-    return limits
-
-
 def endpoint_limits() -> Limits:
-    """This process's adaptive concurrency limit per endpoint: label -> (current limit, requests in flight).
-    Empty where the limiter (``voirdire.models.limiter``) is not there or has nothing to say; it never breaks a
-    run, whatever it raises."""
-    limits = _limiter()
-    if limits is None:
-        return {}
-    try:
-        return {str(label): (int(pair[0]), int(pair[1])) for label, pair in limits().items()}
-    except Exception:
-        return {}
+    """This process's adaptive concurrency limit per endpoint: label -> (current limit, requests in flight)."""
+    return dict(_endpoint_limits())
 
 
 def merge_limits(snapshots: Iterable[Mapping[str, tuple[int, int]]]) -> Limits:
