@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from voirdire.errors import VoirdireError
+from voirdire.files import parse_toml, read_text
 
 PACKAGED = Path(__file__).with_name("prices.toml")
 ENV = "VOIRDIRE_PRICES"
@@ -106,26 +107,9 @@ class Prices:
 
 def read_prices(path: str | Path) -> Prices:
     """A price file: ``[models]`` with ``NAME = { input = USD, output = USD }`` per million tokens."""
-    import tomllib
-
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise PriceError(f"{path}: price file not found") from None
-    except IsADirectoryError:
-        raise PriceError(f"{path}: is a folder, not a price file") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise PriceError(f"{path}:{line}: not UTF-8 text (byte 0x{raw[exc.start]:02x}); save it as UTF-8") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:  # "Expected '=' ... (at line 2, column 5)" -> prices.toml:2: ...
-        at = re.search(r" \(at line (\d+), column (\d+)\)$", str(exc))
-        where, problem = (f":{at.group(1)}", f"{str(exc)[: at.start()]} (column {at.group(2)})") if at else ("", exc)
-        raise PriceError(f"{path}{where}: invalid TOML: {problem}") from None
+    text = read_text(path, "price", PriceError)
+    data = parse_toml(path, text, PriceError)
     for key, value in data.items():
         if key != "models":
             close = difflib.get_close_matches(key, ["models"], n=1)

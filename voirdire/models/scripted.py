@@ -11,6 +11,7 @@ import yaml
 from autogen_core.models import AssistantMessage, CreateResult, LLMMessage, RequestUsage
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from voirdire.files import read_text
 from voirdire.models.base import ModelSpecError, TextOnlyClient, text_of
 
 
@@ -54,19 +55,7 @@ class ScriptedChatCompletionClient(TextOnlyClient):
     def from_file(cls, path: str | Path) -> ScriptedChatCompletionClient:
         """A script from a YAML/JSON file; every problem is one line naming the file (and the line, where known)."""
         path = Path(path)
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
-            raise ModelSpecError(f"{path}: script file not found") from None
-        except IsADirectoryError:
-            raise ModelSpecError(f"{path}: is a folder, not a script file") from None
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            line = raw.count(b"\n", 0, exc.start) + 1
-            raise ModelSpecError(
-                f"{path}:{line}: not UTF-8 text (byte 0x{raw[exc.start]:02x}); save it as UTF-8"
-            ) from None
+        text = read_text(path, "script", ModelSpecError)
         try:
             data = yaml.safe_load(text)
         except yaml.YAMLError as exc:

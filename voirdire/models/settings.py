@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from voirdire.files import parse_toml, read_text
 from voirdire.models.base import DEFAULT_MAX_TOKENS, ModelSpecError
 from voirdire.models.spec import PROVIDERS, parse_spec
 
@@ -46,7 +47,6 @@ class RoleSettings(BaseModel):
     @field_validator("api_key_env")
     @classmethod
     def _an_env_name(cls, value: str | None) -> str | None:
-        import re
 
         if value is not None and not re.match(ENV_NAME, value):
             # never echo the value: a key pasted here by mistake must not reach an error message
@@ -81,26 +81,9 @@ def _suggest(word: str, known: Iterable[str]) -> str:
 
 def load_role_config(path: str | Path) -> dict[str, RoleSettings]:
     """Read the ``[roles.<name>]`` tables of a TOML run config; anything else in the file is an error."""
-    import tomllib
-
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError as exc:
-        raise ModelSpecError(f"{path}: config file not found") from exc
-    except IsADirectoryError as exc:
-        raise ModelSpecError(f"{path}: is a folder, not a config file") from exc
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise ModelSpecError(f"{path}:{line}: not UTF-8 text (byte 0x{raw[exc.start]:02x}); save it as UTF-8") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:  # "Expected '=' ... (at line 2, column 5)" -> run.toml:2: ...
-        at = re.search(r" \(at line (\d+), column (\d+)\)$", str(exc))
-        where, problem = (f":{at.group(1)}", f"{str(exc)[: at.start()]} (column {at.group(2)})") if at else ("", exc)
-        raise ModelSpecError(f"{path}{where}: invalid TOML: {problem}") from None
+    text = read_text(path, "config", ModelSpecError)
+    data = parse_toml(path, text, ModelSpecError)
     fields = RoleSettings.model_fields
     for key, value in data.items():
         if key == "roles":
