@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from voirdire.datasets import DatasetError  # one error family for bad data
+from voirdire.files import read_text
 
 from .rubric import RUBRICS, Label, Rubric
 
@@ -96,17 +97,7 @@ def parse_bitstrings(payload: Any, source: str = "<data>") -> list[Datapoint]:
 def load_bitstrings(path: str | os.PathLike[str]) -> list[Datapoint]:
     """Read and validate one ``[[x, y], ...]`` JSON file."""
     p = Path(path)
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise DataError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise DataError(f"{p}: is a folder, not a data file") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = data.count(b"\n", 0, err.start) + 1
-        raise DataError(f"{p}:{line}: not UTF-8 text (byte 0x{data[err.start]:02x}); save it as UTF-8") from None
+    text = read_text(p, "data", DataError)
     try:
         payload = json.loads(text)
     except json.JSONDecodeError as err:

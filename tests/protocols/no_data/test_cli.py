@@ -135,7 +135,7 @@ def test_malformed_data_file_names_file_and_row(root: Path, tmp_path: Path, caps
     assert main(["nodata", "--data", str(bad), "--rubric", "ip", "--out", str(tmp_path / "b.jsonl")]) == 2
     assert f"{bad}:2: invalid JSON" in capsys.readouterr().err
     assert main(["nodata", "--data", str(tmp_path / "missing.json"), "--rubric", "ip"]) == 2
-    assert "missing.json: no such file" in capsys.readouterr().err
+    assert "missing.json: data file not found" in capsys.readouterr().err
     assert not (tmp_path / "b.jsonl").exists()
 
 

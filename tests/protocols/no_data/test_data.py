@@ -49,7 +49,7 @@ def test_bad_files_name_the_file_and_the_row(tmp_path, payload, message):
 
 
 def test_missing_and_non_utf8_files(tmp_path):
-    with pytest.raises(DataError, match="no such file"):
+    with pytest.raises(DataError, match="data file not found"):
         load_bitstrings(tmp_path / "nope.json")
     bad = tmp_path / "latin.json"
     bad.write_bytes(b'[["0101", "\xff"]]')
