@@ -1,7 +1,7 @@
 """Every bad input of issue 13, run: the command, what the user sees, the exit status.
 
 ``python tests/bad_inputs.py`` prints the table of ``docs/bad_input.md``; ``--write`` writes it there.
-``tests/test_bad_input.py`` runs every case, checks its exit status and message, and that the document is what
+``tests/core/test_bad_input.py`` runs every case, checks its exit status and message, and that the document is what
 this script writes, so the table cannot drift from what voirdire does.
 
 Each case runs in a folder of its own holding small fixtures (``qs.jsonl``, ``script.yaml``, ``runs.jsonl`` ...),
@@ -366,11 +366,11 @@ def table(outcomes: list[Outcome]) -> str:
         "",
         "Every bad input of issue 13, run by `python tests/bad_inputs.py --write` (each in a folder of its own with "
         "small fixtures: `qs.jsonl`, `script.yaml`, `runs.jsonl`; no API key in the environment). "
-        "`tests/test_bad_input.py` runs them again and fails when this page differs from what they print. Exit "
+        "`tests/core/test_bad_input.py` runs them again and fails when this page differs from what they print. Exit "
         "status 2: nothing was run or written; 3: sessions failed (in the transcript); 1 in the Python rows: the "
         "exception raised. Hung endpoints, rate limits, cut-off replies and dropped connections are the chaos "
         "suite's ([reliability.md](reliability.md)); slow or crashing reply readers the fuzz test's "
-        "(`tests/test_parser_fuzz.py`). Where a case binds one script to both cross-examination roles, the "
+        "(`tests/core/test_parser_fuzz.py`). Where a case binds one script to both cross-examination roles, the "
         "warning that they share a model is left out.",
         "",
         "| # | bad input (issue 13) | command | what the user sees | exit |",

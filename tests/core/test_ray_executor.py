@@ -15,7 +15,7 @@ import pytest
 
 from tests.chaos.conftest import chaos_cli, questions  # noqa: F401  (chaos_cli: a fixture of the CLI test)
 from tests.chaos.protocol import Chaos
-from tests.test_workers import decisions, items, script, verdicts_per_session
+from tests.core.test_workers import decisions, items, script, verdicts_per_session
 from voirdire.cli import main
 from voirdire.runner import RunSetupError, run_protocol
 from voirdire.transcript import ModelCall, load

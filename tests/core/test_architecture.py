@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # Source folders and the package each one is installed as (pyproject.toml [tool.setuptools] package-dir).
 FOLDERS = {"voirdire": "voirdire", "agents": "voirdire.agents", "protocols": "voirdire.protocols"}
 

@@ -34,7 +34,7 @@ import pytest
 from tests.fake_openai import FakeOpenAIServer
 from voirdire.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared"
 DOCUMENTS = ("README.md", "docs/reliability.md", "docs/qa_entailment.md", "docs/no_data.md", "docs/viewer.md")
 

@@ -47,7 +47,7 @@ def test_an_installed_wheel_finds_its_prompts(tmp_path: Path) -> None:
     import sys
     import zipfile
 
-    repo = Path(__file__).resolve().parent.parent
+    repo = Path(__file__).resolve().parents[2]
     subprocess.run(
         [
             sys.executable,
