@@ -173,3 +173,37 @@ async def test_endpoint_limits_shows_each_endpoint_by_its_redacted_url() -> None
     finally:
         forget_endpoint(url, limit)
     assert "http://127.0.0.1:9/v1" not in endpoint_limits()
+
+
+async def test_an_endpoint_that_refuses_its_first_requests_is_down_at_once() -> None:
+    from voirdire.errors import EndpointDown
+    from voirdire.models.limiter import FAIL_FAST_AFTER
+
+    limit = AdaptiveLimit(FAIL_FAST_AFTER, "http://user:pw@127.0.0.1:9/v1?key=x")
+    tickets = await fill(limit, FAIL_FAST_AFTER)
+    waiters = [asyncio.ensure_future(limit.acquire()) for _ in range(FAIL_FAST_AFTER)]
+    await settle()
+    for ticket in tickets[:-1]:
+        limit.release(ticket, Outcome.REFUSED, "ConnectError: [Errno 111] Connection refused")
+    assert limit.down is None  # a refusal or two can be a server restarting
+    await settle()
+    assert all(w.done() for w in waiters[:-1])  # ... so the queue moves on meanwhile
+    limit.release(tickets[-1], Outcome.REFUSED, "ConnectError: [Errno 111] Connection refused")
+    assert limit.down is not None
+    with pytest.raises(EndpointDown) as waited:  # the rest of the queue is told at once, not left to time out
+        await waiters[-1]
+    with pytest.raises(EndpointDown):
+        await limit.acquire()
+    message = str(waited.value)
+    assert "http://127.0.0.1:9/v1" in message and "Connection refused" in message and "first 3 requests" in message
+    assert "pw" not in message and "key=x" not in message
+
+
+async def test_one_answer_means_a_later_refusal_is_only_a_blip() -> None:
+    from voirdire.models.limiter import FAIL_FAST_AFTER
+
+    limit = AdaptiveLimit(8)
+    limit.release(await limit.acquire(), Outcome.OK)
+    for _ in range(FAIL_FAST_AFTER * 3):
+        limit.release(await limit.acquire(), Outcome.REFUSED, "refused")
+    assert limit.down is None and limit.in_flight == 0

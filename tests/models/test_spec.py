@@ -82,3 +82,49 @@ def test_url_credentials_are_refused_without_echoing_them(url: str) -> None:
 def test_a_malformed_url_is_a_spec_error(url: str, problem: str) -> None:
     with pytest.raises(ModelSpecError, match=problem):
         parse_spec(f"openai-compatible:m@{url}")
+
+
+@pytest.mark.parametrize(
+    ("url", "hosts", "allowed"),
+    [
+        ("https://api.openai.com/v1", {"api.openai.com"}, True),
+        ("https://api.openai.com:443/v1", {"api.openai.com"}, True),
+        ("http://api.openai.com/v1", {"api.openai.com"}, False),  # scheme checked, not only the host
+        ("http://api.openai.com:8080/v1", {"api.openai.com"}, False),
+        ("https://api.openai.com:8443/v1", {"api.openai.com"}, False),
+        ("https://api.openai.com.evil.example/v1", {"api.openai.com"}, False),
+        ("https://inference.example.com/v1", (), True),  # a key the role named, over https
+        ("http://inference.example.com/v1", (), False),  # ... never over plain http to another machine
+        ("http://127.0.0.1:8080/v1", (), True),  # loopback: the key never leaves this machine
+        ("http://[::1]:8080/v1", (), True),
+        ("http://localhost:11434", (), True),
+        ("ftp://example.com/v1", (), False),
+    ],
+)
+def test_key_problem_is_the_one_rule_for_where_a_key_goes(url: str, hosts: set[str], allowed: bool) -> None:
+    from voirdire.models.spec import key_problem
+
+    assert (key_problem(url, hosts) is None) is allowed
+
+
+def test_the_openai_key_is_not_sent_to_a_look_alike_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    from voirdire.models.spec import resolve_api_key
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789abcdef")
+    assert resolve_api_key(parse_spec("openai-compatible:m@http://api.openai.com:8080/v1")) is None
+    assert resolve_api_key(parse_spec("openai-compatible:m@http://api.openai.com/v1")) is None
+    assert resolve_api_key(parse_spec("openai-compatible:m@https://api.openai.com/v1")) == "sk-test-0123456789abcdef"
+
+
+def test_a_named_key_is_refused_over_plain_http_to_another_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    from voirdire.models.spec import resolve_api_key
+
+    monkeypatch.setenv("MY_KEY", "sk-test-0123456789abcdef")
+    with pytest.raises(ModelSpecError, match=r"MY_KEY is not sent: .*plain http://.*use https://") as caught:
+        resolve_api_key(parse_spec("openai-compatible:m@http://inference.example.com/v1"), "MY_KEY")
+    assert "sk-test" not in str(caught.value)
+    assert resolve_api_key(parse_spec("openai-compatible:m@http://127.0.0.1:8080/v1"), "MY_KEY") is not None
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789abcdef")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://gateway.example.com/v1")
+    with pytest.raises(ModelSpecError, match="OPENAI_API_KEY is not sent"):
+        resolve_api_key(parse_spec("openai:gpt-4o-mini"))

@@ -13,9 +13,16 @@ keep-alive pool: ``voirdire.models.openai``) and moves like TCP's congestion win
   worth) raise the limit by 1, back up to the cap.
 * other failures (5xx, a dropped connection, a body that is not a chat completion) move nothing.
 
-A request waits for a slot before its deadline starts, and the retry wait (backoff, Retry-After) happens outside
-the limiter: a request sleeping before its retry holds no slot. ``endpoint_limits()`` shows every endpoint's
-limit and requests in flight, by redacted URL, for a progress line.
+* **fail fast**: an endpoint that refuses its first ``FAIL_FAST_AFTER`` requests (connection refused, no such
+  host, HTTP 401/403/404) and has answered none is *down*: every request waiting for it, and every later one,
+  raises ``EndpointDown`` at once instead of being retried for minutes. One answer ever received turns this off
+  (a refusal later in a run is a blip, retried as usual).
+
+The deadline of a request covers its wait for a slot (the caller puts ``acquire`` inside it): however far the limit
+was cut, a request takes at most its deadline, which is what keeps a run's documented bound (docs/reliability.md).
+The retry wait (backoff, Retry-After) happens outside the limiter: a request sleeping before its retry holds no
+slot. ``endpoint_limits()`` shows every endpoint's limit and requests in flight, by redacted URL, for a progress
+line.
 """
 
 from __future__ import annotations
@@ -24,7 +31,12 @@ import asyncio
 import enum
 from collections import deque
 
+from voirdire.errors import EndpointDown
 from voirdire.secrets import redact_url
+
+FAIL_FAST_AFTER = 3
+"""Refusals with no answer before an endpoint counts as down: one refused connection can be a server restarting,
+three in a row from the start of a run are a wrong URL or a server that is not running."""
 
 
 class Outcome(enum.Enum):
@@ -32,6 +44,7 @@ class Outcome(enum.Enum):
 
     OK = "ok"  # a reply: counts toward an increase
     OVERLOAD = "overload"  # HTTP 429 or no reply in time: cut the limit
+    REFUSED = "refused"  # connection refused, no such host, HTTP 401/403/404: is the endpoint there at all?
     OTHER = "other"  # any other failure, or cancelled: says nothing about load
 
 
@@ -43,10 +56,14 @@ class AdaptiveLimit:
     decrease knows which overloads belong to the window it already reacted to.
     """
 
-    def __init__(self, cap: int) -> None:
+    def __init__(self, cap: int, url: str = "") -> None:
         if cap < 1:
             raise ValueError(f"an endpoint's cap must be at least 1, got {cap}")
         self.cap = cap
+        self.url = url
+        self.answered = 0  # replies ever received
+        self.refusals = 0  # refusals while none was answered
+        self.down: EndpointDown | None = None
         self.limit = cap
         self.in_flight = 0
         self.decreases = 0
@@ -58,7 +75,10 @@ class AdaptiveLimit:
         self._successes = 0  # successes since the last change of the limit
 
     async def acquire(self) -> int:
-        """Wait for a slot (first come, first served); the ticket to pass to ``release``."""
+        """Wait for a slot (first come, first served); the ticket to pass to ``release``. Raises ``EndpointDown``
+        once the endpoint is down."""
+        if self.down is not None:
+            raise self.down
         if self.in_flight < self.limit and not self._waiters:
             self.in_flight += 1
         else:
@@ -78,8 +98,14 @@ class AdaptiveLimit:
         self._issued += 1
         return ticket
 
-    def release(self, ticket: int, outcome: Outcome) -> None:
-        """Give a slot back with what its request's answer says about load."""
+    def release(self, ticket: int, outcome: Outcome, cause: str = "") -> None:
+        """Give a slot back with what its request's answer says about load (and, for a refusal, its ``cause``)."""
+        if outcome is Outcome.OK:
+            self.answered += 1
+        elif outcome is Outcome.REFUSED and not self.answered and self.down is None:
+            self.refusals += 1
+            if self.refusals >= FAIL_FAST_AFTER:
+                self._fail(cause)
         if ticket >= self._cut_at:  # sent since the last cut: its answer is news
             if outcome is Outcome.OVERLOAD:
                 self.limit = max(1, min(self.limit, self.in_flight) // 2)
@@ -96,6 +122,17 @@ class AdaptiveLimit:
         self.in_flight -= 1
         self._wake()
 
+    def _fail(self, cause: str) -> None:
+        where = redact_url(self.url) if self.url else "the endpoint"
+        self.down = EndpointDown(
+            f"{where} refused its first {self.refusals} requests and answered none ({cause or 'refused'}): "
+            "check that the server is running and the URL, model and key are right"
+        )
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_exception(self.down)
+
     def _wake(self) -> None:
         while self._waiters and self.in_flight < self.limit:
             waiter = self._waiters.popleft()
@@ -111,7 +148,7 @@ def endpoint_limit(base_url: str, cap: int) -> AdaptiveLimit:
     """A new limit for the endpoint at ``base_url``, starting at ``cap``, shown by ``endpoint_limits`` until it is
     forgotten. The endpoint's clients share it (``voirdire.models.openai``); one made for an endpoint again (in a
     new event loop) replaces the last."""
-    limit = _LIMITS[base_url] = AdaptiveLimit(cap)
+    limit = _LIMITS[base_url] = AdaptiveLimit(cap, base_url)
     return limit
 
 

@@ -14,16 +14,20 @@ imported only when a client is built.
 
 Credentials: a role names the environment variable that holds its key (``api_key_env``); without one, an
 ``openai:`` spec reads OPENAI_API_KEY and an ``openai-compatible:`` spec sends no key at all, unless its URL is
-OpenAI's own (api.openai.com), so the OpenAI key never goes to a server the user did not name it for. A URL with
-``user:password@`` is refused: its credentials would travel as HTTP Basic auth and be hard to keep out of logs.
-Every key read is registered with ``voirdire.secrets`` and masked wherever voirdire writes.
+OpenAI's own (``https://api.openai.com``), so the OpenAI key never goes to a server the user did not name it for.
+Every key, of every provider, obeys one rule (``key_problem``): it travels over ``https://`` only (plain
+``http://`` to this machine's loopback, which it never leaves), and a provider's own key used without the role
+naming it goes only to the provider's hosts, scheme and host both checked. A URL with ``user:password@`` is
+refused: its credentials would travel as HTTP Basic auth and be hard to keep out of logs. Every key read is
+registered with ``voirdire.secrets`` and masked wherever voirdire writes.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -61,6 +65,8 @@ class KeyRule:
 
     default_env: Callable[[ModelSpec], str | None]
     required: Callable[[ModelSpec], bool]
+    url: Callable[[ModelSpec], str | None] | None = None
+    """Where the key is sent (checked by ``key_problem``); None: the provider's fixed https endpoint."""
 
 
 @dataclass(frozen=True)
@@ -120,6 +126,10 @@ def resolve_api_key(spec: ModelSpec, api_key_env: str | None = None) -> str | No
     var = api_key_env or rule.default_env(spec)
     if var is None:
         return None
+    url = rule.url(spec) if rule.url else None
+    problem = key_problem(url) if url else None
+    if problem:
+        raise ModelSpecError(f"model spec {spec.text!r}: {var} is not sent: {problem}")
     key = os.environ.get(var)
     if not key:
         if api_key_env:
@@ -147,6 +157,43 @@ def _refuse_url_credentials(url: str, where: str) -> None:
         )
 
 
+LOOPBACK_HOSTS = frozenset({"localhost", "localhost.localdomain"})
+
+
+def is_loopback(host: str | None) -> bool:
+    """Whether ``host`` is this machine (127.0.0.0/8, ::1, localhost): traffic to it never leaves the machine."""
+    if not host:
+        return False
+    if host.lower() in LOOPBACK_HOSTS:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def key_problem(url: str, hosts: Collection[str] = ()) -> str | None:
+    """Why an API key must not be sent to ``url``, or None when it may: the one rule for every provider's key.
+
+    A key travels over ``https://`` only: plain ``http://`` carries it readable by every hop, except to this
+    machine's loopback, which it never leaves. ``hosts``, when given, are the only hosts the key may go to (a
+    provider's own key the role did not name, e.g. OPENAI_API_KEY: api.openai.com), and then on https's default
+    port only: ``http://api.openai.com:8080`` is not OpenAI."""
+    try:
+        parts = urlsplit(url)
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        return "its URL is not valid"
+    scheme = parts.scheme.lower()
+    if hosts:
+        if scheme != "https" or (host or "").lower() not in hosts or port not in (None, 443):
+            return f"it goes only to https://{' or https://'.join(sorted(hosts))}"
+        return None
+    if scheme == "https" or (scheme == "http" and is_loopback(host)):
+        return None
+    return f"{redact_url(url)} is plain {scheme}://, which would carry the key readable on the way: use https://"
+
+
 def _parse_openai_compatible(rest: str) -> ModelSpec | None:
     found = re.match(r"(.+?)@(https?://.+)$", rest)
     if not found:
@@ -168,8 +215,12 @@ def _parse_openai_compatible(rest: str) -> ModelSpec | None:
     return spec
 
 
+OPENAI_HOSTS = frozenset({"api.openai.com"})
+
+
 def _is_openai_endpoint(spec: ModelSpec) -> bool:
-    return urlsplit(spec.base_url or "").hostname == "api.openai.com"
+    """OpenAI's own endpoint, scheme and host (and port) checked: the only place OPENAI_API_KEY goes unasked."""
+    return key_problem(spec.base_url or "", OPENAI_HOSTS) is None
 
 
 def _openai_label(spec: ModelSpec) -> str:
@@ -191,7 +242,11 @@ PROVIDERS: dict[str, Provider] = {
         text=lambda s: f"openai:{s.model}",
         label=_openai_label,
         build=lambda s, key: openai_client(s.model, spec_text=s.text, api_key=key or ""),
-        key=KeyRule(default_env=lambda s: "OPENAI_API_KEY", required=lambda s: True),
+        key=KeyRule(
+            default_env=lambda s: "OPENAI_API_KEY",
+            required=lambda s: True,
+            url=lambda s: os.environ.get("OPENAI_BASE_URL") or None,
+        ),
         timeout_s=CHAT_TIMEOUT_S,
         max_retries=3,
     ),
@@ -204,6 +259,7 @@ PROVIDERS: dict[str, Provider] = {
         key=KeyRule(
             default_env=lambda s: "OPENAI_API_KEY" if _is_openai_endpoint(s) else None,
             required=_is_openai_endpoint,
+            url=lambda s: s.base_url,
         ),
         timeout_s=CHAT_TIMEOUT_S,
         max_retries=3,
