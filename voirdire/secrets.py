@@ -6,8 +6,9 @@ It hides:
 
 - known secret values: the value of ``OPENAI_API_KEY``, of every ``api_key_env`` variable a run uses (registered
   with ``register_secret`` when the key is read), and of every environment variable whose name says it holds a
-  credential (``*_API_KEY``, ``*_TOKEN``, ``*_SECRET``, ``*_PASSWORD``, ...); each also in its percent-encoded and
-  base64 forms, including base64 of a longer text that contains it (``user:KEY`` as HTTP Basic auth sends it);
+  credential (``*_API_KEY``, ``*_TOKEN``, ``*_SECRET``, ``*_PASSWORD``, ...); each also in its percent-encoded,
+  hex (either case) and base64 forms, including base64 of a longer text that contains it (``user:KEY`` as HTTP
+  Basic auth sends it; hex is byte-aligned, so a longer text's hex holds the secret's own);
 - URL credentials: the ``user:password@`` part, and query parameters named like credentials (``?api_key=...``);
 - ``name=value`` pairs whose name is a credential (``token=...``, ``api-key=...``), and ``Bearer``/``Basic``
   authorization values.
@@ -70,11 +71,11 @@ def secret_values() -> frozenset[str]:
 
 
 def encoded_forms(secret: str) -> set[str]:
-    """The secret as written, percent-encoded, and in base64 (standard and URL-safe), also when it sits inside a
-    longer base64 text: for each of the three byte alignments, the run of base64 characters that depends on the
-    secret's bytes alone."""
-    forms = {secret, quote(secret, safe="")}
+    """The secret as written, percent-encoded, in hex (lower and upper case), and in base64 (standard and
+    URL-safe), also when it sits inside a longer base64 text: for each of the three byte alignments, the run of
+    base64 characters that depends on the secret's bytes alone."""
     raw = secret.encode()
+    forms = {secret, quote(secret, safe=""), raw.hex(), raw.hex().upper()}
     for encode in (base64.b64encode, base64.urlsafe_b64encode):
         forms.add(encode(raw).decode())
         for offset in range(3):

@@ -78,3 +78,13 @@ def test_mask_tree_masks_every_string_and_the_transcript_stays_valid_json(
     assert isinstance(first, Message) and isinstance(second, Message)
     assert first.content == 'quote: "http://h/p"" and \n key=***\n*** {"json": 1}'
     assert second.content == "nothing secret"
+
+
+def test_known_secrets_are_masked_in_hex_of_either_case(monkeypatch: pytest.MonkeyPatch) -> None:
+    key = "sk-proj-hexTEST0123456789"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    for text in (key, f"Bearer {key}", f"user:{key}!"):
+        for shown in (text.encode().hex(), text.encode().hex().upper()):
+            masked = mask_secrets(f"echoed {shown} end")
+            assert key.encode().hex() not in masked.lower() and "***" in masked, shown
+    assert mask_secrets("deadbeef0123") == "deadbeef0123"  # hex that is no key stays
