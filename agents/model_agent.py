@@ -1,11 +1,12 @@
 """An LLM-backed role: an autogen ``BaseChatAgent`` with its own conversation memory and counted retries.
 
-Retry policy: a transient failure (``is_transient``: no reply within the role's timeout, a dropped connection, an
-HTTP 200 whose body is cut off or not a chat completion, 408/409/429 and 5xx answers) is retried up to
-``max_retries`` times. The wait before retry ``k`` is drawn uniformly from ``[0, min(backoff_cap_s, backoff_s *
-2**(k-1))]`` (exponential backoff with full jitter, so concurrent sessions do not retry in lockstep); a server that
-says how long to wait (``Retry-After`` in seconds or as an HTTP date, or ``retry-after-ms``) is waited for that long
-plus a jitter of up to ``backoff_s``, and one that asks for more than ``retry_after_cap_s`` is not retried.
+Retry policy (run by tenacity): a transient failure (``is_transient``: no reply within the role's timeout, a
+dropped connection, an HTTP 200 whose body is cut off or not a chat completion, 408/409/429 and 5xx answers) is
+retried up to ``max_retries`` times. The wait before retry ``k`` is drawn uniformly from
+``[0, min(backoff_cap_s, backoff_s * 2**(k-1))]`` (exponential backoff with full jitter, so concurrent sessions do
+not retry in lockstep); a server that says how long to wait (``Retry-After`` in seconds or as an HTTP date, or
+``retry-after-ms``) is waited for that long plus a jitter of up to ``backoff_s``, and one that asks for more than
+``retry_after_cap_s`` is not retried.
 """
 
 from __future__ import annotations
@@ -32,10 +33,19 @@ from autogen_core.models import (
     UserMessage,
 )
 from pydantic import Field
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+from tenacity.wait import wait_base
 
 from voirdire.cache import CachedReply, ResponseCache, cacheable
 from voirdire.models import RoleSettings
-from voirdire.models.base import TIMEOUT_ARG, Completion, ReplyTimeout, TextOnlyClient, TransientModelError
+from voirdire.models.base import (
+    TIMEOUT_ARG,
+    Completion,
+    ModelConnectionError,
+    ReplyTimeout,
+    TextOnlyClient,
+    TransientModelError,
+)
 
 # Message metadata a ModelAgent understands (autogen metadata is str -> str). ROLE_KEY="system" makes the text a
 # system message; TEMPERATURE_KEY and SEED_KEY override the role's sampling for one call.
@@ -153,27 +163,18 @@ class CallSharing:
 
 
 def is_transient(exc: BaseException) -> bool:
-    """Errors worth retrying: no reply in time, a dropped connection, a 200 whose body is not a chat completion,
-    rate limits (except an exhausted quota) and 408, 409 and 5xx answers."""
-    if isinstance(exc, TransientModelError | TimeoutError | ConnectionError):
-        return True
-    try:
-        import openai
-    except ImportError:  # pragma: no cover - openai is a core dependency
-        return False
-    if isinstance(exc, openai.RateLimitError):
-        return getattr(exc, "code", None) != "insufficient_quota"
-    if isinstance(exc, openai.APIConnectionError | openai.APIResponseValidationError):
-        return True
-    if isinstance(exc, openai.APIStatusError):
-        return exc.status_code in (408, 409, 429) or exc.status_code >= 500
-    return False
+    """Errors worth retrying: voirdire's transient errors (no reply in time, a dropped connection, a 200 whose body is
+    not a chat completion, rate limits except an exhausted quota, 408, 409 and 5xx answers), and the builtin timeouts
+    and connection errors of any other client."""
+    return isinstance(exc, TransientModelError | TimeoutError | ConnectionError)
 
 
 def retry_after(exc: BaseException, now: float | None = None) -> float | None:
     """Seconds the server asked to wait (``retry-after-ms``, or ``Retry-After`` in seconds or as an HTTP date);
-    None when it did not say."""
-    headers: Mapping[str, str] | None = getattr(getattr(exc, "response", None), "headers", None)
+    None when it did not say. The headers are the error's own (voirdire's ``ModelHTTPError``) or its response's."""
+    headers: Mapping[str, str] | None = getattr(exc, "headers", None)
+    if not isinstance(headers, Mapping):
+        headers = getattr(getattr(exc, "response", None), "headers", None)
     if headers is None:
         return None
     ms = headers.get("retry-after-ms")
@@ -201,13 +202,27 @@ def backoff_delay(retry: int, base_s: float, cap_s: float, rng: random.Random | 
     return (rng or random).uniform(0, min(cap_s, base_s * 2 ** (retry - 1)))
 
 
+class wait_backoff_or_retry_after(wait_base):
+    """Tenacity's wait before the next attempt: what the server asked for (``Retry-After``) plus a jitter of up to
+    ``base_s``, else exponential backoff with full jitter."""
+
+    def __init__(self, base_s: float, cap_s: float) -> None:
+        self.base_s = base_s
+        self.cap_s = cap_s
+
+    def __call__(self, retry_state: RetryCallState) -> float:
+        exc = retry_state.outcome.exception() if retry_state.outcome is not None else None
+        asked = retry_after(exc) if exc is not None else None
+        if asked is not None:
+            return asked + random.uniform(0, self.base_s)
+        return backoff_delay(retry_state.attempt_number, self.base_s, self.cap_s)
+
+
 def describe(exc: BaseException) -> str:
     """One line for a failed call: the error type and message, and the cause of a connection error."""
-    import openai
-
     text = f"{type(exc).__name__}: {exc}"
     cause = exc.__cause__
-    if isinstance(exc, openai.APIConnectionError) and cause is not None:
+    if isinstance(exc, ModelConnectionError) and cause is not None:
         text += f" ({type(cause).__name__}: {cause})"
     return text
 
@@ -419,35 +434,41 @@ class ModelAgent(BaseChatAgent):
         self, conversation: list[LLMMessage], args: dict[str, Any], n: int, token: CancellationToken
     ) -> tuple[Completion, int]:
         """Call the model, retrying transient failures (see the module's retry policy); returns the retry count."""
-        retries = 0
-        while True:
-            try:
-                return await self._request(conversation, args, n, token), retries
-            except Exception as exc:
-                why = self._why_not_retry(exc, retries)
-                if why is not None:
-                    raise ModelCallError(f"{self.name} via {self.model_label}: {describe(exc)}{why}") from exc
-                retries += 1
-                asked = retry_after(exc)
-                delay = backoff_delay(retries, self.backoff_s, self.backoff_cap_s)
-                if asked is not None:
-                    delay = asked + random.uniform(0, self.backoff_s)
-                if self.on_retry is not None:
-                    self.on_retry(self.name, exc, delay)
-                await asyncio.sleep(delay)
+        retrying = AsyncRetrying(
+            retry=retry_if_exception(self._retried),
+            stop=stop_after_attempt(self.max_retries + 1),
+            wait=wait_backoff_or_retry_after(self.backoff_s, self.backoff_cap_s),
+            before_sleep=self._before_sleep,
+            reraise=True,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    done = await self._request(conversation, args, n, token)
+        except Exception as exc:
+            retries = retrying.statistics.get("attempt_number", 1) - 1
+            why = self._why_given_up(exc, retries)
+            raise ModelCallError(f"{self.name} via {self.model_label}: {describe(exc)}{why}") from exc
+        return done, retrying.statistics.get("attempt_number", 1) - 1
 
-    def _why_not_retry(self, exc: BaseException, retries: int) -> str | None:
-        """None when ``exc`` is retried; else what the error message adds (empty for a permanent error)."""
-        after = f" (after {retries} retries)" if retries else ""
-        if not is_transient(exc):
-            return after
-        if retries >= self.max_retries:
-            return after or " (not retried: max_retries is 0)"
+    def _retried(self, exc: BaseException) -> bool:
+        """Whether tenacity may retry ``exc`` (the attempt count is its ``stop``'s to judge)."""
         asked = retry_after(exc)
-        if asked is not None and asked > self.retry_after_cap_s:
-            cap = self.retry_after_cap_s
-            return f"; the server asked to wait {asked:.0f} s (Retry-After), more than {cap:g} s{after}"
-        return None
+        return is_transient(exc) and (asked is None or asked <= self.retry_after_cap_s)
+
+    def _before_sleep(self, retry_state: RetryCallState) -> None:
+        if self.on_retry is not None and retry_state.outcome is not None and retry_state.next_action is not None:
+            exc = retry_state.outcome.exception()
+            if exc is not None:
+                self.on_retry(self.name, exc, retry_state.next_action.sleep)
+
+    def _why_given_up(self, exc: BaseException, retries: int) -> str:
+        """What the error message of a call given up on adds: the retries taken, or why there were none."""
+        after = f" (after {retries} retries)" if retries else ""
+        if not is_transient(exc) or retries >= self.max_retries:
+            return after or ("" if not is_transient(exc) else " (not retried: max_retries is 0)")
+        cap = self.retry_after_cap_s
+        return f"; the server asked to wait {retry_after(exc) or 0:.0f} s (Retry-After), more than {cap:g} s{after}"
 
     def remember(self, role: str, text: str) -> None:
         """Seed the conversation (e.g. the examinee's own claim) without calling the model."""

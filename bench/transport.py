@@ -1,7 +1,7 @@
 """Micro-benchmark of the OpenAI client alone: CPU per call and wall, per transport, against a lean fake endpoint.
 
     python bench/transport.py [--requests 5000] [--concurrency 200] [--latency-ms 50] [--repeat 3]
-                              [--transports raw,raw-tuned,sdk,httpx] [--max-connections 256] [--json FILE]
+                              [--transports raw,raw-tuned,httpx] [--max-connections 256] [--json FILE]
 
 The endpoint is a raw asyncio HTTP/1.1 keep-alive server in a process of its own that answers every
 ``POST .../chat/completions`` with the same chat completion after ``--latency-ms``; it counts the connections it
@@ -13,11 +13,10 @@ chat requests with ``--concurrency`` in flight, and reports its process CPU time
 raw         a bare driver on ``openai.AsyncOpenAI()`` with the SDK's defaults (its own HTTP pool)
 raw-tuned   the same driver on an ``AsyncOpenAI`` given one pool of ``--max-connections`` kept-alive connections
             and a semaphore of as many requests in flight
-sdk         voirdire's ``OpenAIChatClient`` with ``VOIRDIRE_TRANSPORT=sdk`` (the SDK over voirdire's pools)
-httpx       voirdire's ``OpenAIChatClient`` with its direct transport (the default)
+httpx       voirdire's ``OpenAIChatClient`` (plain POSTs on its own pools)
 =========== ===================================================================================================
 
-The two voirdire rows include everything voirdire does per call: autogen messages to JSON, the endpoint's
+The voirdire row includes everything voirdire does per call: autogen messages to JSON, the endpoint's
 adaptive limiter, the deadline, reply checks and usage bookkeeping. A warm-up of ``--concurrency`` calls runs
 before the clock starts, so connection setup is not counted. Results go to stdout as a table and, with
 ``--json FILE``, as JSON. Nothing here leaves 127.0.0.1.
@@ -38,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-TRANSPORTS = ("raw", "raw-tuned", "sdk", "httpx")
+TRANSPORTS = ("raw", "raw-tuned", "httpx")
 MODEL = "bench-model"
 # A short cross-examination turn: the shape (system, user, assistant, user) and size of a real one.
 MESSAGES = [
@@ -202,10 +201,6 @@ async def make_sender(transport: str, url: str, max_connections: int) -> Any:
     from voirdire.models.openai import OpenAIChatClient
 
     os.environ["VOIRDIRE_MAX_CONNECTIONS"] = str(max_connections)
-    if transport == "sdk":
-        os.environ["VOIRDIRE_TRANSPORT"] = "sdk"
-    else:
-        os.environ.pop("VOIRDIRE_TRANSPORT", None)
     messages = [
         SystemMessage(content=text)
         if role == "system"
@@ -215,7 +210,6 @@ async def make_sender(transport: str, url: str, max_connections: int) -> Any:
         for role, text in MESSAGES
     ]
     ours = OpenAIChatClient(MODEL, base_url=url, api_key="bench-key")
-    assert ours.transport == ("sdk" if transport == "sdk" else "httpx"), ours.transport
     args = {"max_tokens": 256, "temperature": 0.0, "timeout": 30.0}
 
     async def voirdire() -> None:

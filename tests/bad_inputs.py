@@ -225,8 +225,6 @@ CASES: tuple[Case, ...] = (
     Case("`--workers 0`", (f"{EX} X {S} --workers 0",), 2, "--workers: must be at least 1"),
     Case("`--ray-address` without `--executor ray`", (f"{EX} X {S} --ray-address auto",), 2,
          "--ray-address: only with --executor ray"),
-    Case("`VOIRDIRE_TRANSPORT` naming no transport", (f"{EX} X --model {UNREACHABLE}",), 2,
-         "VOIRDIRE_TRANSPORT='h2': use one of", env={"VOIRDIRE_TRANSPORT": "h2"}),
     Case("`VOIRDIRE_MAX_CONNECTIONS=0`", (f"{EX} X --model {UNREACHABLE}",), 2,
          "VOIRDIRE_MAX_CONNECTIONS='0': expected a whole number", env={"VOIRDIRE_MAX_CONNECTIONS": "0"}),
     Case("`voirdire --debug` on any error: the traceback, then the same line", (

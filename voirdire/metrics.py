@@ -1,12 +1,15 @@
-"""Metrics shared by the protocols: P/R/F1, accuracy, AUROC, rank correlations, Cohen's kappa.
+"""Metrics shared by the protocols: P/R/F1, accuracy, AUROC, rank correlations, Cohen's kappa, mean ± sd.
 
-Written without scikit-learn so the core stays light; tests compare them against scikit-learn.
+The statistics come from scikit-learn and scipy; what is kept here is the contract the protocols' reports rely
+on: plain Python floats, ``nan`` where a statistic is undefined (one class only, a constant input, fewer than two
+values) instead of a warning or an exception, and one length check with one message.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+import warnings
+from collections.abc import Callable, Hashable, Sequence
 
 from pydantic import BaseModel
 
@@ -24,105 +27,91 @@ class PRF(BaseModel):
 
 
 def precision_recall_f1(gold: Sequence[bool], predicted: Sequence[bool]) -> PRF:
-    """Binary P/R/F1 with the positive class ``True``; an empty denominator gives 0 (sklearn's zero_division=0)."""
+    """Binary P/R/F1 with the positive class ``True``; an empty denominator gives 0 (``zero_division=0``)."""
+    from sklearn.metrics import precision_recall_fscore_support
+
     _same_length(gold, predicted)
     tp = sum(1 for g, p in zip(gold, predicted, strict=True) if g and p)
     n_pred = sum(1 for p in predicted if p)
     n_gold = sum(1 for g in gold if g)
-    precision = tp / n_pred if n_pred else 0.0
-    recall = tp / n_gold if n_gold else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return PRF(precision=precision, recall=recall, f1=f1, support=n_gold, predicted=n_pred, tp=tp)
+    if not gold:
+        return PRF(precision=0.0, recall=0.0, f1=0.0, support=0, predicted=0, tp=0)
+    p, r, f, _ = precision_recall_fscore_support(
+        [bool(g) for g in gold], [bool(p) for p in predicted], average="binary", pos_label=True, zero_division=0
+    )
+    return PRF(precision=float(p), recall=float(r), f1=float(f), support=n_gold, predicted=n_pred, tp=tp)
 
 
 def accuracy(gold: Sequence[Hashable], predicted: Sequence[Hashable]) -> float:
+    """The share of equal labels; 0 for no items."""
     _same_length(gold, predicted)
     return sum(1 for g, p in zip(gold, predicted, strict=True) if g == p) / len(gold) if gold else 0.0
 
 
 def auroc(labels: Sequence[bool], scores: Sequence[float]) -> float:
-    """Area under the ROC curve as the Mann–Whitney probability P(score_pos > score_neg), ties counting 1/2."""
+    """Area under the ROC curve (ties count 1/2); ``nan`` when only one class is present."""
+    from sklearn.metrics import roc_auc_score
+
     _same_length(labels, scores)
-    ranks = _average_ranks(scores)
-    n_pos = sum(1 for y in labels if y)
-    n_neg = len(labels) - n_pos
-    if n_pos == 0 or n_neg == 0:
+    if len({bool(y) for y in labels}) < 2:
         return math.nan
-    rank_sum = sum(r for r, y in zip(ranks, labels, strict=True) if y)
-    return (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
+    return float(roc_auc_score([bool(y) for y in labels], list(scores)))
 
 
 def pearson(x: Sequence[float], y: Sequence[float]) -> float:
-    _same_length(x, y)
-    n = len(x)
-    if n < 2:
-        return math.nan
-    mx, my = sum(x) / n, sum(y) / n
-    sxy = sum((a - mx) * (b - my) for a, b in zip(x, y, strict=True))
-    sxx = sum((a - mx) ** 2 for a in x)
-    syy = sum((b - my) ** 2 for b in y)
-    return sxy / math.sqrt(sxx * syy) if sxx and syy else math.nan
+    """Pearson's r; ``nan`` for fewer than two values or a constant input."""
+    from scipy.stats import pearsonr
+
+    return _correlation(pearsonr, x, y)
 
 
 def spearman(x: Sequence[float], y: Sequence[float]) -> float:
-    return pearson(_average_ranks(x), _average_ranks(y))
+    """Spearman's ρ (Pearson's r on average ranks)."""
+    from scipy.stats import spearmanr
+
+    return _correlation(spearmanr, x, y)
 
 
 def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float:
-    _same_length(x, y)
-    conc = disc = tx = ty = 0
-    n = len(x)
-    for i in range(n):
-        for j in range(i + 1, n):
-            dx, dy = x[i] - x[j], y[i] - y[j]
-            if dx == 0 and dy == 0:
-                continue
-            if dx == 0:
-                tx += 1
-            elif dy == 0:
-                ty += 1
-            elif (dx > 0) == (dy > 0):
-                conc += 1
-            else:
-                disc += 1
-    denom = math.sqrt((conc + disc + tx) * (conc + disc + ty))
-    return (conc - disc) / denom if denom else math.nan
+    """Kendall's τ-b (ties adjusted)."""
+    from scipy.stats import kendalltau
+
+    return _correlation(lambda a, b: kendalltau(a, b, variant="b"), x, y)
 
 
 def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
-    """Cohen's kappa between two raters' labels over the same items."""
+    """Cohen's kappa between two raters' labels over the same items; 1 when both give one and the same label
+    throughout (scikit-learn's 0/0), ``nan`` for no items."""
+    from sklearn.metrics import cohen_kappa_score
+
     _same_length(a, b)
-    n = len(a)
-    if n == 0:
+    if not a:
         return math.nan
-    observed = sum(1 for x, y in zip(a, b, strict=True) if x == y) / n
-    cats = set(a) | set(b)
-    expected = sum((list(a).count(c) / n) * (list(b).count(c) / n) for c in cats)
-    return 1.0 if expected == 1 else (observed - expected) / (1 - expected)
+    if len(set(a) | set(b)) == 1:
+        return 1.0
+    # Labels as codes: scikit-learn sorts the labels, which labels of mixed types (True and "yes") cannot do.
+    codes: dict[Hashable, int] = {}
+    first, second = [codes.setdefault(v, len(codes)) for v in a], [codes.setdefault(v, len(codes)) for v in b]
+    return float(cohen_kappa_score(first, second))
 
 
 def mean_sd(values: Sequence[float]) -> tuple[float, float]:
     """Mean and sample standard deviation (ddof=1; 0 for a single value)."""
-    n = len(values)
-    if n == 0:
+    import statistics
+
+    if not values:
         return math.nan, math.nan
-    m = sum(values) / n
-    sd = math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
-    return m, sd
+    return statistics.fmean(values), statistics.stdev(values) if len(values) > 1 else 0.0
 
 
-def _average_ranks(values: Sequence[float]) -> list[float]:
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    ranks = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2 + 1
-        i = j + 1
-    return ranks
+def _correlation(stat: Callable[..., object], x: Sequence[float], y: Sequence[float]) -> float:
+    _same_length(x, y)
+    if len(x) < 2 or len(set(x)) < 2 or len(set(y)) < 2:
+        return math.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy warns where it answers nan; nan is the answer here too
+        value = float(stat(list(x), list(y))[0])  # type: ignore[index]
+    return value
 
 
 def _same_length(a: Sequence[object], b: Sequence[object]) -> None:

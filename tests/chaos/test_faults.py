@@ -53,7 +53,7 @@ async def test_a_permanent_error_is_not_retried(tmp_path: Path) -> None:
             out=tmp_path / "t.jsonl",
             roles={"*": RoleSettings(model=f"openai-compatible:chaos@{server.url}/wrong")},
         )
-    assert "NotFoundError" in result.errors["q"] and len(server.log) == 1
+    assert "ModelHTTPError: HTTP 404" in result.errors["q"] and len(server.log) == 1
 
 
 async def test_thirty_sessions_through_every_fault_at_once(tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
-"""The OpenAI client's transport: the direct one (the default) fails exactly as the SDK one on every fault, every
-client of an endpoint shares its connections and limit, requests in flight are capped at the pool's size (no
-connection opened only to be dropped), 429s and timeouts cut the endpoint's limit. 127.0.0.1 only."""
+"""The OpenAI client's transport: every fault of the chaos server becomes one of voirdire's own errors (transient or
+not, with the server's Retry-After and the HTTP library's error as cause), every client of an endpoint shares its
+connections and limit, requests in flight are capped at the pool's size (no connection opened only to be
+dropped), 429s and timeouts cut the endpoint's limit. 127.0.0.1 only."""
 
 from __future__ import annotations
 
@@ -15,24 +16,18 @@ from autogen_core.models import UserMessage
 
 from tests.chaos.server import ChaosServer, in_order
 from voirdire.agents.model_agent import describe, is_transient, retry_after
-from voirdire.models import ModelSpecError, build_client, parse_spec
+from voirdire.models import InvalidReply, ModelSpecError, ReplyTimeout, build_client, parse_spec
 from voirdire.models import openai as client_module
+from voirdire.models.base import ModelConnectionError, ModelHTTPError, TransientHTTPError
 from voirdire.models.limiter import endpoint_limits
 from voirdire.models.openai import NO_KEY, OpenAIChatClient
 
 QUESTION = [UserMessage(content="q", source="user")]
 
 
-@pytest.fixture(params=["httpx", "sdk"])
-def transport(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("VOIRDIRE_TRANSPORT", request.param)
-    return str(request.param)
-
-
-async def failure(url: str, fault: str, transport: str) -> BaseException:
+async def failure(url: str, fault: str) -> BaseException:
     with ChaosServer(lambda m: "hi", in_order([fault]), retry_after="7") as server:
         client = OpenAIChatClient("m", base_url=server.url + url, api_key=NO_KEY, timeout=0.5)
-        assert client.transport == transport
         try:
             await client.complete(QUESTION, {})
         except Exception as exc:
@@ -43,48 +38,48 @@ async def failure(url: str, fault: str, transport: str) -> BaseException:
 
 
 @pytest.mark.parametrize(
-    ("fault", "path"),
+    ("fault", "path", "kind", "transient", "text"),
     [
-        ("429", ""),
-        ("500", ""),
-        ("404", "/wrong"),
-        ("drop", ""),
-        ("truncated", ""),
-        ("cut_json", ""),
-        ("garbage", ""),
-        ("wrong_json", ""),
-        ("empty", ""),
-        ("hang", ""),
+        ("429", "", TransientHTTPError, True, "TransientHTTPError: HTTP 429: "),
+        ("500", "", TransientHTTPError, True, "TransientHTTPError: HTTP 500: "),
+        ("404", "/wrong", ModelHTTPError, False, "ModelHTTPError: HTTP 404: "),
+        ("drop", "", ModelConnectionError, True, "ModelConnectionError: no answer from http://127.0.0.1:"),
+        ("truncated", "", ModelConnectionError, True, "ModelConnectionError: no answer from http://127.0.0.1:"),
+        ("cut_json", "", InvalidReply, True, "InvalidReply: HTTP 200 whose body is not a JSON chat completion"),
+        ("garbage", "", InvalidReply, True, "InvalidReply: HTTP 200 whose body is not a JSON chat completion"),
+        ("wrong_json", "", InvalidReply, True, "InvalidReply: HTTP 200 whose body is not a chat completion"),
+        ("empty", "", InvalidReply, True, "InvalidReply: HTTP 200 whose body is not a chat completion"),
+        ("hang", "", ReplyTimeout, True, "ReplyTimeout: no complete reply within 0.5 s (timeout)"),
     ],
 )
-async def test_the_direct_transport_fails_exactly_as_the_sdk(
-    fault: str, path: str, monkeypatch: pytest.MonkeyPatch
+async def test_every_fault_is_one_of_voirdires_errors(
+    fault: str, path: str, kind: type[BaseException], transient: bool, text: str
 ) -> None:
-    seen = {}
-    for transport in ("sdk", "httpx"):
-        monkeypatch.setenv("VOIRDIRE_TRANSPORT", transport)
-        exc = await failure(path, fault, transport)
-        seen[transport] = (type(exc), describe(exc), is_transient(exc), retry_after(exc), type(exc.__cause__))
-    assert seen["httpx"] == seen["sdk"], seen
-    if fault == "429":
-        assert seen["httpx"][0].__name__ == "RateLimitError" and seen["httpx"][3] == 7.0
+    exc = await failure(path, fault)
+    assert type(exc) is kind and is_transient(exc) is transient
+    assert describe(exc).startswith(text), describe(exc)
+    if isinstance(exc, ModelConnectionError):
+        assert exc.__cause__ is not None and f"({type(exc.__cause__).__name__}: " in describe(exc)
+    if isinstance(exc, ModelHTTPError):
+        assert exc.status_code == int(fault) and retry_after(exc) == (7.0 if fault == "429" else None)
 
 
-async def test_the_direct_transport_is_the_default_and_the_sdk_one_selectable(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("VOIRDIRE_TRANSPORT", raising=False)
-    assert OpenAIChatClient("m", base_url="http://127.0.0.1:9/v1", api_key=NO_KEY).transport == "httpx"
-    monkeypatch.setenv("VOIRDIRE_TRANSPORT", "SDK")
-    assert OpenAIChatClient("m", base_url="http://127.0.0.1:9/v1", api_key=NO_KEY).transport == "sdk"
-    monkeypatch.setenv("VOIRDIRE_TRANSPORT", "curl")
-    with pytest.raises(ModelSpecError, match="VOIRDIRE_TRANSPORT='curl': use one of httpx, sdk"):
-        build_client(parse_spec("openai-compatible:m@http://127.0.0.1:9/v1"))
-    monkeypatch.delenv("VOIRDIRE_TRANSPORT")
+def test_an_http_error_answer_keeps_the_servers_message_and_code() -> None:
+    from voirdire.models.base import http_error
+
+    quota = http_error(429, "You exceeded your quota", code="insufficient_quota", headers={})
+    assert type(quota) is ModelHTTPError and not is_transient(quota)  # an exhausted quota does not come back
+    assert is_transient(http_error(408, "slow", code=None, headers={}))
+    assert not is_transient(http_error(400, "bad", code=None, headers={}))
+
+
+async def test_a_bad_connection_count_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("VOIRDIRE_MAX_CONNECTIONS", "0")
     with pytest.raises(ModelSpecError, match="VOIRDIRE_MAX_CONNECTIONS='0': expected a whole number"):
         build_client(parse_spec("openai-compatible:m@http://127.0.0.1:9/v1"))
 
 
-async def test_both_transports_send_the_same_request(transport: str) -> None:
+async def test_the_request_sent() -> None:
     with ChaosServer(lambda m: "  hi  ") as server:
         client = OpenAIChatClient("m", base_url=server.url + "/", api_key="sk-role-key-123456")
         done = await client.complete(QUESTION, {"max_tokens": 5, "temperature": 0.0, "stop": ["x"], "timeout": 5})
@@ -104,7 +99,7 @@ async def test_both_transports_send_the_same_request(transport: str) -> None:
     assert logged.headers["content-type"] == "application/json"
 
 
-def test_the_direct_transport_keeps_the_base_urls_query() -> None:
+def test_the_base_urls_query_is_kept() -> None:
     # The SDK would post to "/v1/?api-version=1chat/completions": the path appended after the query.
     chat_url = client_module._chat_url
     assert chat_url("http://h:1/v1?api-version=1") == "http://h:1/v1/chat/completions?api-version=1"
@@ -161,7 +156,7 @@ async def slow_endpoint(latency_s: float) -> AsyncIterator[tuple[str, Counts]]:
 
 
 async def test_requests_in_flight_are_capped_at_the_pool_and_every_connection_is_kept(
-    transport: str, monkeypatch: pytest.MonkeyPatch
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("VOIRDIRE_MAX_CONNECTIONS", "5")
     async with slow_endpoint(0.02) as (url, counts):
@@ -201,12 +196,12 @@ async def test_clients_of_one_endpoint_share_its_pool_and_limit_each_sending_its
 
 
 @pytest.mark.parametrize(("fault", "cut"), [("429", True), ("hang", True), ("500", False), ("drop", False)])
-async def test_a_429_or_a_timeout_cuts_the_endpoints_limit(fault: str, cut: bool, transport: str) -> None:
+async def test_a_429_or_a_timeout_cuts_the_endpoints_limit(fault: str, cut: bool) -> None:
     with ChaosServer(lambda m: "hi", in_order(["ok", fault])) as server:
         clients = [OpenAIChatClient("m", base_url=server.url, api_key=NO_KEY, timeout=0.5) for _ in range(2)]
         await clients[0].complete(QUESTION, {})
         assert endpoint_limits()[server.url] == (256, 0)
-        with pytest.raises(Exception):  # noqa: B017 - which exception is the parity test's business
+        with pytest.raises((ModelHTTPError, ReplyTimeout, ModelConnectionError)):
             await clients[1].complete(QUESTION, {})
         limit = client_module._ENDPOINTS[server.url].limit
         assert endpoint_limits()[server.url] == ((1, 0) if cut else (256, 0))  # one in flight: halved to the floor

@@ -48,6 +48,36 @@ class InvalidReply(TransientModelError):
     """An HTTP 200 whose body is not a usable chat completion: cut off, not JSON, or without choices."""
 
 
+class ModelConnectionError(TransientModelError, ConnectionError):
+    """No answer over the connection: refused, reset or dropped, or a body cut off mid-transfer (the HTTP
+    library's error is the cause)."""
+
+
+class ModelHTTPError(Exception):
+    """An HTTP error answer from a model server: its status, the server's own message and error code, and its
+    headers (lower-case names; ``Retry-After`` is read from them). Made by ``http_error``, which picks
+    ``TransientHTTPError`` for the answers worth retrying."""
+
+    def __init__(self, status_code: int, message: str, *, code: str | None, headers: Mapping[str, str]) -> None:
+        super().__init__(f"HTTP {status_code}: {message}")
+        self.status_code = status_code
+        self.code = code
+        self.headers = headers
+
+
+class TransientHTTPError(ModelHTTPError, TransientModelError):
+    """408, 409, 429 (except an exhausted quota) and 5xx: the server may answer the next attempt."""
+
+
+def http_error(status_code: int, message: str, *, code: str | None, headers: Mapping[str, str]) -> ModelHTTPError:
+    """The error for an HTTP error answer, transient or not by its status (and a 429's code)."""
+    transient = status_code in (408, 409) or status_code >= 500
+    if status_code == 429:
+        transient = code != "insufficient_quota"
+    kind = TransientHTTPError if transient else ModelHTTPError
+    return kind(status_code, message, code=code, headers=headers)
+
+
 def text_of(m: LLMMessage) -> str:
     content = m.content
     if isinstance(content, str):

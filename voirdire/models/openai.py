@@ -11,19 +11,18 @@ on (the reply is still validated), and one that returns fewer choices than ``n``
 number by its adaptive limit (``voirdire.models.limiter``), so no connection is ever opened only to be dropped.
 The connections are held in pools of ``POOL_SHARD`` (``_Shard``, one ``AsyncClient`` each), a request going to the
 first pool with a connection free: an HTTP pool's bookkeeping walks all its connections twice a request, which
-at 200 connections in one pool was a third of the client's CPU (docs/transport.md). By default a request is a
-plain POST on that pool: the body ``json.dumps``, the reply ``json.loads`` and checked here, skipping the SDK's
-request building and its pydantic reply models (a third of the CPU per call of the SDK on the same pools).
-``VOIRDIRE_TRANSPORT=sdk`` sends through the openai SDK instead, on the same pools. Both raise the SDK's exception
-classes for HTTP errors and broken connections (``openai.RateLimitError``, ``APIStatusError``,
-``APIConnectionError``; a direct request has them built by the SDK's own ``_make_status_error_from_response``), so
-the retry policy (``voirdire.agents.model_agent``) reads both alike.
+at 200 connections in one pool was a third of the client's CPU (docs/transport.md). A request is a plain POST on
+that pool: the body ``json.dumps``, the reply ``json.loads`` and checked here, without the openai SDK's request
+building and pydantic reply models (a third of the CPU per call of the SDK on the same pools). Failures are
+voirdire's own errors (``voirdire.models.base``): an HTTP error answer is ``ModelHTTPError`` (``TransientHTTPError``
+for 408, 409, 429 and 5xx, with the server's headers for ``Retry-After``), a broken connection
+``ModelConnectionError``; the retry policy (``voirdire.agents.model_agent``) reads only those.
 
 Every request has a deadline (``TIMEOUT_ARG`` in the call's arguments, else the client's ``timeout``) that starts
 once the endpoint's limit lets it through: connecting may take at most ``CONNECT_TIMEOUT_S`` of it, and a request
 with no complete reply by then raises ``ReplyTimeout``. An HTTP 200 that is not a chat completion (a body cut off,
-not JSON, no choices) raises ``InvalidReply``. Both are transient: the role's agent retries them. The SDK's own
-retries are off, so every attempt is counted.
+not JSON, no choices) raises ``InvalidReply``. Both are transient: the role's agent retries them, and counts every
+attempt.
 
 The API key is the caller's: ``openai_client`` and ``openai_compatible_client`` take it already resolved (see
 ``voirdire.models.spec.resolve_api_key``); a server that needs none is sent a placeholder, never another
@@ -39,7 +38,6 @@ import importlib.metadata
 import json
 import os
 import ssl
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -50,13 +48,17 @@ from voirdire.models.base import (
     TIMEOUT_ARG,
     Completion,
     InvalidReply,
+    ModelConnectionError,
+    ModelHTTPError,
     ModelSpecError,
     ReplyTimeout,
     TextOnlyClient,
+    http_error,
     openai_role,
     text_of,
 )
 from voirdire.models.limiter import AdaptiveLimit, Outcome, endpoint_limit, forget_endpoint
+from voirdire.secrets import redact_url
 
 # Generation settings passed through to the API; anything else in a role's arguments is voirdire's own.
 _SENT = ("max_tokens", "temperature", "seed", "top_p", "stop")
@@ -65,12 +67,10 @@ CHAT_TIMEOUT_S = 30.0
 within it; a slow local server needs a larger per-role ``timeout``."""
 CONNECT_TIMEOUT_S = 10.0
 NO_KEY = "not-needed"
-"""Sent where a server needs no key: the SDK insists on one, and no real key goes where it was not named."""
+"""Sent where a server needs no key: servers that check for one get a placeholder, and no real key goes where it
+was not named."""
 OPENAI_URL = "https://api.openai.com/v1"
 
-TRANSPORT_ENV = "VOIRDIRE_TRANSPORT"
-"""``httpx`` (the default): direct requests on the endpoint's pool; ``sdk``: through the openai SDK."""
-TRANSPORTS = ("httpx", "sdk")
 MAX_CONNECTIONS_ENV = "VOIRDIRE_MAX_CONNECTIONS"
 DEFAULT_MAX_CONNECTIONS = 256
 """Connections per endpoint, all kept alive, and so the most requests in flight to it: a run of up to 256 sessions
@@ -78,14 +78,6 @@ at a time is never held back by it (a model's latency, seconds, not the client's
 opens connections only as requests need them."""
 POOL_SHARD = 16
 """Connections per pool of an endpoint's: 16 cost 0.50 ms CPU a call at 200 in flight, one pool of 256 0.76 ms."""
-
-
-def transport() -> str:
-    """The transport new clients use: ``VOIRDIRE_TRANSPORT``, else ``httpx``; any other value is an error."""
-    chosen = os.environ.get(TRANSPORT_ENV, "").strip().lower() or "httpx"
-    if chosen not in TRANSPORTS:
-        raise ModelSpecError(f"{TRANSPORT_ENV}={chosen!r}: use one of {', '.join(TRANSPORTS)}")
-    return chosen
 
 
 def max_connections() -> int:
@@ -103,8 +95,8 @@ def max_connections() -> int:
 
 
 def _http() -> Any:
-    """The HTTP library the installed openai SDK is built on (httpx2 for openai 3, httpx before), so the pool can
-    be handed to the SDK and its exceptions take our requests and responses."""
+    """The HTTP library the installed openai SDK is built on (httpx2 for openai 3, httpx before): a dependency that
+    is there anyway."""
     try:
         import httpx2
 
@@ -127,7 +119,6 @@ class _Endpoint:
         self.shard_size = min(cap, POOL_SHARD)
         self.shards: list[_Shard] = []
         self.limit: AdaptiveLimit = endpoint_limit(url, cap)
-        self._errors: Any = None
 
     def take(self) -> _Shard:
         """A pool with a connection free for one more request: the first one that has one, so the load stays on
@@ -142,24 +133,12 @@ class _Endpoint:
         shard.in_flight += 1
         return shard
 
-    def status_error(self, response: Any) -> Exception:
-        """The SDK's exception for an HTTP error answer, built by the SDK itself (class by status, message with the
-        server's ``error.message``, ``body``, ``code``), so a direct request fails exactly as an SDK one."""
-        if self._errors is None:
-            import openai
-
-            # Only builds errors, never sends: the placeholder key goes nowhere.
-            self._errors = openai.AsyncOpenAI(api_key=NO_KEY, base_url=self.url, max_retries=0)
-        return self._errors._make_status_error_from_response(response)  # type: ignore[no-any-return]
-
     async def close(self) -> None:
         forget_endpoint(self.url, self.limit)
         if _ENDPOINTS.get(self.url) is self:
             del _ENDPOINTS[self.url]
         for shard in self.shards:
             await shard.http.aclose()
-        if self._errors is not None:
-            await self._errors.close()
 
 
 class _Shard:
@@ -169,7 +148,7 @@ class _Shard:
         http = _http()
         self.in_flight = 0
         # max_keepalive = max_connections: requests are capped at the pool's size (``_Endpoint.take``), so a
-        # connection is never opened only to be dropped. follow_redirects as the SDK's own pool.
+        # connection is never opened only to be dropped. Redirects followed, as the SDK's own pool does.
         self.http = http.AsyncClient(
             limits=http.Limits(max_connections=size, max_keepalive_connections=size),
             timeout=_http_timeout(CHAT_TIMEOUT_S),
@@ -202,14 +181,11 @@ class OpenAIChatClient(TextOnlyClient):
         self.model = model
         self.endpoint = base_url or OPENAI_URL
         self.timeout = timeout
-        self.transport = transport()
         self._cap = max_connections()
-        self._api_key = api_key
         self._create_args = {"model": model}  # read by client labels
         self._url = _chat_url(self.endpoint)
         self._headers = _headers(api_key)
         self._endpoint: _Endpoint | None = None
-        self._sdk: dict[_Shard, Any] = {}  # transport "sdk": an SDK client on each of the endpoint's pools
         self._timeouts: dict[float, Any] = {}
 
     def _attach(self) -> _Endpoint:
@@ -225,7 +201,6 @@ class OpenAIChatClient(TextOnlyClient):
             shared = _ENDPOINTS[self.endpoint] = _Endpoint(self.endpoint, self._cap, loop)
         shared.users += 1
         self._endpoint = shared
-        self._sdk = {}
         return shared
 
     def _request(self, messages: Sequence[LLMMessage], args: Mapping[str, Any], n: int, schema: bool) -> dict[str, Any]:
@@ -254,15 +229,12 @@ class OpenAIChatClient(TextOnlyClient):
         try:
             try:
                 async with asyncio.timeout(deadline):
-                    if self.transport == "sdk":
-                        reply = await self._send_sdk(shard, body, deadline)
-                    else:
-                        reply = await self._send_direct(endpoint, shard, body, deadline)
-            except Exception as exc:
-                if isinstance(exc, TimeoutError) or _sdk_error(exc, "APITimeoutError"):
-                    outcome = Outcome.OVERLOAD
-                    raise ReplyTimeout(f"no complete reply within {deadline:g} s (timeout)") from exc
-                if _sdk_error(exc, "RateLimitError"):
+                    reply = await self._post(shard, body, deadline)
+            except TimeoutError as exc:  # the deadline, or the HTTP library's own timeout (re-raised by _post)
+                outcome = Outcome.OVERLOAD
+                raise ReplyTimeout(f"no complete reply within {deadline:g} s (timeout)") from exc
+            except ModelHTTPError as exc:
+                if exc.status_code == 429:
                     outcome = Outcome.OVERLOAD
                 raise
             outcome = Outcome.OK
@@ -271,8 +243,8 @@ class OpenAIChatClient(TextOnlyClient):
             shard.in_flight -= 1
             endpoint.limit.release(ticket, outcome)
 
-    async def _send_direct(self, endpoint: _Endpoint, shard: _Shard, body: dict[str, Any], deadline: float) -> _Reply:
-        """POST the body on the endpoint's pool; the SDK's exceptions for what the SDK would raise."""
+    async def _post(self, shard: _Shard, body: dict[str, Any], deadline: float) -> _Reply:
+        """POST the body on one of the endpoint's pools; voirdire's errors for what went wrong."""
         http = shard.http
         request = http.build_request(
             "POST", self._url, content=_encode(body), headers=self._headers, timeout=self._timeout(deadline)
@@ -280,51 +252,16 @@ class OpenAIChatClient(TextOnlyClient):
         try:
             response = await http.send(request)
         except _timeout_errors() as exc:
-            import openai  # on a failure only: the SDK is a third of a second of start-up that a run may never need
-
-            raise openai.APITimeoutError(request=request) from exc
+            raise TimeoutError(str(exc)) from exc
         except _connection_errors() as exc:  # refused, reset, dropped, a body cut off mid-transfer
-            import openai
-
-            raise openai.APIConnectionError(request=request) from exc
+            raise ModelConnectionError(f"no answer from {redact_url(self.endpoint)}") from exc
         if response.status_code >= 400:
-            raise endpoint.status_error(response) from None
+            raise _status_error(response)
         try:
             data = json.loads(response.content)
         except ValueError as exc:  # not JSON, or not text at all (UnicodeDecodeError)
             raise InvalidReply(f"HTTP 200 whose body is not a JSON chat completion ({type(exc).__name__})") from exc
         return _read_completion(data)
-
-    async def _send_sdk(self, shard: _Shard, body: dict[str, Any], deadline: float) -> _Reply:
-        import openai
-
-        sdk = self._sdk.get(shard)
-        if sdk is None:
-            # max_retries=0: voirdire retries transient errors itself and records how many it took. The SDK client
-            # borrows the pool: closing it would close the pool under the endpoint's other clients.
-            sdk = self._sdk[shard] = openai.AsyncOpenAI(
-                base_url=self.endpoint,
-                api_key=self._api_key,
-                max_retries=0,
-                timeout=_http_timeout(self.timeout),
-                http_client=shard.http,
-            )
-        try:
-            response = await sdk.chat.completions.create(**body, timeout=self._timeout(deadline))
-        except (json.JSONDecodeError, openai.APIResponseValidationError) as exc:
-            raise InvalidReply(f"HTTP 200 whose body is not a JSON chat completion ({type(exc).__name__})") from exc
-        choices = getattr(response, "choices", None)
-        if not isinstance(choices, list) or not choices:
-            raise InvalidReply("HTTP 200 whose body is not a chat completion (no choices)")
-        if any(getattr(c, "message", None) is None for c in choices):
-            raise InvalidReply("HTTP 200 with a choice that has no message")
-        usage = response.usage
-        return _Reply(
-            texts=[(c.message.content or "").strip() for c in choices],
-            finish_reason=choices[0].finish_reason,
-            prompt_tokens=usage.prompt_tokens if usage else 0,
-            completion_tokens=usage.completion_tokens if usage else 0,
-        )
 
     def _timeout(self, deadline: float) -> Any:
         found = self._timeouts.get(deadline)
@@ -342,8 +279,8 @@ class OpenAIChatClient(TextOnlyClient):
         requests = 1
         try:
             reply = await self._send(self._request(messages, args, want, schema), timeout)
-        except Exception as exc:
-            if not schema or not _sdk_error(exc, "BadRequestError"):
+        except ModelHTTPError as exc:
+            if not schema or exc.status_code != 400:
                 raise
             self._no_response_format.add(self.endpoint)  # refused once: ask in text from now on, and read it
             enforcement, requests = "text-fallback", 2
@@ -376,8 +313,8 @@ class OpenAIChatClient(TextOnlyClient):
         return CreateResult(finish_reason=finish, content=done.texts[0], usage=done.usage, cached=False)  # type: ignore[arg-type]
 
     async def close(self) -> None:
-        """Let go of the endpoint; the last client of it closes its pool (the SDK client only borrows it)."""
-        endpoint, self._endpoint, self._sdk = self._endpoint, None, {}
+        """Let go of the endpoint; the last client of it closes its pool."""
+        endpoint, self._endpoint = self._endpoint, None
         if endpoint is None:
             return
         endpoint.users -= 1
@@ -442,11 +379,24 @@ def _headers(api_key: str) -> dict[str, str]:
     return headers
 
 
-def _sdk_error(exc: BaseException, name: str) -> bool:
-    """Whether ``exc`` is the SDK's exception ``name`` (or a subclass), without importing the SDK: an SDK exception
-    can only exist once the SDK was imported (to build it)."""
-    sdk = sys.modules.get("openai")
-    return sdk is not None and isinstance(exc, getattr(sdk, name))
+def _status_error(response: Any) -> ModelHTTPError:
+    """The error for an HTTP error answer: the server's ``error.message`` and ``error.code`` when its body is the
+    OpenAI error object, else the start of the body, else the status's reason."""
+    message, code = "", None
+    try:
+        data = json.loads(response.content)
+    except ValueError:
+        data = None
+    error = data.get("error") if isinstance(data, dict) else None
+    if isinstance(error, dict):
+        message = str(error.get("message") or "")
+        code = error.get("code") if isinstance(error.get("code"), str) else None
+    elif isinstance(error, str):
+        message = error
+    if not message:
+        message = response.content[:200].decode("utf-8", "replace").strip() or response.reason_phrase
+    headers = {name.lower(): value for name, value in response.headers.items()}
+    return http_error(response.status_code, " ".join(message.split()), code=code, headers=headers)
 
 
 @functools.cache
@@ -466,14 +416,14 @@ def _timeout_errors() -> tuple[type[BaseException], ...]:
 
 
 def _connection_errors() -> tuple[type[BaseException], ...]:
-    # What the SDK wraps as APIConnectionError; anyio's EndOfStream and ssl errors can escape httpx2 unmapped.
+    # anyio's EndOfStream and ssl errors can escape httpx2 unmapped.
     import anyio
 
     return (_http().RequestError, ssl.SSLError, anyio.EndOfStream)
 
 
 def _encode(body: dict[str, Any]) -> bytes:
-    """The request body byte for byte as the SDK (through httpx) writes it: compact, UTF-8, no NaN."""
+    """The request body as the SDK (through httpx) would write it: compact, UTF-8, no NaN."""
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 
