@@ -5,8 +5,9 @@ process of its own, against the same fake OpenAI-compatible endpoint, on the sam
         --drivers voirdire,raw,autogen,inspect [--followups K] [--answers independent] [--voirdire-args "--workers 2"]
     python -m bench.speed --rss-sweep 100,1000,10000 [--latency-ms 5] [--concurrency 200]
 
-Prints a markdown table (with the command that produced it) and writes JSON (``--json-out``). What each column
-means and how the critical-path bound is computed: docs/performance.md.
+Prints a markdown table (with the command that produced it) and writes JSON (``--json-out``, else to a temporary
+folder: a run leaves nothing in the checkout). What each column means and how the critical-path bound is
+computed: docs/performance.md.
 """
 
 from __future__ import annotations
@@ -384,7 +385,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--rss-sweep", default=None, help="e.g. 100,1000,10000: voirdire's peak RSS at each count")
     ap.add_argument("--no-startup", action="store_true", help="skip the one-session start-up runs")
     ap.add_argument("--timeout-s", type=float, default=3600.0, help="per driver run (default 3600)")
-    ap.add_argument("--json-out", type=Path, default=None, help="default bench/results/speed-<timestamp>.json")
+    ap.add_argument("--json-out", type=Path, default=None, help="the JSON (default: a temp folder)")
     ap.add_argument("--workdir", type=Path, default=None, help="keep data, transcripts and logs here")
     ap.add_argument("--keep-workdir", action="store_true", help="do not delete the temporary folder")
     return ap
@@ -420,7 +421,8 @@ def main(argv: list[str] | None = None) -> None:
     else:
         result = run_scenario(sc, drivers, args, command)
         table = scenario_table(result)
-    out = args.json_out or REPO / "bench" / "results" / f"speed-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    out = args.json_out or Path(tempfile.gettempdir()) / "voirdire-bench" / f"speed-{stamp}.json"  # not the checkout
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result | {"table": table}, indent=2) + "\n", encoding="utf-8")
     print(table)
