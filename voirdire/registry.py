@@ -18,14 +18,18 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
+from typing import Protocol as Structural
 
 from pydantic import BaseModel
 
+from voirdire.charts import ChartFold
 from voirdire.errors import VoirdireError
 from voirdire.options import ParamsCLI
+from voirdire.prices import Prices
 from voirdire.protocol import Protocol
-from voirdire.report import Report, ReportFold, as_fold
-from voirdire.transcript import Transcript
+from voirdire.reproduction import Reproduction
+from voirdire.report import Report, ReportFold, as_fold, report_file
+from voirdire.transcript import SessionRecord, Transcript, Verdict, load_session
 
 ENTRY_POINT_GROUP = "voirdire.protocols"
 # Commands a protocol package adds beside its protocols' own (DCR's ``correlate``): each entry point names a
@@ -49,6 +53,70 @@ class Inputs:
     dataset: str | None = None
     out: Path | None = None
     single: bool = False  # one item given inline: print its chat rather than a report
+    seed: int | None = None  # the run's seed for the header, when the protocol owns --seed and defaults it
+
+
+class RunFacts(Structural):
+    """What a summary reads of a finished run (``voirdire.runner.RunResult`` is one)."""
+
+    @property
+    def session_ids(self) -> list[str]: ...
+
+    @property
+    def verdicts(self) -> dict[str, Verdict]: ...
+
+
+@dataclass
+class Outcome:
+    """What a run command has at its end; a protocol's ``CommandSpec.summarize`` turns it into output.
+
+    The transcript is not held (a run may be long): ``report`` was folded from it record by record, and
+    ``session``, ``transcript_of`` and ``report_of`` read it again for one session, or for some sessions.
+    ``chat(session_id)`` is that session as ``voirdire show`` prints it."""
+
+    protocol: Protocol[Any, Any]
+    inputs: Inputs
+    result: RunFacts
+    out: Path
+    report: Report
+    fold: ReportFold[Any, Any]
+    session_ids: list[str]  # the transcript's sessions, in order of first appearance
+    prices: Prices
+    render: Callable[[Transcript, str], str]
+    _shown: dict[str, Transcript] = field(default_factory=dict)
+
+    def transcript_of(self, session_id: str) -> Transcript:
+        """The transcript with this one session (``load``'s attempt of it), read once."""
+        if session_id not in self._shown:
+            self._shown[session_id] = load_session(self.out, session_id)
+        return self._shown[session_id]
+
+    def session(self, session_id: str) -> SessionRecord | None:
+        return self.transcript_of(session_id).sessions.get(session_id)
+
+    def chat(self, session_id: str) -> str:
+        return self.render(self.transcript_of(session_id), session_id)
+
+    def report_of(self, session_ids: Sequence[str]) -> Report:
+        """The report of these sessions, in this order (a command's own items, in a transcript that may hold more);
+        ids the transcript lacks are left out. The run's ``report`` when they are the transcript's sessions."""
+        if list(session_ids) == self.session_ids:
+            return self.report
+        return report_file(self.out, self.fold, prices=self.prices, only=session_ids)[0]
+
+
+def default_summary(o: Outcome) -> tuple[dict[str, Any], str]:
+    """Verdicts and the protocol's report; the chat itself when one item was given inline."""
+    payload = {
+        "verdicts": {
+            k: v.model_dump(mode="json", include={"decision", "accepted", "evidence", "statistics"})
+            for k, v in o.result.verdicts.items()
+        },
+        "report": o.report.model_dump(mode="json", exclude={"rows"}),
+    }
+    if o.inputs.single:
+        return payload, o.chat(o.result.session_ids[0])
+    return payload, o.report.text()
 
 
 @dataclass(frozen=True)
@@ -73,7 +141,7 @@ class CommandSpec:
     make_protocol: Callable[[argparse.Namespace, Mapping[str, Any]], Protocol[Any, Any]] | None = None
     role_defaults: Mapping[str, Any] = field(default_factory=dict)
     forward_seed: bool = True
-    summarize: Callable[[Any], tuple[dict[str, Any], str]] | None = None
+    summarize: Callable[[Outcome], tuple[dict[str, Any], str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -85,6 +153,10 @@ class Registration:
     """``report(transcript)``: a ``voirdire.report.ReportFold`` (the built-in protocols'), which commands stream a
     transcript through, or a plain function of a loaded transcript."""
     cli: CommandSpec = field(default_factory=CommandSpec)
+    charts: ChartFold | None = None
+    """The paper's charts its report offers (``voirdire report --plot``, the viewer); ``voirdire.charts``."""
+    reproductions: tuple[Reproduction, ...] = ()
+    """The paper's tables and figures ``voirdire reproduce`` runs (one registration of a package lists them)."""
 
     @property
     def name(self) -> str:
@@ -115,9 +187,19 @@ def registrations() -> dict[str, Registration]:
     return dict(sorted(found.items()))
 
 
+class CommandTable(Structural):
+    """What a ``voirdire.commands`` plugin is given: the ``voirdire`` parser's table of sub-commands, which also
+    adds a registered protocol's run command (its options, inputs and output) under another name."""
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser: ...
+
+    def add_protocol_command(self, sub: Any, name: str, reg: Registration, *, help: str | None = None) -> None:
+        """``reg``'s run command as ``name`` in the sub-command table ``sub`` (this one, or one nested in it)."""
+
+
 @cache
-def command_plugins() -> tuple[Callable[[Any], None], ...]:
-    """The ``add_command(subparsers)`` functions of the ``voirdire.commands`` group."""
+def command_plugins() -> tuple[Callable[[CommandTable], None], ...]:
+    """The ``add_command(commands)`` functions of the ``voirdire.commands`` group."""
     found = []
     for ep in importlib.metadata.entry_points(group=COMMANDS_GROUP):
         try:

@@ -23,11 +23,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from autogen_agentchat.agents import BaseChatAgent
 from autogen_core.models import ChatCompletionClient
-from pydantic import BaseModel
+from pydantic import BaseModel, BeforeValidator, ConfigDict
 
 from voirdire.agents import ModelAgent
 from voirdire.cache import ResponseCache
@@ -115,6 +115,41 @@ class ErrorBudget:
 
     def __str__(self) -> str:
         return str(self.count) if self.count is not None else f"{(self.share or 0.0) * 100:g}%"
+
+
+def _budget(value: Any) -> Any:
+    return None if value is None else ErrorBudget.parse(value)
+
+
+class RunOptions(BaseModel):
+    """How a run runs, whoever starts it: the command line builds one from its options, the Python API from its
+    keyword arguments, and ``run_protocol`` reads nothing else. What the run is of (the protocol, its items, the
+    roles' models, the transcript) is given beside it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    concurrency: int = 1
+    resume: bool = True
+    progress: bool = False  # a progress bar on stderr, shown when more than one session is left to run
+    seed: int | None = None  # the run's seed, as the header records it
+    command: list[str] | None = None  # the command line, as the header records it (masked)
+    cache: Path | None = None
+    max_errors: Annotated[ErrorBudget | None, BeforeValidator(_budget)] = None
+    keep_verdicts: bool = True
+    workers: int = 1
+    executor: str = "local"
+    ray_address: str | None = None
+    coalesce: bool = True
+
+    def check(self) -> None:
+        """What cannot run, said before anything is written."""
+        if self.concurrency < 1:
+            raise RunSetupError(f"concurrency must be at least 1 (sessions at a time), got {self.concurrency}")
+        if self.workers < 1:
+            raise RunSetupError(f"workers must be at least 1 (processes), got {self.workers}")
+        if self.executor not in EXECUTORS:
+            raise RunSetupError(f"executor {self.executor!r}: expected one of {', '.join(EXECUTORS)}")
+        if self.ray_address is not None and self.executor != "ray":
+            raise RunSetupError(f"ray_address {self.ray_address!r}: only with executor 'ray' (--executor ray)")
 
 
 def client_label(client: ChatCompletionClient) -> str:
@@ -343,22 +378,13 @@ async def run_protocol(
     out: str | Path,
     roles: Mapping[str, RoleSettings] | None = None,
     clients: Mapping[str, ChatCompletionClient] | None = None,
-    concurrency: int = 1,
-    resume: bool = True,
-    progress: bool = False,  # a progress bar on stderr, shown when more than one session is left to run
     prompts: PromptLibrary | None = None,
     dataset: str | None = None,
-    command: list[str] | None = None,
-    seed: int | None = None,
-    cache: str | Path | None = None,
-    max_errors: int | str | ErrorBudget | None = None,
-    keep_verdicts: bool = True,
-    workers: int = 1,
-    executor: str = "local",
-    ray_address: str | None = None,
-    coalesce: bool = True,
+    options: RunOptions | None = None,
+    **option_values: Any,
 ) -> RunResult:
-    """Run ``protocol`` on every item, writing one transcript; finished sessions in ``out`` are skipped.
+    """Run ``protocol`` on every item, writing one transcript; finished sessions in ``out`` are skipped. How it
+    runs is ``options`` (``RunOptions``), or its fields given as keywords, which override it.
 
     ``clients`` maps a role to a ready ``ChatCompletionClient`` (scripted clients in tests); other roles are
     built from their ``RoleSettings`` spec, with its timeout and retries (the provider's defaults where unset).
@@ -375,15 +401,16 @@ async def run_protocol(
     address joins a cluster) that send each finished session's records back here to be written. Sessions in
     other processes need their roles bound to model specs: clients given in code cannot be sent there.
     """
-    budget = ErrorBudget.parse(max_errors) if max_errors is not None else None
-    if concurrency < 1:
-        raise RunSetupError(f"concurrency must be at least 1 (sessions at a time), got {concurrency}")
-    if workers < 1:
-        raise RunSetupError(f"workers must be at least 1 (processes), got {workers}")
-    if executor not in EXECUTORS:
-        raise RunSetupError(f"executor {executor!r}: expected one of {', '.join(EXECUTORS)}")
-    if ray_address is not None and executor != "ray":
-        raise RunSetupError(f"ray_address {ray_address!r}: only with executor 'ray' (--executor ray)")
+    opts = RunOptions(**{**dict(options or RunOptions()), **option_values})
+    opts.check()
+    concurrency, workers, executor, cache, keep_verdicts = (
+        opts.concurrency,
+        opts.workers,
+        opts.executor,
+        opts.cache,
+        opts.keep_verdicts,
+    )
+    budget = opts.max_errors
     if executor == "ray":
         from voirdire.executors.ray import require_ray
 
@@ -421,11 +448,11 @@ async def run_protocol(
             )
             for r, s in bound.items()
         },
-        seed=seed,
+        seed=opts.seed,
         prompts=prompts.hashes(protocol.prompt_folder),
         packages=package_versions(),
         dataset=dataset,
-        command=command,
+        command=opts.command,
         transitions=protocol.machine.as_record(),
         display=protocol.display,
         paper=protocol.paper or None,
@@ -438,7 +465,7 @@ async def run_protocol(
         finished: set[str] = set()
         result = RunResult(out=out, run_id=header.run_id, session_ids=ids, warnings=notes)
         if out.exists() and out.stat().st_size > 0:
-            if resume:
+            if opts.resume:
                 done = _resumable(out, header)
                 finished = done.finished()
                 by_id = dict(zip(ids, items, strict=True))
@@ -465,7 +492,7 @@ async def run_protocol(
             cache=Path(cache) if cache is not None else None,
             concurrency=concurrency,
             keep_verdicts=keep_verdicts,
-            coalesce=coalesce,
+            coalesce=opts.coalesce,
         )
         pool = ModelPool()
         replies = ResponseCache(cache) if cache is not None else None
@@ -474,7 +501,7 @@ async def run_protocol(
         if left and in_process:  # before the header: a model that cannot be built fails the run once, not every
             await start_clients(pool, bound, clients)  # session (worker processes check theirs before it too)
         allowed = budget.allowed(left) if budget is not None else None
-        bar = _progress(left, protocol.name) if progress and left > 1 else None
+        bar = _progress(left, protocol.name) if opts.progress and left > 1 else None
         tally = Tally(result, left=left, allowed=allowed, budget=str(budget), bar=bar, keep_verdicts=keep_verdicts)
         start = time.perf_counter()
         try:
@@ -490,7 +517,9 @@ async def run_protocol(
             else:
                 from voirdire.executors.ray import run_on_ray
 
-                await run_on_ray(job, pending, min(workers, left), tally, header, address=ray_address, replies=replies)
+                await run_on_ray(
+                    job, pending, min(workers, left), tally, header, address=opts.ray_address, replies=replies
+                )
         finally:
             if bar is not None:
                 bar.close()

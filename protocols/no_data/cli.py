@@ -23,7 +23,7 @@ from .protocol import NoDataProtocol, NoDataProtocolParams, make_items
 from .report import NoDataReport
 
 if TYPE_CHECKING:
-    from voirdire.cli import Outcome
+    from voirdire.registry import Outcome
 
 
 class InputError(VoirdireError, ValueError):
@@ -80,7 +80,7 @@ def load_inputs(args: argparse.Namespace, protocol: Protocol[Any, Any]) -> Input
     models = [*args.model, *([f"config={args.config}"] if args.config else [])]
     digest = hashlib.sha256((p.model_dump_json() + "".join(f"\n{m}" for m in models)).encode()).hexdigest()[:8]
     out = Path("transcripts") / f"no_data-{tag}-{p.evaluator}-{p.generator}-{digest}.jsonl"
-    return Inputs(items=items, dataset=dataset.path, out=out)
+    return Inputs(items=items, dataset=dataset.path, out=out, seed=args.seed)
 
 
 def summarize(o: Outcome) -> tuple[dict[str, Any], str]:

@@ -14,11 +14,10 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from voirdire.cli import default_summary
 from voirdire.datasets import load_items
 from voirdire.options import ParamsCLI
 from voirdire.protocol import Protocol
-from voirdire.registry import CommandSpec, InputError, Inputs
+from voirdire.registry import CommandSpec, InputError, Inputs, default_summary
 
 from .data import DataError, docred_sentences, msrp_pairs
 from .items import SentenceItem

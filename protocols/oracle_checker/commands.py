@@ -6,16 +6,13 @@ Added through the ``voirdire.commands`` entry-point group beside the protocols' 
 
 from __future__ import annotations
 
-from typing import Any
+from voirdire.registry import CommandTable, get
 
 
-def add_command(sub: Any) -> None:
+def add_command(sub: CommandTable) -> None:
     """``voirdire check`` with the sub-words ``entities`` (linearity checker, §3) and ``paraphrase`` (§4)."""
-    from voirdire.cli import add_protocol_command
-    from voirdire.registry import get
-
     check = sub.add_parser("check", help="check an LLM's answer with the oracle-checker scheme: entities | paraphrase")
     words = check.add_subparsers(dest="check", required=True, metavar="entities|paraphrase")
     for word, name in (("entities", "oracle_entities"), ("paraphrase", "oracle_paraphrase")):
         reg = get(name)
-        add_protocol_command(words, word, reg, help=reg.cli.help)
+        sub.add_protocol_command(words, word, reg, help=reg.cli.help)

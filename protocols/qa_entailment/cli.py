@@ -18,7 +18,7 @@ from .hierarchy import HierarchyCell
 from .protocol import QAEntailmentGrading, QAEntailmentParams
 
 if TYPE_CHECKING:
-    from voirdire.cli import Outcome
+    from voirdire.registry import Outcome
 
 # App. A.1: "For all GPT-3.5 API calls, we set seed=42, temperature=0.0 ... and set max_tokens=300".
 PAPER_ROLE_SETTINGS: dict[str, Any] = {"max_tokens": 300, "temperature": 0.0, "seed": 42}

@@ -15,12 +15,11 @@ from tests.chaos.protocol import registration
 @pytest.fixture
 def chaos_cli(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """``voirdire run chaos`` exists (and only it: the suite does not depend on the other protocols' state)."""
-    from voirdire import cli, registry
+    from voirdire import registry
 
     regs = {"chaos": registration}
     monkeypatch.setattr(registry, "registrations", lambda: regs)
-    monkeypatch.setattr(cli, "registrations", lambda: regs)
-    monkeypatch.setattr(cli, "command_plugins", lambda: ())  # the protocol packages' own commands
+    monkeypatch.setattr(registry, "command_plugins", lambda: ())  # the protocol packages' own commands
     yield
 
 

@@ -60,11 +60,12 @@ def test_a_refused_command_writes_nothing(outcomes: list[Outcome]) -> None:
 
 def test_a_bug_is_one_line_and_debug_shows_its_traceback(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     import voirdire.cli as cli
+    import voirdire.cli.read
 
     def broken(args: object) -> int:
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setattr(cli, "cmd_list", broken)
+    monkeypatch.setattr(voirdire.cli.read, "cmd_list", broken)
     assert cli.main(["list"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "internal error: ZeroDivisionError: division by zero" in err and "--debug" in err

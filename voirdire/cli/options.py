@@ -1,0 +1,214 @@
+"""The options every run command shares, and ``CommandOptions``: all of them read once from the parsed command line.
+
+The model options bind roles to models (``--model``, ``--config`` and the settings of every role); the run options
+say where the transcript goes and how the sessions run (``RunOptions``, what the runner and the Python API take);
+the output options say what is printed or written after the run.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from voirdire.errors import VoirdireError
+from voirdire.prices import ENV as PRICES_ENV
+from voirdire.runner import ErrorBudget, RunOptions
+from voirdire.secrets import mask_secrets
+
+
+class CLIError(VoirdireError):
+    """A command line that cannot run; the message names the option."""
+
+
+def at_least(low: int) -> Callable[[str], int]:
+    """An option's int parser that refuses values below ``low``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
+        return value
+
+    return parse
+
+
+def _error_budget(text: str) -> ErrorBudget:
+    try:
+        return ErrorBudget.parse(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected N or P%, e.g. 5 or 10%, not {text!r}") from None
+
+
+SHARED_HELP = {
+    "max_tokens": "bound every reply (default 256)",
+    "temperature": "sampling temperature for every role (default 0: greedy)",
+    "seed": "sampling seed for every role",
+}
+
+
+def add_model_options(p: argparse.ArgumentParser, help: Mapping[str, str] | None = None) -> None:
+    texts = {**SHARED_HELP, **(help or {})}
+    g = p.add_argument_group("models (any role can be any model)")
+    g.add_argument(
+        "--model", action="append", default=[], metavar="ROLE=SPEC",
+        help="bind a role to a model spec: local | local:FILE.gguf | openai:MODEL | "
+        "openai-compatible:MODEL@URL | scripted:FILE | human; a bare SPEC binds every role (repeatable)",
+    )  # fmt: skip
+    g.add_argument(
+        "--config", type=Path,
+        help="TOML run config with [roles.NAME] tables: model, temperature, max_tokens, seed, structured, timeout, "
+        "max_retries, api_key_env",
+    )  # fmt: skip
+    g.add_argument("--max-tokens", type=int, metavar="N", help=texts["max_tokens"])
+    g.add_argument("--temperature", type=float, help=texts["temperature"])
+    g.add_argument("--seed", type=int, help=texts["seed"])
+    g.add_argument(
+        "--timeout", type=float, metavar="SECONDS",
+        help="seconds one model request of every role may take, connecting included (default 30 for openai and "
+        "openai-compatible specs, 600 for local models; a person typing has none); a request past it is retried "
+        "like a dropped connection",
+    )  # fmt: skip
+    g.add_argument(
+        "--max-retries", type=int, metavar="N",
+        help="retries of a failed request of every role: timeouts, dropped connections, cut-off replies, 429 and "
+        "5xx (default 3 for openai and openai-compatible specs, 0 for local models)",
+    )  # fmt: skip
+    g.add_argument(
+        "--api-key-env", action="append", default=[], metavar="[ROLE=]VAR",
+        help="the environment variable holding a role's API key (a bare VAR: every role); without it openai: specs "
+        "read OPENAI_API_KEY and openai-compatible: specs send no key (repeatable)",
+    )  # fmt: skip
+    g.add_argument(
+        "--structured", action="store_true",
+        help="ask every role for its closed answers through a reply schema the backend enforces (a grammar for "
+        "llama.cpp, response_format for OpenAI-compatible endpoints) instead of reading the paper's free text; "
+        "per role: structured = true in the --config table",
+    )  # fmt: skip
+
+
+def add_run_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("run")
+    g.add_argument("--out", type=Path, help="transcript file (JSONL); a batch resumes it if it exists")
+    g.add_argument("--fresh", action="store_true", help="overwrite --out instead of resuming it")
+    g.add_argument("--concurrency", type=at_least(1), default=1, metavar="N", help="sessions at a time (default 1)")
+    g.add_argument("--limit", type=at_least(1), metavar="N", help="first N items of the dataset")
+    g.add_argument(
+        "--offset", type=at_least(0), default=0, metavar="N", help="skip the first N items (counted from the start)"
+    )
+    g.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+    g.add_argument("--report", type=Path, help="also write the metrics report as JSON here")
+    g.add_argument("--no-progress", action="store_true", help="no progress bar")
+    g.add_argument("--cache", type=Path, help="JSONL cache of model replies: identical deterministic calls are reused")
+    g.add_argument(
+        "--no-coalesce", action="store_true",
+        help="send every request, even one identical to an earlier greedy (or seeded) request of the same session; "
+        "by default such a request is answered by the first one and marked coalesced in the transcript",
+    )  # fmt: skip
+    g.add_argument(
+        "--max-errors", type=_error_budget, metavar="N|P%",
+        help="stop the run once more than N sessions (or P%% of the sessions to run) have failed; the sessions not "
+        "started are left for a re-run to resume (exit status 4)",
+    )  # fmt: skip
+    g.add_argument(
+        "--allow-errors", action="store_true",
+        help="exit 0 even when sessions failed (otherwise exit status 3; failed sessions are in the transcript)",
+    )  # fmt: skip
+    g.add_argument(
+        "--workers", type=at_least(1), default=1, metavar="N",
+        help="run the sessions in N processes (--concurrency sessions at a time in each), all writing the one "
+        "transcript; with --executor ray, N Ray actors (default 1: this process alone)",
+    )  # fmt: skip
+    g.add_argument(
+        "--executor", choices=("local", "ray"), default="local",
+        help="where the sessions run: local (this machine, --workers processes) or ray (a Ray cluster, --workers "
+        "actors; needs voirdire[ray]); the transcript is the same (default local)",
+    )  # fmt: skip
+    g.add_argument(
+        "--ray-address", metavar="ADDRESS",
+        help="with --executor ray: the cluster to join (auto: the one this machine belongs to; default: start a "
+        "local Ray instance for this run)",
+    )  # fmt: skip
+
+
+def add_prices_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--prices", type=Path, metavar="FILE",
+        help="a TOML price table ([models] NAME = { input = USD, output = USD } per million tokens) over the "
+        f"packaged one and ${PRICES_ENV}'s, for the report's cost lines",
+    )  # fmt: skip
+
+
+class ModelOptions(BaseModel):
+    """The shared model options as given (None: not given, so a paper's default or the config's value holds)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    model: tuple[str, ...] = ()
+    config: Path | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
+    seed: int | None = None
+    timeout: float | None = None
+    max_retries: int | None = None
+    api_key_env: tuple[str, ...] = ()
+    structured: bool = False
+
+    def given(self, key: str) -> bool:
+        """Whether the flag that sets every role's ``key`` was given."""
+        value = self.model_dump().get(key)
+        return value is not None and value is not False  # 0 is a value given
+
+
+class CommandOptions(BaseModel):
+    """Every shared option of a run command, read once from the parsed arguments (``from_args``)."""
+
+    model_config = ConfigDict(frozen=True)
+    models: ModelOptions
+    run: RunOptions
+    out: Path | None = None
+    limit: int | None = None
+    offset: int = 0
+    as_json: bool = False
+    report: Path | None = None
+    allow_errors: bool = False
+    prices: Path | None = None
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> CommandOptions:
+        """The options of ``args`` (a run command's parse: every shared option is there, and ``argv``, the command
+        line that ``main`` adds, recorded masked in the run header)."""
+        given: dict[str, Any] = vars(args)
+        if given["ray_address"] is not None and given["executor"] != "ray":
+            raise CLIError("--ray-address: only with --executor ray")
+        run = RunOptions(
+            concurrency=given["concurrency"],
+            resume=not given["fresh"],
+            progress=not (given["no_progress"] or given["json"]),
+            seed=given["seed"],
+            command=[mask_secrets(a) for a in given["argv"]],
+            cache=given["cache"],
+            max_errors=given["max_errors"],
+            # the verdicts are printed only with --json or --report; otherwise memory stays flat in the run size
+            keep_verdicts=bool(given["json"] or given["report"]),
+            workers=given["workers"],
+            executor=given["executor"],
+            ray_address=given["ray_address"],
+            coalesce=not given["no_coalesce"],
+        )
+        return cls(
+            models=ModelOptions.model_validate(given),
+            run=run,
+            out=given["out"],
+            limit=given["limit"],
+            offset=given["offset"],
+            as_json=given["json"],
+            report=given["report"],
+            allow_errors=given["allow_errors"],
+            prices=given["prices"],
+        )

@@ -1,0 +1,126 @@
+"""The read commands of any protocol's transcripts: ``list``, ``show`` and ``report``, through the registry and the
+self-describing run header."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from voirdire import registry
+from voirdire.cli.options import CLIError, add_prices_option
+from voirdire.machine import StateMachine
+from voirdire.prices import load_prices
+from voirdire.report import ReportFold, generic_report, report_file
+from voirdire.secrets import mask_secrets
+from voirdire.transcript import RunHeader, Transcript, load
+from voirdire.view import render, summary_line
+
+
+def register(sub: Any) -> None:
+    """``list``, ``show`` and ``report`` in the sub-command table ``sub``."""
+    ls = sub.add_parser("list", help="the registered protocols, their roles and papers")
+    ls.add_argument("protocol", nargs="*", help="only these protocols")
+    ls.add_argument("--json", action="store_true")
+    ls.add_argument("--graph", action="store_true", help="each protocol's state diagram (Mermaid)")
+    ls.set_defaults(func=cmd_list)
+
+    sh = sub.add_parser("show", help="render a transcript as a chat")
+    sh.add_argument("transcript", type=Path)
+    sh.add_argument("--session", help="only this session id")
+    sh.add_argument("--prompts", action="store_true", help="also show the prompts the moderator sent")
+    sh.add_argument("--list", action="store_true", help="one line per session")
+    sh.add_argument("--json", action="store_true", help="sessions as JSON")
+    sh.add_argument("--graph", action="store_true", help="the protocol's state diagram (Mermaid), from the header")
+    sh.set_defaults(func=cmd_show)
+
+    rp = sub.add_parser("report", help="the protocol's report of any transcript")
+    rp.add_argument("transcript", type=Path)
+    rp.add_argument("--json", action="store_true")
+    add_prices_option(rp)
+    rp.set_defaults(func=cmd_report)
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    regs = registry.registrations()
+    if args.protocol:
+        regs = {name: registry.get(name) for name in args.protocol}
+    if args.graph:
+        print("\n\n".join(r.protocol.machine.mermaid(title=r.name) for r in regs.values()))
+        return 0
+    if args.json:
+        rows = [
+            {
+                "name": r.name,
+                "command": r.cli.command,
+                "roles": list(r.protocol.roles),
+                "states": list(r.protocol.machine.states),
+                "paper": r.protocol.paper,
+            }
+            for r in regs.values()
+        ]
+        print(json.dumps(rows, indent=2))
+        return 0
+    for r in regs.values():
+        friendly = f"  (voirdire {r.cli.command})" if r.cli.command else ""
+        print(f"{r.name}{friendly}\n    roles: {', '.join(r.protocol.roles) or 'none (model-free)'}")
+        if r.protocol.paper:
+            print(f"    paper: {r.protocol.paper}")
+    return 0
+
+
+def load_records(path: Path) -> Transcript:
+    """A transcript to read back; a file with no record in it (an empty file, or not a transcript at all) is an
+    error rather than empty output."""
+    t = load(path)
+    if t.header is None and not t.sessions:
+        raise CLIError(f"{path}: not a transcript (no run header and no session events in it)")
+    return t
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    t = load_records(args.transcript)
+    if args.graph:
+        if t.header is None or not t.header.transitions:
+            raise CLIError(f"{t.path}: the run header records no state machine (written before schema 2)")
+        print(StateMachine.from_record(t.header.transitions).mermaid(title=t.header.protocol))
+        return 0
+    if args.list:
+        for s in t.sessions.values():
+            print(summary_line(s))
+        return 0
+    if args.json:
+        if args.session and args.session not in t.sessions:
+            raise CLIError(f"{t.path}: no session {args.session!r}")
+        chosen = [t.sessions[args.session]] if args.session else list(t.sessions.values())
+        print(json.dumps([s.model_dump(mode="json") for s in chosen], indent=2))
+        return 0
+    print(render(t, session=args.session, prompts=args.prompts))
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    prices = load_prices(args.prices)  # packaged, then $VOIRDIRE_PRICES, then --prices FILE
+    regs = registry.registrations()
+    folds: dict[str, ReportFold[Any, Any]] = {}
+
+    def fold_for(header: RunHeader | None) -> ReportFold[Any, Any]:
+        """The header's protocol's report (the last header rules; a protocol not installed: the counts)."""
+        name = header.protocol if header else ""
+        if name not in folds:
+            folds[name] = regs[name].fold if name in regs else generic_report
+        return folds[name]
+
+    path = args.transcript
+    report, folded = report_file(path, fold_for, prices=prices)  # streamed: flat memory whatever its length
+    if not folded.headers and not folded.session_ids():
+        raise CLIError(f"{path}: not a transcript (no run header and no session events in it)")
+    if not folded.headers:
+        raise CLIError(f"{path}: no run header, so no protocol to report on")
+    if folded.headers[-1].protocol not in regs:
+        print(f"warning: protocol {folded.headers[-1].protocol!r} is not installed; counts only", file=sys.stderr)
+    # Masked like a run's output: model labels (endpoints) now appear in the usage lines and JSON.
+    print(mask_secrets(report.model_dump_json(indent=2) if args.json else report.text()))
+    return 0

@@ -1,0 +1,205 @@
+"""The run commands: ``voirdire run NAME`` for every registered protocol and its friendly command, each with the
+protocol's own options (generated from its ``Params``) beside the shared ones (``voirdire.cli.options``)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from voirdire.cli.options import (
+    SHARED_HELP,
+    CLIError,
+    CommandOptions,
+    add_model_options,
+    add_prices_option,
+    add_run_options,
+)
+from voirdire.cli.roles import check_role_options, roles_from_options, warn_unused_config_roles, with_role_defaults
+from voirdire.datasets import describe, load_items
+from voirdire.models import RoleSettings
+from voirdire.options import add_params_options, build_params, given_params
+from voirdire.prices import load_prices
+from voirdire.protocol import Protocol
+from voirdire.registry import CommandSpec, Inputs, Outcome, Registration, default_summary
+from voirdire.report import report_file
+from voirdire.runner import RunResult, check_writable, default_out, run_protocol
+from voirdire.secrets import mask_secrets, mask_tree
+from voirdire.transcript import Transcript
+from voirdire.view import render
+
+
+def add_protocol_command(sub: Any, name: str, reg: Registration, *, help: str | None = None) -> None:
+    """``reg``'s run command as ``name`` in the sub-command table ``sub``."""
+    spec: CommandSpec = reg.cli
+    p = sub.add_parser(name, help=help or spec.help or reg.protocol.__doc__, description=spec.description or None)
+    (spec.add_arguments or add_generic_inputs)(p)
+    add_params_options(p, reg.protocol.Params, spec.params)
+    add_model_options(p, spec_shared_help(spec))
+    add_run_options(p)
+    add_prices_option(p)
+    p.set_defaults(func=lambda args, r=reg: cmd_run(r, args))
+
+
+def spec_shared_help(spec: CommandSpec) -> dict[str, str]:
+    help = dict(SHARED_HELP)
+    for key, value in spec.role_defaults.items():
+        help[key] = f"{SHARED_HELP[key].split(' (')[0]} (this protocol's default: {value}, the paper's setting)"
+    if not spec.forward_seed:
+        help["seed"] = "the protocol's own seed (default 0); not forwarded to model roles"
+    return help
+
+
+def add_generic_inputs(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--data", type=Path, help="items to run on: JSONL, CSV or a JSON list")
+    p.add_argument("--item", action="append", default=[], metavar="JSON", help="one item as JSON (repeatable)")
+
+
+def generic_inputs(args: argparse.Namespace, protocol: Protocol[Any, Any]) -> Inputs:
+    """``--data FILE`` (JSONL, CSV or a JSON list) or ``--item JSON`` (repeatable), read by the protocol's
+    ``item_from_record``."""
+    if args.data and args.item:
+        raise CLIError("--item: give either --data FILE or --item JSON, not both")
+    if args.data:
+        items = load_items(args.data, protocol.item_from_record, limit=args.limit, offset=args.offset)
+        return Inputs(items=items, dataset=str(args.data))
+    if not args.item:
+        raise CLIError(f"{protocol.name}: give --data FILE or --item JSON")
+    items = []
+    for n, text in enumerate(args.item, 1):
+        try:
+            record = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise CLIError(f"--item {n}: not JSON ({exc.msg})") from None
+        try:
+            items.append(protocol.item_from_record(record))
+        except (ValueError, TypeError) as exc:
+            raise CLIError(f"--item {n}: {describe(exc)}") from None
+    return Inputs(items=items, single=len(items) == 1)
+
+
+def run(
+    protocol: Protocol[Any, Any],
+    items: Sequence[BaseModel],
+    opts: CommandOptions,
+    out: Path,
+    dataset: str | None,
+    roles: dict[str, RoleSettings],
+) -> RunResult:
+    """Run ``protocol`` with the shared run options. A warning is printed (masked) when it first occurs, and never
+    again in the run."""
+    seen: dict[str, None] = {}
+
+    def show(message: Warning | str, *rest: object, **kw: object) -> None:
+        text = mask_secrets(str(message))
+        if text not in seen:
+            seen[text] = None
+            from tqdm import tqdm
+
+            tqdm.write(f"warning: {text}", file=sys.stderr)  # above a progress bar, not through it
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", UserWarning)
+        warnings.showwarning = show  # type: ignore[assignment]
+        result = asyncio.run(run_protocol(protocol, items, out=out, roles=roles, dataset=dataset, options=opts.run))
+    result.warnings = list(seen)
+    return result
+
+
+def cmd_run(reg: Registration, args: argparse.Namespace) -> int:
+    spec = reg.cli
+    opts = CommandOptions.from_args(args)
+    values = {**given_params(args), **(spec.values(args) if spec.values else {})}
+    if spec.make_protocol is not None:
+        protocol = spec.make_protocol(args, values)
+    else:
+        protocol = reg.protocol(build_params(reg.protocol.Params, spec.params, values))
+    check_role_options(protocol, opts.models)
+    prices = load_prices(opts.prices)  # a bad price file is found before the run pays for its model calls
+    roles = roles_from_options(opts.models, forward_seed=spec.forward_seed)
+    inputs = (spec.load_inputs or generic_inputs)(args, protocol)
+    if not inputs.items:
+        raise CLIError(f"{inputs.dataset or protocol.name}: no items to run (after --offset / --limit)")
+    if inputs.seed is not None:  # the protocol's own seed, defaulted by it: the header records that one
+        opts = opts.model_copy(update={"run": opts.run.model_copy(update={"seed": inputs.seed})})
+    out = opts.out or inputs.out or default_out(protocol.name, inputs.dataset)
+    # Every output path before the run starts: a run must not pay for its model calls and then fail to write.
+    check_writable(out, "--out" if opts.out else "transcript")
+    for flag, path in (("--report", opts.report), ("--cache", opts.run.cache)):
+        if path is not None:
+            check_writable(path, flag)
+    warn_unused_config_roles(protocol, opts.models)
+    roles = with_role_defaults(protocol, opts.models, roles, spec.role_defaults)
+    result = run(protocol, inputs.items, opts, out, inputs.dataset, roles)
+    report, folded = report_file(out, reg.fold, prices=prices)  # streamed: flat memory whatever the run's length
+    outcome = Outcome(protocol, inputs, result, out, report, reg.fold, folded.session_ids(), prices, _chat)
+    fields, text = (spec.summarize or default_summary)(outcome)
+    payload = {**run_summary(result, out), **fields}
+    return finish(opts, result, payload, text, timing=not inputs.single)
+
+
+def _chat(transcript: Transcript, session_id: str) -> str:
+    return render(transcript, session=session_id)
+
+
+def run_summary(result: RunResult, out: Path) -> dict[str, Any]:
+    """The fields every run command's --json output starts with."""
+    return {
+        "transcript": str(out),
+        "run_id": result.run_id,
+        "elapsed_s": result.elapsed_s,
+        "skipped": result.skipped,
+        "errors": result.errors,
+        "warnings": result.warnings,
+    }
+
+
+def finish(opts: CommandOptions, result: RunResult, payload: dict[str, Any], text: str, timing: bool = True) -> int:
+    """The shared end of a run command: ``--report`` file, ``--json`` or the text, run time, session errors, all
+    masked (``voirdire.secrets``).
+
+    Exit status: 0 when every session has a verdict; 3 when a session failed (``--allow-errors``: 0); 4 when
+    ``--max-errors`` stopped the run. Failed and unstarted sessions are resumed by running the command again.
+    """
+    payload = mask_tree(
+        {**payload, "retries": result.retries, "stopped": result.stopped, "not_started": result.not_started}
+    )
+    if opts.report:
+        opts.report.parent.mkdir(parents=True, exist_ok=True)
+        opts.report.write_text(json.dumps(payload, indent=2, ensure_ascii=False))
+    if opts.as_json:
+        print(json.dumps(payload, indent=2, ensure_ascii=False))
+    else:
+        print(mask_secrets(text))
+        if timing:
+            ran = len(result.session_ids) - result.skipped - result.not_started
+            retried = f", {result.retries} model calls retried" if result.retries else ""
+            print(
+                f"time: {result.elapsed_s:.1f}s for {ran} sessions ({result.skipped} resumed from the "
+                f"transcript{retried})"
+            )
+        print(f"{'' if timing else chr(10)}transcript: {result.out}")
+    for sid, err in result.errors.items():
+        print(f"error in {sid}: {mask_secrets(err)}", file=sys.stderr)
+    if result.stopped:
+        print(
+            f"voirdire: run stopped: {mask_secrets(result.stopped)}; {result.not_started} sessions not started. "
+            "The transcript holds every finished session: run the same command again to resume.",
+            file=sys.stderr,
+        )
+        return 4
+    if result.errors and not opts.allow_errors:
+        print(
+            f"voirdire: {len(result.errors)} of {len(result.session_ids) - result.skipped} sessions failed "
+            "(exit status 3; --allow-errors exits 0); run the same command again to retry them",
+            file=sys.stderr,
+        )
+        return 3
+    return 0
