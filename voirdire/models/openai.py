@@ -19,10 +19,12 @@ for 408, 409, 429 and 5xx, with the server's headers for ``Retry-After``), a bro
 ``ModelConnectionError``; the retry policy (``voirdire.agents.model_agent``) reads only those.
 
 Every request has a deadline (``TIMEOUT_ARG`` in the call's arguments, else the client's ``timeout``) that starts
-once the endpoint's limit lets it through: connecting may take at most ``CONNECT_TIMEOUT_S`` of it, and a request
-with no complete reply by then raises ``ReplyTimeout``. An HTTP 200 that is not a chat completion (a body cut off,
-not JSON, no choices) raises ``InvalidReply``. Both are transient: the role's agent retries them, and counts every
-attempt.
+when it asks the endpoint's limit for a slot, so the wait for one counts (a run's time bound holds however far the
+limit was cut): connecting may take at most ``CONNECT_TIMEOUT_S`` of it, and a request with no complete reply by
+then raises ``ReplyTimeout``. A refused connection and HTTP 401/403/404 are refusals: an endpoint that gives
+nothing else stops the run at once (``EndpointDown``, ``voirdire.models.limiter``). An HTTP 200 that is not a chat
+completion (a body cut off, not JSON, no choices) raises ``InvalidReply``. Both are transient: the role's agent
+retries them, and counts every attempt.
 
 The API key is the caller's: ``openai_client`` and ``openai_compatible_client`` take it already resolved (see
 ``voirdire.models.spec.resolve_api_key``); a server that needs none is sent a placeholder, never another
@@ -71,6 +73,9 @@ NO_KEY = "not-needed"
 was not named."""
 OPENAI_URL = "https://api.openai.com/v1"
 
+REFUSING_STATUS = frozenset({401, 403, 404})
+"""Answers that say the endpoint will not serve this client at all (a bad key, no access, no such model or path):
+refusals, which stop a run at once when an endpoint gives nothing else (``voirdire.models.limiter``)."""
 MAX_CONNECTIONS_ENV = "VOIRDIRE_MAX_CONNECTIONS"
 DEFAULT_MAX_CONNECTIONS = 256
 """Connections per endpoint, all kept alive, and so the most requests in flight to it: a run of up to 256 sessions
@@ -223,12 +228,22 @@ class OpenAIChatClient(TextOnlyClient):
         """One request, through the endpoint's limit; its reply checked to be a chat completion with choices."""
         endpoint = self._attach()
         deadline = timeout or self.timeout
-        ticket = await endpoint.limit.acquire()  # before the deadline starts: waiting for a slot is not the server's
+        # The deadline covers the wait for a slot: however far timeouts cut the endpoint's limit, one attempt takes
+        # at most its deadline, which is what a run's documented bound counts (docs/reliability.md).
+        expires = asyncio.get_running_loop().time() + deadline
+        try:
+            async with asyncio.timeout_at(expires):
+                ticket = await endpoint.limit.acquire()
+        except TimeoutError as exc:  # never sent: says nothing about the server, so the limit is not cut for it
+            raise ReplyTimeout(
+                f"no complete reply within {deadline:g} s (timeout; all of it spent waiting for one of the "
+                f"{endpoint.limit.limit} requests at a time the endpoint is given)"
+            ) from exc
         shard = endpoint.take()
-        outcome = Outcome.OTHER
+        outcome, cause = Outcome.OTHER, ""
         try:
             try:
-                async with asyncio.timeout(deadline):
+                async with asyncio.timeout_at(expires):
                     reply = await self._post(shard, body, deadline)
             except TimeoutError as exc:  # the deadline, or the HTTP library's own timeout (re-raised by _post)
                 outcome = Outcome.OVERLOAD
@@ -236,12 +251,18 @@ class OpenAIChatClient(TextOnlyClient):
             except ModelHTTPError as exc:
                 if exc.status_code == 429:
                     outcome = Outcome.OVERLOAD
+                elif exc.status_code in REFUSING_STATUS:  # a wrong URL, model or key: the next call fares no better
+                    outcome, cause = Outcome.REFUSED, str(exc)
+                raise
+            except ModelConnectionError as exc:
+                if isinstance(exc.__cause__, _http().ConnectError):  # refused, or no such host: nothing listening
+                    outcome, cause = Outcome.REFUSED, f"{type(exc.__cause__).__name__}: {exc.__cause__}"
                 raise
             outcome = Outcome.OK
             return reply
         finally:
             shard.in_flight -= 1
-            endpoint.limit.release(ticket, outcome)
+            endpoint.limit.release(ticket, outcome, cause)
 
     async def _post(self, shard: _Shard, body: dict[str, Any], deadline: float) -> _Reply:
         """POST the body on one of the endpoint's pools; voirdire's errors for what went wrong."""

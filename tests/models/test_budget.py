@@ -1,0 +1,72 @@
+"""The time budget of a request and fail-fast, against the OpenAI client on a local server: the deadline covers the
+wait for a slot at the endpoint's limit (so the run's bound holds however far timeouts cut the limit), and an
+endpoint that refuses its first requests (nothing listening, HTTP 401/403/404) is down at once."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from typing import Any
+
+import pytest
+from autogen_core.models import UserMessage
+
+from tests.chaos.protocol import replies
+from tests.chaos.server import ChaosServer
+from voirdire.errors import EndpointDown
+from voirdire.models import ReplyTimeout
+from voirdire.models.base import ModelConnectionError, ModelHTTPError
+from voirdire.models.limiter import FAIL_FAST_AFTER
+from voirdire.models.openai import openai_compatible_client
+
+ASK = [UserMessage(content="Answer: the capital of France?", source="user")]
+
+
+def client(url: str) -> Any:
+    return openai_compatible_client("m", url, spec_text="openai-compatible:m@" + url, api_key=None)
+
+
+async def test_a_request_queued_at_the_limit_times_out_within_its_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VOIRDIRE_MAX_CONNECTIONS", "1")  # one request at a time: the others queue
+    with ChaosServer(replies, lambda index, body: "hang", hang_s=30) as server:
+        c = client(server.url)
+        outcomes = await asyncio.gather(*(c.complete(ASK, {"timeout": 0.3}) for _ in range(4)), return_exceptions=True)
+        await c.close()
+    assert all(isinstance(o, ReplyTimeout) for o in outcomes), outcomes
+    waited = [o for o in outcomes if "spent waiting" in str(o)]
+    # Those that never got the one slot gave up at their own deadline, never sent: the server saw only the others.
+    assert waited and len(server.log) == len(outcomes) - len(waited)
+
+
+async def test_nothing_listening_makes_the_endpoint_down_after_its_first_refusals() -> None:
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    c = client(f"http://127.0.0.1:{port}/v1")
+    outcomes = await asyncio.gather(*(c.complete(ASK, {"timeout": 5}) for _ in range(8)), return_exceptions=True)
+    later = await asyncio.gather(c.complete(ASK, {"timeout": 5}), return_exceptions=True)
+    await c.close()
+    refused = [o for o in outcomes if isinstance(o, ModelConnectionError)]
+    assert len(refused) >= FAIL_FAST_AFTER and all(isinstance(o, ModelConnectionError | EndpointDown) for o in outcomes)
+    assert isinstance(later[0], EndpointDown)
+    assert f"127.0.0.1:{port}" in str(later[0]) and "refused its first 3 requests" in str(later[0])
+
+
+async def test_http_refusals_make_the_endpoint_down_unless_it_ever_answered() -> None:
+    fault = "404"
+    with ChaosServer(replies, lambda index, body: fault) as server:
+        c = client(server.url)
+        for _ in range(FAIL_FAST_AFTER):
+            with pytest.raises(ModelHTTPError):
+                await c.complete(ASK, {"timeout": 5})
+        with pytest.raises(EndpointDown, match="HTTP 404"):
+            await c.complete(ASK, {"timeout": 5})
+        await c.close()
+    assert len(server.log) == FAIL_FAST_AFTER  # the fourth was never sent
+    with ChaosServer(replies, lambda index, body: "ok" if index == 0 else fault) as server:
+        c = client(server.url)
+        await c.complete(ASK, {"timeout": 5})
+        for _ in range(FAIL_FAST_AFTER * 2):  # refusals after an answer are retried as usual, never "down"
+            with pytest.raises(ModelHTTPError):
+                await c.complete(ASK, {"timeout": 5})
+        await c.close()
