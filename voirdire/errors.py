@@ -12,7 +12,7 @@ class VoirdireError(Exception):
     """An error the user can fix; its message names the file and line, or the option, that is wrong."""
 
 
-class EndpointDown(VoirdireError, ConnectionError):
+class EndpointDown(VoirdireError):
     """An endpoint that refused every request so far and answered none: every further session would fail the same
     way, so the run stops at once (``run_stopping``) instead of retrying each one."""
 
@@ -20,7 +20,7 @@ class EndpointDown(VoirdireError, ConnectionError):
 def run_stopping(error: str) -> str | None:
     """Why the whole run must stop, when a session's one-line error (``ModelCallError: examiner via MODEL:
     EndpointDown: WHY (after 1 retries)``) is one every further session would meet; None for any other error."""
-    mark = f" {EndpointDown.__name__}: "
+    mark = f": {EndpointDown.__name__}: "
     if mark not in error:
         return None
     who, _, why = error.partition(mark)

@@ -70,3 +70,14 @@ async def test_http_refusals_make_the_endpoint_down_unless_it_ever_answered() ->
             with pytest.raises(ModelHTTPError):
                 await c.complete(ASK, {"timeout": 5})
         await c.close()
+
+
+def test_a_down_endpoint_is_not_retried() -> None:
+    from voirdire.agents.model_agent import is_transient
+    from voirdire.errors import run_stopping
+
+    assert not is_transient(EndpointDown("http://127.0.0.1:9/v1 refused its first 3 requests"))
+    who = "examiner via openai-compatible:m@http://127.0.0.1:9/v1"
+    line = f"ModelCallError: {who}: EndpointDown: it is down (after 1 retries)"
+    assert run_stopping(line) == f"{who}: it is down (after 1 retries)"
+    assert run_stopping("ModelCallError: examiner via m: ReplyTimeout: no reply") is None
