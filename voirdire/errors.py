@@ -7,6 +7,8 @@ that caught the builtin keeps working.
 
 from __future__ import annotations
 
+import errno
+
 
 class VoirdireError(Exception):
     """An error the user can fix; its message names the file and line, or the option, that is wrong."""
@@ -26,3 +28,25 @@ def run_stopping(error: str) -> str | None:
     who, _, why = error.partition(mark)
     who = who.partition(": ")[2] or who  # drop the outer exception's name
     return f"{who}: {why}"
+
+
+class CannotWrite(VoirdireError, OSError):
+    """A file voirdire writes could not be written (a full disk above all): one message naming the file, exit
+    status ``exit_status``, nothing half-written left behind (reports go through a temporary file and a rename;
+    the transcript keeps every complete line, so the same command resumes once there is space)."""
+
+    exit_status = 5
+
+
+def cannot_write(exc: OSError, path: object, what: str) -> CannotWrite:
+    """The one error for a failed write of ``what`` (``--report``, ``transcript``, ``--cache``) at ``path``."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        why = "no space left on the device"
+    else:
+        why = f"cannot write it ({exc.strerror or exc})"
+    error = CannotWrite(
+        f"{what} {path}: {why}; nothing half-written was kept: fix that and run the same command again "
+        "(finished sessions are in the transcript)"
+    )
+    error.errno = exc.errno
+    return error

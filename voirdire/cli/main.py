@@ -88,7 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except VoirdireError as exc:
-        return _error(str(exc), debug)
+        return _error(str(exc), debug, status=getattr(exc, "exit_status", 2))
     except ValidationError as exc:  # a parameter a protocol validates in code
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc']) + ': ' if e['loc'] else ''}{e['msg']}"

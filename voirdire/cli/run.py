@@ -34,6 +34,7 @@ from voirdire.runner import RunResult, check_writable, default_out, run_protocol
 from voirdire.secrets import mask_secrets, mask_tree
 from voirdire.transcript import Transcript
 from voirdire.view import render
+from voirdire.writes import write_atomic
 
 
 def add_protocol_command(sub: Any, name: str, reg: Registration, *, help: str | None = None) -> None:
@@ -161,6 +162,20 @@ def run_summary(result: RunResult, out: Path) -> dict[str, Any]:
     }
 
 
+def print_errors(errors: dict[str, str], shown: int = 3) -> None:
+    """Each distinct session error once on stderr, with how many sessions met it and the first few of them: a
+    dead endpoint's 200 identical errors are one line, not 200."""
+    grouped: dict[str, list[str]] = {}
+    for sid, err in errors.items():
+        grouped.setdefault(mask_secrets(err), []).append(sid)
+    for err, sids in grouped.items():
+        if len(sids) == 1:
+            print(f"error in {sids[0]}: {err}", file=sys.stderr)
+        else:
+            more = f", ... ({len(sids) - shown} more)" if len(sids) > shown else ""
+            print(f"error in {len(sids)} sessions ({', '.join(sids[:shown])}{more}): {err}", file=sys.stderr)
+
+
 def finish(opts: CommandOptions, result: RunResult, payload: dict[str, Any], text: str, timing: bool = True) -> int:
     """The shared end of a run command: ``--report`` file, ``--json`` or the text, run time, session errors, all
     masked (``voirdire.secrets``).
@@ -172,8 +187,7 @@ def finish(opts: CommandOptions, result: RunResult, payload: dict[str, Any], tex
         {**payload, "retries": result.retries, "stopped": result.stopped, "not_started": result.not_started}
     )
     if opts.report:
-        opts.report.parent.mkdir(parents=True, exist_ok=True)
-        opts.report.write_text(json.dumps(payload, indent=2, ensure_ascii=False))
+        write_atomic(opts.report, json.dumps(payload, indent=2, ensure_ascii=False), "--report")
     if opts.as_json:
         print(json.dumps(payload, indent=2, ensure_ascii=False))
     else:
@@ -186,8 +200,7 @@ def finish(opts: CommandOptions, result: RunResult, payload: dict[str, Any], tex
                 f"transcript{retried})"
             )
         print(f"{'' if timing else chr(10)}transcript: {result.out}")
-    for sid, err in result.errors.items():
-        print(f"error in {sid}: {mask_secrets(err)}", file=sys.stderr)
+    print_errors(result.errors)
     if result.stopped:
         print(
             f"voirdire: run stopped: {mask_secrets(result.stopped)}; {result.not_started} sessions not started. "
