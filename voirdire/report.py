@@ -43,6 +43,7 @@ from voirdire.transcript import (
     SessionStart,
     Transcript,
     Verdict,
+    counting_attempt,
     iter_records,
     load,
 )
@@ -226,6 +227,12 @@ _VERDICT, _ORDER, _RUNS, _COUNTS, _VALUE = range(5)
 _CALLS, _REQUESTS, _PROMPT, _COMPLETION, _CACHED, _CACHED_PROMPT, _CACHED_COMPLETION, _COALESCED = range(8)
 
 
+def _counts_over(slot: _Slot, verdict: bool, order: int) -> bool:
+    """Whether the attempt a slot keeps still counts once an attempt (its verdict, its order) is added."""
+    kept, new = (slot[_VERDICT], slot[_ORDER]), (verdict, order)
+    return counting_attempt(sorted((kept, new), key=lambda a: a[1]), lambda a: a[0]) is kept
+
+
 @dataclass
 class ReportBuilder:
     """Feed it records (``add``), or sessions of a loaded transcript (``add_session``); ``report`` folds them.
@@ -319,7 +326,7 @@ class ReportBuilder:
         verdict = any(isinstance(e, Verdict) for e in s.events)
         slot = self._slots.get(s.session_id)
         runs = self._share((slot[_RUNS] if slot else ()) + (s.run_id,))
-        if slot is not None and (slot[_VERDICT], slot[_ORDER]) > (verdict, order):
+        if slot is not None and _counts_over(slot, verdict, order):
             self._slots[s.session_id] = (*slot[:_RUNS], runs, *slot[_COUNTS:])
             return
         if self._chosen is None:

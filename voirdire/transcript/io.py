@@ -1,9 +1,9 @@
-"""The one transcript schema shared by every protocol.
+"""Transcript files: the append-only writers, and the readers that rebuild sessions from the lines.
 
-A transcript is a JSONL file: each invocation of a run appends a ``header`` line (the run spec), then events
-keyed by ``session_id``, ``stage`` and ``turn``. The file is append-only and flushed after every line, so it can
-be read while a run is in progress; a torn last line (a crash mid-write) is ignored on read. Resume works on this
-file alone: a session that already has a ``verdict`` event is finished.
+The file is append-only and flushed after every line, so it can be read while a run is in progress; a torn last
+line (a crash mid-write) is ignored on read. Resume works on this file alone: a session that already has a
+``verdict`` event is finished. Each line is parsed and validated against ``voirdire.transcript.schema`` in
+``_parse_line``, the one door by which a record enters a reader.
 """
 
 from __future__ import annotations
@@ -11,180 +11,23 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import uuid
 from collections.abc import Iterable, Iterator
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import ValidationError
 
-from voirdire.errors import VoirdireError
-
-# 2: the header describes the protocol (transitions, display hints), so readers need not import it.
-SCHEMA_VERSION = 2
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-def new_run_id() -> str:
-    return utcnow().strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:6]
-
-
-class TranscriptError(VoirdireError, ValueError):
-    """A transcript file that cannot be read; the message names the file and line."""
-
-
-class RoleBinding(BaseModel):
-    """Which model serves a role, with secrets stripped (``voirdire.secrets.redact_url``)."""
-
-    model_config = ConfigDict(extra="forbid")
-    spec: str
-    temperature: float | None = None
-    max_tokens: int | None = None
-    seed: int | None = None
-    structured: bool = Field(False, description="closed answers asked through reply schemas, not the paper's text")
-
-
-class DisplayHints(BaseModel):
-    """How a reader shows this protocol's sessions without importing it: role colours (ANSI SGR codes, mapped to
-    web colours by the viewer), the item fields shown above the chat, the gold fields, and states whose entry
-    needs no divider."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    colors: dict[str, str] = Field(default_factory=dict)
-    item_fields: tuple[str, ...] = ()
-    gold_fields: tuple[str, ...] = ()
-    quiet_states: tuple[str, ...] = ()
-
-
-class RunHeader(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    kind: Literal["header"] = "header"
-    schema_version: int = SCHEMA_VERSION
-    run_id: str
-    protocol: str
-    created: datetime = Field(default_factory=utcnow)
-    parameters: dict[str, Any] = Field(default_factory=dict)
-    roles: dict[str, RoleBinding] = Field(default_factory=dict)
-    seed: int | None = None
-    prompts: dict[str, str] = Field(default_factory=dict, description="prompt name -> sha256 of its file")
-    packages: dict[str, str] = Field(default_factory=dict)
-    dataset: str | None = None
-    command: list[str] | None = None
-    transitions: dict[str, list[str]] = Field(
-        default_factory=dict, description="the declared state machine: state -> next states, '[*]' -> initial"
-    )
-    display: DisplayHints = Field(default_factory=DisplayHints)
-    paper: str | None = Field(None, description="the paper the protocol follows")
-
-
-class _Event(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    run_id: str
-    session_id: str
-    seq: int
-    time: datetime = Field(default_factory=utcnow)
-    stage: str | None = None
-    turn: int | None = None
-    branch: str | None = Field(
-        None, description="the concurrent branch of the session that wrote it (LMvLM (Majority)'s examinations)"
-    )
-
-
-class SessionStart(_Event):
-    kind: Literal["session_start"] = "session_start"
-    item_id: str
-    item: dict[str, Any]
-
-
-class Message(_Event):
-    kind: Literal["message"] = "message"
-    sender: str
-    receiver: str
-    content: str
-    prompt: str | None = Field(None, description="prompt file the content was rendered from, if any")
-    quote: str | None = Field(None, description="the sender's own words inside a rendered prompt (chat view)")
-    sample: int | None = Field(None, description="which of several samples drawn for one request (0-based)")
-
-
-class TokenUsage(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-
-class ModelCall(_Event):
-    kind: Literal["model_call"] = "model_call"
-    role: str
-    model: str
-    request_digest: str
-    response: str
-    usage: TokenUsage = Field(default_factory=TokenUsage)
-    latency_s: float
-    retries: int = 0
-    finish_reason: str | None = None
-    cached: bool = Field(False, description="answered from the response cache, not the model")
-    coalesced: bool = Field(
-        False,
-        description="answered by an identical deterministic request of the same session (in flight or done): "
-        "no request of its own, no usage",
-    )
-    samples: int = Field(1, description="replies drawn by this call")
-    requests: int = Field(1, description="requests (or generations) it took; 0 when cached")
-    enforcement: str | None = Field(
-        None, description="how a reply schema was held: grammar, response_format, validated or text-fallback"
-    )
-
-
-class Transition(_Event):
-    kind: Literal["transition"] = "transition"
-    from_state: str | None
-    to_state: str
-    reason: str | None = None
-
-
-class ParseFailure(_Event):
-    kind: Literal["parse_failure"] = "parse_failure"
-    role: str
-    prompt: str | None
-    expected: str
-    raw: str
-    error: str
-    outcome: str = Field(description="the defined outcome the protocol took instead")
-
-
-class Step(_Event):
-    """A protocol-specific structured record (e.g. one No-Data round: x', y', challenge, outcome, flip)."""
-
-    kind: Literal["step"] = "step"
-    name: str
-    data: dict[str, Any] = Field(default_factory=dict)
-
-
-class ErrorEvent(_Event):
-    kind: Literal["error"] = "error"
-    error_type: str
-    message: str
-    traceback: str | None = None
-
-
-class Verdict(_Event):
-    kind: Literal["verdict"] = "verdict"
-    decision: str
-    accepted: bool | None = Field(None, description="True if the examined output is trusted")
-    evidence: list[str] = Field(default_factory=list)
-    statistics: dict[str, Any] = Field(default_factory=dict)
-
-
-Event = Annotated[
-    SessionStart | Message | ModelCall | Transition | ParseFailure | Step | ErrorEvent | Verdict,
-    Field(discriminator="kind"),
-]
-Line = Annotated[RunHeader | Event, Field(discriminator="kind")]
-_LINE = TypeAdapter(Line)
+from voirdire.transcript.schema import (
+    _LINE,
+    RunHeader,
+    SessionRecord,
+    SessionStart,
+    Transcript,
+    TranscriptError,
+    Verdict,
+    _Event,
+    counting_attempt,
+)
 
 
 class MemoryWriter:
@@ -297,32 +140,6 @@ def drop_torn_tail(path: Path) -> None:
             fh.truncate(data.rfind(b"\n") + 1)
 
 
-def reading_order(events: Iterable[Any]) -> list[Any]:
-    """A session's events with each concurrent branch's events together, at the place the branch began.
-
-    Branches (LMvLM (Majority)'s examinations; ``e1/q2`` is a branch of ``e1``) run at once and their events
-    interleave in ``seq`` order; read as a chat, each branch is one conversation, so its events are moved next to
-    each other (each kept in ``seq`` order), and a branch of a branch likewise within its parent.
-    """
-    events = list(events)
-    first: dict[str, int] = {}
-    for e in events:
-        if e.branch is not None:
-            parts = e.branch.split("/")
-            for i in range(1, len(parts) + 1):
-                first.setdefault("/".join(parts[:i]), e.seq)
-    if not first:
-        return events
-
-    def key(e: Any) -> tuple[int, ...]:
-        if e.branch is None:
-            return (e.seq,)
-        parts = e.branch.split("/")
-        return (*(first["/".join(parts[:i])] for i in range(1, len(parts) + 1)), e.seq)
-
-    return sorted(events, key=key)
-
-
 def read_lines(path: str | Path) -> Iterator[RunHeader | _Event]:
     """Parse every record; a torn *last* line is skipped, any other bad line raises naming file:line.
 
@@ -375,40 +192,6 @@ def _why(exc: Exception) -> str:
     return str(exc)
 
 
-class SessionRecord(BaseModel):
-    """All events of one session, from the run attempt that finished it (or the latest attempt)."""
-
-    session_id: str
-    run_id: str
-    item_id: str | None = None
-    item: dict[str, Any] = Field(default_factory=dict)
-    events: list[Any] = Field(default_factory=list)
-
-    @property
-    def verdict(self) -> Verdict | None:
-        return next((e for e in reversed(self.events) if isinstance(e, Verdict)), None)
-
-    @property
-    def errors(self) -> list[ErrorEvent]:
-        return [e for e in self.events if isinstance(e, ErrorEvent)]
-
-    def of_kind(self, kind: type) -> list[Any]:
-        return [e for e in self.events if isinstance(e, kind)]
-
-
-class Transcript(BaseModel):
-    path: str
-    headers: list[RunHeader]
-    sessions: dict[str, SessionRecord]
-
-    @property
-    def header(self) -> RunHeader | None:
-        return self.headers[-1] if self.headers else None
-
-    def finished(self) -> set[str]:
-        return {sid for sid, s in self.sessions.items() if s.verdict is not None}
-
-
 def load(path: str | Path) -> Transcript:
     """Rebuild sessions from a transcript file.
 
@@ -440,9 +223,9 @@ def _assemble(path: str | Path, records: Iterable[RunHeader | _Event]) -> Transc
             attempts.setdefault(rec.session_id, {}).setdefault(rec.run_id, []).append(rec)
     sessions: dict[str, SessionRecord] = {}
     for sid, by_run in attempts.items():
-        finished = [r for r, evs in by_run.items() if any(isinstance(e, Verdict) for e in evs)]
-        run_id = finished[-1] if finished else list(by_run)[-1]
-        events = sorted(by_run[run_id], key=lambda e: e.seq)
+        chosen = counting_attempt(by_run.items(), lambda attempt: any(isinstance(e, Verdict) for e in attempt[1]))
+        assert chosen is not None  # every session here has at least one attempt
+        run_id, events = chosen[0], sorted(chosen[1], key=lambda e: e.seq)
         start = next((e for e in events if isinstance(e, SessionStart)), None)
         sessions[sid] = SessionRecord(
             session_id=sid,

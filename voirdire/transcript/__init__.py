@@ -1,0 +1,80 @@
+"""The one transcript schema shared by every protocol (``schema``), and its files (``io``).
+
+A transcript is a JSONL file: each invocation of a run appends a ``header`` line (the run spec), then events
+keyed by ``session_id``, ``stage`` and ``turn``. The file is append-only and flushed after every line, so it can
+be read while a run is in progress; a torn last line (a crash mid-write) is ignored on read. Resume works on this
+file alone: a session that already has a ``verdict`` event is finished. Which of a session's attempts counts is
+``counting_attempt``'s answer, for every reader.
+"""
+
+from __future__ import annotations
+
+from voirdire.transcript.io import (
+    MemoryWriter,
+    TranscriptWriter,
+    drop_torn_tail,
+    iter_records,
+    load,
+    load_outline,
+    load_session,
+    read_lines,
+)
+from voirdire.transcript.schema import (
+    SCHEMA_VERSION,
+    DisplayHints,
+    ErrorEvent,
+    Event,
+    Line,
+    Message,
+    ModelCall,
+    ParseFailure,
+    RoleBinding,
+    RunHeader,
+    SessionRecord,
+    SessionStart,
+    Step,
+    TokenUsage,
+    Transcript,
+    TranscriptError,
+    Transition,
+    Verdict,
+    _Event,
+    counting_attempt,
+    new_run_id,
+    reading_order,
+    utcnow,
+)
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "DisplayHints",
+    "ErrorEvent",
+    "Event",
+    "Line",
+    "MemoryWriter",
+    "Message",
+    "ModelCall",
+    "ParseFailure",
+    "RoleBinding",
+    "RunHeader",
+    "SessionRecord",
+    "SessionStart",
+    "Step",
+    "TokenUsage",
+    "Transcript",
+    "TranscriptError",
+    "TranscriptWriter",
+    "Transition",
+    "Verdict",
+    "_Event",
+    "counting_attempt",
+    "drop_torn_tail",
+    "iter_records",
+    "load",
+    "load_outline",
+    "load_session",
+    "new_run_id",
+    "read_lines",
+    "reading_order",
+    "utcnow",
+]
