@@ -73,7 +73,7 @@ def model_name(label: str) -> tuple[str, str | None]:
     kind, sep, rest = label.partition(":")
     if label == "human" or (kind in ("local", "scripted") and (sep or kind == "local")):
         return label, kind
-    if kind in ("openai", "openai-compatible") and rest:
+    if kind in ("openai", "openai-compatible", "anthropic", "ollama", "azure") and rest:
         at = re.match(r"(.+?)@(https?://.*)$", rest)
         return (at.group(1) if at else rest), None
     if kind == "client" and rest:

@@ -37,7 +37,8 @@ def test_spec_errors_say_what_was_expected_without_secrets() -> None:
         parse_spec("gpt-4?key=s3cret")
     assert str(unknown.value) == (
         "unknown model spec 'gpt-4?key=***': use local, local:<file.gguf>, openai:<model>, "
-        "openai-compatible:<model>@<url>, scripted:<file> or human"
+        "openai-compatible:<model>@<url>, anthropic:<model>, ollama:<model>[@<url>], "
+        "azure:<deployment>@<endpoint>, scripted:<file> or human"
     )
     for bad in ("human:x", "scripted:", "openai", ""):
         with pytest.raises(ModelSpecError, match=r"^unknown model spec"):

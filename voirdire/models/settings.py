@@ -43,6 +43,9 @@ class RoleSettings(BaseModel):
         None, ge=0, le=100, description="retries of a transient failure; unset: the provider's default"
     )
     api_key_env: str | None = Field(None, description="the environment variable that holds this role's API key")
+    api_version: str | None = Field(
+        None, min_length=1, description="the API version an azure: deployment is asked with; unset: the client's"
+    )
 
     @field_validator("api_key_env")
     @classmethod
@@ -63,6 +66,8 @@ class RoleSettings(BaseModel):
             seed = (self.seed * 1_000_003 + seed) % 2**31
         if seed is not None or self.seed is not None:
             args["seed"] = seed if seed is not None else self.seed
+        if self.api_version is not None:
+            args["api_version"] = self.api_version
         return args
 
     def timeout_s(self) -> float | None:

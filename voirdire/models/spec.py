@@ -6,6 +6,9 @@ Specs (one per role)::
     local:/path/model.gguf             any GGUF file on llama.cpp
     openai:<model>                     OpenAI (OPENAI_API_KEY, optional OPENAI_BASE_URL)
     openai-compatible:<model>@<url>    vLLM, Ollama, llama.cpp server, ... (no key unless a role names one)
+    anthropic:<model>                  Anthropic's Messages API (ANTHROPIC_API_KEY, optional ANTHROPIC_BASE_URL)
+    ollama:<model>[@<url>]             an Ollama server's own API (default http://127.0.0.1:11434 or OLLAMA_HOST)
+    azure:<deployment>@<endpoint>      an Azure OpenAI deployment (AZURE_OPENAI_API_KEY; api_version per role)
     scripted:<file>                    scripted/replay replies from a YAML/JSON file (tests, demos)
     human                              a person types the replies at the terminal
 
@@ -36,6 +39,7 @@ from urllib.parse import urlsplit
 from autogen_core.models import ChatCompletionClient
 from pydantic import BaseModel, ConfigDict
 
+from voirdire.models import anthropic, azure, ollama
 from voirdire.models.base import ModelSpecError
 from voirdire.models.human import HumanClient
 from voirdire.models.llama import LOCAL_TIMEOUT_S, LlamaCppClient, embedded_model_path
@@ -43,7 +47,7 @@ from voirdire.models.openai import CHAT_TIMEOUT_S, openai_client, openai_compati
 from voirdire.models.scripted import ScriptedChatCompletionClient
 from voirdire.secrets import mask_secrets, redact_url, register_secret
 
-Kind = Literal["local", "openai", "openai-compatible", "scripted", "human"]
+Kind = Literal["local", "openai", "openai-compatible", "anthropic", "ollama", "azure", "scripted", "human"]
 
 
 class ModelSpec(BaseModel):
@@ -90,6 +94,20 @@ class Provider:
     """The deadline of one request when the role sets none; None: no deadline (a person typing)."""
     max_retries: int = 0
     """How often a transient failure is retried when the role does not say."""
+    features: Features | None = None
+    """What its client does with a reply schema, ``n`` samples and log-probabilities (``voirdire models``)."""
+
+
+@dataclass(frozen=True)
+class Features:
+    """What a provider's client supports, as ``voirdire models`` lists it."""
+
+    structured: str
+    """How a reply schema is held: enforced by the backend (and how), or only validated on return."""
+    samples: str
+    """How ``n`` samples are drawn: in one request, or one request (or generation) each."""
+    logprobs: bool = False
+    """Whether voirdire reads token log-probabilities from it (none of its protocols needs them yet)."""
 
 
 def parse_spec(text: str) -> ModelSpec:
@@ -216,6 +234,30 @@ def _parse_openai_compatible(rest: str) -> ModelSpec | None:
 
 
 OPENAI_HOSTS = frozenset({"api.openai.com"})
+ANTHROPIC_HOSTS = frozenset({"api.anthropic.com"})
+AZURE_HOST_SUFFIXES = (".openai.azure.com", ".cognitiveservices.azure.com", ".services.ai.azure.com")
+
+
+def _parse_at(kind: Kind, rest: str, *, url_required: bool) -> ModelSpec | None:
+    """``MODEL@URL`` (or ``MODEL`` alone when the URL is optional), the URL checked as an openai-compatible one."""
+    if "@" not in rest:
+        return None if url_required or not rest else ModelSpec(kind=kind, model=rest)
+    try:
+        found = _parse_openai_compatible(rest)
+    except ModelSpecError as exc:  # said of the spec as the user wrote it
+        raise ModelSpecError(str(exc).replace("'openai-compatible:", f"'{kind}:", 1)) from None
+    return found.model_copy(update={"kind": kind}) if found is not None else None
+
+
+def _is_azure_endpoint(spec: ModelSpec) -> bool:
+    """An Azure resource's own endpoint (https, its hosts): the only place AZURE_OPENAI_API_KEY goes unasked."""
+    url = azure.endpoint_of(spec.base_url) or ""
+    host = (urlsplit(url).hostname or "").lower()
+    return host.endswith(AZURE_HOST_SUFFIXES) and key_problem(url, {host}) is None
+
+
+def _at_label(kind: str) -> Callable[[ModelSpec], str]:
+    return lambda s: f"{kind}:{s.model}@{redact_url(s.base_url)}" if s.base_url else f"{kind}:{s.model}"
 
 
 def _is_openai_endpoint(spec: ModelSpec) -> bool:
@@ -235,6 +277,7 @@ PROVIDERS: dict[str, Provider] = {
         text=lambda s: "local" if s.path is None else f"local:{s.path}",
         build=lambda s, key: LlamaCppClient.shared(Path(s.path) if s.path else embedded_model_path()),
         timeout_s=LOCAL_TIMEOUT_S,
+        features=Features(structured="grammar (compiled from the schema)", samples="n generations"),
     ),
     "openai": Provider(
         forms=("openai:<model>",),
@@ -242,6 +285,7 @@ PROVIDERS: dict[str, Provider] = {
         text=lambda s: f"openai:{s.model}",
         label=_openai_label,
         build=lambda s, key: openai_client(s.model, spec_text=s.text, api_key=key or ""),
+        features=Features(structured="response_format (JSON schema)", samples="n in one request"),
         key=KeyRule(
             default_env=lambda s: "OPENAI_API_KEY",
             required=lambda s: True,
@@ -255,6 +299,9 @@ PROVIDERS: dict[str, Provider] = {
         parse=_parse_openai_compatible,
         text=lambda s: f"openai-compatible:{s.model}@{redact_url(s.base_url or '')}",
         build=lambda s, key: openai_compatible_client(s.model, s.base_url, spec_text=s.text, api_key=key),
+        features=Features(
+            structured="response_format (JSON schema), text on refusal", samples="n in one request, else n requests"
+        ),
         expected="openai-compatible:<model>@<base_url>, e.g. openai-compatible:llama3@http://127.0.0.1:8080/v1",
         key=KeyRule(
             default_env=lambda s: "OPENAI_API_KEY" if _is_openai_endpoint(s) else None,
@@ -264,17 +311,60 @@ PROVIDERS: dict[str, Provider] = {
         timeout_s=CHAT_TIMEOUT_S,
         max_retries=3,
     ),
+    "anthropic": Provider(
+        forms=("anthropic:<model>",),
+        parse=lambda rest: ModelSpec(kind="anthropic", model=rest) if rest else None,
+        text=lambda s: f"anthropic:{s.model}",
+        label=lambda s: f"{s.text}@{redact_url(b)}" if (b := os.environ.get(anthropic.BASE_URL_ENV)) else s.text,
+        build=lambda s, key: anthropic.anthropic_client(s.model, spec_text=s.text, api_key=key or ""),
+        key=KeyRule(
+            default_env=lambda s: "ANTHROPIC_API_KEY",
+            required=lambda s: True,
+            url=lambda s: os.environ.get(anthropic.BASE_URL_ENV) or None,
+        ),
+        timeout_s=CHAT_TIMEOUT_S,
+        max_retries=3,
+        features=Features(structured="tool use (a forced tool whose input is the schema)", samples="n requests"),
+    ),
+    "ollama": Provider(
+        forms=("ollama:<model>[@<url>]",),
+        parse=lambda rest: _parse_at("ollama", rest, url_required=False),
+        text=_at_label("ollama"),
+        build=lambda s, key: ollama.ollama_client(s.model, s.base_url, spec_text=s.text, api_key=key),
+        expected="ollama:<model>[@<url>], e.g. ollama:llama3.2 or ollama:llama3.2@http://127.0.0.1:11434",
+        key=KeyRule(default_env=lambda s: None, required=lambda s: False, url=lambda s: ollama.server_url(s.base_url)),
+        timeout_s=ollama.OLLAMA_TIMEOUT_S,
+        max_retries=3,
+        features=Features(structured="format (the JSON schema)", samples="n requests, seeds differing"),
+    ),
+    "azure": Provider(
+        forms=("azure:<deployment>@<endpoint>",),
+        parse=lambda rest: _parse_at("azure", rest, url_required=False),
+        text=_at_label("azure"),
+        build=lambda s, key: azure.azure_client(s.model, s.base_url, spec_text=s.text, api_key=key or ""),
+        expected="azure:<deployment>@<endpoint>, e.g. azure:gpt-4o-mini@https://myresource.openai.azure.com",
+        key=KeyRule(
+            default_env=lambda s: azure.KEY_ENV if _is_azure_endpoint(s) else None,
+            required=_is_azure_endpoint,
+            url=lambda s: azure.endpoint_of(s.base_url),
+        ),
+        timeout_s=CHAT_TIMEOUT_S,
+        max_retries=3,
+        features=Features(structured="response_format (JSON schema), text on refusal", samples="n in one request"),
+    ),
     "scripted": Provider(
         forms=("scripted:<file>",),
         parse=lambda rest: ModelSpec(kind="scripted", path=rest) if rest else None,
         text=lambda s: f"scripted:{s.path}",
         build=lambda s, key: ScriptedChatCompletionClient.from_file(s.path or ""),
+        features=Features(structured="validated", samples="n replies from the script"),
     ),
     "human": Provider(
         forms=("human",),
         parse=lambda rest: None if rest else ModelSpec(kind="human"),
         text=lambda s: "human",
         build=lambda s, key: HumanClient(),
+        features=Features(structured="validated", samples="asked n times"),
     ),
 }
 
