@@ -5,10 +5,14 @@ from __future__ import annotations
 from voirdire.registry import Registration
 
 from .baselines import AreYouSure, IDontKnow
+from .charts import lmvlm_charts
 from .cli import BASELINE, EXAMINE
 from .protocol import CrossExamination
+from .reproduce import REPRODUCTIONS
 from .scoring import report
 
-cross_examination = Registration(protocol=CrossExamination, report=report, cli=EXAMINE)
-ays = Registration(protocol=AreYouSure, report=report, cli=BASELINE)
-idk = Registration(protocol=IDontKnow, report=report, cli=BASELINE)
+cross_examination = Registration(
+    protocol=CrossExamination, report=report, cli=EXAMINE, charts=lmvlm_charts, reproductions=REPRODUCTIONS
+)
+ays = Registration(protocol=AreYouSure, report=report, cli=BASELINE, charts=lmvlm_charts)
+idk = Registration(protocol=IDontKnow, report=report, cli=BASELINE, charts=lmvlm_charts)

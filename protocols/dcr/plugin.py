@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from voirdire.registry import Registration
 
+from .charts import dcr_charts
 from .cli import DCR_COMMAND
 from .protocol import DCR
 from .report import report
+from .reproduce import REPRODUCTIONS
 
-dcr = Registration(protocol=DCR, report=report, cli=DCR_COMMAND)
+dcr = Registration(protocol=DCR, report=report, cli=DCR_COMMAND, charts=dcr_charts, reproductions=REPRODUCTIONS)

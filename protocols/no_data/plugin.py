@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from voirdire.registry import Registration
 
+from .charts import no_data_charts
 from .cli import NODATA
 from .protocol import NoDataProtocol
 from .report import report
+from .reproduce import REPRODUCTIONS
 
-no_data = Registration(protocol=NoDataProtocol, report=report, cli=NODATA)
+no_data = Registration(
+    protocol=NoDataProtocol, report=report, cli=NODATA, charts=no_data_charts, reproductions=REPRODUCTIONS
+)

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from voirdire.registry import Registration
 
+from .charts import oracle_charts
 from .cli import ENTITIES_COMMAND, PARAPHRASE_COMMAND
 from .linearity import LinearityChecker
 from .paraphrase import ParaphraseChecker
 from .paraphrase_report import report as paraphrase_report
 from .report import report
+from .reproduce import REPRODUCTIONS
 
-oracle_entities = Registration(protocol=LinearityChecker, report=report, cli=ENTITIES_COMMAND)
-oracle_paraphrase = Registration(protocol=ParaphraseChecker, report=paraphrase_report, cli=PARAPHRASE_COMMAND)
+oracle_entities = Registration(
+    protocol=LinearityChecker, report=report, cli=ENTITIES_COMMAND, charts=oracle_charts, reproductions=REPRODUCTIONS
+)
+oracle_paraphrase = Registration(
+    protocol=ParaphraseChecker, report=paraphrase_report, cli=PARAPHRASE_COMMAND, charts=oracle_charts
+)

@@ -6,10 +6,14 @@ from __future__ import annotations
 from voirdire.registry import Registration
 
 from .baselines import LexicalMatchGrading, TokenF1Grading
+from .charts import qa_charts
 from .cli import LEXICAL, QA_EVAL, TOKEN_F1
 from .protocol import QAEntailmentGrading
 from .report import report
+from .reproduce import REPRODUCTIONS
 
-qa_entailment = Registration(protocol=QAEntailmentGrading, report=report, cli=QA_EVAL)
-qa_lexical = Registration(protocol=LexicalMatchGrading, report=report, cli=LEXICAL)
-qa_token_f1 = Registration(protocol=TokenF1Grading, report=report, cli=TOKEN_F1)
+qa_entailment = Registration(
+    protocol=QAEntailmentGrading, report=report, cli=QA_EVAL, charts=qa_charts, reproductions=REPRODUCTIONS
+)
+qa_lexical = Registration(protocol=LexicalMatchGrading, report=report, cli=LEXICAL, charts=qa_charts)
+qa_token_f1 = Registration(protocol=TokenF1Grading, report=report, cli=TOKEN_F1, charts=qa_charts)

@@ -1,0 +1,34 @@
+"""LMvLM's chart (§4.1): precision, recall and F1 of rejecting incorrect claims and of accepting correct ones."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from voirdire.charts import BarChart, Chart, ChartFold, Series
+from voirdire.report import Report
+
+from .scoring import Report as LMvLMReport
+
+
+def charts(values: Sequence[Any], report: Report) -> list[Chart]:
+    if not isinstance(report, LMvLMReport):
+        return []
+    pairs = [(name, prf) for name, prf in (("reject incorrect", report.reject_incorrect),
+                                           ("accept correct", report.accept_correct)) if prf is not None]  # fmt: skip
+    if not pairs:
+        return []
+    return [
+        BarChart(
+            "lmvlm-precision-recall",
+            f"LMvLM: precision, recall and F1 against gold ({report.scored} scored claims)",
+            "decision",
+            "%",
+            tuple(name for name, _ in pairs),
+            tuple(Series(m, tuple(prf.pct()[m] for _, prf in pairs)) for m in ("P", "R", "F1")),
+            ylim=(0, 100),
+        )
+    ]
+
+
+lmvlm_charts = ChartFold(charts=charts)

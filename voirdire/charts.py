@@ -1,0 +1,253 @@
+"""Charts as data: what a report can draw, declared without a plotting library.
+
+A chart here is a small frozen description (bars, lines, a scatter, a heatmap) with its title and axis labels;
+``voirdire.plots`` draws it with matplotlib when that optional extra is installed. The core declares the charts
+every transcript offers (``overview_charts``: verdicts with their gold agreement, tokens, latency and cost per role,
+parse failures per prompt); a protocol declares its paper's charts with a ``ChartFold`` on its registration
+(``Registration.charts``), so the core knows no protocol's chart by name. A ``ChartFold`` sees the transcript the way
+a report does: one small value per session (``session``), then the values and the protocol's report (``charts``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from voirdire.report import Report
+from voirdire.transcript import ModelCall, SessionRecord, Verdict
+
+
+@dataclass(frozen=True)
+class Series:
+    """One named set of values, one per category of a bar chart."""
+
+    label: str
+    values: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class BarChart:
+    name: str
+    title: str
+    xlabel: str
+    ylabel: str
+    categories: tuple[str, ...]
+    series: tuple[Series, ...]
+    stacked: bool = False
+    ylim: tuple[float, float] | None = None
+    caption: str = ""
+
+
+LineStyle = Literal["line", "dashed", "dotted", "points", "faint"]
+
+
+@dataclass(frozen=True)
+class Line:
+    label: str | None
+    x: tuple[float, ...]
+    y: tuple[float, ...]
+    style: LineStyle = "line"
+
+
+@dataclass(frozen=True)
+class LineChart:
+    name: str
+    title: str
+    xlabel: str
+    ylabel: str
+    lines: tuple[Line, ...]
+    ylim: tuple[float, float] | None = None
+    integer_x: bool = False
+    caption: str = ""
+
+
+@dataclass(frozen=True)
+class ScatterChart:
+    name: str
+    title: str
+    xlabel: str
+    ylabel: str
+    x: tuple[float, ...]
+    y: tuple[float, ...]
+    caption: str = ""
+
+
+@dataclass(frozen=True)
+class Heatmap:
+    """``values[i][j]`` for row ``rows[i]`` and column ``columns[j]``; None where undefined."""
+
+    name: str
+    title: str
+    xlabel: str
+    ylabel: str
+    rows: tuple[str, ...]
+    columns: tuple[str, ...]
+    values: tuple[tuple[float | None, ...], ...]
+    vmin: float = 0.0
+    vmax: float = 1.0
+    caption: str = ""
+
+
+Chart = BarChart | LineChart | ScatterChart | Heatmap
+
+
+def slug(text: str) -> str:
+    """A chart's file name from its name: lower case, letters, digits and dashes."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "chart"
+
+
+@dataclass(frozen=True)
+class ChartFold:
+    """A protocol's charts: ``session`` keeps a small value of one session (default: nothing), ``charts`` turns the
+    values, in session order, and the protocol's report into charts."""
+
+    charts: Callable[[Sequence[Any], Report], Sequence[Chart]]
+    session: Callable[[SessionRecord], Any] = field(default=lambda s: None)
+
+
+# ----------------------------------------------------------------------------------- what every transcript offers
+
+
+@dataclass(frozen=True)
+class Overview:
+    """What the overview charts keep of one session."""
+
+    item_id: str | None
+    decision: str | None
+    accepted: bool | None
+    correct: bool | None  # agrees with the gold label, where the verdict says
+    latencies: tuple[tuple[str, float], ...]  # (role, seconds) of each model call a model answered
+
+
+def overview(s: SessionRecord) -> Overview:
+    v = next((e for e in reversed(s.events) if isinstance(e, Verdict)), None)
+    correct = None
+    if v is not None:
+        for key in ("correct", "agrees_with_human"):
+            if isinstance(v.statistics.get(key), bool):
+                correct = v.statistics[key]
+                break
+    latencies = tuple(
+        (e.role, e.latency_s)
+        for e in s.events
+        if isinstance(e, ModelCall) and not e.cached and not getattr(e, "coalesced", False)
+    )
+    return Overview(s.item_id, v.decision if v else None, v.accepted if v else None, correct, latencies)
+
+
+def gold_from_rows(report: Report, values: Sequence[Overview]) -> list[Overview]:
+    """Gold correctness from the report's rows (``id``, ``gold``) for verdicts that do not state it, as the viewer
+    reads it: the verdict's ``accepted`` against the row's boolean ``gold``."""
+    rows = getattr(report, "rows", None) or ()
+    gold = {str(r["id"]): r["gold"] for r in rows if isinstance(r, dict) and isinstance(r.get("gold"), bool)}
+    out = []
+    for v in values:
+        if v.correct is None and v.accepted is not None and v.item_id in gold:
+            v = Overview(v.item_id, v.decision, v.accepted, v.accepted == gold[str(v.item_id)], v.latencies)
+        out.append(v)
+    return out
+
+
+def _percentile(xs: Sequence[float], q: float) -> float:
+    ordered = sorted(xs)
+    k = (len(ordered) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+def overview_charts(report: Report, values: Sequence[Overview]) -> list[Chart]:
+    """The charts any transcript offers: verdicts (with gold agreement), tokens, latency and cost per role, parse
+    failures per prompt. A chart with nothing to show is left out."""
+    charts: list[Chart] = []
+    decided = [v for v in values if v.decision is not None]
+    if decided:
+        order = sorted({v.decision for v in decided}, key=lambda d: (-sum(v.decision == d for v in decided), d))
+        known = [v for v in decided if v.correct is not None]
+        if known:
+            agree = sum(bool(v.correct) for v in known)
+
+            def count(d: str, want: bool | None) -> float:
+                return float(sum(v.decision == d and v.correct is want for v in decided))
+
+            series = (
+                Series("agrees with gold", tuple(count(d, True) for d in order)),
+                Series("disagrees with gold", tuple(count(d, False) for d in order)),
+                Series("no gold", tuple(count(d, None) for d in order)),
+            )
+            title = f"Verdicts ({len(decided)}); {agree}/{len(known)} agree with gold ({100 * agree / len(known):.1f}%)"
+        else:
+            series = (Series("sessions", tuple(float(sum(v.decision == d for v in decided)) for d in order)),)
+            title = f"Verdicts ({len(decided)} sessions, no gold labels)"
+        charts.append(BarChart("verdicts", title, "decision", "sessions", tuple(order), series, stacked=True))
+    roles = list(report.usage)
+    total = report.total_usage
+    if roles and total is not None and total.calls:
+        charts.append(
+            BarChart(
+                "tokens",
+                f"Tokens per role ({total.prompt_tokens + total.completion_tokens:,} in {total.requests:,} requests)",
+                "role",
+                "tokens",
+                tuple(roles),
+                (
+                    Series("prompt", tuple(float(report.usage[r].prompt_tokens) for r in roles)),
+                    Series("completion", tuple(float(report.usage[r].completion_tokens) for r in roles)),
+                ),
+                stacked=True,
+            )
+        )
+    latencies: dict[str, list[float]] = {}
+    for v in values:
+        for role, seconds in v.latencies:
+            latencies.setdefault(role, []).append(seconds)
+    if latencies:
+        names = tuple(latencies)
+        charts.append(
+            BarChart(
+                "latency",
+                f"Model latency per role ({sum(map(len, latencies.values())):,} calls)",
+                "role",
+                "seconds per call",
+                names,
+                (
+                    Series("median", tuple(_percentile(latencies[r], 0.5) for r in names)),
+                    Series("95th percentile", tuple(_percentile(latencies[r], 0.95) for r in names)),
+                    Series("max", tuple(max(latencies[r]) for r in names)),
+                ),
+            )
+        )
+    if roles and total is not None and total.calls and total.cost_usd is not None:
+        priced = [r for r in roles if report.usage[r].cost_usd is not None]
+        label = f"${total.cost_usd:.4f}" + (" at least (some models unpriced)" if total.cost_partial else "")
+        charts.append(
+            BarChart(
+                "cost",
+                f"Cost per role (total {label})",
+                "role",
+                "USD",
+                tuple(priced),
+                (Series("cost", tuple(float(report.usage[r].cost_usd or 0.0) for r in priced)),),
+            )
+        )
+    keys = sorted(report.replies)
+    if keys:
+        failed = sum(report.parse_failures.get(k, 0) for k in keys)
+        replies = sum(report.replies[k] for k in keys)
+        charts.append(
+            BarChart(
+                "parse-failures",
+                f"Parse failures per prompt ({failed} of {replies} replies)",
+                "role · prompt",
+                "replies unreadable (%)",
+                tuple(keys),
+                (
+                    Series(
+                        "failure rate", tuple(100 * report.parse_failures.get(k, 0) / report.replies[k] for k in keys)
+                    ),
+                ),
+                ylim=(0, 100),
+            )
+        )
+    return charts

@@ -1,0 +1,222 @@
+"""Charts drawn with matplotlib (the optional extra ``voirdire[plots]``): SVG, or PNG on request.
+
+``voirdire.charts`` describes a chart; this module draws it, off screen (the Agg backend: nothing needs a
+display). Text stays text in the SVG (``svg.fonttype = none``) and the file carries the chart's title as its
+metadata, so a reader, a test or a search finds the title and the axis labels in it; the SVG is deterministic
+(no date, a fixed id salt), so drawing the same chart twice gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from voirdire.charts import (
+    BarChart,
+    Chart,
+    ChartFold,
+    Heatmap,
+    LineChart,
+    ScatterChart,
+    gold_from_rows,
+    overview,
+    overview_charts,
+    slug,
+)
+from voirdire.errors import VoirdireError
+from voirdire.prices import Prices
+from voirdire.report import Report, ReportFold, generic_report, report_file
+from voirdire.transcript import RunHeader, SessionRecord
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+INSTALL = "pip install 'voirdire[plots]' (or: pip install matplotlib)"
+FORMATS = ("svg", "png")
+_STYLES: dict[str, dict[str, Any]] = {
+    "line": {"linestyle": "-", "marker": "o", "markersize": 4, "linewidth": 2},
+    "dashed": {"linestyle": "--", "linewidth": 1.5},
+    "dotted": {"linestyle": ":", "linewidth": 1.5},
+    "points": {"linestyle": "none", "marker": "D", "markersize": 6},
+    "faint": {"linestyle": "-", "linewidth": 0.8, "alpha": 0.25, "color": "0.45"},
+}
+
+
+class PlotsUnavailable(VoirdireError, ImportError):
+    """matplotlib is not installed."""
+
+
+def _pyplot() -> Any:
+    try:
+        import matplotlib
+    except ImportError:
+        raise PlotsUnavailable(f"charts need matplotlib, which is not installed: {INSTALL}") from None
+    matplotlib.use("Agg", force=True)
+    matplotlib.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "voirdire", "font.size": 9})
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def available() -> bool:
+    try:
+        _pyplot()
+    except PlotsUnavailable:
+        return False
+    return True
+
+
+def figure(chart: Chart) -> Figure:
+    """The chart as a matplotlib figure (the caller closes it)."""
+    plt = _pyplot()
+    wide = isinstance(chart, BarChart) and len(chart.categories) > 6
+    fig, ax = plt.subplots(figsize=(8.0 if wide else 6.4, 4.2), layout="constrained")
+    if isinstance(chart, BarChart):
+        _bars(ax, chart)
+    elif isinstance(chart, LineChart):
+        _lines(ax, chart)
+    elif isinstance(chart, ScatterChart):
+        ax.scatter(chart.x, chart.y, s=14, alpha=0.6)
+    elif isinstance(chart, Heatmap):
+        _heatmap(fig, ax, chart)
+    ax.set_title(chart.title, fontsize=10)
+    ax.set_xlabel(chart.xlabel)
+    ax.set_ylabel(chart.ylabel)
+    if chart.caption:
+        fig.supxlabel(chart.caption, fontsize=7, color="0.35")
+    return fig
+
+
+def _bars(ax: Any, chart: BarChart) -> None:
+    n = len(chart.series)
+    xs = range(len(chart.categories))
+    bottom = [0.0] * len(chart.categories)
+    width = 0.8 if chart.stacked or n == 1 else 0.8 / n
+    for i, s in enumerate(chart.series):
+        if chart.stacked:
+            ax.bar(xs, s.values, width, bottom=bottom, label=s.label)
+            bottom = [b + v for b, v in zip(bottom, s.values, strict=True)]
+        else:
+            ax.bar([x - 0.4 + width * (i + 0.5) for x in xs], s.values, width, label=s.label)
+    ax.set_xticks(list(xs), chart.categories, rotation=30 if len(chart.categories) > 4 else 0, ha="right")
+    if chart.ylim:
+        ax.set_ylim(*chart.ylim)
+    if n > 1:
+        ax.legend(fontsize=8)
+
+
+def _lines(ax: Any, chart: LineChart) -> None:
+    labelled = False
+    for line in chart.lines:
+        ax.plot(line.x, line.y, label=line.label, **_STYLES[line.style])
+        labelled = labelled or line.label is not None
+    if chart.integer_x:
+        ax.xaxis.get_major_locator().set_params(integer=True)
+    if chart.ylim:
+        ax.set_ylim(*chart.ylim)
+    if labelled:
+        ax.legend(fontsize=8)
+
+
+def _heatmap(fig: Any, ax: Any, chart: Heatmap) -> None:
+    import numpy as np
+
+    grid = np.array([[np.nan if v is None else v for v in row] for row in chart.values], dtype=float)
+    image = ax.imshow(grid, vmin=chart.vmin, vmax=chart.vmax, cmap="viridis")
+    fig.colorbar(image, ax=ax)
+    ax.set_xticks(range(len(chart.columns)), chart.columns, rotation=30, ha="right")
+    ax.set_yticks(range(len(chart.rows)), chart.rows)
+    for i, row in enumerate(chart.values):
+        for j, v in enumerate(row):
+            text = "–" if v is None else f"{v:.2f}"
+            dark = v is not None and v > (chart.vmin + chart.vmax) / 2
+            ax.text(j, i, text, ha="center", va="center", color="black" if dark else "white", fontsize=8)
+
+
+def render(chart: Chart, fmt: str = "svg") -> bytes:
+    """The chart as SVG or PNG bytes."""
+    if fmt not in FORMATS:
+        raise VoirdireError(f"chart format {fmt!r}: one of {', '.join(FORMATS)}")
+    plt = _pyplot()
+    fig = figure(chart)
+    buf = io.BytesIO()
+    metadata: dict[str, Any] = {"Title": chart.title}
+    if fmt == "svg":
+        metadata["Date"] = None
+    else:
+        metadata["Software"] = "voirdire (matplotlib)"
+    try:
+        fig.savefig(buf, format=fmt, metadata=metadata, dpi=110)
+    finally:
+        plt.close(fig)
+    return buf.getvalue()
+
+
+def save(charts: Iterable[Chart], folder: Path, formats: Sequence[str] = ("svg",)) -> list[Path]:
+    """Every chart into ``folder`` as ``<name>.<fmt>`` for each format; the paths written."""
+    for fmt in formats:
+        if fmt not in FORMATS:
+            raise VoirdireError(f"--plot-format {fmt}: one of {', '.join(FORMATS)}")
+    _pyplot()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise VoirdireError(f"--plot {folder}: cannot create the folder ({exc.strerror})") from None
+    written = []
+    for chart in charts:
+        for fmt in formats:
+            path = folder / f"{slug(chart.name)}.{fmt}"
+            path.write_bytes(render(chart, fmt))
+            written.append(path)
+    return written
+
+
+# ----------------------------------------------------------------------------------- the charts of a transcript
+
+
+def chart_fold(name: str) -> tuple[ReportFold[Any, Any], ChartFold | None]:
+    """The report fold and the chart declarations of the protocol registered as ``name`` (none when it is not
+    installed: the counts and the overview charts)."""
+    from voirdire.registry import registrations
+
+    reg = registrations().get(name)
+    if reg is None:
+        return generic_report, None
+    return reg.fold, getattr(reg, "charts", None)
+
+
+def _with_charts(name: str, kept: dict[str, Any]) -> ReportFold[Any, Any]:
+    """The protocol's report fold, keeping beside each session's value its overview and its chart value."""
+    fold, charts = chart_fold(name)
+
+    def session(s: SessionRecord) -> tuple[Any, Any, Any]:
+        return fold.session(s), overview(s), charts.session(s) if charts else None
+
+    def finish(values: Sequence[tuple[Any, Any, Any]], ctx: Any) -> Report:
+        kept["charts"] = charts
+        kept["overview"] = [v[1] for v in values]
+        kept["values"] = [v[2] for v in values]
+        return fold.finish([v[0] for v in values], ctx)
+
+    return ReportFold(session=session, finish=finish)
+
+
+def transcript_charts(path: str | Path, *, prices: Prices | None = None) -> tuple[Report, list[Chart]]:
+    """A transcript's report and its charts: the overview every transcript offers, then its protocol's."""
+    kept: dict[str, Any] = {}
+    folds: dict[str, ReportFold[Any, Any]] = {}
+
+    def fold_for(header: RunHeader | None) -> ReportFold[Any, Any]:
+        name = header.protocol if header else ""
+        if name not in folds:
+            folds[name] = _with_charts(name, kept)
+        return folds[name]
+
+    report, _ = report_file(path, fold_for, prices=prices)
+    charts: list[Chart] = overview_charts(report, gold_from_rows(report, kept.get("overview", [])))
+    declared: ChartFold | None = kept.get("charts")
+    if declared is not None:
+        charts.extend(declared.charts(kept.get("values", []), report))
+    return report, charts
