@@ -8,8 +8,12 @@ Eq. 3: Z = (Σ z_i + α) / (k + β), Ẑ = (Z + 1) / 2 ∈ [0, 1], with k the le
 
 App. A.4: α and β remove the reasons that are not about one sentence (a paragraph-level "The two paragraphs are
 not consistent."): α = −Σ z_j and β = −(number of such reasons) over those reasons j, so the score is computed from
-sentence-level reasons alone. §4.1 sets α = β = 0, which is what A.4 gives whenever every reason is about one
-sentence (as the prompts of Tables 7 and 8 ask); ``alpha_beta="zero"`` keeps them at 0 regardless.
+sentence-level reasons alone. §4.1 sets α = β = 0 in the paper's experiments, the default here; the A.4 heuristic
+is ``alpha_beta="sentence-level"``.
+
+k is "the number of sentences in the candidate paragraph" (§3.2). A sentence that no reason is about has no mark of
+its own; it still counts in k, with z = −1 (it was not shown consistent): Z = (Σ z_i + α − u) / (k + β + u) over the
+k marked reasons and the u sentences not evaluated. Counting it −1 never raises the score and keeps Ẑ below 1.
 """
 
 from __future__ import annotations
@@ -36,19 +40,21 @@ def alpha_beta(z: Sequence[int], sentence_level: Sequence[bool]) -> tuple[int, i
     return -sum(excluded), -len(excluded)
 
 
-def raw_score(z: Sequence[int], alpha: float = 0, beta: float = 0) -> float:
-    """Eq. 3, Z = (Σ z_i + α) / (k + β) ∈ [−1, 1]."""
+def raw_score(z: Sequence[int], alpha: float = 0, beta: float = 0, not_evaluated: int = 0) -> float:
+    """Eq. 3, Z = (Σ z_i + α) / (k + β) ∈ [−1, 1], with each of the ``not_evaluated`` sentences a further z = −1."""
     if any(mark not in (-1, 1) for mark in z):
         raise ValueError(f"AMC marks are -1 or +1, got {list(z)}")
+    if not_evaluated < 0:
+        raise ValueError(f"not_evaluated is a count of sentences, got {not_evaluated}")
     k = len(z)
     if k + beta <= 0:
         raise UndefinedScore(f"k + beta = {k} + {beta}: no sentence-level reason to score")
-    return (sum(z) + alpha) / (k + beta)
+    return (sum(z) + alpha - not_evaluated) / (k + beta + not_evaluated)
 
 
-def consistency_score(z: Sequence[int], alpha: float = 0, beta: float = 0) -> float:
+def consistency_score(z: Sequence[int], alpha: float = 0, beta: float = 0, not_evaluated: int = 0) -> float:
     """Eq. 3 rescaled, Ẑ = (Z + 1) / 2: 1 is completely consistent, 0 completely inconsistent."""
-    return (raw_score(z, alpha, beta) + 1) / 2
+    return (raw_score(z, alpha, beta, not_evaluated) + 1) / 2
 
 
 class AMCReply(BaseModel):

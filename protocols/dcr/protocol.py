@@ -15,6 +15,11 @@ Algorithm 1 runs DCE → AMC → RAI → DCE … and stops when the candidate is
 counts consistent candidates after each round; Algorithm 1 as printed returns the last improved candidate without
 evaluating it. The verdict carries the score of the last candidate that was scored, that candidate and the round
 history. A reply that does not fit its schema is a parse failure with the outcome named where it is asked.
+
+The candidate is cut into sentences by a segmenter (``sentences.py``) and each reason is found in it
+(``coverage.py``): a reason about text the candidate does not have is a recorded mismatch, never a score; a
+sentence no reason is about is "not evaluated" and counts as z = −1 (``amc.py``); RAI rewrites only the text the
+reasons are about and every other character of the candidate is kept, so no sentence is lost that nobody flagged.
 """
 
 from __future__ import annotations
@@ -28,10 +33,11 @@ from voirdire.protocol import Protocol, Session
 from voirdire.transcript import DisplayHints, Verdict
 
 from .amc import UndefinedScore, alpha_beta, amc_schema, as_paragraphs, consistency_score
+from .coverage import Candidate, Status, disjoint
 from .dce import PROMPTS, Level, SentenceReason, Task, reply_schema
 from .items import DCRItem, item_from_record
 from .rai import ImprovedSummary, align, as_objects, rai_schema
-from .sentences import SentenceChange, is_sentence_level, join_sentences, sentence_diff
+from .sentences import SentenceChange, sentence_diff, split_sentences
 
 PAPER = (
     "Cui, Zhang, Li, Lopez, Das, Malin, Kumar 2024. DCR-Consistency: Divide-Conquer-Reasoning for Consistency "
@@ -48,8 +54,17 @@ DISPLAY = DisplayHints(
     item_fields=("reference", "candidate"),
     gold_fields=("human",),
     quiet_states=("done",),
+    views=VIEWS,
 )
-Stop = Literal["consistent", "max_rounds", "dce_unreadable", "no_sentence_reason", "amc_unreadable", "rai_unreadable"]
+Stop = Literal[
+    "consistent",
+    "max_rounds",
+    "dce_unreadable",
+    "reasons_not_in_candidate",
+    "no_sentence_reason",
+    "amc_unreadable",
+    "rai_unreadable",
+]
 
 
 class DCRParams(BaseModel):
@@ -65,9 +80,10 @@ class DCRParams(BaseModel):
     rounds: int = Field(
         3, ge=0, description="m, the improvement rounds of Algorithm 1 (0: evaluate only, DCE-AMC of Tables 2-4)"
     )
-    alpha_beta: Literal["sentence-level", "zero"] = Field(
-        "sentence-level",
-        description="Eq. 3's alpha and beta: leave out reasons not about one sentence (App. A.4), or 0 (§4.1)",
+    alpha_beta: Literal["zero", "sentence-level"] = Field(
+        "zero",
+        description="Eq. 3's alpha and beta: 0, as in the paper's experiments (§4.1), or the App. A.4 heuristic "
+        "that leaves out reasons spanning several sentences",
     )
     amc_length: Literal["strict", "as-returned"] = Field(
         "strict",
@@ -83,17 +99,44 @@ class DCRParams(BaseModel):
 
 
 class Round(BaseModel):
-    """One evaluation of Algorithm 1: the candidate, DCE's reasons (Eq. 1), AMC's marks (Eq. 2) and Ẑ (Eq. 3)."""
+    """One evaluation of Algorithm 1: the candidate and its sentences, DCE's reasons (Eq. 1) and where each is in
+    the candidate, AMC's marks (Eq. 2, one per reason in the candidate, ``None`` for the others) and Ẑ (Eq. 3)."""
 
     round: int
     candidate: str
+    sentences: list[str] = Field(default_factory=list)
     reasons: list[SentenceReason] = Field(default_factory=list)
     is_consistent: bool | None = None
     sentence_level: list[bool] = Field(default_factory=list)
-    marks: list[int] | None = None
+    reason_status: list[Status] = Field(default_factory=list)
+    reason_sentences: list[list[int]] = Field(default_factory=list)
+    counted: list[bool] = Field(default_factory=list)
+    not_evaluated: list[int] = Field(default_factory=list)
+    marks: list[int | None] | None = None
     alpha: int = 0
     beta: int = 0
     score: float | None = None
+
+    @property
+    def in_candidate(self) -> list[int]:
+        """The reasons about text of the candidate: those AMC marks."""
+        return [i for i, s in enumerate(self.reason_status) if s in ("scored", "paragraph")]
+
+    def sentence_table(self) -> list[dict[str, Any]]:
+        """Each sentence of the candidate with the counted reasons about it, their marks and its status."""
+        rows = []
+        for j, text in enumerate(self.sentences):
+            about = [i for i, c in enumerate(self.counted) if c and j in self.reason_sentences[i]]
+            aligned = self.marks is not None and len(self.marks) == len(self.reasons)
+            marks = [m for i in about if aligned and (m := (self.marks or [])[i]) is not None]
+            if j in self.not_evaluated:
+                status = "not evaluated"
+            elif not marks:
+                status = "evaluated"
+            else:
+                status = "consistent" if marks and all(m > 0 for m in marks) else "inconsistent"
+            rows.append({"index": j, "text": text, "status": status, "reasons": about, "marks": marks})
+        return rows
 
 
 class DCR(Protocol[DCRItem, DCRParams]):
@@ -138,8 +181,8 @@ class DCR(Protocol[DCRItem, DCRParams]):
                 stop = "dce_unreadable"
                 break
             history.append(evaluation)
-            if not any(evaluation.sentence_level):
-                stop = "no_sentence_reason"
+            if not any(evaluation.counted):
+                stop = "no_sentence_reason" if evaluation.in_candidate else "reasons_not_in_candidate"
                 break
             session.enter("amc", stage=f"round {r}", turn=r)
             if await self.convert(session, evaluation) is None:
@@ -178,37 +221,88 @@ class DCR(Protocol[DCRItem, DCRParams]):
         if reply.value is None:
             return None
         reasons = reply.value.reasons()
-        sentence_level = [
-            self.params.level == "paragraph"
-            or self.params.alpha_beta == "zero"
-            or is_sentence_level(g.sentence, candidate)
-            for g in reasons
-        ]
-        evaluation = Round(
-            round=r,
-            candidate=candidate,
-            reasons=reasons,
-            is_consistent=reply.value.is_consistent,
-            sentence_level=sentence_level,
-        )
+        prompt = f"{self.prompt_folder}/{PROMPTS[(self.params.level, task)]}"
+        if self.params.level == "paragraph":  # Table 11: one reason for the summary, the unit of §4.5
+            evaluation = Round(
+                round=r,
+                candidate=candidate,
+                sentences=split_sentences(candidate),
+                reasons=reasons,
+                is_consistent=reply.value.is_consistent,
+                sentence_level=[True],
+                reason_status=["scored"],
+                reason_sentences=[list(range(len(split_sentences(candidate))))],
+                counted=[True],
+            )
+        else:
+            evaluation = self.locate(r, candidate, reasons, reply.value.is_consistent)
         session.note(
-            "evaluation", **evaluation.model_dump(include={"round", "reasons", "is_consistent", "sentence_level"})
+            "evaluation",
+            **evaluation.model_dump(
+                include={
+                    "round",
+                    "sentences",
+                    "reasons",
+                    "is_consistent",
+                    "sentence_level",
+                    "reason_status",
+                    "reason_sentences",
+                    "not_evaluated",
+                }
+            ),
         )
-        if not any(sentence_level):
+        stray = [i for i, st in enumerate(evaluation.reason_status) if st in ("not_in_candidate", "repeated")]
+        if stray:
+            why = {"not_in_candidate": "is about a sentence the candidate does not have", "repeated": "repeats a "
+                   "sentence an earlier reason is about"}  # fmt: skip
             session.parse_failure(
                 "evaluator",
-                f"{self.prompt_folder}/{PROMPTS[(self.params.level, task)]}",
+                prompt,
+                expected="reasons about sentences of the candidate (Eq. 1: one reason per sentence s_i)",
+                raw=reply.text,
+                error="; ".join(
+                    f"reason {i + 1} {why[evaluation.reason_status[i]]}: {reasons[i].sentence[:120]!r}" for i in stray
+                ),
+                outcome="a mismatch: those reasons are not scored and not given to RAI"
+                + ("" if any(evaluation.counted) else f"; nothing left to score: {unscored}; the loop stops"),
+            )
+        if not any(evaluation.counted) and evaluation.in_candidate:
+            session.parse_failure(
+                "evaluator",
+                prompt,
                 expected="at least one reason about one sentence of the candidate (App. A.4)",
                 raw=reply.text,
-                error="every reason is about the whole candidate: k + beta = 0 in Eq. 3",
+                error="every reason is about several sentences of the candidate: k + beta = 0 in Eq. 3",
                 outcome=f"{unscored}; the loop stops",
             )
         return evaluation
 
+    def locate(self, r: int, candidate: str, reasons: list[SentenceReason], is_consistent: bool) -> Round:
+        """Where each reason is in the candidate (``coverage.py``), which reasons count in Eq. 3 (all in the
+        candidate; with the A.4 heuristic, only those about one sentence) and the sentences left unevaluated."""
+        cut = Candidate(candidate)
+        located = cut.locate([g.sentence for g in reasons])
+        a4 = self.params.alpha_beta == "sentence-level"
+        counted = [loc.status == "scored" or (loc.status == "paragraph" and not a4) for loc in located]
+        return Round(
+            round=r,
+            candidate=candidate,
+            sentences=cut.sentences,
+            reasons=reasons,
+            is_consistent=is_consistent,
+            sentence_level=[loc.status == "scored" for loc in located],
+            reason_status=[loc.status for loc in located],
+            reason_sentences=[loc.sentences for loc in located],
+            counted=counted,
+            not_evaluated=cut.not_evaluated(located, counted),
+        )
+
     # ------------------------------------------------------------------ Eq. 2 and 3
     async def convert(self, session: Session, evaluation: Round) -> float | None:
-        """AMC marks every reason +1/−1; Ẑ (Eq. 3) is computed here from the marks, α and β from App. A.4."""
-        k = len(evaluation.reasons)
+        """AMC marks every reason about the candidate +1/−1; Ẑ (Eq. 3) is computed here from the marks, α and β
+        (App. A.4, with the heuristic on) and the sentences no counted reason is about (each z = −1)."""
+        given = evaluation.in_candidate
+        k = len(given)
         strict = self.params.amc_length == "strict"
         await session.reset("converter")
         reply = await session.ask(
@@ -217,72 +311,108 @@ class DCR(Protocol[DCRItem, DCRParams]):
             schema=amc_schema(k if strict else None),
             expected=f"a JSON object with 'reason' and 'answer', {k} marks of -1 or 1" if strict else "",
             on_failure="no marks: the candidate is unscored and the loop stops",
-            paragraphs=as_paragraphs([g.reason for g in evaluation.reasons]),
+            paragraphs=as_paragraphs([evaluation.reasons[i].reason for i in given]),
         )
         if reply.value is None:
             return None
         z = list(reply.value.answer)
+        u = len(evaluation.not_evaluated)
         if len(z) == k:
-            alpha, beta = alpha_beta(z, evaluation.sentence_level)
+            alpha, beta = alpha_beta(z, [evaluation.counted[i] for i in given])
+            marks: list[int | None] = [None] * len(evaluation.reasons)
+            for i, mark in zip(given, z, strict=True):
+                marks[i] = mark
         else:  # as-returned: the authors' code scores the array it got, sum(answer) / len(answer)
-            alpha, beta = 0, 0
+            alpha, beta, marks = 0, 0, list(z)
         try:
-            score = consistency_score(z, alpha, beta)
-        except UndefinedScore:  # pragma: no cover - a round without sentence-level reasons never reaches AMC
+            score = consistency_score(z, alpha, beta, u)
+        except UndefinedScore:  # pragma: no cover - a round without a counted reason never reaches AMC
             return None
-        evaluation.marks, evaluation.alpha, evaluation.beta, evaluation.score = z, alpha, beta, score
-        session.note("score", round=evaluation.round, marks=z, k=len(z), alpha=alpha, beta=beta, score=score)
+        evaluation.marks, evaluation.alpha, evaluation.beta, evaluation.score = marks, alpha, beta, score
+        session.note(
+            "score",
+            round=evaluation.round,
+            marks=marks,
+            counted=evaluation.counted,
+            k=len(z),
+            alpha=alpha,
+            beta=beta,
+            not_evaluated=u,
+            score=score,
+            sentence_table=evaluation.sentence_table(),
+        )
         return score
 
     # ------------------------------------------------------------------ Eq. 4
     async def improve(self, session: Session, r: int, reference: str, evaluation: Round) -> str | None:
         """RAI rewrites the inconsistent sentences (or the summary, at paragraph level) from DCE's reasons."""
         await session.reset("improver")
-        if self.params.level == "paragraph":
-            reply = await session.ask(
-                "improver",
-                "rai_paragraph",
-                schema=ImprovedSummary,
-                on_failure="no improved summary: the loop stops with the last scored candidate",
-                reference=reference,
-                candidate=evaluation.candidate,
-                reason=evaluation.reasons[0].reason,
-            )
-            if reply.value is None:
-                return None
-            before, after = [evaluation.candidate], [reply.value.improved_summary.strip()]
-        else:
-            given = [g for g, one in zip(evaluation.reasons, evaluation.sentence_level, strict=True) if one]
-            before = [g.sentence for g in given]
-            prompt = "rai_sentence"
-            reply = await session.ask(
-                "improver",
-                prompt,
-                schema=rai_schema(len(given)),
-                on_failure="no improved sentences: the loop stops with the last scored candidate",
-                reference=reference,
-                sentences=as_objects(given),
-            )
-            if reply.value is None:
-                return None
-            aligned = align(before, reply.value.root)
-            if not aligned.complete:
-                session.parse_failure(
-                    "improver",
-                    f"{self.prompt_folder}/{prompt}",
-                    expected=f"one improved sentence per given sentence ({len(before)}, Eq. 4)",
-                    raw=reply.text,
-                    error=f"{len(reply.value.root)} entries for {len(before)} sentences",
-                    outcome="sentences without an entry are kept unchanged, entries matching no sentence dropped",
-                )
-            after = aligned.sentences
+        if self.params.level != "paragraph":
+            return await self.improve_sentences(session, r, reference, evaluation)
+        reply = await session.ask(
+            "improver",
+            "rai_paragraph",
+            schema=ImprovedSummary,
+            on_failure="no improved summary: the loop stops with the last scored candidate",
+            reference=reference,
+            candidate=evaluation.candidate,
+            reason=evaluation.reasons[0].reason,
+        )
+        if reply.value is None:
+            return None
+        before, after = [evaluation.candidate], [reply.value.improved_summary.strip()]
         changes = sentence_diff(before, after)
-        improved = join_sentences(after)
+        improved = after[0]
         session.note(
             "candidate_diff",
             round=r,
             changed=[c.model_dump() for c in changes],
             unchanged=len(before) - len(changes),
+            kept=[],
+            before=evaluation.candidate,
+            after=improved,
+        )
+        return improved
+
+    async def improve_sentences(self, session: Session, r: int, reference: str, evaluation: Round) -> str | None:
+        """Table 10 on the text the counted reasons are about; the improved sentences replace that text in the
+        candidate and every other character stays where it was."""
+        cut = Candidate(evaluation.candidate)
+        located = cut.locate([g.sentence for g in evaluation.reasons])
+        given = disjoint(located, [i for i, c in enumerate(evaluation.counted) if c])
+        spans = [span for i in given if (span := located[i].span) is not None]
+        _, before = cut.rebuild(spans, [""] * len(spans))  # the candidate's own text of each span
+        prompt = "rai_sentence"
+        reply = await session.ask(
+            "improver",
+            prompt,
+            schema=rai_schema(len(given)),
+            on_failure="no improved sentences: the loop stops with the last scored candidate",
+            reference=reference,
+            sentences=as_objects([(b, evaluation.reasons[i].reason) for b, i in zip(before, given, strict=True)]),
+        )
+        if reply.value is None:
+            return None
+        aligned = align(before, reply.value.root)
+        if not aligned.complete:
+            session.parse_failure(
+                "improver",
+                f"{self.prompt_folder}/{prompt}",
+                expected=f"one improved sentence per given sentence ({len(before)}, Eq. 4)",
+                raw=reply.text,
+                error=f"{len(reply.value.root)} entries for {len(before)} sentences",
+                outcome="sentences without an entry are kept unchanged, entries matching no sentence dropped",
+            )
+        after = aligned.sentences
+        improved, _ = cut.rebuild(spans, after)
+        touched = {j for i in given for j in located[i].sentences}
+        changes = sentence_diff(before, after)
+        session.note(
+            "candidate_diff",
+            round=r,
+            changed=[c.model_dump() for c in changes],
+            unchanged=len(before) - len(changes),
+            kept=[text for j, text in enumerate(cut.sentences) if j not in touched],
             before=evaluation.candidate,
             after=improved,
         )
@@ -308,12 +438,11 @@ class DCR(Protocol[DCRItem, DCRParams]):
         else:
             accepted = final.score == 1
             decision = "consistent" if accepted else "inconsistent"
-        evidence = []
-        if final is not None and final.marks is not None and len(final.marks) == len(final.reasons):
-            evidence = [
-                f"{'+1' if z > 0 else '-1'} {g.sentence}: {g.reason}"
-                for z, g in zip(final.marks, final.reasons, strict=True)
-            ]
+        reported = final.candidate if final else item.candidate
+        start, end = len(split_sentences(item.candidate)), len(split_sentences(reported))
+        evidence = self.evidence(final) if final is not None else []
+        if end < start:
+            evidence.append(f"the final candidate has {end} sentences, the original {start}: sentences were lost")
         return session.verdict(
             decision,
             accepted=accepted,
@@ -322,7 +451,7 @@ class DCR(Protocol[DCRItem, DCRParams]):
                 "score": final.score if final else None,
                 "initial_score": history[0].score if history else None,
                 "scores": [h.score for h in history],
-                "candidate": final.candidate if final else item.candidate,
+                "candidate": reported,
                 "improved": final is not None and final.candidate != item.candidate,
                 "rounds": improvements,
                 "unscored_candidate": last if final is None or last != final.candidate else None,
@@ -330,9 +459,31 @@ class DCR(Protocol[DCRItem, DCRParams]):
                 "task": task,
                 "level": self.params.level,
                 "is_consistent": final.is_consistent if final else None,
+                "sentences_start": start,
+                "sentences_end": end,
+                "lost_sentences": end < start,
+                "not_evaluated": [final.sentences[j] for j in final.not_evaluated] if final else [],
                 "history": [h.model_dump(mode="json") for h in history],
             },
         )
+
+    @staticmethod
+    def evidence(final: Round) -> list[str]:
+        """One line per reason (its mark, or why it has none) and one per sentence that was not evaluated."""
+        aligned = final.marks is not None and len(final.marks) == len(final.reasons)
+        lines = []
+        for i, g in enumerate(final.reasons):
+            mark = final.marks[i] if aligned and final.marks is not None else None
+            status = final.reason_status[i] if i < len(final.reason_status) else "scored"
+            if mark is not None:
+                left_out = "" if final.counted[i] else " (left out of Eq. 3: App. A.4)"
+                lines.append(f"{'+1' if mark > 0 else '-1'} {g.sentence}: {g.reason}{left_out}")
+            elif status == "not_in_candidate":
+                lines.append(f"not in the candidate, not scored: {g.sentence!r}: {g.reason}")
+            elif status == "repeated":
+                lines.append(f"repeated, not scored: {g.sentence!r}: {g.reason}")
+        lines += [f"not evaluated, counted -1: {final.sentences[j]}" for j in final.not_evaluated]
+        return lines
 
 
 __all__ = ["DCR", "PAPER", "DCRParams", "Round", "SentenceChange"]

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field, RootModel, create_model
 
-from .dce import REASON_CHARS, SENTENCE_CHARS, SentenceReason
+from .dce import REASON_CHARS, SENTENCE_CHARS
 from .sentences import normalize
 
 SUMMARY_CHARS = 2000
@@ -48,9 +48,10 @@ class ImprovedSummary(BaseModel):
     reason: str = Field(max_length=REASON_CHARS, description="how it is improved, or 'ALREADY CONSISTENT'")
 
 
-def as_objects(reasons: Sequence[SentenceReason]) -> str:
-    """Table 10's ``{sentences}``: "a list of objects, each have two fields: sentence and reason", as JSON."""
-    return json.dumps([{"sentence": r.sentence, "reason": r.reason} for r in reasons], ensure_ascii=False, indent=1)
+def as_objects(pairs: Sequence[tuple[str, str]]) -> str:
+    """Table 10's ``{sentences}``: "a list of objects, each have two fields: sentence and reason", as JSON, from
+    (sentence, reason) pairs."""
+    return json.dumps([{"sentence": s, "reason": r} for s, r in pairs], ensure_ascii=False, indent=1)
 
 
 class Alignment(BaseModel):

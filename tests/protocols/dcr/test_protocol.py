@@ -159,7 +159,7 @@ async def test_app_a4_paragraph_reason_left_out_of_eq3_and_of_rai(tmp_path: Path
             improver=rai((S1, S1), (S2, S2_FIXED)),
         ),
         rounds=1,
-        items=None,
+        alpha_beta="sentence-level",
     )
     (s,) = t.sessions.values()
     (score, *_) = steps(s, "score")
@@ -183,11 +183,22 @@ async def test_alpha_beta_zero_counts_every_reason(tmp_path: Path) -> None:
 
 
 async def test_only_paragraph_level_reasons_leave_the_candidate_unscored(tmp_path: Path) -> None:
-    t = await run(tmp_path, agents(evaluator=dce(("", "The two paragraphs are not consistent.")), converter=amc(-1)))
+    reply = dce((SUMMARY, "The two paragraphs are not consistent."))
+    t = await run(tmp_path, agents(evaluator=reply, converter=amc(-1)), alpha_beta="sentence-level")
     (s,) = t.sessions.values()
     assert states(s) == ["dce", "done"]
     assert "App. A.4" in failures(s)[0].expected
     assert s.verdict is not None and s.verdict.statistics["stopped"] == "no_sentence_reason"
+
+
+async def test_a_reason_about_no_sentence_is_a_mismatch(tmp_path: Path) -> None:
+    t = await run(tmp_path, agents(evaluator=dce(("", "The two paragraphs are not consistent.")), converter=amc(-1)))
+    (s,) = t.sessions.values()
+    assert states(s) == ["dce", "done"]
+    (f,) = failures(s)
+    assert "does not have" in f.error and "nothing left to score" in f.outcome
+    assert s.verdict is not None and s.verdict.decision == "unscored"
+    assert s.verdict.statistics["stopped"] == "reasons_not_in_candidate"
 
 
 async def test_paragraph_level(tmp_path: Path) -> None:

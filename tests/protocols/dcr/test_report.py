@@ -18,9 +18,9 @@ async def test_table5_and_fig4_from_the_verdicts(tmp_path: Path) -> None:
         # A: consistent at once; B: fixed in round 1; C: still inconsistent after round 1
         evaluator=[fixed, inconsistent, fixed, inconsistent, inconsistent],
         converter=[amc(1, 1), amc(1, -1), amc(1, 1), amc(1, -1), amc(1, -1)],
-        improver=rai((S1, S1), (S2, S2_FIXED)),
+        improver=[rai((S1, S1), (S2, S2_FIXED)), rai((S1, S1), (S2, S2))],
     )
-    items = [item(id="a", human=5.0), item(id="b", human=3.0), item(id="c", human=1.0)]
+    items = [item(f"{S1} {S2_FIXED}", id="a", human=5.0), item(id="b", human=3.0), item(id="c", human=1.0)]
     r = report(await run(tmp_path, clients, items=items, rounds=1))
     assert (r.scored, r.unscored, r.consistent_initial) == (3, 0, 1)
     assert r.first_round is not None and (r.first_round.inconsistent, r.first_round.corrected) == (2, 1)
