@@ -207,3 +207,14 @@ async def test_one_answer_means_a_later_refusal_is_only_a_blip() -> None:
     for _ in range(FAIL_FAST_AFTER * 3):
         limit.release(await limit.acquire(), Outcome.REFUSED, "refused")
     assert limit.down is None and limit.in_flight == 0
+
+
+async def test_a_waiter_cancelled_after_the_queue_dropped_it_leaves_quietly() -> None:
+    limit = AdaptiveLimit(1)
+    ticket = await limit.acquire()
+    first, second = asyncio.ensure_future(limit.acquire()), asyncio.ensure_future(limit.acquire())
+    await settle()
+    first.cancel()  # its future is cancelled at once; the task has not run its handler yet
+    limit.release(ticket, Outcome.OK)  # _wake meets the cancelled waiter, drops it and serves the next
+    await settle()
+    assert first.cancelled() and second.done() and limit.in_flight == 1 and not limit._waiters

@@ -91,7 +91,7 @@ class AdaptiveLimit:
                 if waiter.done() and not waiter.cancelled():  # given a slot, then cancelled: pass the slot on
                     self.in_flight -= 1
                     self._wake()
-                else:
+                elif waiter in self._waiters:  # still queued (``_wake`` drops a cancelled waiter it meets)
                     self._waiters.remove(waiter)
                 raise
         ticket = self._issued
