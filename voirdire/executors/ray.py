@@ -5,7 +5,9 @@ lock, resumes, writes the header, and is the only writer: ``--workers N`` actors
 each run ``concurrency`` sessions at a time in their own event loop, buffer each session's records, and return
 them when it ends, with its verdict or error, its retries and the actor's endpoint limits; the driver writes them
 with the same ``MaskingWriter`` a local run uses (masking them again with its own secrets). A session in flight
-when the run is interrupted, or on an actor that dies, leaves nothing in the transcript, and runs again on resume.
+when the run is interrupted leaves nothing in the transcript, and runs again on resume. A session on an actor that
+dies (its worker process killed, its node lost) is dealt again to a live actor, from its start: nothing of it was
+written, so the transcript still has it once; the run warns which actor died and how many sessions ran again.
 
 What each node needs: voirdire and the protocol's package installed, the roles' model specs reachable from there
 (a ``scripted:`` or ``local:`` file at the same absolute path; relative paths are made absolute on the driver), and
@@ -25,6 +27,8 @@ import pickle
 import socket
 import sys
 import tempfile
+import warnings
+from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
@@ -226,8 +230,11 @@ async def _deal(
     writer: MaskingWriter,
     replies: ResponseCache | None,
 ) -> None:
-    """Keep ``concurrency`` sessions in flight on every live actor, and write each one's records as it ends."""
-    in_flight: dict[asyncio.Future[Any], tuple[int, str, Any]] = {}  # future -> (actor, session id, object ref)
+    """Keep ``concurrency`` sessions in flight on every live actor, and write each one's records as it ends. The
+    sessions of an actor that died go to the live ones before any new session."""
+    in_flight: dict[asyncio.Future[Any], tuple[int, str, Any, Any]] = {}  # future -> (actor, session id, ref, item)
+    again: deque[tuple[Any, str]] = deque()  # sessions lost with their actor, to run again
+    lost: dict[int, tuple[int, str]] = {}  # dead actor -> (sessions it lost, why it died)
     live = set(range(len(actors)))
     limits: dict[int, Limits] = {}
     tally.limits = lambda: merge_limits(limits[a] for a in live if a in limits)
@@ -236,14 +243,17 @@ async def _deal(
 
     def deal(actor: int) -> None:
         nonlocal exhausted
-        while actor in live and busy[actor] < job.concurrency and not exhausted:
-            following = next(pending, None)
-            if following is None or not tally.start():
-                exhausted = True
-                return
-            item, sid = following
+        while actor in live and busy[actor] < job.concurrency and (again or not exhausted):
+            if again:  # started already: not counted again
+                item, sid = again.popleft()
+            else:
+                following = next(pending, None)
+                if following is None or not tally.start():
+                    exhausted = True
+                    return
+                item, sid = following
             ref = actors[actor].run.remote(sid, pickle.dumps(item))
-            in_flight[asyncio.wrap_future(ref.future())] = (actor, sid, ref)
+            in_flight[asyncio.wrap_future(ref.future())] = (actor, sid, ref, item)
             busy[actor] += 1
 
     for actor in range(len(actors)):
@@ -252,13 +262,15 @@ async def _deal(
         while in_flight:
             done, _ = await asyncio.wait(in_flight, return_when=asyncio.FIRST_COMPLETED)
             for future in done:
-                actor, sid, _ref = in_flight.pop(future)
+                actor, sid, _ref, item = in_flight.pop(future)
                 busy[actor] -= 1
                 try:
                     finished: Finished = future.result()
-                except ray.exceptions.RayActorError as exc:  # the actor (or its node) died
+                except ray.exceptions.RayActorError as exc:  # the actor (or its node) died: run it elsewhere
                     live.discard(actor)
-                    tally.end(sid, error=f"Ray worker {actor + 1} died while this session ran: {_first_line(exc)}")
+                    count, why = lost.get(actor, (0, _first_line(exc)))
+                    lost[actor] = (count + 1, why)
+                    again.append((item, sid))
                     continue
                 except ray.exceptions.RayError as exc:
                     tally.end(sid, error=f"Ray could not run this session: {_first_line(exc)}")
@@ -274,15 +286,26 @@ async def _deal(
                 tally.end(sid, Verdict.model_validate_json(verdict) if verdict is not None else None, error)
             for actor in sorted(live):
                 deal(actor)
-            if not live and not exhausted and not tally.stopped:
-                if next(pending, None) is None:
-                    exhausted = True
-                else:  # nobody is left to run the rest: a re-run resumes them
-                    tally.stop("every Ray worker died")
+            if not live:
+                for _item, sid in again:  # nobody is left to run them: a re-run resumes them
+                    tally.end(sid, error="its Ray worker died, and no other worker is left to run it again")
+                again.clear()
+                if not exhausted and not tally.stopped:
+                    if next(pending, None) is None:
+                        exhausted = True
+                    else:  # nobody is left to run the rest: a re-run resumes them
+                        tally.stop("every Ray worker died")
     finally:  # interrupted, or an error: what is still running is cancelled (and leaves nothing in the transcript)
-        for _actor, _sid, ref in in_flight.values():
+        for _actor, _sid, ref, _item in in_flight.values():
             with contextlib.suppress(Exception):
                 ray.cancel(ref)
+        for actor, (count, why) in sorted(lost.items()):
+            note = (
+                f"Ray worker {actor + 1} died ({why}); the {count} session{'s' * (count != 1)} it was running "
+                f"{'were' if count != 1 else 'was'} dealt again to the workers left"
+            )
+            tally.result.warnings.append(note)
+            warnings.warn(note, RuntimeWarning, stacklevel=1)
 
 
 def _first_line(exc: BaseException) -> str:
