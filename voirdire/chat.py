@@ -32,6 +32,7 @@ from voirdire.transcript import (
     Verdict,
     reading_order,
 )
+from voirdire.views import Card, Column, StepView, Views, card_of, complete, generic_card, lookup
 
 HUMAN_SPEC = "human"  # the model spec (and the transcript's model label) of a role a person plays
 MODERATOR = ("moderator", "system")  # senders that are the protocol itself, not a role
@@ -76,6 +77,8 @@ class Bubble:
     call: Call | None = None
     asked: list[Bubble] = field(default_factory=list)
     """The messages this reply answers (prompts and relays to the role since its last reply)."""
+    folded: bool = False
+    """A structured reply whose step card shows it (the display hints fold the role's replies)."""
 
     @property
     def human(self) -> bool:
@@ -110,9 +113,10 @@ class Divider:
 
     @property
     def stage_name(self) -> str | None:
-        """The stage without its lane (``e2.followup`` -> ``followup``); None when it only repeats the state."""
+        """The stage without its lane (``e2.followup`` -> ``followup``); None when it only repeats the state or
+        the round (a stage named ``round 2`` in round 2)."""
         name = self.stage.split(".", 1)[1] if self.stage and self.lane else self.stage
-        return None if name == self.state else name
+        return None if name in (self.state, f"round {self.round}") else name
 
 
 @dataclass(frozen=True)
@@ -129,10 +133,13 @@ class Failure:
 
 @dataclass(frozen=True)
 class Note:
+    """A structured step as its card (the protocol's view of it, or its values as text); ``data`` as recorded."""
+
     seq: int
     name: str
     data: dict[str, Any]
     lane: str | None
+    card: Card
 
 
 @dataclass(frozen=True)
@@ -146,13 +153,15 @@ class Problem:
 
 @dataclass(frozen=True)
 class Outcome:
-    """The verdict; ``claim`` is the claim examined when it differs from the item's (a generated claim)."""
+    """The verdict; ``subject`` is the text examined (labelled) when it is none of the item's values (a generated
+    claim), ``card`` the statistics the display hints show beside the decision."""
 
     decision: str
     accepted: bool | None
     evidence: list[str]
     statistics: dict[str, Any]
-    claim: str | None
+    subject: tuple[str, str] | None = None
+    card: Card | None = None
 
     @property
     def trust(self) -> str:
@@ -204,6 +213,8 @@ class Chat:
     """role -> the model spec the run header binds it to"""
     colors: dict[str, str]
     """role -> ANSI SGR code from the display hints"""
+    billed: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    """model label -> billed prompt tokens, billed completion tokens, requests (``voirdire.prices.run_cost``)"""
 
     @property
     def verdict(self) -> Outcome | None:
@@ -264,14 +275,18 @@ def gold_values(item: dict[str, Any], hints: DisplayHints, limit: int = 8) -> li
     return out
 
 
-def chat_of(session: SessionRecord, header: RunHeader | None = None) -> Chat:
-    """Turn a session's events into a chat, using only the run header for display (hints, declared edges)."""
+def chat_of(session: SessionRecord, header: RunHeader | None = None, *, merge: bool = True) -> Chat:
+    """Turn a session's events into a chat, using only the run header for display (hints, declared edges).
+    ``merge=False`` keeps a step that completes an earlier step's card as a card of its own (a live printer, which
+    has printed the earlier card already)."""
     hints = header.display if header else DisplayHints()
+    views = hints.views
     edges = header.transitions if header else {}
     turns: list[Turn] = []
     totals: dict[str, RoleTotals] = {}
     waiting: dict[str, list[Bubble]] = {}  # role -> messages it has been sent since its last reply
     calls: dict[str, Call] = {}  # role -> the call whose reply has not been recorded yet
+    billed: dict[str, tuple[int, int, int]] = {}
     for e in reading_order(session.events):
         lane = lane_of(e.stage)
         if isinstance(e, Transition):
@@ -302,18 +317,24 @@ def chat_of(session: SessionRecord, header: RunHeader | None = None) -> Chat:
             )
             calls[e.role] = call
             totals.setdefault(e.role, RoleTotals(e.role)).add(call)
+            p, c, r = billed.get(e.model, (0, 0, 0))
+            if not e.cached:
+                p, c = p + e.usage.prompt_tokens, c + e.usage.completion_tokens
+            billed[e.model] = (p, c, r + e.requests)
         elif isinstance(e, Message):
-            turns.append(_bubble(e, lane, waiting, calls))
+            bubble = _bubble(e, lane, waiting, calls)
+            bubble.folded = bubble.kind == "reply" and bubble.sender in views.folded
+            turns.append(bubble)
         elif isinstance(e, ParseFailure):
             turns.append(Failure(e.seq, e.role, e.prompt, e.expected, e.raw, e.error, e.outcome, lane))
         elif isinstance(e, Step):
-            turns.append(Note(e.seq, e.name, dict(e.data), lane))
+            note = _note(e, lane, views.steps.get(e.name), turns if merge else [])
+            if note is not None:
+                turns.append(note)
         elif isinstance(e, ErrorEvent):
             turns.append(Problem(e.seq, e.error_type, e.message, e.traceback, lane))
         elif isinstance(e, Verdict):
-            claim = e.statistics.get("claim")
-            shown = str(claim) if claim and claim != session.item.get("claim") else None
-            turns.append(Outcome(e.decision, e.accepted, list(e.evidence), dict(e.statistics), shown))
+            turns.append(_outcome(e, session.item, views))
     return Chat(
         session_id=session.session_id,
         run_id=session.run_id,
@@ -325,6 +346,7 @@ def chat_of(session: SessionRecord, header: RunHeader | None = None) -> Chat:
         totals=totals,
         models={r: b.spec for r, b in header.roles.items()} if header else {},
         colors=dict(hints.colors),
+        billed=billed,
     )
 
 
@@ -355,3 +377,28 @@ def _bubble(e: Message, lane: str | None, waiting: dict[str, list[Bubble]], call
     elif kind in ("prompt", "relay"):
         waiting.setdefault(e.receiver, []).append(bubble)
     return bubble
+
+
+def _note(e: Step, lane: str | None, view: StepView | None, turns: list[Turn]) -> Note | None:
+    """The step as a card; None when it completed an earlier step's card (the same round's), which it joins."""
+    data = dict(e.data)
+    if view is not None and view.into:
+        key = lookup(data, view.match) if view.match else None
+        for t in reversed(turns):
+            if isinstance(t, Note) and t.name == view.into and (not view.match or lookup(t.data, view.match) == key):
+                complete(t.card, e.name, data, view)
+                return None
+    card = card_of(e.name, data, view) if view is not None else generic_card(e.name, data)
+    return Note(e.seq, e.name, data, lane, card)
+
+
+def _outcome(e: Verdict, item: dict[str, Any], views: Views) -> Outcome:
+    shown: tuple[str, str] | None = None
+    subject: Column | None = views.verdict.subject
+    if subject is not None:
+        value = lookup(e.statistics, subject.key)
+        if isinstance(value, str) and value and value not in {str(v) for v in item.values()}:
+            shown = (subject.heading, value)
+    shows = views.verdict.shows
+    card = card_of("verdict", dict(e.statistics), shows) if shows is not None else None
+    return Outcome(e.decision, e.accepted, list(e.evidence), dict(e.statistics), shown, card)

@@ -5,6 +5,9 @@ The table ships as ``voirdire/prices.toml``; a user's own file (``--prices FILE`
 environment variable) overrides and extends it entry by entry. Models that run here (``local``, ``scripted:``,
 ``human``) are free; a model the table does not name has an *unknown* price, never a price of 0, so a report
 says its cost is unknown rather than printing a wrong one.
+
+``run_cost`` prices what a run's model calls used (per model label: billed tokens, requests) the one way every
+reader shows it: ``voirdire report`` and ``--json``, the viewer's runs list and session pages; ``usd`` writes it.
 """
 
 from __future__ import annotations
@@ -103,6 +106,51 @@ class Prices:
 
     def updated(self, other: Prices) -> Prices:
         return Prices({**self.table, **other.table})
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What model calls cost: ``usd`` is the priced part (None when no billed model has a price); ``partial`` when
+    billed models without a price (``unpriced``) are left out."""
+
+    usd: float | None
+    unpriced: tuple[str, ...] = ()
+
+    @property
+    def partial(self) -> bool:
+        return bool(self.unpriced) and self.usd is not None
+
+    def text(self) -> str:
+        """``$0.0027``; ``at least $0.0027 (partial)``; ``unknown``."""
+        if self.usd is None:
+            return "unknown"
+        return f"at least {usd(self.usd)} (partial)" if self.partial else usd(self.usd)
+
+
+def usd(x: float) -> str:
+    return f"${x:,.2f}" if x >= 10 else f"${x:.4f}"
+
+
+def run_cost(usage: Mapping[str, tuple[int, int, int]], prices: Prices) -> Cost:
+    """The cost of ``usage``: model label -> (billed prompt tokens, billed completion tokens, requests). Cached
+    replies are not billed (leave their tokens out); a free model costs 0; a billed model without a price, that
+    used tokens or requests, makes the cost partial (or unknown when nothing is priced)."""
+    total: float | None = None
+    unpriced: list[str] = []
+    for label, (prompt, completion, requests) in usage.items():
+        pricing = prices.pricing(label)
+        if pricing.free is not None:
+            part: float | None = 0.0
+        elif pricing.price is not None:
+            part = pricing.price.cost(prompt, completion)
+        elif prompt or completion or requests:
+            part = None
+            unpriced.append(label)
+        else:
+            part = 0.0  # only cached or coalesced calls: nothing was billed
+        if part is not None:
+            total = (total or 0.0) + part
+    return Cost(total, tuple(unpriced))
 
 
 def read_prices(path: str | Path) -> Prices:

@@ -2,19 +2,31 @@
 
 The turns come from ``voirdire.chat``, the same model the web viewer renders, so both show the same information:
 who said what to whom, stage and round dividers, parse failures and retries, tokens and latency per reply and per
-role, the verdict and its evidence. ``--prompts`` adds the prompts the protocol sent.
+role, structured steps as the protocol's display hints describe them (tables, word diffs), the verdict and its
+evidence. ``--prompts`` adds the prompts the protocol sent and the raw replies a step card stands for.
+
+Every text from the transcript passes through ``voirdire.safe_text.shown`` (a reply cannot move the cursor, clear
+the screen or reverse the line), and wrapping is linear in the text's length, so a reply of megabytes without a
+space prints in about the time it takes to write it.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import sys
-import textwrap
 from typing import TextIO
 
-from voirdire.chat import Bubble, Call, Chat, Divider, Failure, Note, Outcome, Problem, chat_of
+from rich.console import Console
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
+
+from voirdire.chat import Bubble, Call, Chat, Divider, Failure, Note, Outcome, Problem, Turn, chat_of
 from voirdire.errors import VoirdireError
+from voirdire.safe_text import shown
 from voirdire.transcript import DisplayHints, RunHeader, SessionRecord, Transcript
+from voirdire.views import Card, Cell
 
 
 class SessionNotFound(VoirdireError, LookupError):
@@ -33,10 +45,37 @@ def use_color(stream: TextIO) -> bool:
     return stream.isatty() and "NO_COLOR" not in os.environ
 
 
-def _indent(text: str, width: int = 100) -> str:
+WIDTH = 100  # columns of wrapped text
+TABLE_WIDTH = 160  # columns of a step's table at most
+MAX_LINE = 200  # no line of ours is longer
+
+
+def wrap(paragraph: str, width: int = WIDTH) -> list[str]:
+    """Greedy wrapping at spaces, a word longer than a line cut into pieces: linear in the paragraph's length."""
+    lines: list[str] = []
+    line = ""
+    for word in paragraph.expandtabs(4).split(" "):
+        if len(word) > width:
+            if line:
+                lines.append(line)
+            pieces = [word[i : i + width] for i in range(0, len(word), width)]
+            lines += pieces[:-1]
+            line = pieces[-1]
+        elif not line:
+            line = word
+        elif len(line) + 1 + len(word) <= width:
+            line += " " + word
+        else:
+            lines.append(line)
+            line = word
+    lines.append(line)
+    return [x.rstrip() for x in lines]
+
+
+def _indent(text: str, width: int = WIDTH) -> str:
     out = []
-    for para in text.strip().splitlines() or [""]:
-        out.extend(textwrap.wrap(para, width=width) or [""])
+    for para in shown(text).strip().splitlines() or [""]:
+        out.extend(wrap(para, width))
     return "\n".join("    " + line for line in out)
 
 
@@ -55,7 +94,7 @@ def call_text(call: Call) -> str:
 
 
 def _name(role: str) -> str:
-    return role.capitalize()
+    return shown(role.capitalize())
 
 
 def _bubble_lines(b: Bubble, chat: Chat, st: Style, prompts: bool) -> list[str]:
@@ -64,51 +103,122 @@ def _bubble_lines(b: Bubble, chat: Chat, st: Style, prompts: bool) -> list[str]:
         if not prompts:
             return []
         return [
-            st("2", f"{_name(b.sender)} → {_name(b.receiver)} [{b.prompt or 'text'}]:"),
+            st("2", f"{_name(b.sender)} → {_name(b.receiver)} [{shown(b.prompt or 'text')}]:"),
             st("2", _indent(b.content)),
         ]
     if b.kind == "reply":
         who = _name(b.sender) + (" (human)" if b.human else "")
         head = st(colour, f"{who}:") + (st("2", "  " + call_text(b.call)) if b.call else "")
+        if b.folded and not prompts:
+            return [head + st("2", " · structured reply, shown in its step (--prompts prints it)")]
         return [head, _indent(b.text)]
     if b.kind == "memory":
         return [st(colour, f"{_name(b.sender)} (memory):"), _indent(b.text)]
     return [st(colour, f"{_name(b.sender)} → {_name(b.receiver)}:"), _indent(b.content if prompts else b.text)]
 
 
-def render_chat(chat: Chat, *, prompts: bool = False, color: bool = False) -> str:
+def _wrapped(text: str, width: int = WIDTH) -> str:
+    """One line of ours around transcript text, wrapped (first line flush, the rest indented)."""
+    lines = wrap(shown(text), width)
+    return "\n".join([lines[0], *("    " + x for x in lines[1:])])
+
+
+def heading(chat: Chat, color: bool = False) -> str:
+    """The session's title, item fields and gold answers."""
     st = Style(color)
-    title = f"━━ session {chat.session_id}" + (f" · {chat.protocol}" if chat.protocol else "") + " ━━"
+    title = f"━━ session {shown(chat.session_id)}" + (f" · {shown(chat.protocol)}" if chat.protocol else "") + " ━━"
     lines = [st("1", title)]
-    lines += [f"{key.replace('_', ' ')}: {value}" for key, value in chat.fields]
+    lines += [_wrapped(f"{key.replace('_', ' ')}: {value}") for key, value in chat.fields]
     if chat.gold:
-        lines.append(st("2", "gold: " + " | ".join(chat.gold)))
-    for turn in chat.turns:
-        if isinstance(turn, Divider):
-            if not turn.quiet:
-                lane = f"{turn.lane} · " if turn.lane else ""
-                undeclared = " (undeclared edge)" if not turn.declared else ""
-                lines.append(st("2", f"── {lane}{turn.label}{undeclared} ──"))
-        elif isinstance(turn, Bubble):
-            lines += _bubble_lines(turn, chat, st, prompts)
-        elif isinstance(turn, Failure):
-            lines.append(st("31", f"!! {turn.role}: could not parse ({turn.error}); {turn.outcome}"))
-        elif isinstance(turn, Note):
-            data = ", ".join(f"{k}={v}" for k, v in turn.data.items())
-            lines.append(st("2", f"· {turn.name}: {data}"))
-        elif isinstance(turn, Problem):
-            lines.append(st("31", f"ERROR {turn.error_type}: {turn.message}"))
-        elif isinstance(turn, Outcome):
-            verdict = f"Verdict: {turn.decision.upper()}" + (f" ({turn.trust})" if turn.trust else "")
-            lines.append(st("1;32" if turn.accepted else "1;31", verdict))
-            if turn.evidence:
-                lines.append("evidence:")
-                lines += [_indent(item) for item in turn.evidence]
-            if turn.claim:
-                lines.append("claim examined:")
-                lines.append(_indent(turn.claim))
-    lines.append(st("2", totals_text(chat)))
+        lines.append(st("2", _wrapped("gold: " + " | ".join(chat.gold))))
     return "\n".join(lines)
+
+
+def turn_lines(turn: Turn, chat: Chat, *, prompts: bool = False, color: bool = False) -> list[str]:
+    """One turn as lines (none for a quiet divider or a prompt left out)."""
+    st = Style(color)
+    if isinstance(turn, Divider):
+        if turn.quiet:
+            return []
+        lane = f"{turn.lane} · " if turn.lane else ""
+        undeclared = " (undeclared edge)" if not turn.declared else ""
+        return [st("2", f"── {shown(lane + turn.label)}{undeclared} ──")]
+    if isinstance(turn, Bubble):
+        return _bubble_lines(turn, chat, st, prompts)
+    if isinstance(turn, Failure):
+        return [st("31", _wrapped(f"!! {turn.role}: could not parse ({turn.error}); {turn.outcome}"))]
+    if isinstance(turn, Note):
+        return [card_text(turn.card, color=color)]
+    if isinstance(turn, Problem):
+        return [st("31", _wrapped(f"ERROR {turn.error_type}: {turn.message}"))]
+    return outcome_lines(turn, color=color)
+
+
+def outcome_lines(turn: Outcome, *, color: bool = False) -> list[str]:
+    st = Style(color)
+    verdict = f"Verdict: {shown(turn.decision).upper()}" + (f" ({turn.trust})" if turn.trust else "")
+    lines = [st("1;32" if turn.accepted else "1;31", verdict)]
+    if turn.card is not None:
+        lines.append(card_text(turn.card, color=color))
+    if turn.evidence:
+        lines.append("evidence:")
+        lines += [_indent(item) for item in turn.evidence]
+    if turn.subject:
+        lines.append(f"{shown(turn.subject[0])}:")
+        lines.append(_indent(turn.subject[1]))
+    return lines
+
+
+def render_chat(chat: Chat, *, prompts: bool = False, color: bool = False) -> str:
+    lines = [heading(chat, color)]
+    for turn in chat.turns:
+        lines += turn_lines(turn, chat, prompts=prompts, color=color)
+    lines.append(Style(color)("2", _wrapped(totals_text(chat), MAX_LINE)))
+    return "\n".join(lines)
+
+
+_TONES = {"good": "green", "bad": "red", "muted": "dim", "": ""}
+
+
+def _text(c: Cell) -> Text:
+    return Text(shown(c.text), style=_TONES[c.tone])
+
+
+def card_text(card: Card, *, color: bool = False, width: int = TABLE_WIDTH) -> str:
+    """A step card: its title and fields on one line, its table, its word diff (``[-deleted-]{+inserted+}``
+    without colour)."""
+    out = io.StringIO()
+    console = Console(
+        file=out, width=width, force_terminal=color, no_color=not color, color_system="standard" if color else None,
+        highlight=False, markup=False, emoji=False, soft_wrap=False,
+    )  # fmt: skip
+    head = Text("· ", style="dim") + Text(shown(card.title), style="bold")
+    fields = [Text(shown(label) + " ", style="dim") + _text(c) for label, c in card.fields]
+    line = Text(" · ").join([head, *fields])
+    if line.cell_len <= width:
+        console.print(line)
+    else:  # long values: one field a line, wrapped under its label
+        console.print(head)
+        for f in fields:
+            console.print(Text("  ") + f)
+    if card.headers:
+        table = Table(box=None, padding=(0, 1), show_edge=False, pad_edge=False, header_style="dim")
+        for h in card.headers:
+            table.add_column(shown(h), overflow="fold")
+        for row in card.rows:
+            table.add_row(*(_text(c) for c in row))
+        console.print(Padding(table, (0, 0, 0, 2)) if card.rows else Text("  (none)", style="dim"))
+    if card.diff is not None:
+        diff = Text("  ")
+        for ch in card.diff:
+            if ch.op == "=":
+                diff += Text(shown(ch.text) + " ")
+            elif color:
+                diff += Text(shown(ch.text), style="red strike" if ch.op == "-" else "green") + " "
+            else:
+                diff += Text(("[-{}-]" if ch.op == "-" else "{{+{}+}}").format(shown(ch.text)) + " ")
+        console.print(diff)
+    return "\n".join(line.rstrip() for line in out.getvalue().rstrip("\n").splitlines())
 
 
 def totals_text(chat: Chat) -> str:
@@ -116,10 +226,9 @@ def totals_text(chat: Chat) -> str:
     parts = [f"{chat.calls} model calls"]
     for t in chat.totals.values():
         human = " (human)" if t.human else ""
-        parts.append(
-            f"{t.role}{human} {t.calls} calls, {t.prompt_tokens}+{t.completion_tokens} tokens, {t.latency_s:.2f} s"
-            + (f", {t.retries} retries" if t.retries else "")
-        )
+        tokens = f"{t.prompt_tokens}+{t.completion_tokens} tokens"
+        retries = f", {t.retries} retries" if t.retries else ""
+        parts.append(f"{shown(t.role)}{human} {t.calls} calls, {tokens}, {t.latency_s:.2f} s{retries}")
     return " · ".join(parts)
 
 
@@ -159,4 +268,4 @@ def render(t: Transcript, *, session: str | None = None, prompts: bool = False, 
 def summary_line(s: SessionRecord) -> str:
     v = s.verdict
     status = "error" if v is None and s.errors else ("running" if v is None else v.decision)
-    return f"{s.session_id}\t{status}\t{len(s.events)} events"
+    return shown(f"{s.session_id}\t{status}\t{len(s.events)} events")

@@ -27,6 +27,7 @@ from voirdire.machine import StateMachine
 from voirdire.protocol import Protocol, Session
 from voirdire.structured import ReplySchema
 from voirdire.transcript import DisplayHints, Verdict
+from voirdire.views import Column, VerdictView, Views
 
 from .claims import brief_examinee, make_claim
 from .items import ClaimItem, claim_item_from_record
@@ -41,6 +42,7 @@ DISPLAY = DisplayHints(
     item_fields=("question", "claim"),
     gold_fields=("answers",),
     quiet_states=("answer", "done"),
+    views=Views(verdict=VerdictView(subject=Column(key="claim", label="claim examined"))),
 )
 # The closed answers of §2, asked through these schemas in structured mode (the paper's text is read otherwise).
 YES_NO = ReplySchema.yes_no()

@@ -38,6 +38,7 @@ from .dce import PROMPTS, Level, SentenceReason, Task, reply_schema
 from .items import DCRItem, item_from_record
 from .rai import ImprovedSummary, align, as_objects, rai_schema
 from .sentences import SentenceChange, sentence_diff, split_sentences
+from .views import VIEWS
 
 PAPER = (
     "Cui, Zhang, Li, Lopez, Das, Malin, Kumar 2024. DCR-Consistency: Divide-Conquer-Reasoning for Consistency "

@@ -51,6 +51,7 @@ from .generators import Generator, LieFTarget, LieSigmaMode, OracleGenerator, Pr
 from .llm import LLMCalls, LLMEvaluator
 from .rubric import IP_RUBRIC, RUBRICS, Label, Rubric, SubsetMode
 from .rule_agents import evaluator_agent, verifier_agent
+from .views import VIEWS
 
 PAPER = (
     "de Wynter 2025. Labelling Data with Unknown References, arXiv:2506.03083 (../shared/papers/no-data-algorithm.txt)"
@@ -72,6 +73,7 @@ DISPLAY = DisplayHints(
     item_fields=("x",),
     gold_fields=("y",),
     quiet_states=("done",),
+    views=VIEWS,
 )
 
 

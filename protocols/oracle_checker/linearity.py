@@ -54,6 +54,7 @@ from .entities import (
 )
 from .items import SentenceItem, sentence_from_record
 from .theorems import guarantees
+from .views import ENTITY_VIEWS
 
 PAPER = (
     "Zeng, Wang, Ibbetson 2024. Oracle-Checker Scheme for Evaluating a Generative Large Language Model "
@@ -71,7 +72,11 @@ MACHINE = StateMachine(
     },
 )
 DISPLAY = DisplayHints(
-    colors={"oracle": "34", "checker": "35"}, item_fields=("text",), gold_fields=("gold",), quiet_states=("done",)
+    colors={"oracle": "34", "checker": "35"},
+    item_fields=("text",),
+    gold_fields=("gold",),
+    quiet_states=("done",),
+    views=ENTITY_VIEWS,
 )
 
 

@@ -26,6 +26,7 @@ from voirdire.machine import StateMachine
 from voirdire.protocol import ParseError, Protocol, Reply, Session
 from voirdire.structured import ReplySchema
 from voirdire.transcript import DisplayHints, Verdict
+from voirdire.views import VerdictView, Views
 
 from .data import QAItem
 from .entailment import Direction, EntailmentBackend, EntailmentOutcome
@@ -95,6 +96,7 @@ DISPLAY = DisplayHints(
     item_fields=("question", "system", "system_answer"),
     gold_fields=("gold_answers",),
     quiet_states=("done",),
+    views=Views(verdict=VerdictView(gold="agrees_with_human")),
 )
 PROMPT_FOLDER = "qa_entailment"
 

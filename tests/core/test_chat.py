@@ -21,6 +21,7 @@ from voirdire.transcript import (
     Transition,
     Verdict,
 )
+from voirdire.views import Column, VerdictView, Views
 
 HEADER = RunHeader(
     run_id="r",
@@ -28,7 +29,11 @@ HEADER = RunHeader(
     roles={"examiner": RoleBinding(spec="openai:gpt-4o-mini"), "examinee": RoleBinding(spec="human")},
     transitions={"[*]": ["ask"], "ask": ["ask", "decide"], "decide": []},
     display=DisplayHints(
-        colors={"examiner": "36"}, item_fields=("question",), gold_fields=("answers",), quiet_states=("decide",)
+        colors={"examiner": "36"},
+        item_fields=("question",),
+        gold_fields=("answers",),
+        quiet_states=("decide",),
+        views=Views(verdict=VerdictView(subject=Column(key="claim", label="claim examined"))),
     ),
 )
 
@@ -102,7 +107,8 @@ def test_dividers_failures_notes_errors_and_the_verdict() -> None:
     first, undeclared, quiet = (t for t in chat.turns if isinstance(t, Divider))
     assert first.label == "ask · round 2" and first.declared and not first.quiet
     assert not undeclared.declared and quiet.quiet
-    assert chat.verdict is not None and chat.verdict.claim == "C." and chat.verdict.trust == "accepted"
+    assert chat.verdict is not None and chat.verdict.subject == ("claim examined", "C.")
+    assert chat.verdict.trust == "accepted"
     assert chat.status == "finished"
 
 

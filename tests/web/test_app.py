@@ -13,6 +13,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from voirdire.chat import Bubble, Divider, Failure, chat_of
+from voirdire.prices import Price, Prices
 from voirdire.transcript import Message, RunHeader, SessionStart, TranscriptWriter, Verdict, load
 from voirdire.view import render_chat
 from voirdire.web.app import create_app
@@ -23,7 +24,7 @@ from voirdire.web.render import SERVER_CSP
 @pytest.fixture(scope="module")
 def client(transcripts: dict[str, Path]) -> TestClient:
     folder = next(iter(transcripts.values())).parent
-    app = create_app(Library([folder]), prices={"openai:gpt-4o-mini": (0.15, 0.6)})
+    app = create_app(Library([folder]), prices=Prices({"gpt-4o-mini": Price(0.15, 0.6)}))
     return TestClient(app, base_url="http://127.0.0.1")
 
 

@@ -57,8 +57,10 @@ def test_bad_ports_and_paths_are_one_line_errors(tmp_path: Path, capsys) -> None
             (["view", str(tmp_path), "--port", str(port)], f"cannot listen on 127.0.0.1:{port} (in use)"),
             (["view", str(tmp_path), "--port", "70000"], "--port 70000: not a port number"),
             (["view", str(tmp_path / "missing"), "--port", "0"], "missing: no such transcript or folder"),
-            (["view", str(tmp_path), "--price", "gpt=cheap"], "--price 'gpt=cheap': expected MODEL=IN,OUT"),
         ]
+        bad_prices = tmp_path / "prices.toml"
+        bad_prices.write_text('[models]\n"gpt-4o" = { input = "cheap", output = 1 }\n')
+        cases.append((["view", str(tmp_path), "--prices", str(bad_prices)], f"{bad_prices}:2: models.gpt-4o: input"))
         dataset = tmp_path / "data.jsonl"
         dataset.write_text('{"question": "q"}\n')
         cases.append((["view", str(dataset)], "not a voirdire transcript"))

@@ -105,6 +105,10 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--json", action="store_true", help="machine-readable output on stdout")
     g.add_argument("--report", type=Path, help="also write the metrics report as JSON here")
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
+    g.add_argument(
+        "--follow", "-v", action="store_true",
+        help="print each session's chat as it finishes (one item: every turn as it happens, as at a terminal)",
+    )  # fmt: skip
     g.add_argument("--cache", type=Path, help="JSONL cache of model replies: identical deterministic calls are reused")
     g.add_argument(
         "--no-coalesce", action="store_true",

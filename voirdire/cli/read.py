@@ -11,9 +11,11 @@ from typing import Any
 
 from voirdire import registry
 from voirdire.cli.options import CLIError, add_prices_option
+from voirdire.cli.plot import add_plot_options, check_plots, write_plots
 from voirdire.machine import StateMachine
 from voirdire.prices import load_prices
 from voirdire.report import ReportFold, generic_report, report_file
+from voirdire.safe_text import shown
 from voirdire.secrets import mask_secrets
 from voirdire.transcript import RunHeader, Transcript, load
 from voirdire.view import render, summary_line
@@ -40,6 +42,7 @@ def register(sub: Any) -> None:
     rp.add_argument("transcript", type=Path)
     rp.add_argument("--json", action="store_true")
     add_prices_option(rp)
+    add_plot_options(rp)
     rp.set_defaults(func=cmd_report)
 
 
@@ -102,6 +105,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    check_plots(args)
     prices = load_prices(args.prices)  # packaged, then $VOIRDIRE_PRICES, then --prices FILE
     regs = registry.registrations()
     folds: dict[str, ReportFold[Any, Any]] = {}
@@ -122,5 +126,6 @@ def cmd_report(args: argparse.Namespace) -> int:
     if folded.headers[-1].protocol not in regs:
         print(f"warning: protocol {folded.headers[-1].protocol!r} is not installed; counts only", file=sys.stderr)
     # Masked like a run's output: model labels (endpoints) now appear in the usage lines and JSON.
-    print(mask_secrets(report.model_dump_json(indent=2) if args.json else report.text()))
+    print(mask_secrets(report.model_dump_json(indent=2) if args.json else shown(report.text())))
+    write_plots(args)
     return 0

@@ -9,6 +9,7 @@ import json
 import sys
 import warnings
 from collections.abc import Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from voirdire.cli.options import (
 )
 from voirdire.cli.roles import check_role_options, roles_from_options, warn_unused_config_roles, with_role_defaults
 from voirdire.datasets import describe, load_items
+from voirdire.live import LiveChat, Mode, live_mode
 from voirdire.models import RoleSettings
 from voirdire.options import add_params_options, build_params, given_params
 from voirdire.prices import load_prices
@@ -31,6 +33,7 @@ from voirdire.protocol import Protocol
 from voirdire.registry import CommandSpec, Inputs, Outcome, Registration, default_summary
 from voirdire.report import report_file
 from voirdire.runner import RunResult, check_writable, default_out, run_protocol
+from voirdire.safe_text import shown as safe
 from voirdire.secrets import mask_secrets, mask_tree
 from voirdire.transcript import Transcript
 from voirdire.view import render
@@ -93,9 +96,10 @@ def run(
     out: Path,
     dataset: str | None,
     roles: dict[str, RoleSettings],
+    live: Mode | None = None,
 ) -> RunResult:
     """Run ``protocol`` with the shared run options. A warning is printed (masked) when it first occurs, and never
-    again in the run."""
+    again in the run. ``live``: print the sessions while they run (``voirdire.live``)."""
     seen: dict[str, None] = {}
 
     def show(message: Warning | str, *rest: object, **kw: object) -> None:
@@ -109,7 +113,8 @@ def run(
     with warnings.catch_warnings():
         warnings.simplefilter("always", UserWarning)
         warnings.showwarning = show  # type: ignore[assignment]
-        result = asyncio.run(run_protocol(protocol, items, out=out, roles=roles, dataset=dataset, options=opts.run))
+        with LiveChat(out, mode=live) if live else nullcontext():
+            result = asyncio.run(run_protocol(protocol, items, out=out, roles=roles, dataset=dataset, options=opts.run))
     result.warnings = list(seen)
     return result
 
@@ -138,16 +143,22 @@ def cmd_run(reg: Registration, args: argparse.Namespace) -> int:
             check_writable(path, flag)
     warn_unused_config_roles(protocol, opts.models)
     roles = with_role_defaults(protocol, opts.models, roles, spec.role_defaults)
-    result = run(protocol, inputs.items, opts, out, inputs.dataset, roles)
+    live = live_mode(follow=args.follow, as_json=opts.as_json, single=inputs.single)
+    result = run(protocol, inputs.items, opts, out, inputs.dataset, roles, live)
     report, folded = report_file(out, reg.fold, prices=prices)  # streamed: flat memory whatever the run's length
-    outcome = Outcome(protocol, inputs, result, out, report, reg.fold, folded.session_ids(), prices, _chat)
+    chat = _chat if live is None else _printed  # a chat printed live is not printed again
+    outcome = Outcome(protocol, inputs, result, out, report, reg.fold, folded.session_ids(), prices, chat)
     fields, text = (spec.summarize or default_summary)(outcome)
     payload = {**run_summary(result, out), **fields}
     return finish(opts, result, payload, text, timing=not inputs.single)
 
 
 def _chat(transcript: Transcript, session_id: str) -> str:
-    return render(transcript, session=session_id)
+    return render(transcript, session=session_id, color=False)  # printed through safe() with the summary
+
+
+def _printed(transcript: Transcript, session_id: str) -> str:
+    return ""
 
 
 def run_summary(result: RunResult, out: Path) -> dict[str, Any]:
@@ -167,7 +178,7 @@ def print_errors(errors: dict[str, str], shown: int = 3) -> None:
     dead endpoint's 200 identical errors are one line, not 200."""
     grouped: dict[str, list[str]] = {}
     for sid, err in errors.items():
-        grouped.setdefault(mask_secrets(err), []).append(sid)
+        grouped.setdefault(safe(mask_secrets(err)), []).append(sid)
     for err, sids in grouped.items():
         if len(sids) == 1:
             print(f"error in {sids[0]}: {err}", file=sys.stderr)
@@ -191,7 +202,7 @@ def finish(opts: CommandOptions, result: RunResult, payload: dict[str, Any], tex
     if opts.as_json:
         print(json.dumps(payload, indent=2, ensure_ascii=False))
     else:
-        print(mask_secrets(text))
+        print(safe(mask_secrets(text)))
         if timing:
             ran = len(result.session_ids) - result.skipped - result.not_started
             retried = f", {result.retries} model calls retried" if result.retries else ""

@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from voirdire.errors import VoirdireError
+from voirdire.views import Views
 
 A = TypeVar("A")
 
@@ -48,14 +49,15 @@ class RoleBinding(BaseModel):
 
 class DisplayHints(BaseModel):
     """How a reader shows this protocol's sessions without importing it: role colours (ANSI SGR codes, mapped to
-    web colours by the viewer), the item fields shown above the chat, the gold fields, and states whose entry
-    needs no divider."""
+    web colours by the viewer), the item fields shown above the chat, the gold fields, states whose entry
+    needs no divider, and the views of its steps and verdict (``voirdire.views``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     colors: dict[str, str] = Field(default_factory=dict)
     item_fields: tuple[str, ...] = ()
     gold_fields: tuple[str, ...] = ()
     quiet_states: tuple[str, ...] = ()
+    views: Views = Field(default_factory=Views, description="how steps and the verdict read (voirdire.views)")
 
 
 class RunHeader(BaseModel):

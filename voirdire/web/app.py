@@ -19,12 +19,13 @@ from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from voirdire.chat import chat_of
-from voirdire.web.catalog import Library, Prices
+from voirdire.prices import Prices, load_prices, run_cost
+from voirdire.web.catalog import Library, RunSummary
 from voirdire.web.errors import ViewerError
 from voirdire.web.export import export_html
 from voirdire.web.index import TranscriptIndex
@@ -63,10 +64,17 @@ class SecurityHeaders:
         await self.app(scope, receive, sending)
 
 
-def create_app(library: Library, *, prices: Prices | None = None) -> Starlette:
-    def run_index(request: Request) -> tuple[str, TranscriptIndex]:
+class Pages:
+    """The viewer's page handlers over one library and one price table. A new page is a method here (or a function
+    of its own module taking ``Pages``) plus one ``Route`` in ``routes``."""
+
+    def __init__(self, library: Library, prices: Prices) -> None:
+        self.library = library
+        self.prices = prices
+
+    def run_index(self, request: Request) -> tuple[str, TranscriptIndex]:
         key = request.path_params["key"]
-        index = library.get(key)
+        index = self.library.get(key)
         if index is None:
             raise HTTPException(404, f"no transcript {key!r} here")
         try:
@@ -75,30 +83,32 @@ def create_app(library: Library, *, prices: Prices | None = None) -> Starlette:
             raise HTTPException(404, str(exc)) from None
         return key, index
 
-    def runs(request: Request) -> HTMLResponse:
-        summaries = library.summaries(prices)
-        version = ";".join(f"{s.key}:{s.sessions}:{s.finished}:{s.errors}" for s in summaries)
-        return page("runs.html", runs=summaries, sources=[*library.folders, *library.files], version=version)
+    def runs_version(self) -> tuple[list[RunSummary], str]:
+        summaries = self.library.summaries(self.prices)
+        return summaries, ";".join(f"{s.key}:{s.sessions}:{s.finished}:{s.errors}" for s in summaries)
 
-    def sessions(request: Request) -> HTMLResponse:
-        key, index = run_index(request)
+    def runs(self, request: Request) -> HTMLResponse:
+        summaries, version = self.runs_version()
+        sources = [*self.library.folders, *self.library.files]
+        return page("runs.html", runs=summaries, sources=sources, version=version)
+
+    def sessions(self, request: Request) -> HTMLResponse:
+        key, index = self.run_index(request)
         query = Query.from_params(request.query_params)
-        found = select(index, query)
-        header = index.header()
         return page(
             "sessions.html",
             key=key,
             index=index,
-            header=header,
+            header=index.header(),
             query=query,
-            found=found,
+            found=select(index, query),
             choices=CHOICES,
             version=str(index.size),
             live=live(index),
         )
 
-    def session(request: Request) -> HTMLResponse:
-        key, index = run_index(request)
+    def session(self, request: Request) -> HTMLResponse:
+        key, index = self.run_index(request)
         sid = request.path_params["sid"]
         attempt = index.session(sid)
         try:
@@ -115,6 +125,7 @@ def create_app(library: Library, *, prices: Prices | None = None) -> Starlette:
             key=key,
             chat=chat,
             attempt=attempt,
+            cost=run_cost(chat.billed, self.prices),
             prompts=request.query_params.get("prompts") == "1",
             previous=order[at - 1] if at > 0 else None,
             next=order[at + 1] if at + 1 < len(order) else None,
@@ -122,13 +133,13 @@ def create_app(library: Library, *, prices: Prices | None = None) -> Starlette:
             live=live(index) and attempt.status == "running",
         )
 
-    def report(request: Request) -> HTMLResponse:
-        key, index = run_index(request)
+    def report(self, request: Request) -> HTMLResponse:
+        key, index = self.run_index(request)
         header = index.header()
         text, problem = "", None
         try:
             from voirdire.registry import registrations
-            from voirdire.transcript import load
+            from voirdire.report import report_file
 
             reg = registrations().get(header.protocol) if header else None
             if reg is None:
@@ -136,13 +147,13 @@ def create_app(library: Library, *, prices: Prices | None = None) -> Starlette:
             else:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    text = reg.report(load(index.path)).text()
+                    text = report_file(index.path, reg.fold, prices=self.prices)[0].text()
         except Exception as exc:  # a report that fails is shown as such, not as a server error
             problem = f"{type(exc).__name__}: {exc}"
         return page("report.html", key=key, header=header, text=text, problem=problem, version=str(index.size))
 
-    def export(request: Request) -> Response:
-        key, index = run_index(request)
+    def export(self, request: Request) -> Response:
+        key, index = self.run_index(request)
         sid = request.query_params.get("session") or None
         if sid is not None and index.session(sid) is None:
             raise HTTPException(404, f"{key}: no session {sid!r}")
@@ -152,20 +163,16 @@ def create_app(library: Library, *, prices: Prices | None = None) -> Starlette:
                 f"{key}: {len(index.attempts)} sessions are too many for one page; download a session from its page, "
                 f"or run: voirdire export-html {index.path} -o FILE.html",
             )
-        html = export_html(index, sessions=[sid] if sid else None)
+        html = export_html(index, sessions=[sid] if sid else None, prices=self.prices)
         name = (key.rsplit(".", 1)[0] + (f"-{sid}" if sid else "")).replace('"', "")
         disposition = f"attachment; filename*=UTF-8''{quote(name)}.html"
         return HTMLResponse(html, headers={"content-disposition": disposition})
 
-    def version(request: Request) -> JSONResponse:
+    def version(self, request: Request) -> JSONResponse:
         """What a live page polls: a token that changes when what the page shows may have changed."""
-        kind = request.query_params.get("page", "runs")
-        if kind == "runs":
-            summaries = library.summaries(prices)
-            return JSONResponse(
-                {"version": ";".join(f"{s.key}:{s.sessions}:{s.finished}:{s.errors}" for s in summaries)}
-            )
-        index = library.get(request.query_params.get("key", ""))
+        if request.query_params.get("page", "runs") == "runs":
+            return JSONResponse({"version": self.runs_version()[1]})
+        index = self.library.get(request.query_params.get("key", ""))
         if index is None:
             return JSONResponse({"version": "gone"}, status_code=404)
         index.refresh()
@@ -175,27 +182,37 @@ def create_app(library: Library, *, prices: Prices | None = None) -> Starlette:
             return JSONResponse({"version": f"{a.events}:{a.end}" if a else "none"})
         return JSONResponse({"version": str(index.size)})
 
-    async def not_found(request: Request, exc: Exception) -> Response:
-        status = getattr(exc, "status_code", 500)
-        detail = getattr(exc, "detail", "error")
-        return page("error.html", status_code=status, status=status, detail=detail, version="")
 
+def routes(pages: Pages) -> list[BaseRoute]:
+    """Every page's address. Add a page's ``Route`` here, before the session route (its ``sid`` takes the rest)."""
     static = StaticFiles(directory=str(resources.files("voirdire.web").joinpath("static")))
+    return [
+        Route("/", pages.runs),
+        Route("/api/version", pages.version),
+        Route("/run/{key}", pages.sessions),
+        Route("/run/{key}/report", pages.report),
+        Route("/run/{key}/export", pages.export),
+        Route("/run/{key}/session/{sid:path}", pages.session),
+        Mount("/static", static, name="static"),
+    ]
+
+
+async def error_page(request: Request, exc: Exception) -> Response:
+    status = getattr(exc, "status_code", 500)
+    detail = getattr(exc, "detail", "error")
+    return page("error.html", status_code=status, status=status, detail=detail, version="")
+
+
+def create_app(library: Library, *, prices: Prices | None = None) -> Starlette:
+    """The viewer over ``library``; costs priced by ``prices`` (default: ``voirdire.prices.load_prices()``)."""
+    pages = Pages(library, prices if prices is not None else load_prices())
     return Starlette(
-        routes=[
-            Route("/", runs),
-            Route("/api/version", version),
-            Route("/run/{key}", sessions),
-            Route("/run/{key}/report", report),
-            Route("/run/{key}/export", export),
-            Route("/run/{key}/session/{sid:path}", session),
-            Mount("/static", static, name="static"),
-        ],
+        routes=routes(pages),
         middleware=[
             Middleware(SecurityHeaders),
             Middleware(TrustedHostMiddleware, allowed_hosts=ALLOWED_HOSTS),
         ],
-        exception_handlers={HTTPException: not_found},
+        exception_handlers={HTTPException: error_page},
     )
 
 

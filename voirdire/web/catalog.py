@@ -1,19 +1,19 @@
 """The transcripts a viewer serves: folders rescanned on every look (a run that starts later appears), files given
-by name, each with its index and a summary for the runs list."""
+by name, each with its index and a summary for the runs list. A run's cost is priced by ``voirdire.prices`` (the
+table ``voirdire report`` uses), over every attempt's billed calls as the report counts them."""
 
 from __future__ import annotations
 
 import json
 import threading
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from voirdire.prices import Cost, Prices, load_prices, run_cost
 from voirdire.web.errors import ViewerError
-from voirdire.web.index import TranscriptIndex
-
-Prices = Mapping[str, tuple[float, float]]  # model label -> USD per million prompt / completion tokens
+from voirdire.web.index import Attempt, TranscriptIndex
 
 
 def is_transcript(path: Path) -> bool:
@@ -52,7 +52,7 @@ class RunSummary:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     latency_s: float = 0.0
-    cost: float | None = None
+    cost: Cost | None = None
     correct: int = 0
     judged: int = 0  # verdicts whose gold correctness is known
     humans: int = 0
@@ -80,7 +80,6 @@ def summarize(key: str, index: TranscriptIndex, prices: Prices | None = None) ->
     s.invocations = len(index.headers)
     attempts = index.sessions()
     decisions: Counter[str] = Counter()
-    models: dict[str, list[float]] = {}
     for a in attempts:
         s.sessions += 1
         status = a.status
@@ -98,16 +97,20 @@ def summarize(key: str, index: TranscriptIndex, prices: Prices | None = None) ->
         if a.correct is not None:
             s.judged += 1
             s.correct += a.correct
-        for model, (_, p, c, _) in a.models.items():
-            totals = models.setdefault(model, [0, 0])
-            totals[0] += p
-            totals[1] += c
     s.decisions = dict(decisions.most_common())
-    if prices:
-        known = [m for m in models if m in prices]
-        if known:
-            s.cost = sum((models[m][0] * prices[m][0] + models[m][1] * prices[m][1]) / 1e6 for m in known)
+    every = [a for by_run in index.attempts.values() for a in by_run.values()]  # resumed attempts were paid for too
+    s.cost = run_cost(billed(every), prices if prices is not None else load_prices())
     return s
+
+
+def billed(attempts: Sequence[Attempt]) -> dict[str, tuple[int, int, int]]:
+    """Model label -> billed prompt tokens, billed completion tokens, requests, over ``attempts``."""
+    out: dict[str, list[int]] = {}
+    for a in attempts:
+        for model, m in a.models.items():
+            t = out.setdefault(model, [0, 0, 0])
+            t[0], t[1], t[2] = t[0] + int(m[4]), t[1] + int(m[5]), t[2] + int(m[6])
+    return {model: (t[0], t[1], t[2]) for model, t in out.items()}
 
 
 class Library:

@@ -11,14 +11,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from voirdire.chat import chat_of
+from voirdire.prices import Prices, load_prices, run_cost
 from voirdire.web.catalog import is_transcript, summarize
 from voirdire.web.errors import ViewerError
 from voirdire.web.index import TranscriptIndex
 from voirdire.web.render import asset, inline_css, render, style_hash
 
 
-def export_html(index: TranscriptIndex, sessions: Sequence[str] | None = None) -> str:
-    """The page for ``sessions`` of the indexed transcript (all of them when None)."""
+def export_html(index: TranscriptIndex, sessions: Sequence[str] | None = None, prices: Prices | None = None) -> str:
+    """The page for ``sessions`` of the indexed transcript (all of them when None); costs priced by ``prices``."""
+    prices = prices if prices is not None else load_prices()
     index.refresh()
     chosen = [a.sid for a in index.sessions()] if sessions is None else list(sessions)
     chats = []
@@ -28,11 +30,12 @@ def export_html(index: TranscriptIndex, sessions: Sequence[str] | None = None) -
             known = [a.sid for a in index.sessions()]
             listed = ", ".join(known[:10]) + (f" and {len(known) - 10} more" if len(known) > 10 else "")
             raise ViewerError(f"{index.path}: no session {sid!r} (sessions: {listed or 'none'})")
-        chats.append((index.session(sid), chat_of(record, index.header(record.run_id))))
+        chat = chat_of(record, index.header(record.run_id))
+        chats.append((index.session(sid), chat, run_cost(chat.billed, prices)))
     csp = f"default-src 'none'; style-src {style_hash(asset('viewer.css'))}; img-src data:; base-uri 'none'"
     return render(
         "export.html",
-        run=summarize(index.path.name, index),
+        run=summarize(index.path.name, index, prices),
         header=index.header(),
         chats=chats,
         css=inline_css(),
@@ -40,7 +43,9 @@ def export_html(index: TranscriptIndex, sessions: Sequence[str] | None = None) -
     )
 
 
-def export_file(transcript: str | Path, out: str | Path, session: str | None = None) -> Path:
+def export_file(
+    transcript: str | Path, out: str | Path, session: str | None = None, prices: Prices | None = None
+) -> Path:
     """Write the page for ``transcript`` (or its ``session``) to ``out``; the index is kept in memory only."""
     path, target = Path(transcript), Path(out)
     if not path.is_file():
@@ -49,7 +54,7 @@ def export_file(transcript: str | Path, out: str | Path, session: str | None = N
         raise ViewerError(f"{path}: not a voirdire transcript (its first line is not a run header)")
     if target.is_dir():
         raise ViewerError(f"{target}: is a folder; give the HTML file to write")
-    html = export_html(TranscriptIndex(path, persist=False), [session] if session else None)
+    html = export_html(TranscriptIndex(path, persist=False), [session] if session else None, prices)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(html, encoding="utf-8")

@@ -8,9 +8,11 @@ only the bytes appended since: the index remembers the size it covered and a dig
 so a rewritten or truncated transcript is indexed afresh. A half-written last line is left for the next refresh.
 
 Which attempt of a session counts follows ``voirdire.transcript.load``: the last attempt that reached a verdict,
-else the latest. Gold correctness (does the verdict agree with the gold label?) comes from the verdict's statistics
-(``correct`` or ``agrees_with_human``) or, where the protocol's report lists rows with ``id`` and ``gold``, from
-comparing ``accepted`` with that gold; the report is found through the registry, never by importing a protocol.
+else the latest. Gold correctness (does the verdict agree with the gold label?) comes from the verdict's statistics,
+under the key the run header's display hints name (``views.verdict.gold``), or, where the protocol's report lists
+rows with ``id`` and ``gold``, from comparing ``accepted`` with that gold; the report is found through the registry,
+never by importing a protocol. Per model, an attempt keeps its calls, tokens, model time and what was billed
+(tokens of calls not answered from the cache, requests), which ``voirdire.prices.run_cost`` prices.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from voirdire.errors import VoirdireError
-from voirdire.transcript import Line, RunHeader, SessionRecord, SessionStart, Transcript, Verdict
+from voirdire.transcript import Line, RunHeader, SessionRecord, SessionStart, Transcript, Verdict, counting_attempt
 from voirdire.web.errors import ViewerError
 
 try:  # a faster JSON parser when installed
@@ -39,7 +41,7 @@ try:  # a faster JSON parser when installed
 except ImportError:  # pragma: no cover
     _json_loads = json.loads
 
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 _LINE: TypeAdapter[Any] = TypeAdapter(Line)
 _TAIL = 4096  # bytes before the indexed end whose digest proves the file was only appended to
 _UNSEARCHED = frozenset({"run_id", "session_id", "time", "kind", "request_digest", "seq"})
@@ -72,7 +74,8 @@ class Attempt:
     correct: bool | None = None
     gold_checked: bool = False
     human: bool = False
-    models: dict[str, list[float]] = field(default_factory=dict)  # model -> [calls, prompt, completion, latency]
+    models: dict[str, list[float]] = field(default_factory=dict)
+    """model -> [calls, prompt, completion, latency, billed prompt, billed completion, requests]"""
     first: str | None = None
     last: str | None = None
 
@@ -159,6 +162,7 @@ class TranscriptIndex:
         self.problems: list[str] = []
         self._tail_digest = ""
         self._hints: tuple[str, ...] = ()
+        self._gold = ""  # the verdict statistic that says whether it agrees with gold (display hints)
         self._header_cache: dict[str, RunHeader] = {}
         self._lock = threading.RLock()
         self._loaded = False
@@ -229,7 +233,9 @@ class TranscriptIndex:
             kind = rec["kind"]
             if kind == "header":
                 self.headers.append(HeaderRef(rec["run_id"], offset, length))
-                self._hints = tuple(rec.get("display", {}).get("item_fields", ()))
+                display = rec.get("display") or {}
+                self._hints = tuple(display.get("item_fields", ()))
+                self._gold = str(((display.get("views") or {}).get("verdict") or {}).get("gold") or "")
                 return
             sid, rid = str(rec["session_id"]), str(rec["run_id"])
         except (ValueError, KeyError, TypeError) as exc:
@@ -257,11 +263,15 @@ class TranscriptIndex:
             a.completion_tokens += c
             a.latency_s += t
             a.retries += int(rec.get("retries", 0))
-            m = a.models.setdefault(rec["model"], [0, 0, 0, 0.0])
+            m = a.models.setdefault(rec["model"], [0, 0, 0, 0.0, 0, 0, 0])
             m[0] += 1
             m[1] += p
             m[2] += c
             m[3] += t
+            if not rec.get("cached"):
+                m[4] += p
+                m[5] += c
+            m[6] += int(rec.get("requests", 1))
             a.human = a.human or rec["model"] == "human"
         elif kind == "parse_failure":
             a.parse_failures += 1
@@ -274,11 +284,9 @@ class TranscriptIndex:
             a.decision = str(rec["decision"])
             a.accepted = rec.get("accepted")
             stats = rec.get("statistics") or {}
-            for key in ("correct", "agrees_with_human"):
-                if isinstance(stats.get(key), bool):
-                    a.correct = stats[key]
-                    a.gold_checked = True
-                    break
+            if self._gold and isinstance(stats.get(self._gold), bool):
+                a.correct = stats[self._gold]
+                a.gold_checked = True
             if not a.gold_checked:
                 finished.append((a, rec))
 
@@ -334,6 +342,7 @@ class TranscriptIndex:
             self.size, self.lines, self.mtime_ns = data["size"], data["lines"], data["mtime_ns"]
             self._tail_digest = data["tail"]
             self._hints = tuple(data.get("hints", ()))
+            self._gold = str(data.get("gold", ""))
             self.headers = [HeaderRef(*h) for h in data["headers"]]
             self.problems = list(data.get("problems", ()))
             self.attempts = {}
@@ -354,6 +363,7 @@ class TranscriptIndex:
             "mtime_ns": self.mtime_ns,
             "tail": self._tail_digest,
             "hints": list(self._hints),
+            "gold": self._gold,
             "headers": [[h.run_id, h.offset, h.length] for h in self.headers],
             "problems": self.problems[-20:],
             "attempts": [a.row() for by_run in self.attempts.values() for a in by_run.values()],
@@ -398,9 +408,9 @@ class TranscriptIndex:
         with self._lock:
             out = []
             for by_run in self.attempts.values():
-                runs = list(by_run.values())
-                done = [a for a in runs if a.decision is not None]
-                out.append(done[-1] if done else runs[-1])
+                counting = counting_attempt(by_run.values(), lambda a: a.decision is not None)
+                if counting is not None:
+                    out.append(counting)
             return out
 
     def session(self, sid: str) -> Attempt | None:
@@ -408,8 +418,7 @@ class TranscriptIndex:
             by_run = self.attempts.get(sid)
             if not by_run:
                 return None
-            done = [a for a in by_run.values() if a.decision is not None]
-            return done[-1] if done else list(by_run.values())[-1]
+            return counting_attempt(by_run.values(), lambda a: a.decision is not None)
 
     def record(self, sid: str) -> SessionRecord | None:
         """One session's events, read from its byte spans alone."""
@@ -485,6 +494,9 @@ _USAGE = re.compile(
 )
 
 
+_REQUESTS = re.compile(rb'"requests":(\d+)')
+
+
 def _text(raw: bytes) -> str:
     return str(json.loads(b'"' + raw + b'"')) if b"\\" in raw else raw.decode()
 
@@ -508,6 +520,12 @@ def _record(raw: bytes) -> dict[str, Any]:
             rec["usage"] = {"prompt_tokens": int(usage[1]), "completion_tokens": int(usage[2])}
             rec["latency_s"] = float(usage[3])
             rec["retries"] = int(usage[4])
+            # The fields after usage are short and fixed (a quote inside a string value is escaped, so these keys
+            # cannot be faked by a finish reason).
+            tail = raw[usage.end() :]
+            rec["cached"] = b'"cached":true' in tail
+            requests = _REQUESTS.search(tail)
+            rec["requests"] = int(requests[1]) if requests else 1
             return rec
     value = _json_loads(raw)
     if not isinstance(value, dict):

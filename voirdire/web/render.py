@@ -1,8 +1,10 @@
 """HTML rendering shared by the server and the static export: one Jinja environment that escapes everything.
 
 Autoescape is on for every template, so model text, items, ids and step data are always escaped; nothing a
-transcript holds is marked safe. Templates carry no inline script and no event-handler attribute, so the
-Content-Security-Policy can forbid both.
+transcript holds is marked safe. Every value a template prints passes through ``voirdire.safe_text.shown`` first
+(the environment's ``finalize``), so control characters and bidirectional overrides show as visible stand-ins
+(``␛``, ``<U+202E>``): a reply cannot reverse the text around it, and no page carries a NUL byte. Templates carry
+no inline script and no event-handler attribute, so the Content-Security-Policy can forbid both.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -21,6 +24,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from voirdire.chat import Bubble, Chat, Turn
+from voirdire.safe_text import shown
 
 # ANSI SGR foreground codes (display hints) -> the CSS colour classes of viewer.css
 _ANSI = {str(n) for n in (*range(30, 38), *range(90, 98))}
@@ -121,6 +125,16 @@ def style_hash(css: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(css.encode()).digest()).decode() + "'"
 
 
+def visible(value: Any) -> Any:
+    """What a template prints: text with its controls made visible; our own markup (macros, the stylesheet) as is."""
+    return value if isinstance(value, Markup) or not isinstance(value, str) else shown(value)
+
+
+def slug(value: str) -> str:
+    """A name as a CSS class fragment."""
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", value)[:60]
+
+
 @cache
 def environment() -> Environment:
     env = Environment(
@@ -129,9 +143,16 @@ def environment() -> Environment:
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=visible,
     )
     env.filters.update(
-        color=color_class, tokens=tokens, seconds=seconds, when=when, pretty=pretty, q=lambda v: quote(str(v), safe="")
+        color=color_class,
+        tokens=tokens,
+        seconds=seconds,
+        when=when,
+        pretty=pretty,
+        slug=slug,
+        q=lambda v: quote(str(v), safe=""),
     )
     env.globals.update(
         blocks=blocks,

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import uvicorn
 
+from voirdire.prices import Prices
 from voirdire.web.app import create_app
-from voirdire.web.catalog import Library, Prices
+from voirdire.web.catalog import Library
 from voirdire.web.errors import ViewerError
 
 HOST = "127.0.0.1"  # the viewer is for the person at this machine; there is deliberately no option to widen it
