@@ -63,7 +63,7 @@ class AdaptiveLimit:
         self.url = url
         self.answered = 0  # replies ever received
         self.refusals = 0  # refusals while none was answered
-        self.down: EndpointDown | None = None
+        self.down: str | None = None  # why the endpoint is down: each request gets an EndpointDown of its own
         self.limit = cap
         self.in_flight = 0
         self.decreases = 0
@@ -78,7 +78,7 @@ class AdaptiveLimit:
         """Wait for a slot (first come, first served); the ticket to pass to ``release``. Raises ``EndpointDown``
         once the endpoint is down."""
         if self.down is not None:
-            raise self.down
+            raise EndpointDown(self.down)
         if self.in_flight < self.limit and not self._waiters:
             self.in_flight += 1
         else:
@@ -124,14 +124,14 @@ class AdaptiveLimit:
 
     def _fail(self, cause: str) -> None:
         where = redact_url(self.url) if self.url else "the endpoint"
-        self.down = EndpointDown(
+        self.down = (
             f"{where} refused its first {self.refusals} requests and answered none ({cause or 'refused'}): "
             "check that the server is running and the URL, model and key are right"
         )
         while self._waiters:
             waiter = self._waiters.popleft()
-            if not waiter.done():
-                waiter.set_exception(self.down)
+            if not waiter.done():  # a new exception each: one raised again and again grows its traceback each time
+                waiter.set_exception(EndpointDown(self.down))
 
     def _wake(self) -> None:
         while self._waiters and self.in_flight < self.limit:
