@@ -144,3 +144,27 @@ class FakeOllama(_Fake):
             "prompt_eval_count": 9,
             "eval_count": len(text.split()),
         }
+
+
+class FakeChatCompletions(_Fake):
+    """OpenAI's chat completions at any path ending in ``/chat/completions`` (the query string kept in ``path``):
+    Azure's deployments, and the OpenAI-compatible endpoints of Gemini, Groq, Together, vLLM, LM Studio and
+    llama.cpp's server."""
+
+    def answer(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        if not path.partition("?")[0].endswith("/chat/completions"):
+            return 404, {"error": {"message": f"no route {path}"}}
+        text = self.responder(body["messages"])
+        if "response_format" in body:
+            text = json.dumps(fitting(body["response_format"]["json_schema"]["schema"], text))
+        n = int(body.get("n", 1))
+        return 200, {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "model": body.get("model", "fake"),
+            "choices": [
+                {"index": i, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+                for i in range(n)
+            ],
+            "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10},
+        }

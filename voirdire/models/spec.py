@@ -108,6 +108,8 @@ class Features:
     """How ``n`` samples are drawn: in one request, or one request (or generation) each."""
     logprobs: bool = False
     """Whether voirdire reads token log-probabilities from it (none of its protocols needs them yet)."""
+    key: str = "takes none"
+    """Where its API key comes from when the role names none (``api_key_env``)."""
 
 
 def parse_spec(text: str) -> ModelSpec:
@@ -285,7 +287,7 @@ PROVIDERS: dict[str, Provider] = {
         text=lambda s: f"openai:{s.model}",
         label=_openai_label,
         build=lambda s, key: openai_client(s.model, spec_text=s.text, api_key=key or ""),
-        features=Features(structured="response_format (JSON schema)", samples="n in one request"),
+        features=Features(structured="response_format (JSON schema)", samples="n in one request", key="OPENAI_API_KEY"),
         key=KeyRule(
             default_env=lambda s: "OPENAI_API_KEY",
             required=lambda s: True,
@@ -300,7 +302,9 @@ PROVIDERS: dict[str, Provider] = {
         text=lambda s: f"openai-compatible:{s.model}@{redact_url(s.base_url or '')}",
         build=lambda s, key: openai_compatible_client(s.model, s.base_url, spec_text=s.text, api_key=key),
         features=Features(
-            structured="response_format (JSON schema), text on refusal", samples="n in one request, else n requests"
+            structured="response_format (JSON schema), text on refusal",
+            samples="n in one request, else n requests",
+            key="none unless the role names one (OPENAI_API_KEY to https://api.openai.com)",
         ),
         expected="openai-compatible:<model>@<base_url>, e.g. openai-compatible:llama3@http://127.0.0.1:8080/v1",
         key=KeyRule(
@@ -324,7 +328,11 @@ PROVIDERS: dict[str, Provider] = {
         ),
         timeout_s=CHAT_TIMEOUT_S,
         max_retries=3,
-        features=Features(structured="tool use (a forced tool whose input is the schema)", samples="n requests"),
+        features=Features(
+            structured="tool use (a forced tool whose input is the schema)",
+            samples="n requests",
+            key="ANTHROPIC_API_KEY",
+        ),
     ),
     "ollama": Provider(
         forms=("ollama:<model>[@<url>]",),
@@ -335,7 +343,11 @@ PROVIDERS: dict[str, Provider] = {
         key=KeyRule(default_env=lambda s: None, required=lambda s: False, url=lambda s: ollama.server_url(s.base_url)),
         timeout_s=ollama.OLLAMA_TIMEOUT_S,
         max_retries=3,
-        features=Features(structured="format (the JSON schema)", samples="n requests, seeds differing"),
+        features=Features(
+            structured="format (the JSON schema)",
+            samples="n requests, seeds differing",
+            key="none unless the role names one",
+        ),
     ),
     "azure": Provider(
         forms=("azure:<deployment>@<endpoint>",),
@@ -350,7 +362,11 @@ PROVIDERS: dict[str, Provider] = {
         ),
         timeout_s=CHAT_TIMEOUT_S,
         max_retries=3,
-        features=Features(structured="response_format (JSON schema), text on refusal", samples="n in one request"),
+        features=Features(
+            structured="response_format (JSON schema), text on refusal",
+            samples="n in one request",
+            key="AZURE_OPENAI_API_KEY (to *.openai.azure.com and Azure's AI hosts only)",
+        ),
     ),
     "scripted": Provider(
         forms=("scripted:<file>",),
