@@ -177,6 +177,7 @@ def overview_charts(report: Report, values: Sequence[Overview]) -> list[Chart]:
                 Series("no gold", tuple(count(d, None) for d in order)),
             )
             title = f"Verdicts ({len(decided)}); {agree}/{len(known)} agree with gold ({100 * agree / len(known):.1f}%)"
+            series = tuple(s for s in series if any(s.values))
         else:
             series = (Series("sessions", tuple(float(sum(v.decision == d for v in decided)) for d in order)),)
             title = f"Verdicts ({len(decided)} sessions, no gold labels)"

@@ -19,6 +19,7 @@ from voirdire.charts import (
     ChartFold,
     Heatmap,
     LineChart,
+    Overview,
     ScatterChart,
     gold_from_rows,
     overview,
@@ -29,6 +30,7 @@ from voirdire.errors import VoirdireError
 from voirdire.prices import Prices
 from voirdire.report import Report, ReportFold, generic_report, report_file
 from voirdire.transcript import RunHeader, SessionRecord
+from voirdire.writes import write_atomic
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -54,10 +56,18 @@ def _pyplot() -> Any:
     except ImportError:
         raise PlotsUnavailable(f"charts need matplotlib, which is not installed: {INSTALL}") from None
     matplotlib.use("Agg", force=True)
-    matplotlib.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "voirdire", "font.size": 9})
+    # text.parse_math off: a "$" in a transcript's label (a cost, a model's words) is a dollar, not TeX
+    matplotlib.rcParams.update(
+        {"svg.fonttype": "none", "svg.hashsalt": "voirdire", "font.size": 9, "text.parse_math": False}
+    )
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def require() -> None:
+    """Raises the one-line ``PlotsUnavailable`` when matplotlib is missing (before any work is done)."""
+    _pyplot()
 
 
 def available() -> bool:
@@ -93,7 +103,7 @@ def _bars(ax: Any, chart: BarChart) -> None:
     n = len(chart.series)
     xs = range(len(chart.categories))
     bottom = [0.0] * len(chart.categories)
-    width = 0.8 if chart.stacked or n == 1 else 0.8 / n
+    width = 0.8 if chart.stacked or n <= 1 else 0.8 / n
     for i, s in enumerate(chart.series):
         if chart.stacked:
             ax.bar(xs, s.values, width, bottom=bottom, label=s.label)
@@ -168,7 +178,7 @@ def save(charts: Iterable[Chart], folder: Path, formats: Sequence[str] = ("svg",
     for chart in charts:
         for fmt in formats:
             path = folder / f"{slug(chart.name)}.{fmt}"
-            path.write_bytes(render(chart, fmt))
+            write_atomic(path, render(chart, fmt), "--plot")
             written.append(path)
     return written
 
@@ -203,8 +213,7 @@ def _with_charts(name: str, kept: dict[str, Any]) -> ReportFold[Any, Any]:
     return ReportFold(session=session, finish=finish)
 
 
-def transcript_charts(path: str | Path, *, prices: Prices | None = None) -> tuple[Report, list[Chart]]:
-    """A transcript's report and its charts: the overview every transcript offers, then its protocol's."""
+def _fold(path: str | Path, prices: Prices | None) -> tuple[Report, list[Overview], ChartFold | None, list[Any]]:
     kept: dict[str, Any] = {}
     folds: dict[str, ReportFold[Any, Any]] = {}
 
@@ -215,8 +224,20 @@ def transcript_charts(path: str | Path, *, prices: Prices | None = None) -> tupl
         return folds[name]
 
     report, _ = report_file(path, fold_for, prices=prices)
-    charts: list[Chart] = overview_charts(report, gold_from_rows(report, kept.get("overview", [])))
-    declared: ChartFold | None = kept.get("charts")
+    overviews = gold_from_rows(report, kept.get("overview", []))
+    return report, overviews, kept.get("charts"), kept.get("values", [])
+
+
+def transcript_overview(path: str | Path, *, prices: Prices | None = None) -> tuple[Report, list[Overview]]:
+    """A transcript's report and each session's verdict, gold correctness and latencies (``voirdire compare``)."""
+    report, overviews, _, _ = _fold(path, prices)
+    return report, overviews
+
+
+def transcript_charts(path: str | Path, *, prices: Prices | None = None) -> tuple[Report, list[Chart]]:
+    """A transcript's report and its charts: the overview every transcript offers, then its protocol's."""
+    report, overviews, declared, values = _fold(path, prices)
+    charts: list[Chart] = overview_charts(report, overviews)
     if declared is not None:
-        charts.extend(declared.charts(kept.get("values", []), report))
+        charts.extend(declared.charts(values, report))
     return report, charts

@@ -76,10 +76,10 @@ def run(rep: Reproduction, options: Options) -> tuple[Outcome, float]:
     return outcome, time.perf_counter() - start
 
 
-def _num(x: float | None) -> str:
+def _num(x: float | None, wide: bool, sign: str = "") -> str:
     if x is None:
         return "–"
-    return f"{x:.4f}" if abs(x) < 1.5 else f"{x:.2f}"
+    return f"{x:{sign}.2f}" if wide else f"{x:{sign}.4f}"
 
 
 def _mark(c: Cell) -> str:
@@ -94,15 +94,10 @@ def text(rep: Reproduction, outcome: Outcome, seconds: float | None = None) -> s
     head = f"{rep.name}: {rep.what}\n{rep.paper}" + (f" · {seconds:.1f} s" if seconds is not None else "")
     rows = [f"{'':<{width}}  {'paper':>9}  {'ours':>9}  {'diff':>9}  {'tol':>7}"]
     for c in outcome.cells:
-        diff = (
-            "–"
-            if c.difference is None
-            else f"{c.difference:+.4f}"
-            if abs(c.difference) < 1.5
-            else f"{c.difference:+.2f}"
-        )
+        wide = any(x is not None and abs(x) >= 1.5 for x in (c.paper, c.ours))
+        diff = _num(c.difference, wide, "+")
         tol = "–" if c.tolerance is None else f"{c.tolerance:g}"
-        line = f"{c.label:<{width}}  {_num(c.paper):>9}  {_num(c.ours):>9}  {diff:>9}  {tol:>7}  {_mark(c)}"
+        line = f"{c.label:<{width}}  {_num(c.paper, wide):>9}  {_num(c.ours, wide):>9}  {diff:>9}  {tol:>7}  {_mark(c)}"
         rows.append(line.rstrip() + (f"  ({c.note})" if c.note and c.note not in _shared_notes(outcome) else ""))
     judged = [c for c in outcome.cells if c.within is not None]
     summary = []

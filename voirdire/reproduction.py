@@ -98,8 +98,10 @@ EMBEDDED = "local"  # the embedded model's spec
 
 
 def model_args(options: Options) -> list[str]:
-    """``--model ROLE=SPEC`` flags for a ``voirdire`` command, from the models the user bound."""
-    return [arg for role, spec in options.models.items() for arg in ("--model", f"{role}={spec}")]
+    """``--model ROLE=SPEC`` flags for a ``voirdire`` command, from the models the user bound (``*``: every role)."""
+    return [
+        arg for role, spec in options.models.items() for arg in ("--model", spec if role == "*" else f"{role}={spec}")
+    ]
 
 
 def paper_models_note(paper_models: str, options: Options) -> str:

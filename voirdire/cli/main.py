@@ -18,7 +18,7 @@ from typing import Any, NoReturn
 from pydantic import ValidationError
 
 from voirdire import __version__, registry
-from voirdire.cli import models, read, run, web
+from voirdire.cli import compare, models, read, reproduce, run, web
 from voirdire.errors import VoirdireError
 from voirdire.secrets import mask_secrets
 
@@ -65,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
         if reg.cli.command:
             run.add_protocol_command(sub, reg.cli.command, reg)
     # The core's own commands: each module's register(sub) adds its sub-commands.
-    for module in (read, web, models):
+    for module in (read, web, compare, reproduce, models):
         module.register(sub)
     for add_command in registry.command_plugins():  # commands protocol packages add beside their protocols' own
         add_command(Commands(sub))

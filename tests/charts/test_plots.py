@@ -1,0 +1,111 @@
+"""``voirdire report T --plot DIR`` on a transcript of every protocol: valid SVG files with the titles and axis
+labels each protocol's charts declare; PNG on request; a one-line error without matplotlib."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from voirdire.charts import BarChart, LineChart, ScatterChart, Series
+from voirdire.cli import main
+from voirdire.plots import render, transcript_charts
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def texts(path: Path) -> list[str]:
+    """Every piece of text an SVG file draws (matplotlib writes text as <text> with svg.fonttype none)."""
+    root = ET.parse(path).getroot()
+    assert root.tag == f"{SVG}svg"
+    return ["".join(t.itertext()) for t in root.iter(f"{SVG}text")]
+
+
+def plot(transcript: Path, folder: Path, *extra: str) -> dict[str, Path]:
+    assert main(["report", str(transcript), "--plot", str(folder), *extra]) == 0
+    return {p.name: p for p in folder.iterdir()}
+
+
+# protocol -> (chart file, a title fragment, x label, y label) that its report must draw
+EXPECTED = {
+    "cross_examination": [("lmvlm-precision-recall.svg", "LMvLM: precision, recall and F1", "decision", "%"),
+                          ("verdicts.svg", "agree with gold", "decision", "sessions"),
+                          ("parse-failures.svg", "Parse failures", "role · prompt", "replies unreadable (%)"),
+                          ("tokens.svg", "Tokens per role", "role", "tokens")],
+    "no_data": [("no-data-success-per-round.svg", "EV success after k rounds", "rounds k",
+                 "sessions passing the first k rounds (%)"),
+                ("no-data-theorem1.svg", "accuracy against Theorem 1", "rounds r", "accuracy (%)"),
+                ("verdicts.svg", "agree with gold", "decision", "sessions")],
+    "qa_lexical": [("qa-grading-per-system.svg", "QA grading (lexical)", "system", "%")],
+    "qa_entailment": [("qa-grading-per-system.svg", "QA grading (entailment)", "system", "%"),
+                      ("latency.svg", "Model latency per role", "role", "seconds per call")],
+    "dcr": [("dcr-scores-per-round.svg", "DCR: Ẑ after each round", "round (0 = the original candidate)",
+             "Ẑ (share of sentences consistent)"),
+            ("dcr-consistent-per-round.svg", "Fig. 4", "round (0 = the original candidate)", "consistent (%)"),
+            ("dcr-score-distribution.svg", "Fig. 4 right", "Ẑ bin", "candidates"),
+            ("dcr-correlation.svg", "DCR Ẑ vs human", "Ẑ of the original candidate (DCE-AMC)", "human judgment")],
+    "oracle_entities": [("oracle-acceptance-vs-epsilon.svg", "acceptance vs ε (n = 3 tests",
+                         "ε: distance of the extractor to the nearest homomorphism", "acceptance (%)")],
+    "oracle_paraphrase": [("verdicts.svg", "Verdicts (1", "decision", "sessions")],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("protocol", list(EXPECTED))
+def test_report_plot_writes_each_protocols_charts_as_valid_svg(
+    protocol: str, transcripts: dict[str, Path], tmp_path: Path
+) -> None:
+    files = plot(transcripts[protocol], tmp_path / "charts")
+    for name, title, xlabel, ylabel in EXPECTED[protocol]:
+        assert name in files, f"{protocol}: no {name} among {sorted(files)}"
+        drawn = texts(files[name])
+        assert any(title in t for t in drawn), f"{name}: no title with {title!r} in {drawn}"
+        assert xlabel in drawn and ylabel in drawn, f"{name}: axes {xlabel!r}/{ylabel!r} not in {drawn}"
+        assert title.split(" (")[0] in files[name].read_text(encoding="utf-8").split("<dc:title>")[1]
+
+
+def test_charts_carry_the_numbers_of_the_report(transcripts: dict[str, Path]) -> None:
+    """Not only files: the DCR chart's mean line and the LMvLM bars are the report's values."""
+    report, charts = transcript_charts(transcripts["dcr"])
+    by = {c.name: c for c in charts}
+    per_round = by["dcr-consistent-per-round"]
+    assert isinstance(per_round, LineChart)
+    assert per_round.lines[0].y == tuple(100 * s for s in report.consistent_after_round)  # type: ignore[attr-defined]
+    scatter = by["dcr-correlation"]
+    assert isinstance(scatter, ScatterChart) and "AUROC" in scatter.title and len(scatter.x) == 2
+    report, charts = transcript_charts(transcripts["cross_examination"])
+    verdicts = next(c for c in charts if c.name == "verdicts")
+    assert isinstance(verdicts, BarChart)
+    assert sum(sum(s.values) for s in verdicts.series) == report.verdicts
+
+
+def test_png_on_request_and_the_same_svg_twice(transcripts: dict[str, Path], tmp_path: Path) -> None:
+    files = plot(transcripts["qa_lexical"], tmp_path / "a", "--plot-format", "png", "--plot-format", "svg")
+    assert files["qa-grading-per-system.png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    again = plot(transcripts["qa_lexical"], tmp_path / "b")
+    assert again["qa-grading-per-system.svg"].read_bytes() == files["qa-grading-per-system.svg"].read_bytes()
+
+
+def test_without_matplotlib_plot_is_a_one_line_error(
+    transcripts: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import builtins
+
+    real = builtins.__import__
+
+    def no_matplotlib(name: str, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if name == "matplotlib" or name.startswith("matplotlib."):
+            raise ImportError("No module named 'matplotlib'")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    assert main(["report", str(transcripts["qa_lexical"]), "--plot", str(tmp_path / "c")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "pip install 'voirdire[plots]'" in err
+    assert not (tmp_path / "c").exists()
+
+
+def test_a_title_from_a_transcript_is_text_not_markup() -> None:
+    chart = BarChart("x", "<script>alert(1)</script> & $1 or $2", "a", "b", ("c",), (Series("s", (1.0,)),))
+    svg = render(chart).decode()
+    assert "<script>" not in svg and "&lt;script&gt;alert(1)&lt;/script&gt; &amp; $1 or $2" in svg

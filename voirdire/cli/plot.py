@@ -1,0 +1,33 @@
+"""``voirdire report T --plot DIR``: the report's charts as files (``voirdire.plots``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from voirdire.prices import load_prices
+
+
+def add_plot_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--plot", type=Path, metavar="DIR", help="also write the report's charts into DIR (matplotlib)")
+    p.add_argument("--plot-format", action="append", choices=["svg", "png"], dest="plot_formats",
+                   help="chart file format (repeatable; default svg)")  # fmt: skip
+
+
+def check_plots(args: argparse.Namespace) -> None:
+    """Before any work: --plot without matplotlib is a one-line error saying how to install it."""
+    if args.plot is not None:
+        from voirdire.plots import require
+
+        require()
+
+
+def write_plots(args: argparse.Namespace) -> None:
+    if args.plot is None:
+        return
+    from voirdire.plots import save, transcript_charts
+
+    _, charts = transcript_charts(args.transcript, prices=load_prices(args.prices))
+    written = save(charts, args.plot, tuple(args.plot_formats or ["svg"]))
+    print(f"{len(written)} chart files in {args.plot}: " + ", ".join(p.name for p in written), file=sys.stderr)

@@ -1,0 +1,91 @@
+"""``voirdire reproduce``: the papers' tables and figures the installed protocols declare (``voirdire.reproduce``)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import sys
+from pathlib import Path
+from typing import Any
+
+from voirdire.cli.options import CLIError, at_least
+from voirdire.reproduce import get, listing, reproductions, run, text, write
+from voirdire.reproduction import Options, ReproductionError
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "reproduce",
+        help="reproduce a paper's table or figure: the paper's numbers beside ours (--list names them)",
+        description="Runs one of the papers' tables or figures that the installed protocols declare, prints the "
+        "paper's numbers beside ours with the difference and the tolerance, and writes OUT/NAME.json and the "
+        "figures (OUT/NAME-*.svg, with matplotlib).",
+    )
+    p.add_argument("name", nargs="?", help="what to reproduce (see --list)")
+    p.add_argument("--list", action="store_true", help="every table and figure, what it needs and its command")
+    p.add_argument("--model", action="append", default=[], metavar="ROLE=SPEC",
+                   help="the model for a role (a bare SPEC: every role); the model reproductions need it")  # fmt: skip
+    p.add_argument("--out", type=Path, default=Path("reproductions"), metavar="DIR",
+                   help="where NAME.json, the figures and any transcripts go (default: ./reproductions)")  # fmt: skip
+    p.add_argument("--limit", type=at_least(1), help="items for a model reproduction (default 20); trials for a "
+                   "simulation")  # fmt: skip
+    p.add_argument("--seeds", type=at_least(1), help="seeds 0..N-1 for a seeded table (default 10)")
+    p.add_argument("--data-dir", type=Path, metavar="DIR", help="the shared data folder (default: found by the repo)")
+    p.add_argument("--format", action="append", choices=["svg", "png"], dest="formats",
+                   help="figure format (repeatable; default svg)")  # fmt: skip
+    p.add_argument("--no-figures", action="store_true", help="write the JSON only")
+    p.add_argument("--json", action="store_true", help="print the JSON instead of the table")
+    p.set_defaults(func=cmd_reproduce)
+
+
+def run_command(argv: list[str]) -> str:
+    """``voirdire ARGV`` in this process (what a model reproduction runs); its output, or a one-line error."""
+    from voirdire.cli.main import main
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        code = main([*argv, "--no-progress"])
+    if code != 0:
+        tail = buf.getvalue().strip().splitlines()[-1:] or [""]
+        raise ReproductionError(f"voirdire {argv[0]} exited with status {code} {tail[0][:200]}".rstrip())
+    return buf.getvalue()
+
+
+def models(specs: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for spec in specs:
+        role, sep, model = spec.partition("=")
+        if not sep:
+            role, model = "*", spec
+        if not role or not model:
+            raise CLIError(f"--model {spec}: give ROLE=SPEC (or a bare SPEC for every role)")
+        out[role] = model
+    return out
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    if args.list:
+        print(listing())
+        print(f"\n{len(reproductions())} tables and figures; run one with: voirdire reproduce NAME")
+        return 0
+    if not args.name:
+        raise CLIError("reproduce: name what to reproduce, or --list")
+    rep = get(args.name)
+    options = Options(
+        models=models(args.model), data_dir=args.data_dir, limit=args.limit, seeds=args.seeds,
+        out=args.out / "transcripts" if rep.needs != "offline" else None, command=run_command,
+    )  # fmt: skip
+    outcome, seconds = run(rep, options)
+    path, figures, missing = write(
+        rep, outcome, options, args.out, seconds=seconds, formats=tuple(args.formats or ["svg"]),
+        figures=not args.no_figures,
+    )  # fmt: skip
+    if args.json:
+        print(path.read_text(encoding="utf-8"), end="")
+    else:
+        print(text(rep, outcome, seconds))
+    print(f"wrote {path}" + "".join(f", {f}" for f in figures), file=sys.stderr)
+    if missing:
+        print(f"no figures: {missing}", file=sys.stderr)
+    return 0

@@ -1,0 +1,200 @@
+"""Runs compared item by item: ``voirdire compare RUN_A RUN_B ...`` and the viewer's comparison page.
+
+Two or more transcripts over the same items (matched by item id) are read as their reports read them (the attempt
+that counts of each session); for every item the verdict of each run, and for every pair of runs the share of
+shared items on which their verdicts agree and Cohen's κ (scikit-learn), which discounts the agreement two runs
+would reach by chance given how often each gives each verdict. Gold agreement per run is read as the viewer reads
+it: the verdict's ``correct`` or ``agrees_with_human`` statistic, or the protocol report's rows (``id``, ``gold``).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel
+
+from voirdire.charts import BarChart, Chart, Heatmap, Overview, Series
+from voirdire.errors import VoirdireError
+
+By = Literal["decision", "accepted"]
+
+
+class CompareError(VoirdireError, ValueError):
+    """Runs that cannot be compared; the message names the file."""
+
+
+class RunSide(BaseModel):
+    label: str
+    path: str
+    protocol: str
+    sessions: int
+    verdicts: int
+    gold_known: int = 0
+    gold_agree: int = 0
+
+    @property
+    def gold_rate(self) -> float | None:
+        return self.gold_agree / self.gold_known if self.gold_known else None
+
+
+class Row(BaseModel):
+    item_id: str
+    verdicts: list[str | None]
+    correct: list[bool | None]
+    agree: bool | None  # every run gave a verdict and they are all equal; None when some run gave none
+
+
+class Pair(BaseModel):
+    a: int
+    b: int
+    n: int  # shared items where both gave a verdict
+    agreement: float | None
+    kappa: float | None
+
+
+class Comparison(BaseModel):
+    by: By
+    runs: list[RunSide]
+    rows: list[Row]
+    pairs: list[Pair]
+    only_in: list[int]  # per run: items no other run has
+
+    @property
+    def disagreements(self) -> int:
+        return sum(r.agree is False for r in self.rows)
+
+    def pair(self, a: int, b: int) -> Pair | None:
+        return next((p for p in self.pairs if {p.a, p.b} == {a, b}), None)
+
+    def text(self, *, disagree_only: bool = False, limit: int = 50) -> str:
+        lines = [f"{len(self.rows)} items shared by {len(self.runs)} runs (verdicts compared by {self.by})"]
+        for i, run in enumerate(self.runs):
+            gold = (
+                f"{run.gold_agree}/{run.gold_known} agree with gold ({100 * (run.gold_rate or 0):.1f}%)"
+                if run.gold_known
+                else "no gold labels"
+            )
+            lines.append(
+                f"  [{i + 1}] {run.label}: {run.protocol}, {run.verdicts}/{run.sessions} verdicts, {gold}"
+                + (f", {self.only_in[i]} items only here" if self.only_in[i] else "")
+            )
+        for p in self.pairs:
+            agreement = "–" if p.agreement is None else f"{100 * p.agreement:.1f}%"
+            kappa = "undefined" if p.kappa is None else f"{p.kappa:.3f}"
+            lines.append(f"  [{p.a + 1}] vs [{p.b + 1}]: agreement {agreement} on {p.n} items, Cohen's κ {kappa}")
+        shown = [r for r in self.rows if r.agree is False] if disagree_only else self.rows
+        lines.append(f"{'disagreements' if disagree_only else 'items'} ({len(shown)}; {self.disagreements} disagree):")
+        width = min(max([len(r.item_id) for r in shown[:limit]] + [4]), 40)
+        for r in shown[:limit]:
+            cells = "  ".join(_cell(v, c) for v, c in zip(r.verdicts, r.correct, strict=True))
+            mark = "≠" if r.agree is False else " "
+            lines.append(f"  {mark} {r.item_id[:width]:<{width}}  {cells}")
+        if len(shown) > limit:
+            lines.append(f"  … {len(shown) - limit} more (--json for all)")
+        return "\n".join(lines)
+
+
+def _cell(verdict: str | None, correct: bool | None) -> str:
+    mark = "" if correct is None else " ✓" if correct else " ✗"
+    return f"{verdict or '–'}{mark}"
+
+
+def overviews(path: str | Path) -> tuple[str, int, list[Overview]]:
+    """A transcript's protocol, its session count and each session's verdict and gold correctness."""
+    from voirdire.plots import transcript_overview
+
+    report, values = transcript_overview(path)
+    return report.protocol, report.sessions, values
+
+
+def _label(v: Overview, by: By) -> str | None:
+    if v.decision is None:
+        return None
+    if by == "accepted":
+        return None if v.accepted is None else "accepted" if v.accepted else "rejected"
+    return v.decision
+
+
+def kappa(a: Sequence[str], b: Sequence[str]) -> float | None:
+    """Cohen's κ of two raters' labels (scikit-learn); None where it is undefined (one label everywhere)."""
+    from sklearn.metrics import cohen_kappa_score
+
+    if not a:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        k = float(cohen_kappa_score(list(a), list(b)))
+    return None if math.isnan(k) else k
+
+
+def compare(paths: Sequence[str | Path], *, by: By = "decision", labels: Sequence[str] | None = None) -> Comparison:
+    if len(paths) < 2:
+        raise CompareError("compare: give two or more transcripts")
+    sides: list[RunSide] = []
+    verdicts: list[dict[str, Overview]] = []
+    for i, path in enumerate(paths):
+        if not Path(path).is_file():
+            raise CompareError(f"{path}: no such transcript")
+        protocol, sessions, values = overviews(path)
+        by_item = {str(v.item_id): v for v in values if v.item_id is not None}
+        known = [v for v in by_item.values() if v.correct is not None]
+        label = labels[i] if labels else Path(path).name
+        sides.append(
+            RunSide(
+                label=label, path=str(path), protocol=protocol, sessions=sessions,
+                verdicts=sum(v.decision is not None for v in by_item.values()),
+                gold_known=len(known), gold_agree=sum(bool(v.correct) for v in known),
+            )
+        )  # fmt: skip
+        verdicts.append(by_item)
+    shared = [item for item in verdicts[0] if all(item in other for other in verdicts[1:])]
+    if not shared:
+        raise CompareError(f"{paths[0]} and {paths[1]}: no item in common (runs are matched by item id)")
+    rows = []
+    for item in shared:
+        labelled = [_label(run[item], by) for run in verdicts]
+        agree = None if None in labelled else len(set(labelled)) == 1
+        rows.append(Row(item_id=item, verdicts=labelled, correct=[run[item].correct for run in verdicts], agree=agree))
+    pairs = []
+    for a in range(len(paths)):
+        for b in range(a + 1, len(paths)):
+            both = [
+                (r.verdicts[a], r.verdicts[b]) for r in rows if r.verdicts[a] is not None and r.verdicts[b] is not None
+            ]
+            xs, ys = [x for x, _ in both], [y for _, y in both]
+            agreement = sum(x == y for x, y in both) / len(both) if both else None
+            pairs.append(Pair(a=a, b=b, n=len(both), agreement=agreement, kappa=kappa(xs, ys)))  # type: ignore[arg-type]
+    common = set(shared)
+    only = [len(set(run) - common) for run in verdicts]
+    return Comparison(by=by, runs=sides, rows=rows, pairs=pairs, only_in=only)
+
+
+def comparison_charts(c: Comparison) -> list[Chart]:
+    """The agreement matrix and Cohen's κ between every two runs as heatmaps, and each run's gold agreement."""
+    names = tuple(f"[{i + 1}] {r.label}"[:28] for i, r in enumerate(c.runs))
+    n = len(c.runs)
+
+    def matrix(get: str) -> tuple[tuple[float | None, ...], ...]:
+        grid: list[list[float | None]] = [[1.0 if i == j else None for j in range(n)] for i in range(n)]
+        for p in c.pairs:
+            v = getattr(p, get)
+            grid[p.a][p.b] = grid[p.b][p.a] = v
+        return tuple(tuple(row) for row in grid)
+
+    charts: list[Chart] = [
+        Heatmap("agreement", f"Agreement between runs ({len(c.rows)} shared items, by {c.by})", "run", "run",
+                names, names, matrix("agreement")),
+        Heatmap("kappa", "Cohen's κ between runs", "run", "run", names, names, matrix("kappa"), vmin=-1.0),
+    ]  # fmt: skip
+    gold = [(name, r) for name, r in zip(names, c.runs, strict=True) if r.gold_known]
+    if gold:
+        charts.append(
+            BarChart("gold-agreement", "Verdicts that agree with gold, per run", "run", "agree with gold (%)",
+                     tuple(name for name, _ in gold),
+                     (Series("agree with gold", tuple(100 * (r.gold_rate or 0.0) for _, r in gold)),), ylim=(0, 100))
+        )  # fmt: skip
+    return charts
