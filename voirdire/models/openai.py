@@ -46,6 +46,7 @@ from typing import Any, ClassVar
 
 from autogen_core.models import CreateResult, LLMMessage, RequestUsage
 
+from voirdire.limits import TOKEN_COUNT_MAX, token_count
 from voirdire.models.base import (
     TIMEOUT_ARG,
     Completion,
@@ -360,10 +361,10 @@ def _read_completion(data: Any) -> _Reply:
     usage = data.get("usage")
     prompt_tokens = completion_tokens = 0
     if isinstance(usage, dict):
-        prompt_tokens = usage.get("prompt_tokens") or 0
-        completion_tokens = usage.get("completion_tokens") or 0
-        if not isinstance(prompt_tokens, int) or not isinstance(completion_tokens, int):
-            raise InvalidReply("HTTP 200 with usage counts that are not whole numbers")
+        counts = [token_count(usage.get(name) or 0) for name in ("prompt_tokens", "completion_tokens")]
+        if counts[0] is None or counts[1] is None:
+            raise InvalidReply(f"HTTP 200 with usage counts that are not whole numbers from 0 to {TOKEN_COUNT_MAX:,}")
+        prompt_tokens, completion_tokens = counts[0], counts[1]
     finish = choices[0].get("finish_reason")
     return _Reply(
         texts=texts,

@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from voirdire.limits import MAX_JSON_DEPTH, too_deep
 from voirdire.transcript.schema import (
     _LINE,
     RunHeader,
@@ -171,6 +172,10 @@ iter_records = read_lines
 
 
 def _parse_line(path: Path, i: int, raw: bytes, *, last: bool) -> Any:
+    if too_deep(raw):
+        raise TranscriptError(
+            f"{path}:{i + 1}: not a transcript record (JSON nested more than {MAX_JSON_DEPTH} levels deep)"
+        )
     try:
         return _LINE.validate_python(json.loads(raw.decode("utf-8")))
     except (UnicodeDecodeError, json.JSONDecodeError, ValidationError) as exc:
@@ -187,6 +192,13 @@ def _why(exc: Exception) -> str:
         return f"not JSON: {exc.msg}"
     if isinstance(exc, ValidationError):
         first = exc.errors(include_url=False)[0]
+        if first["type"] == "union_tag_not_found":  # pydantic's words name its discriminator, not the problem
+            return "no 'kind' field, which every transcript line has: is it a dataset or another JSONL file?"
+        if first["type"] == "union_tag_invalid":
+            given = first["input"].get("kind") if isinstance(first["input"], dict) else None
+            return f"unknown record kind {given!r}"
+        if first["type"] == "model_attributes_type" or (not first["loc"] and first["type"] == "dict_type"):
+            return "not a JSON object"
         where = ".".join(str(p) for p in first["loc"])
         return f"{where}: {first['msg']}" if where else str(first["msg"])
     return str(exc)

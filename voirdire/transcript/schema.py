@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from voirdire.errors import VoirdireError
+from voirdire.limits import TOKEN_COUNT_MAX
 from voirdire.views import Views
 
 A = TypeVar("A")
@@ -112,8 +113,8 @@ class Message(_Event):
 
 class TokenUsage(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
+    prompt_tokens: int = Field(0, ge=0, le=TOKEN_COUNT_MAX)
+    completion_tokens: int = Field(0, ge=0, le=TOKEN_COUNT_MAX)
 
 
 class ModelCall(_Event):
