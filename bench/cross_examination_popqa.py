@@ -13,8 +13,8 @@ import statistics
 import time
 from pathlib import Path
 
-from voirdire.api import examine_dataset
 from voirdire.models import RoleSettings
+from voirdire.protocols.cross_examination.api import examine_dataset
 from voirdire.transcript import ModelCall, load
 
 ROOT = Path(__file__).resolve().parent.parent

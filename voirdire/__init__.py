@@ -7,7 +7,8 @@ Scripts use the same pieces as the CLI::
     transcript = voirdire.load_transcript("transcripts/examine-....jsonl")
 
 Inside a running event loop (Jupyter, async code) await the async forms: ``await voirdire.aexamine(...)``,
-``arun``, ``arun_dataset``, ``aexamine_dataset`` (see ``voirdire.api``).
+``arun``, ``arun_dataset``, ``aexamine_dataset`` (see ``voirdire.api``). ``examine`` and its forms are
+cross-examination's, added by its registration (``Registration.api``) like any protocol's own calls.
 """
 
 from __future__ import annotations
@@ -17,15 +18,12 @@ from typing import Any
 __version__ = "0.1.0"
 
 _API = {
-    "examine": "voirdire.api",
-    "aexamine": "voirdire.api",
-    "examine_dataset": "voirdire.api",
-    "aexamine_dataset": "voirdire.api",
     "run": "voirdire.api",
     "arun": "voirdire.api",
     "run_dataset": "voirdire.api",
     "arun_dataset": "voirdire.api",
     "run_protocol": "voirdire.runner",
+    "RunOptions": "voirdire.runner",
     "load_transcript": "voirdire.api",
     "RoleSettings": "voirdire.models",
 }
@@ -34,8 +32,12 @@ __all__ = sorted(_API)
 
 
 def __getattr__(name: str) -> Any:  # lazy: importing voirdire stays cheap and free of import cycles
-    if name in _API:
-        import importlib
+    import importlib
 
+    if name in _API:
         return getattr(importlib.import_module(_API[name]), name)
+    if not name.startswith("_"):  # what a registered protocol adds (Registration.api): voirdire.examine, ...
+        found = importlib.import_module("voirdire.registry").api_function(name)
+        if found is not None:
+            return found
     raise AttributeError(f"module 'voirdire' has no attribute {name!r}")

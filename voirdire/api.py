@@ -7,8 +7,10 @@ synchronous one for scripts:
 |---|---|---|
 | ``arun(name, items, ...)`` | ``run`` | any registered protocol on items (or records) |
 | ``arun_dataset(name, path, ...)`` | ``run_dataset`` | any registered protocol on a dataset file, with its report |
-| ``aexamine(claim, ...)`` | ``examine`` | one cross-examination; returns its verdict |
-| ``aexamine_dataset(path, ...)`` | ``examine_dataset`` | cross-examination of a dataset of questions |
+
+A protocol package adds its own calls beside these (``Registration.api``): cross-examination's ``examine`` and
+``examine_dataset`` (with ``aexamine``, ``aexamine_dataset``) are ``voirdire.examine`` and so on. How a run runs
+is a ``voirdire.runner.RunOptions``: given whole (``options=``), or its fields as keywords.
 
 A synchronous call inside a running event loop raises ``AsyncContextError`` naming the async call to ``await``
 instead. A transcript that exists is resumed (finished sessions are kept, others run), never replaced, unless
@@ -33,10 +35,9 @@ from voirdire.models import RoleSettings
 from voirdire.protocol import Protocol
 from voirdire.registry import get
 from voirdire.report import Report
-from voirdire.runner import ErrorBudget, RunResult, default_out, role_problem, run_protocol
-from voirdire.transcript import Transcript, Verdict, load
+from voirdire.runner import EVERY_ROLE, RunOptions, RunResult, default_out, role_problem, run_protocol
+from voirdire.transcript import Transcript, load
 
-EXAMINATION = "cross_examination"
 T = TypeVar("T")
 Models = Mapping[str, str | RoleSettings] | None
 Clients = Mapping[str, ChatCompletionClient] | None
@@ -54,7 +55,7 @@ class RoleError(VoirdireError, ValueError):
     """``models`` or ``clients`` name a role the protocol does not have, or plays by a rule."""
 
 
-def _sync(coro: Coroutine[Any, Any, T], name: str) -> T:
+def run_sync(coro: Coroutine[Any, Any, T], name: str) -> T:
     """Run ``coro`` to its end from synchronous code; inside a running event loop, say which call to await."""
     try:
         asyncio.get_running_loop()
@@ -76,7 +77,7 @@ def _check_roles(proto: Protocol[Any, Any], *bindings: Mapping[str, Any] | None)
     that this configuration leaves out are warned about."""
     for binding in bindings:
         for role in binding or {}:
-            problem = role_problem(proto, role) if role != "*" else None
+            problem = role_problem(proto, role) if role != EVERY_ROLE else None
             if problem and problem[1]:
                 raise RoleError(f"models[{role!r}]: {problem[0]}")
             if problem:
@@ -96,54 +97,49 @@ async def arun(
     out: str | Path | None = None,
     models: Models = None,
     clients: Clients = None,
-    concurrency: int = 1,
     fresh: bool = False,
-    resume: bool = True,
     dataset: str | None = None,
-    cache: str | Path | None = None,
-    max_errors: int | str | ErrorBudget | None = None,
-    workers: int = 1,
-    executor: str = "local",
-    ray_address: str | None = None,
-    keep_verdicts: bool = True,
-    coalesce: bool = True,
-    **params: Any,
+    options: RunOptions | None = None,
+    **kwargs: Any,
 ) -> RunResult:
     """Run a protocol (a registered name, or an instance) on ``items`` (items, or records its
     ``item_from_record`` reads), writing the transcript ``out`` (default: under ``transcripts/``).
 
     An existing ``out`` is resumed: its finished sessions are kept and skipped. ``fresh=True`` (the same as
-    ``resume=False``) deletes it first. ``cache`` is a JSONL file of replies to reuse, ``max_errors`` stops the
-    run once more sessions failed (``5`` or ``"10%"``). ``workers=N`` runs the sessions in N processes,
-    ``executor="ray"`` on Ray actors (``ray_address``: a cluster to join), as ``run_protocol`` says: their roles
-    need model specs (``models``), not ``clients``. ``keep_verdicts=False`` leaves ``RunResult.verdicts`` empty
-    for runs too big to hold them (the transcript has them); ``coalesce=False`` sends every request, even one
-    identical to an earlier deterministic request of its session."""
+    ``resume=False``) deletes it first. ``kwargs`` are ``RunOptions`` fields (``concurrency``, ``cache``: a JSONL
+    file of replies to reuse, ``max_errors``: ``5`` or ``"10%"``, ``workers=N`` processes, ``executor="ray"`` and
+    ``ray_address``, ``keep_verdicts=False`` for runs too big to hold the verdicts, ``coalesce=False``; see
+    ``run_protocol``; sessions in other processes need model specs in ``models``, not ``clients``), overriding
+    ``options``, and the protocol's ``Params`` fields when ``name`` is a registered name."""
+    run_options, params = _split(kwargs)
     proto = protocol(name, **params) if isinstance(name, str) else name
+    if params and not isinstance(name, str):
+        raise TypeError(f"unexpected keyword arguments {sorted(params)} (a protocol instance has its parameters)")
     _check_roles(proto, models, clients)
     ready = [it if isinstance(it, BaseModel) else proto.item_from_record(dict(it)) for it in items]
+    if fresh:
+        run_options["resume"] = False
     return await run_protocol(
         proto,
         ready,
         out=Path(out) if out else default_out(proto.name, dataset),
         roles=_roles(models),
         clients=clients,
-        concurrency=concurrency,
-        resume=resume and not fresh,
         dataset=dataset,
-        cache=cache,
-        max_errors=max_errors,
-        workers=workers,
-        executor=executor,
-        ray_address=ray_address,
-        keep_verdicts=keep_verdicts,
-        coalesce=coalesce,
+        options=options,
+        **run_options,
     )
+
+
+def _split(kwargs: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``RunOptions`` fields, and the rest (a protocol's parameters)."""
+    fields = RunOptions.model_fields
+    return {k: v for k, v in kwargs.items() if k in fields}, {k: v for k, v in kwargs.items() if k not in fields}
 
 
 def run(name: str | Protocol[Any, Any], items: Sequence[BaseModel | Mapping[str, Any]], **kwargs: Any) -> RunResult:
     """Synchronous ``arun`` (in a running event loop: ``await arun(...)``)."""
-    return _sync(arun(name, items, **kwargs), "arun")
+    return run_sync(arun(name, items, **kwargs), "arun")
 
 
 async def arun_dataset(
@@ -158,7 +154,10 @@ async def arun_dataset(
     """Run a protocol on the records of a dataset file (JSONL, CSV/TSV or a JSON list) read by its
     ``item_from_record``; returns the run and the protocol's report of the transcript. ``out`` defaults to
     ``transcripts/<protocol>-<file>-<digest>.jsonl`` and is resumed if it exists; ``kwargs`` as for ``arun``."""
-    params = {k: kwargs.pop(k) for k in list(kwargs) if k not in _RUN_OPTIONS}
+    kwargs, params = _split(kwargs)
+    for key in ("models", "clients", "fresh", "options"):
+        if key in params:
+            kwargs[key] = params.pop(key)
     proto = protocol(name, **params) if isinstance(name, str) else name
     items = load_items(path, proto.item_from_record, limit=limit, offset=offset)
     out = Path(out) if out else default_out(proto.name, path)
@@ -168,96 +167,7 @@ async def arun_dataset(
 
 def run_dataset(name: str | Protocol[Any, Any], path: str | Path, **kwargs: Any) -> tuple[RunResult, Report]:
     """Synchronous ``arun_dataset`` (in a running event loop: ``await arun_dataset(...)``)."""
-    return _sync(arun_dataset(name, path, **kwargs), "arun_dataset")
-
-
-_RUN_OPTIONS = frozenset(
-    {
-        "models",
-        "clients",
-        "concurrency",
-        "fresh",
-        "resume",
-        "cache",
-        "max_errors",
-        "workers",
-        "executor",
-        "ray_address",
-        "keep_verdicts",
-        "coalesce",
-    }
-)
-
-
-async def aexamine(
-    claim: str | None = None,
-    *,
-    question: str | None = None,
-    answers: list[str] | None = None,
-    models: Models = None,
-    clients: Clients = None,
-    out: str | Path | None = None,
-    fresh: bool = False,
-    **params: Any,
-) -> Verdict:
-    """Cross-examine one claim (or the claim the examinee makes for ``question``) and return the verdict.
-
-    ``models`` maps roles (``examiner``, ``examinee``, or ``*``) to specs or ``RoleSettings``; ``params`` are
-    ``CrossExaminationParams`` fields, e.g. ``examinations=3`` for LMvLM (Majority). The session is added to
-    ``out`` when it exists (a claim already examined there returns its verdict); ``fresh=True`` starts it over.
-    """
-    out = Path(out) if out else default_out(EXAMINATION, None)
-    record = {"claim": claim, "question": question, "answers": answers or []}
-    result = await arun(
-        EXAMINATION,
-        [{k: v for k, v in record.items() if v}],
-        out=out,
-        models=models,
-        clients=clients,
-        fresh=fresh,
-        **params,
-    )
-    sid = result.session_ids[0]
-    if sid in result.errors:
-        raise SessionFailed(f"examination failed: {result.errors[sid]} (transcript: {out})")
-    return result.verdicts[sid]
-
-
-def examine(claim: str | None = None, **kwargs: Any) -> Verdict:
-    """Synchronous ``aexamine`` (in a running event loop: ``await aexamine(...)``)."""
-    return _sync(aexamine(claim, **kwargs), "aexamine")
-
-
-async def aexamine_dataset(
-    path: str | Path,
-    *,
-    out: str | Path | None = None,
-    models: Models = None,
-    clients: Clients = None,
-    limit: int | None = None,
-    offset: int = 0,
-    concurrency: int = 1,
-    fresh: bool = False,
-    **params: Any,
-) -> tuple[RunResult, Report]:
-    """Cross-examine every question of a JSONL/CSV/JSON dataset; resumes ``out`` if it exists (``fresh=True``
-    starts over). ``params`` are ``CrossExaminationParams`` fields."""
-    return await arun_dataset(
-        protocol(EXAMINATION, **params),
-        path,
-        out=out,
-        limit=limit,
-        offset=offset,
-        models=models,
-        clients=clients,
-        concurrency=concurrency,
-        fresh=fresh,
-    )
-
-
-def examine_dataset(path: str | Path, **kwargs: Any) -> tuple[RunResult, Report]:
-    """Synchronous ``aexamine_dataset`` (in a running event loop: ``await aexamine_dataset(...)``)."""
-    return _sync(aexamine_dataset(path, **kwargs), "aexamine_dataset")
+    return run_sync(arun_dataset(name, path, **kwargs), "arun_dataset")
 
 
 def load_transcript(path: str | Path) -> Transcript:

@@ -27,8 +27,8 @@ from voirdire.errors import VoirdireError
 from voirdire.options import ParamsCLI
 from voirdire.prices import Prices
 from voirdire.protocol import Protocol
-from voirdire.reproduction import Reproduction
 from voirdire.report import Report, ReportFold, as_fold, report_file
+from voirdire.reproduction import Reproduction
 from voirdire.transcript import SessionRecord, Transcript, Verdict, load_session
 
 ENTRY_POINT_GROUP = "voirdire.protocols"
@@ -153,6 +153,8 @@ class Registration:
     """``report(transcript)``: a ``voirdire.report.ReportFold`` (the built-in protocols'), which commands stream a
     transcript through, or a plain function of a loaded transcript."""
     cli: CommandSpec = field(default_factory=CommandSpec)
+    api: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
+    """Functions the protocol adds to the ``voirdire`` namespace (``voirdire.examine``), by name."""
     charts: ChartFold | None = None
     """The paper's charts its report offers (``voirdire report --plot``, the viewer); ``voirdire.charts``."""
     reproductions: tuple[Reproduction, ...] = ()
@@ -214,6 +216,11 @@ def get(name: str) -> Registration:
     if name not in regs:
         raise RegistryError(f"unknown protocol {name!r}; registered: {', '.join(regs) or 'none'}")
     return regs[name]
+
+
+def api_function(name: str) -> Callable[..., Any] | None:
+    """The function a registered protocol adds to the ``voirdire`` namespace under ``name``, if one does."""
+    return next((reg.api[name] for reg in registrations().values() if name in reg.api), None)
 
 
 def known_roles() -> frozenset[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from voirdire.registry import Registration
 
+from .api import API
 from .baselines import AreYouSure, IDontKnow
 from .charts import lmvlm_charts
 from .cli import BASELINE, EXAMINE
@@ -12,7 +13,7 @@ from .reproduce import REPRODUCTIONS
 from .scoring import report
 
 cross_examination = Registration(
-    protocol=CrossExamination, report=report, cli=EXAMINE, charts=lmvlm_charts, reproductions=REPRODUCTIONS
+    protocol=CrossExamination, report=report, cli=EXAMINE, charts=lmvlm_charts, reproductions=REPRODUCTIONS, api=API
 )
 ays = Registration(protocol=AreYouSure, report=report, cli=BASELINE, charts=lmvlm_charts)
 idk = Registration(protocol=IDontKnow, report=report, cli=BASELINE, charts=lmvlm_charts)

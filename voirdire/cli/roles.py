@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from voirdire.cli.options import CLIError, ModelOptions
 from voirdire.models import RoleSettings, load_role_config, parse_spec
 from voirdire.protocol import Protocol
-from voirdire.runner import model_roles, role_problem
+from voirdire.runner import EVERY_ROLE, RoleTable, model_roles, role_problem
 
 # The flag that sets each role setting, named by an error in its value.
 SETTING_FLAGS = {
@@ -31,7 +31,7 @@ SETTING_FLAGS = {
 def role_of(entry: str) -> tuple[str, str]:
     """``ROLE=VALUE`` when ROLE is a role name, else ``("*", entry)``: a spec whose URL holds ``=`` is bare."""
     role, sep, value = entry.partition("=")
-    return (role, value) if sep and re.fullmatch(r"\*|[A-Za-z_][\w-]*", role) else ("*", entry)
+    return (role, value) if sep and re.fullmatch(r"\*|[A-Za-z_][\w-]*", role) else (EVERY_ROLE, entry)
 
 
 def check_role_options(protocol: Protocol[Any, Any], models: ModelOptions) -> None:
@@ -41,7 +41,7 @@ def check_role_options(protocol: Protocol[Any, Any], models: ModelOptions) -> No
     for flag, entries in (("--model", models.model), ("--api-key-env", models.api_key_env)):
         for entry in entries:
             role, _ = role_of(entry)
-            if role == "*":
+            if role == EVERY_ROLE:
                 if not model_roles(protocol):
                     raise CLIError(
                         f"{flag}: {protocol.name} plays no role with a model here, so the spec would not be used"
@@ -59,7 +59,7 @@ def warn_unused_config_roles(protocol: Protocol[Any, Any], models: ModelOptions)
     if not models.config:
         return
     for role in load_role_config(models.config):
-        problem = role_problem(protocol, role) if role != "*" else None
+        problem = role_problem(protocol, role) if role != EVERY_ROLE else None
         if problem:
             print(f"warning: {models.config}: [roles.{role}] is not used by this run: {problem[0]}", file=sys.stderr)
 
@@ -84,9 +84,9 @@ def roles_from_options(models: ModelOptions, *, forward_seed: bool = True) -> di
 
     def bind(role: str, **changes: object) -> None:
         nonlocal roles
-        if role == "*":
+        if role == EVERY_ROLE:
             roles = {r: _updated(s, **changes) for r, s in roles.items()}
-        roles[role] = _updated(roles.get(role) or roles.get("*") or RoleSettings(), **changes)
+        roles[role] = _updated(RoleTable(roles)[role], **changes)
 
     for entry in models.model:
         role, spec = role_of(entry)
@@ -108,7 +108,7 @@ def roles_from_options(models: ModelOptions, *, forward_seed: bool = True) -> di
         if v is not None
     }
     if overrides:
-        roles.setdefault("*", RoleSettings())
+        roles.setdefault(EVERY_ROLE, RoleSettings())
         roles = {r: _updated(s, **overrides) for r, s in roles.items()}
     return roles
 
@@ -127,8 +127,8 @@ def with_role_defaults(
     for role in protocol.required_roles():
         if role in rule_roles:
             continue
-        settings = roles.get(role) or roles.get("*") or RoleSettings()
-        table = config.get(role) or config.get("*")
+        settings = RoleTable(roles)[role]
+        table = RoleTable(config).named(role)
         given = flagged | (table.model_fields_set & set(defaults) if table is not None else set())
         missing = {k: v for k, v in defaults.items() if k not in given}
         if missing:

@@ -1,0 +1,93 @@
+"""Cross-examination from Python: one claim, or a dataset of questions. ``voirdire.examine`` and the other names
+here are these functions, found through the registration (``Registration.api``).
+
+    import voirdire
+    verdict = voirdire.examine("The capital of Eritrea is Asmara.", models={"examiner": "openai:gpt-4o-mini"})
+    result, report = voirdire.examine_dataset("qs.jsonl", out="transcripts/qs.jsonl", limit=50)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from voirdire.api import Clients, Models, SessionFailed, arun, arun_dataset, protocol, run_sync
+from voirdire.report import Report
+from voirdire.runner import RunResult, default_out
+from voirdire.transcript import Verdict
+
+from .protocol import CrossExamination
+
+
+async def aexamine(
+    claim: str | None = None,
+    *,
+    question: str | None = None,
+    answers: list[str] | None = None,
+    models: Models = None,
+    clients: Clients = None,
+    out: str | Path | None = None,
+    fresh: bool = False,
+    **params: Any,
+) -> Verdict:
+    """Cross-examine one claim (or the claim the examinee makes for ``question``) and return the verdict.
+
+    ``models`` maps roles (``examiner``, ``examinee``, or ``*``) to specs or ``RoleSettings``; ``params`` are
+    ``CrossExaminationParams`` fields, e.g. ``examinations=3`` for LMvLM (Majority). The session is added to
+    ``out`` when it exists (a claim already examined there returns its verdict); ``fresh=True`` starts it over.
+    """
+    out = Path(out) if out else default_out(CrossExamination.name, None)
+    record = {"claim": claim, "question": question, "answers": answers or []}
+    result = await arun(
+        CrossExamination.name,
+        [{k: v for k, v in record.items() if v}],
+        out=out,
+        models=models,
+        clients=clients,
+        fresh=fresh,
+        **params,
+    )
+    sid = result.session_ids[0]
+    if sid in result.errors:
+        raise SessionFailed(f"examination failed: {result.errors[sid]} (transcript: {out})")
+    return result.verdicts[sid]
+
+
+def examine(claim: str | None = None, **kwargs: Any) -> Verdict:
+    """Synchronous ``aexamine`` (in a running event loop: ``await aexamine(...)``)."""
+    return run_sync(aexamine(claim, **kwargs), "aexamine")
+
+
+async def aexamine_dataset(
+    path: str | Path,
+    *,
+    out: str | Path | None = None,
+    models: Models = None,
+    clients: Clients = None,
+    limit: int | None = None,
+    offset: int = 0,
+    concurrency: int = 1,
+    fresh: bool = False,
+    **params: Any,
+) -> tuple[RunResult, Report]:
+    """Cross-examine every question of a JSONL/CSV/JSON dataset; resumes ``out`` if it exists (``fresh=True``
+    starts over). ``params`` are ``CrossExaminationParams`` fields."""
+    return await arun_dataset(
+        protocol(CrossExamination.name, **params),
+        path,
+        out=out,
+        limit=limit,
+        offset=offset,
+        models=models,
+        clients=clients,
+        concurrency=concurrency,
+        fresh=fresh,
+    )
+
+
+def examine_dataset(path: str | Path, **kwargs: Any) -> tuple[RunResult, Report]:
+    """Synchronous ``aexamine_dataset`` (in a running event loop: ``await aexamine_dataset(...)``)."""
+    return run_sync(aexamine_dataset(path, **kwargs), "aexamine_dataset")
+
+
+API = {f.__name__: f for f in (examine, aexamine, examine_dataset, aexamine_dataset)}

@@ -1,0 +1,122 @@
+"""Run a protocol over one item or a dataset, in three steps:
+
+1. ``prepare`` (``voirdire.runner.prepare``): every check that can fail before anything is written, the roles
+   bound to their models through a ``RoleTable`` (``voirdire.runner.roles``), the run header;
+2. ``resume`` (``voirdire.runner.resume``), under the transcript's lock (``voirdire.runner.lock``): the sessions
+   the transcript already finished, checked to be this run's;
+3. ``execute`` (``voirdire.runner.execute``): the sessions left, here or in other processes, with error isolation.
+
+Everything written to the transcript passes through ``voirdire.secrets.mask_secrets`` (``MaskingWriter``). A run
+can be given an error budget (``max_errors``: a count, or a share of the sessions it has to run, ``"10%"``): once
+more sessions have failed than it allows, no further session starts, the ones in flight finish, and the result
+says why it stopped; the transcript stays consistent (sessions not started have no events), so re-running resumes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from autogen_core.models import ChatCompletionClient
+from pydantic import BaseModel
+
+from voirdire.executors.base import MaskingWriter, RunResult, RunSetupError
+from voirdire.models import RoleSettings
+from voirdire.prompts import PromptLibrary
+from voirdire.protocol import Protocol
+from voirdire.runner.execute import execute
+from voirdire.runner.lock import _same_file, exclusive
+from voirdire.runner.memory import run_in_memory
+from voirdire.runner.options import ErrorBudget, RunOptions
+from voirdire.runner.prepare import Prepared, check_writable, default_out, package_versions, prepare
+from voirdire.runner.resume import START_OVER, ResumeError, resume
+from voirdire.runner.roles import (
+    EVERY_ROLE,
+    RoleTable,
+    bind_roles,
+    check_credentials,
+    client_label,
+    independence_warnings,
+    model_roles,
+    role_problem,
+)
+
+_exclusive = exclusive  # the name the chaos tests know
+
+__all__ = [
+    "EVERY_ROLE",
+    "START_OVER",
+    "ErrorBudget",
+    "MaskingWriter",
+    "Prepared",
+    "ResumeError",
+    "RoleTable",
+    "RunOptions",
+    "RunResult",
+    "RunSetupError",
+    "_exclusive",
+    "_same_file",
+    "bind_roles",
+    "check_credentials",
+    "check_writable",
+    "client_label",
+    "default_out",
+    "independence_warnings",
+    "model_roles",
+    "package_versions",
+    "role_problem",
+    "run_in_memory",
+    "run_protocol",
+]
+
+
+async def run_protocol(
+    protocol: Protocol[Any, Any],
+    items: Sequence[BaseModel],
+    *,
+    out: str | Path,
+    roles: Mapping[str, RoleSettings] | RoleTable | None = None,
+    clients: Mapping[str, ChatCompletionClient] | None = None,
+    prompts: PromptLibrary | None = None,
+    dataset: str | None = None,
+    options: RunOptions | None = None,
+    **option_values: Any,
+) -> RunResult:
+    """Run ``protocol`` on every item, writing one transcript; finished sessions in ``out`` are skipped. How it
+    runs is ``options`` (``RunOptions``), or its fields given as keywords, which override it.
+
+    ``clients`` maps a role to a ready ``ChatCompletionClient`` (scripted clients in tests); other roles are
+    built from their ``RoleSettings`` spec, with its timeout and retries (the provider's defaults where unset).
+    ``cache`` is a JSONL file of replies to deterministic requests. An exception inside one session is recorded as
+    an error event for that session and the run goes on; the session has no verdict, so a resumed run retries it.
+    ``max_errors`` (see ``ErrorBudget``) stops the run once more sessions have failed than it allows.
+    ``keep_verdicts=False`` leaves ``RunResult.verdicts`` empty (the transcript has them): a run of very many
+    sessions then holds only the sessions in flight. ``coalesce=False`` sends every request, even one identical to
+    an earlier deterministic request of the same session (an endpoint whose greedy replies vary).
+
+    Where sessions run (docs/architecture.md, "Executors"): ``concurrency`` at a time in this event loop; with
+    ``workers=N`` in N processes on this machine, ``concurrency`` at a time in each, all appending to ``out``; with
+    ``executor="ray"`` in N Ray actors (``ray_address``: None starts a local Ray instance, ``"auto"`` or an
+    address joins a cluster) that send each finished session's records back here to be written. Sessions in
+    other processes need their roles bound to model specs: clients given in code cannot be sent there.
+    """
+    opts = RunOptions(**{**dict(options or RunOptions()), **option_values})
+    run = prepare(
+        protocol, items, out=out, roles=roles, clients=clients, prompts=prompts, dataset=dataset, options=opts
+    )
+    with exclusive(run.out):  # held until the transcript is closed, and every worker process has ended
+        by_id = dict(zip(run.ids, items, strict=True))
+        done = resume(run.out, run.header, by_id, resume=opts.resume, keep_verdicts=opts.keep_verdicts)
+        result = RunResult(
+            out=run.out,
+            run_id=run.header.run_id,
+            session_ids=run.ids,
+            warnings=run.notes,
+            verdicts=done.verdicts,
+            skipped=len(done.finished),
+        )
+        # What is left, in item order: (item, session id) pairs, taken one at a time by whoever runs them.
+        pending = [(item, sid) for sid, item in by_id.items() if sid not in done.finished]
+        await execute(run, pending, result)
+    return result

@@ -1,0 +1,89 @@
+"""Execute a prepared run: its sessions in this event loop, in worker processes or on Ray actors
+(docs/architecture.md, "Executors"), with the run's bookkeeping (``Tally``) and progress bar here."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+from voirdire.cache import ResponseCache
+from voirdire.executors.base import MaskingWriter, RunResult, SessionRunner, Tally, start_clients
+from voirdire.models import ModelPool
+from voirdire.runner.prepare import Prepared
+
+
+async def execute(run: Prepared, pending: Sequence[tuple[BaseModel, str]], result: RunResult) -> None:
+    """Run the ``pending`` (item, session id) pairs of ``run``, in item order, writing the header first; the
+    result's verdicts, errors, retries, timing and stop reason are filled in as they come."""
+    opts, job, left = run.options, run.job, len(pending)
+    pool = ModelPool()
+    replies = ResponseCache(opts.cache) if opts.cache is not None else None
+    # Worker processes for one session are not worth their start; Ray was asked for, so even one runs there.
+    in_process = not run.elsewhere or left == 0 or (opts.executor == "local" and left == 1)
+    if left and in_process:  # before the header: a model that cannot be built fails the run once, not every
+        await start_clients(pool, job.bound, run.clients)  # session (worker processes check theirs before it too)
+    budget = opts.max_errors
+    allowed = budget.allowed(left) if budget is not None else None
+    bar = _progress(left, run.protocol.name) if opts.progress and left > 1 else None
+    tally = Tally(result, left=left, allowed=allowed, budget=str(budget), bar=bar, keep_verdicts=opts.keep_verdicts)
+    start = time.perf_counter()
+    try:
+        if in_process:
+            with MaskingWriter(run.out) as writer:
+                writer.write(run.header)
+                runner = SessionRunner(job, pool, run.clients, replies, on_retry=lambda *_: tally.retry())
+                await _run_here(runner, iter(pending), tally, writer, min(opts.concurrency, left))
+        elif opts.executor == "local":
+            from voirdire.executors.local import run_in_processes
+
+            await run_in_processes(job, list(pending), min(opts.workers, left), tally, run.header)
+        else:
+            from voirdire.executors.ray import run_on_ray
+
+            await run_on_ray(
+                job, list(pending), min(opts.workers, left), tally, run.header, address=opts.ray_address,
+                replies=replies,
+            )  # fmt: skip
+    finally:
+        if bar is not None:
+            bar.close()
+        await pool.close()
+    tally.finish()
+    result.elapsed_s = round(time.perf_counter() - start, 3)
+
+
+async def _run_here(
+    runner: SessionRunner,
+    pending: Iterator[tuple[BaseModel, str]],
+    tally: Tally,
+    writer: MaskingWriter,
+    slots: int,
+) -> None:
+    """``slots`` tasks, each taking the next (item, session id) from ``pending`` when its session ends: at most
+    ``slots`` sessions exist at a time, however many items there are."""
+
+    async def work() -> None:
+        for item, sid in pending:
+            if not tally.start():
+                return
+            outcome = await runner.run(item, sid, writer)
+            tally.end(sid, outcome.verdict, outcome.error)
+
+    tasks = [asyncio.create_task(work()) for _ in range(slots)]
+    try:
+        await asyncio.gather(*tasks)
+    finally:  # one task failed outside a session (a bug), or the run was cancelled: none is left running
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _progress(total: int, desc: str) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit="session", file=sys.stderr, dynamic_ncols=True)

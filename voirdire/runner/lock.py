@@ -1,0 +1,59 @@
+"""One run at a time per transcript: ``exclusive(out)`` holds ``<out>.lock`` for the length of a run."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from voirdire.runner.resume import ResumeError
+
+
+@contextmanager
+def exclusive(out: Path) -> Iterator[None]:
+    """One run at a time per transcript: a second one would redo unfinished sessions or unlink the file.
+
+    The lock is ``<out>.lock``, held with ``flock`` and removed at the end. A run that locks the file checks that
+    the path still names the file it locked: one removed meanwhile (by the run that held it) no longer guards
+    anything, so it opens the path again. The holder removes the file while it still holds the lock, then
+    releases it: whoever locks the old file next sees it was removed, and only the new file at the path counts.
+    """
+    out.parent.mkdir(parents=True, exist_ok=True)
+    lock = out.with_name(out.name + ".lock")
+    fh = _acquire(lock, out)
+    try:
+        yield
+    finally:
+        try:
+            if _same_file(fh, lock):
+                lock.unlink(missing_ok=True)
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+            fh.close()
+
+
+def _same_file(fh: Any, path: Path) -> bool:
+    try:
+        here, there = os.fstat(fh.fileno()), os.stat(path)
+    except FileNotFoundError:
+        return False
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
+
+
+def _acquire(lock: Path, out: Path) -> Any:
+    """The lock file at ``lock``, opened and locked; a ResumeError when another run holds it."""
+    for _ in range(100):
+        fh = lock.open("a")
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.close()
+            raise ResumeError(f"{out}: another run is writing this transcript") from None
+        if _same_file(fh, lock):
+            return fh
+        fcntl.flock(fh, fcntl.LOCK_UN)  # locked a file its holder had just removed: try the path again
+        fh.close()
+    raise ResumeError(f"{out}: could not lock {lock}")  # pragma: no cover - a path replaced 100 times over

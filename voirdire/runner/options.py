@@ -1,0 +1,80 @@
+"""How a run runs (``RunOptions``), whoever starts it, and how many failed sessions it tolerates (``ErrorBudget``)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict
+
+from voirdire.executors import EXECUTORS
+from voirdire.executors.base import RunSetupError
+
+
+@dataclass(frozen=True)
+class ErrorBudget:
+    """How many failed sessions a run tolerates: a count, or a share of the sessions it has to run."""
+
+    count: int | None = None
+    share: float | None = None
+
+    @classmethod
+    def parse(cls, value: int | str | ErrorBudget) -> ErrorBudget:
+        """``5`` or ``"5"`` (more than 5 failed sessions stop the run), ``"10%"`` (more than 10 % of them)."""
+        if isinstance(value, ErrorBudget):
+            return value
+        text = str(value).strip()
+        try:
+            if text.endswith("%"):
+                share = float(text[:-1]) / 100
+                if 0 <= share <= 1:
+                    return cls(share=share)
+            elif int(text) >= 0:
+                return cls(count=int(text))
+        except ValueError:
+            pass
+        raise ValueError(f"max_errors {text!r}: expected a count N >= 0 or a share P% (0-100), e.g. 5 or 10%")
+
+    def allowed(self, total: int) -> int:
+        """Failed sessions tolerated among ``total``."""
+        return self.count if self.count is not None else math.floor((self.share or 0.0) * total + 1e-9)
+
+    def __str__(self) -> str:
+        return str(self.count) if self.count is not None else f"{(self.share or 0.0) * 100:g}%"
+
+
+def _budget(value: Any) -> Any:
+    return None if value is None else ErrorBudget.parse(value)
+
+
+class RunOptions(BaseModel):
+    """How a run runs, whoever starts it: the command line builds one from its options, the Python API from its
+    keyword arguments, and ``run_protocol`` reads nothing else. What the run is of (the protocol, its items, the
+    roles' models, the transcript) is given beside it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    concurrency: int = 1
+    resume: bool = True
+    progress: bool = False  # a progress bar on stderr, shown when more than one session is left to run
+    seed: int | None = None  # the run's seed, as the header records it
+    command: list[str] | None = None  # the command line, as the header records it (masked)
+    cache: Path | None = None
+    max_errors: Annotated[ErrorBudget | None, BeforeValidator(_budget)] = None
+    keep_verdicts: bool = True
+    workers: int = 1
+    executor: str = "local"
+    ray_address: str | None = None
+    coalesce: bool = True
+
+    def check(self) -> None:
+        """What cannot run, said before anything is written."""
+        if self.concurrency < 1:
+            raise RunSetupError(f"concurrency must be at least 1 (sessions at a time), got {self.concurrency}")
+        if self.workers < 1:
+            raise RunSetupError(f"workers must be at least 1 (processes), got {self.workers}")
+        if self.executor not in EXECUTORS:
+            raise RunSetupError(f"executor {self.executor!r}: expected one of {', '.join(EXECUTORS)}")
+        if self.ray_address is not None and self.executor != "ray":
+            raise RunSetupError(f"ray_address {self.ray_address!r}: only with executor 'ray' (--executor ray)")
