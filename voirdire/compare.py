@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, computed_field
 
 from voirdire.charts import BarChart, Chart, Heatmap, Overview, Series
 from voirdire.errors import VoirdireError
@@ -36,6 +36,7 @@ class RunSide(BaseModel):
     gold_known: int = 0
     gold_agree: int = 0
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def gold_rate(self) -> float | None:
         return self.gold_agree / self.gold_known if self.gold_known else None
@@ -63,6 +64,7 @@ class Comparison(BaseModel):
     pairs: list[Pair]
     only_in: list[int]  # per run: items no other run has
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def disagreements(self) -> int:
         return sum(r.agree is False for r in self.rows)

@@ -61,9 +61,14 @@ def paraphrase(folder: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def transcripts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def scripts(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The scripts and data files the transcripts were written with (LMvLM's questions.jsonl, examinee.yaml ...)."""
+    return tmp_path_factory.mktemp("chart-scripts")
+
+
+@pytest.fixture(scope="session")
+def transcripts(tmp_path_factory: pytest.TempPathFactory, scripts: Path) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("chart-transcripts")
-    scripts = tmp_path_factory.mktemp("chart-scripts")
     return {
         "cross_examination": runs.cross_examination(folder, scripts),
         "no_data": runs.no_data(folder),
