@@ -35,13 +35,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from voirdire.agents import FunctionAgent
 from voirdire.machine import StateMachine
 from voirdire.protocol import Protocol, Session
+from voirdire.replies import Polar
+from voirdire.replies import read_yes_no as read_yes_no_reply
 from voirdire.structured import ParseError
 from voirdire.transcript import DisplayHints, Verdict
 
 from .alignment import BagOfWordsEmbedder, Candidate, Embedder, MiniLMEmbedder, candidate, describe, phi
 from .items import digest
 from .trees import PhraseParser, PhraseTree, SpacyParser, StanzaParser
-from .views import PARAPHRASE_VIEWS
 
 PAPER = (
     "Zeng, Wang, Ibbetson 2024. Oracle-Checker Scheme for Evaluating a Generative Large Language Model "
@@ -63,7 +64,6 @@ DISPLAY = DisplayHints(
     item_fields=("sentence1", "sentence2"),
     gold_fields=("label",),
     quiet_states=("done",),
-    views=PARAPHRASE_VIEWS,
 )
 
 
@@ -97,27 +97,31 @@ class Paraphrases(BaseModel):
 
 
 def _json_object(text: str) -> dict[str, Any] | None:
-    m = re.search(r"\{.*\}", text, re.S)
-    if not m:
+    start, end = text.find("{"), text.rfind("}")  # the first brace to the last, found without backtracking
+    if start < 0 or end < start:
         return None
     try:
-        value = json.loads(m.group(0))
+        value = json.loads(text[start : end + 1])
     except json.JSONDecodeError:
         return None
     return value if isinstance(value, dict) else None
 
 
+# What a reply to Prompts 5-6 may say of the two texts when it gives no yes/no word ("They are not paraphrases.").
+EQUIVALENCE = Polar(
+    positive=("equivalent", "paraphrases", "paraphrase", "synonymous", "identical"),
+    negative=("different", "differ", "differs", "distinct", "inequivalent"),
+    subjects=("sentences", "sentence", "phrases", "texts", "they", "both", "meanings", "pair"),
+)
+
+
 def read_yes_no(text: str) -> YesNo:
-    """Prompts 5-6: the 'answer' key of the JSON reply (yes/no at its start), else a reply that opens with yes/no."""
+    """Prompts 5-6: yes or no, read by the core reader (``voirdire.replies.read_yes_no``): the JSON reply's 'answer'
+    key, or the reply's words; a reply that says both, neither, or in another language is refused."""
+    answer = read_yes_no_reply(text, EQUIVALENCE)
     obj = _json_object(text)
-    if obj is not None and isinstance(obj.get("answer"), str):
-        m = re.match(r"\W*(yes|no)\b", obj["answer"], re.I)
-        if m:
-            return YesNo(answer=m.group(1).lower(), explanation=str(obj.get("explanation", "")))  # type: ignore[arg-type]
-    m = re.match(r"\W*(yes|no)\b", text, re.I)
-    if m:
-        return YesNo(answer=m.group(1).lower(), explanation=text[m.end() :].strip())  # type: ignore[arg-type]
-    raise ParseError("no 'answer' of yes or no")
+    explanation = str(obj.get("explanation", "")) if obj is not None else text.strip()
+    return YesNo(answer=answer, explanation=explanation)  # type: ignore[arg-type]
 
 
 def read_paraphrases(text: str) -> Paraphrases:

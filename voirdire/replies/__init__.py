@@ -1,0 +1,81 @@
+"""The one reader of closed answers: yes/no, a verdict of a polar pair, a choice among labels, a bounded number.
+
+Every protocol's closed answers go through these four functions; a protocol brings only its words (a ``Polar``,
+``Labels``, a scale). Each answers or raises ``ParseError`` (a refusal: the caller records an inconclusive answer),
+in time linear in the reply's length. A refusal is always better than a flip: every unclear reply is refused.
+
+Before any reader looks at the words, a reply is checked for two things the readers share:
+
+- its language: a reply written in another language than English is refused, never guessed from a word that looks
+  like an answer ("Ce n'est pas une contradiction."; ``language.py``);
+- its shape: a JSON object with an answer key (``{"answer": "no", "explanation": ...}``), fenced or not, or a bare
+  quoted value (``"Incorrect"``), gives that key's value, read by the same reader; text around the object must not
+  say otherwise, and two objects must agree (``shape.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TypeVar
+
+from voirdire.structured import ParseError
+
+from . import labels as _labels
+from . import number as _number
+from . import polar as _polar
+from . import yes_no as _yes_no
+from .labels import Labels
+from .language import foreign
+from .polar import Polar
+from .shape import shaped
+
+__all__ = ["Labels", "ParseError", "Polar", "read_label", "read_number", "read_polar", "read_yes_no"]
+
+T = TypeVar("T")
+
+
+def _front(text: str, read: Callable[[str], T]) -> T:
+    """Language and shape first (see the module's docstring), then ``read``."""
+    if foreign(text):
+        raise ParseError("the reply is not in English; it is not read")
+    data = shaped(text)
+    if data.several:
+        raise ParseError("the reply's answer key holds a list or an object, not one answer")
+    if not data.answers:
+        return read(text)
+    values = {read(answer) for answer in data.answers}
+    if len(values) > 1:
+        raise ParseError(f"the reply's answers disagree: {sorted(map(str, values))}")
+    (value,) = values
+    if data.rest.strip():
+        try:
+            around = read(data.rest)
+        except ParseError:
+            return value  # the text around the answer says nothing readable
+        if around != value:
+            raise ParseError(f"the answer key says {value}, the text around it {around}")
+    return value
+
+
+def read_yes_no(text: str, content: Polar | None = None) -> str:
+    """ "yes" or "no" (``yes_no.py``); ``content`` reads what the reply says of its subject when no answer word does
+    ("They are not paraphrases." is "no")."""
+    return _front(text, lambda t: _yes_no.read_yes_no(t, content))
+
+
+def read_polar(text: str, polar: Polar) -> str:
+    """The verdict of a polar pair said of a subject ("correct" / "incorrect" about "the claim"; ``polar.py``)."""
+    return _front(text, lambda t: _polar.read_polar(t, polar))
+
+
+def read_label(text: str, labels: Labels) -> str:
+    """One label of a choice ("entailment" / "neutral" / "contradiction"; ``labels.py``)."""
+    return _front(text, lambda t: _labels.read_label(t, labels))
+
+
+def read_number(
+    text: str, low: int, high: int, scale: Mapping[int, str] | None = None, others: tuple[Mapping[int, str], ...] = ()
+) -> int:
+    """The one integer in [low, high] the reply gives, with the prompt's ``scale`` labels if any; a number followed
+    by a label of one of the ``others`` scales (a sibling prompt's) is refused (``number.py``)."""
+    return _front(text, lambda t: _number.read_number(t, low, high, scale, others))

@@ -1,0 +1,718 @@
+"""Verdicts of one polarity pair said of a subject: "correct" / "incorrect" about "the claim", read clause by clause.
+
+The caller names its pair and subject in a ``Polar`` (the words may have synonyms); inside the reader the words are
+the tokens ``<pos>``, ``<neg>`` and ``<subject>``. A reply is normalised (quotes, markdown emphasis, contractions,
+fixed phrases such as "by no means" or "not only"), tokenised, cut into sentences and the sentences into clauses at
+conjunctions and punctuation. Each clause has a *role*:
+
+- *main*, or *contrast* when it opens with "but", "however", "yet" (a contrast overrides what came before it);
+- *subordinate*: concessive, causal and relative clauses ("although ...", "because ...", ", which ...");
+- *hypothetical*: conditional clauses ("if ...", "unless ..."), which assert nothing;
+- a *question* asserts nothing either ("Is the claim correct or incorrect?"), though a polar question answered
+  right away ("Is the claim correct? No.", "Correct? No.") is read with its answer.
+
+Every verdict word in a clause is a *mention*. Its *subject* is found by walking back over the verb group ("is not
+entirely", "cannot be verified as"): the subject noun ("the claim", "the claim that X"), nothing or a pronoun (a
+*bare* verdict: "Correct.", "it is incorrect"), or something else ("one of the answers", "the correct answer",
+which are not verdicts on the claim). A verdict word that is itself the subject of a predicate ("Incorrect is not
+how I would describe it", "Correct is the last word I would use") is a word talked about, not a verdict. Its
+*polarity* comes from the negations in its scope: the verb group and the clause's frame before the subject ("I do
+not think", "there is no doubt", "it is false that"), counted so that double negations cancel. A mention is *open*
+rather than definite when a hedge governs it ("I cannot confirm that", "impossible to say whether", "may be",
+"partially").
+
+Definite mentions are ranked: conclusion clauses ("therefore", "in conclusion", "Verdict:"), then main clauses,
+then subordinate ones. The first rank that has any decides if its mentions agree; if they disagree, or no rank has
+a definite mention, the reader refuses with ``ParseError``. A reading of the wrong polarity would flip a verdict,
+so every unclear case refuses.
+
+Linear in the reply's length: one regular expression without nested quantifiers tokenises, and each look-back is
+bounded by a fixed window.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from itertools import pairwise
+from typing import Literal
+
+from voirdire.structured import ParseError
+
+from .lexicon import TOKEN, TRANSLATE, expand, resolve_phrases
+from .lexicon import words as _words
+
+About = Literal["claim", "bare", "other"]
+Role = Literal["main", "contrast", "subordinate", "hypothetical"]
+Value = Literal["<pos>", "<neg>"]
+
+
+@dataclass(frozen=True)
+class Polar:
+    """A verdict pair and what it is said of: ``Polar(("correct",), ("incorrect",), ("claim", "statement"))``.
+
+    The first word of each pair names the reading; the others are synonyms read the same way."""
+
+    positive: tuple[str, ...]
+    negative: tuple[str, ...]
+    subjects: tuple[str, ...]
+
+    @property
+    def names(self) -> tuple[str, str]:
+        return self.positive[0], self.negative[0]
+
+
+_WINDOW = 24  # how far a mention looks back for its subject and frame, in tokens
+
+# ---------------------------------------------------------------------------------------------------- tokens
+
+_WINDOW = 24  # how far a mention looks back for its subject and frame, in tokens
+_QUOTE_SPAN = 60  # the longest quotation taken as one phrase, in tokens
+_NOISE = _words("* _ # > ~ |")
+
+
+# Fixed phrases, longest first: negations spelled in several words, emphatic positives that contain a negation
+# ("no doubt", "not only"), and echoes of the prompt's own alternatives ("correct or incorrect").
+_PHRASES: dict[tuple[str, ...], list[str]] = {
+    ("<pos>", "or", "possibly", "<neg>"): ["<echo>"],
+    ("<pos>", "or", "<neg>"): ["<echo>"],
+    ("<neg>", "or", "<pos>"): ["<echo>"],
+    ("<pos>", "/", "<neg>"): ["<echo>"],
+    ("<neg>", "/", "<pos>"): ["<echo>"],
+    ("<pos>", "vs", "<neg>"): ["<echo>"],
+    ("<pos>", "versus", "<neg>"): ["<echo>"],
+    ("yes", "or", "no"): ["<echo>"],
+    ("no", "or", "yes"): ["<echo>"],
+    ("yes", "/", "no"): ["<echo>"],
+    ("not", "only"): ["<emph>"],
+    ("not", "just"): ["<emph>"],
+    ("not", "merely"): ["<emph>"],
+    ("no", "doubt"): ["<emph>"],
+    ("no", "doubts"): ["<emph>"],
+    ("little", "doubt"): ["<emph>"],
+    ("hardly", "any", "doubt"): ["<emph>"],
+    ("sure", "thing"): ["sure"],
+    ("without", "a", "doubt"): ["<emph>"],
+    ("without", "any", "doubt"): ["<emph>"],
+    ("without", "doubt"): ["<emph>"],
+    ("beyond", "any", "doubt"): ["<emph>"],
+    ("beyond", "a", "doubt"): ["<emph>"],
+    ("beyond", "reasonable", "doubt"): ["<emph>"],
+    ("beyond", "doubt"): ["<emph>"],
+    ("no", "reason", "to", "doubt"): ["<emph>"],
+    ("no", "question", "that"): ["<emph>"],
+    ("could", "not", "be", "more"): ["<emph>"],
+    ("can", "not", "be", "more"): ["<emph>"],
+    ("no", "question", "about", "it"): ["<emph>"],
+    ("by", "no", "means"): ["not"],
+    ("in", "no", "way"): ["not"],
+    ("under", "no", "circumstances"): ["not"],
+    ("far", "from"): ["not"],
+    ("anything", "but"): ["not"],
+    ("no", "longer"): ["not"],
+    ("not", "at", "all"): ["not"],
+    ("even", "though"): ["although"],
+    ("even", "if"): ["although"],
+    ("in", "spite", "of"): ["despite"],
+    ("at", "first", "glance"): ["initially"],
+    ("at", "first", "sight"): ["initially"],
+    ("at", "first"): ["initially"],
+}
+_VERDICTS = _words("<pos> <neg>")
+
+
+def _quotes(raw: list[str]) -> list[str]:
+    """A quotation of a few words that holds a verdict is unquoted ('The claim is "correct".'); a longer one is one
+    opaque phrase ``<q>`` (a quoted claim is not the reply's verdict). A stray quote mark is dropped."""
+    out: list[str] = []
+    i, n = 0, len(raw)
+    while i < n:
+        tok = raw[i]
+        if tok not in ('"', "'"):
+            out.append(tok)
+            i += 1
+            continue
+        j = i + 1
+        span = _QUOTE_SPAN if tok == '"' else _QUOTE_SPAN // 5  # a lone ' is as often an apostrophe ("the Nolans'")
+        while j < n and j - i <= span and raw[j] != tok and raw[j] != "\n":
+            j += 1
+        if j < n and raw[j] == tok and j > i + 1:
+            inner = raw[i + 1 : j]
+            if len(inner) <= 3 and (tok == "'" or any(w in _VERDICTS for w in inner)):
+                out.extend(inner)
+            else:
+                out.append("<q>")
+            i = j + 1
+        else:
+            i += 1
+    return out
+
+
+def tokens(text: str, vocabulary: dict[str, str] | None = None) -> list[str]:
+    """Lower-cased words and punctuation, with contractions expanded, a caller's words mapped onto its tokens
+    (``<pos>``, ``<neg>``, ``<subject>``), quotations and fixed phrases resolved."""
+    text = text.replace("‘‘", '"').replace("’’", '"').replace("''", '"').translate(TRANSLATE).lower()
+    vocabulary = vocabulary or {}
+    raw: list[str] = []
+    for tok in TOKEN.findall(text):
+        if tok in _NOISE:
+            continue
+        if tok == "-":  # a dash between spaces separates clauses, a hyphen inside a word was kept with it
+            tok = "—"
+        if tok == "\n" and raw and raw[-1] == "\n":
+            continue
+        raw.extend(vocabulary.get(w, w) for w in expand(tok))
+    return resolve_phrases(_quotes(raw), _PHRASES)
+
+
+# ---------------------------------------------------------------------------------------------------- sentences
+
+_SENTENCE_END = frozenset({".", "!", "?", ";", "\n"})
+_AUX = _words("is are was were do does did can could would should will has have am shall may might must")
+_LEADING_MARKS = frozenset({",", ":", "—", "(", ")"})
+_INTERJECTION_NEXT = _words(", . ! ; : — i it the this that we my your its they he she there thank thanks but not sir")
+
+
+@dataclass(frozen=True, slots=True)
+class _Sentence:
+    tokens: list[str]
+    question: bool
+
+
+def _sentences(tokens: list[str]) -> list[_Sentence]:
+    """Sentences at . ! ? ; and line breaks. A sentence that ends in '?' or opens with an auxiliary verb ("Is the
+    claim correct") is a question. A leading "Yes," / "No," is an interjection and kept as its own sentence."""
+    out: list[_Sentence] = []
+    start = 0
+    for i, tok in enumerate([*tokens, "\n"]):
+        if tok not in _SENTENCE_END:
+            continue
+        lead = start
+        while lead < i and tokens[lead] in _LEADING_MARKS:
+            lead += 1  # an index, not repeated slicing: a run of dashes stays linear
+        sent = tokens[lead:i]
+        start = i + 1
+        if not sent:
+            continue
+        if sent[0] in ("yes", "no") and len(sent) > 1 and sent[1] in _INTERJECTION_NEXT:
+            out.append(_Sentence([sent[0]], False))
+            sent = sent[2:] if sent[1] == "," else sent[1:]
+            if not sent:
+                continue
+        if tok == "?" and ":" in sent:  # "I have one more question: when was it released?"
+            colon = len(sent) - 1 - sent[::-1].index(":")
+            out.append(_Sentence(sent[:colon], False))
+            sent = sent[colon + 1 :]
+            if not sent:
+                continue
+        question = tok == "?" or (sent[0] in _AUX and (len(sent) < 2 or sent[1] != "not"))
+        out.append(_Sentence(sent, question))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------- clauses
+
+_CONTRAST = _words("but however yet nevertheless nonetheless still instead rather")
+_SUBORDINATE = _words(
+    "although though whereas while despite because since as which who whom whose where when given considering"
+)
+_HYPOTHETICAL = _words("if unless assuming suppose supposing provided")
+_COORDINATE = _words("and or so therefore thus hence not meaning indicating suggesting implying making")
+# Words that open a new clause anywhere; the rest only after a comma.
+_SPLIT_ALWAYS = _words(
+    "but although though whereas while however because and or nevertheless nonetheless despite unless"
+)
+_SPLIT_AFTER_COMMA = _CONTRAST | _SUBORDINATE | _HYPOTHETICAL | _COORDINATE
+_HARD_BREAK = _words(": — ( ) [ ]")
+_CONCLUSION_ADVERBS = _words("therefore thus hence consequently accordingly overall ultimately finally")
+_CONCLUSION_HEADINGS = _words("so conclusion verdict decision answer summary")
+_CONCLUSION_PAIRS = {
+    *(("in", w) for w in ("conclusion", "summary", "short")),
+    *(("to", w) for w in ("conclude", "summarize")),
+    *((a, b) for a in ("my", "our", "final") for b in ("answer", "conclusion", "verdict", "decision")),
+    *((a, b) for a in ("i", "we") for b in ("conclude", "concluded")),
+    ("the", "end"),
+}
+_CONCLUSION_TRIGGERS = _CONCLUSION_ADVERBS | _CONCLUSION_HEADINGS | {w for pair in _CONCLUSION_PAIRS for w in pair[1:]}
+
+
+@dataclass(frozen=True, slots=True)
+class _Clause:
+    tokens: list[str]
+    role: Role
+    conclusion: bool
+
+
+def _is_conclusion(tokens: list[str]) -> bool:
+    """Whether a clause gives the reply's conclusion: it opens with "So" or a heading ("Verdict:", "Conclusion"),
+    has a concluding adverb ("therefore", "overall", not "the overall ..."), or says "in conclusion", "my verdict",
+    "I conclude", "(leads) me to conclude"."""
+    head = tokens[:_WINDOW]
+    if not _CONCLUSION_TRIGGERS.intersection(head):
+        return False
+    if head[0] in _CONCLUSION_HEADINGS:
+        return True
+    if any(w in _CONCLUSION_ADVERBS and (k == 0 or head[k - 1] not in _DETERMINERS) for k, w in enumerate(head)):
+        return True
+    return any(pair in _CONCLUSION_PAIRS for pair in pairwise(head)) or any(
+        a in ("me", "i", "we") and c in ("conclude", "concluded") for a, c in zip(head, head[2:], strict=False)
+    )
+
+
+def _role(first: str) -> Role:
+    if first in _CONTRAST:
+        return "contrast"
+    if first in _SUBORDINATE:
+        return "subordinate"
+    if first in _HYPOTHETICAL:
+        return "hypothetical"
+    return "main"
+
+
+def _clauses(sentence: list[str]) -> list[_Clause]:
+    """Cut a sentence into clauses. A clause that opens with a subordinator ends at its first comma ("Although one
+    answer was incorrect, | the claim is correct"). A sentence that opens with a condition is hypothetical as a
+    whole ("If the answers are right, the claim is correct")."""
+    pieces: list[list[str]] = []
+    cur: list[str] = []
+    for k, tok in enumerate(sentence):
+        prev = sentence[k - 1] if k else ""
+        if tok in _HARD_BREAK:
+            pieces.append(cur)
+            cur = []
+            continue
+        split = (tok in _SPLIT_ALWAYS and prev != "not") or (prev == "," and tok in _SPLIT_AFTER_COMMA)
+        if split and cur:
+            if cur[-1] == ",":
+                cur.pop()
+            pieces.append(cur)
+            cur = []
+        elif tok == "," and cur and _role(cur[0]) in ("subordinate", "hypothetical") and _opens_clause(sentence, k):
+            pieces.append(cur)
+            cur = []
+            continue
+        cur.append(tok)
+    pieces.append(cur)
+    pieces = [p for p in pieces if p]
+    hypothetical = bool(pieces) and _role(pieces[0][0]) == "hypothetical"
+    out: list[_Clause] = []
+    carry = False
+    for p in pieces:
+        role: Role = "hypothetical" if hypothetical else _role(p[0])
+        conclusion = carry or _is_conclusion(p)
+        carry = len(p) <= 4 and _is_conclusion(p) and not any(w in _VERDICTS for w in p)
+        out.append(_Clause(p, role, conclusion))
+    return out
+
+
+def _opens_clause(sentence: list[str], comma: int) -> bool:
+    """Whether the words after a comma start a new clause (a subject and a verb), not a list item."""
+    rest = sentence[comma + 1 : comma + 1 + 8]
+    return any(w in _VG_VERBS or w in _AUX for w in rest)
+
+
+# ---------------------------------------------------------------------------------------------------- mentions
+
+_CLAIM_NOUNS = _words("<subject>")
+# What a bare verdict may be said of. "You are correct" is not among them: it addresses whoever asked.
+_REFERENTS = _words("it this that which everything <echo> <emph>")
+_PERSONAL = _words("i you we they he she it")
+_UNIVERSAL = _words("all every each both everything whole")
+# Words between a subject and its verdict word: copulas, evaluation verbs, modals, negations, degree adverbs.
+_VG_VERBS = _words(
+    "is was are were be been being am seems seem seemed appears appear appeared looks look looked sounds sound remains "
+    "remain proves prove proved proven turns turned considered consider deemed deem judged regarded found find shown "
+    "confirmed verified established determined rated assessed classified classify labelled labeled marked called call "
+    "becomes become stands stays"
+)
+_VG_OTHER = _words(
+    "to as a an out not never no itself also both neither nor either can could may might must shall should will would "
+    "do does did has have had likely unlikely most more very quite half indeed in fact then still just so too all "
+    "overall <emph> initially therefore thus hence now again even only hardly barely scarcely"
+)
+_NP_MODS = _words(
+    "the a an this that these those its your my our their his her original initial given stated main entire whole "
+    "final above said same first second specific underlying factual proposed overall examinee interviewee actual "
+    "central core full present current"
+)
+_DETERMINERS = _words("the a an this that its your my our their his her")
+_PREPOSITIONS = _words(
+    "of about for regarding concerning on to against in with from by supporting behind within into at like than toward "
+    "towards under over between among underlying contradicting including after before"
+)
+_PARTICIPLES = _words(
+    "made given written said shown done put known stated presented provided proposed mentioned described examined "
+    "discussed being offered produced generated advanced"
+)
+_FRAME_VERBS = _words(
+    "think believe say conclude concluded feel guess suppose reckon assume judge decide therefore thus so hence "
+    "overall ultimately finally clearly obviously is yes confident certain sure clear evident apparent obvious that "
+    "conclusively confidently safely"
+)
+_AFTER_OK = _words(
+    "that to and or but as because since in on for of according based given with from by if although though so "
+    "therefore thus then now here there however too after before when while not nor overall itself either again indeed "
+    "regarding about considering at except one ones enough anyway unless whereas yet per under which who is was even "
+    "despite <echo> <emph> <q> also only all both no without upon hence whether i it this the my we let please"
+)
+_SAYING = _words(
+    "say call conclude state claim assume describe consider label think believe suggest assert accept treat regard "
+    "judge characterize deem classify argue write mark rate"
+)
+_VERB_BEFORE = _words("to i we me please you and")
+_NEGATORS = _words(
+    "not no never none nobody nothing neither nor hardly barely scarcely without doubt doubts doubted doubtful deny "
+    "denied denies dispute disputed disputes refute refuted unlikely fail fails failed lack lacks lacking"
+)
+_NEGATIVE_JUDGEMENTS = _words("false wrong untrue mistaken <neg> incorrect inaccurate misleading")
+_HEDGE_VERBS = _words(
+    "confirm confirmed confirms verify verified verifies determine determined say said tell know sure certain clear "
+    "establish established ascertain ascertained conclude concluded decide decided prove proven proved judge evidence "
+    "proof information enough possible able assess evaluate guarantee vouch indication support supported state "
+    "definitively certainty confidence confident conclusively necessarily"
+)
+_INHERENT_HEDGES = _words(
+    "unable impossible unclear uncertain unsure insufficient inconclusive difficult hard unknown unverified "
+    "unverifiable undetermined unconfirmed whether unproven unsupported initially perhaps maybe possibly potentially "
+    "conceivably possible chance possibility"
+)
+_OPEN_MODALS = _words("may might could if")
+_PARTIAL = _words(
+    "partially partly mostly largely half somewhat nearly almost semi technically generally broadly arguably"
+)
+_PARTIAL_OR_WOULD = _PARTIAL | {"would"}
+_TOTALLY = _words("entirely completely fully totally wholly altogether 100")
+
+
+@dataclass(frozen=True, slots=True)
+class _Mention:
+    value: Value | None  # None: hedged, possible, partial or hypothetical
+    about: About
+
+
+def _is_adverb(word: str) -> bool:
+    return len(word) > 4 and word.endswith("ly") and word not in ("only", "family", "supply", "reply", "apply")
+
+
+def _np_start(tokens: list[str], head: int, lo: int) -> int:
+    """The first word of the noun phrase whose head is at ``head`` (determiners, possessives, adjectives)."""
+    j = head - 1
+    lo = max(lo, head - _WINDOW)
+    while j >= lo and (tokens[j] in _NP_MODS or tokens[j].endswith("'s")):
+        if tokens[j] in ("that", "this") and tokens[j + 1] in _DETERMINERS:
+            break  # "that the claim": a complementiser, not a determiner
+        j -= 1
+    return j + 1
+
+
+def _subject(tokens: list[str], h: int, lo: int) -> tuple[About, int]:
+    """Classify the subject whose last word is at ``h``; return its kind and the index where it starts.
+
+    A noun that is the object of a preposition is not the subject ("one of the answers about the claim" is about
+    answers); a participle ("the claim made by the examinee") is skipped; a quantifier takes its kind from its
+    "of" phrase when universal ("all of it") and is something else when partial ("one of the answers")."""
+    for _ in range(8):
+        if h < lo:
+            return "bare", lo
+        word = tokens[h]
+        start = _np_start(tokens, h, lo)
+        before = tokens[start - 1] if start - 1 >= lo else ""
+        if before in _PREPOSITIONS and start - 2 >= lo:
+            outer = start - 2
+            while outer >= max(lo, h - _WINDOW) and tokens[outer] in _PARTICIPLES:
+                outer -= 1
+            if outer >= lo and tokens[outer] in _UNIVERSAL and before == "of":
+                kind, _ = _subject(tokens, h, start)  # "all of it": the kind of "it"
+                return kind, _np_start(tokens, outer, lo)
+            h = outer
+            continue
+        if word in _PARTICIPLES or (
+            word.endswith("ed") and len(word) > 4 and h - 1 >= lo and tokens[h - 1] in _CLAIM_NOUNS
+        ):
+            # "the claim made by ...": skip the participle; "the conclusion you provided": skip the relative clause
+            h -= 2 if h - 1 >= lo and tokens[h - 1] in _PERSONAL else 1
+            continue
+        if word == "<q>":
+            if start - 1 >= lo and tokens[start - 1] in _CLAIM_NOUNS:
+                h = start - 1
+                continue
+            return "other", start
+        if word in _CLAIM_NOUNS:
+            return "claim", start
+        if word in _REFERENTS or word in _UNIVERSAL:
+            return "bare", h
+        if word in _FRAME_VERBS or word == ",":  # "I would say incorrect", "Based on the answers, incorrect"
+            return "bare", h + 1
+        return "other", start  # a noun of its own ("the year", "Paris"), or a partial quantifier ("one of ...")
+    return "other", lo
+
+
+def _claim_complement(tokens: list[str], lo: int, hi: int) -> int | None:
+    """The index of "claim" in "the claim that X is correct" / 'the claim "X" is correct', when that noun is the
+    clause's own subject (not the object of a preposition)."""
+    for j in range(max(lo, hi - _WINDOW), hi):
+        if tokens[j] in _CLAIM_NOUNS and j + 1 < hi and tokens[j + 1] in ("that", "<q>", ",", "which", "of", "about"):
+            start = _np_start(tokens, j, lo)
+            if start - 1 < lo or tokens[start - 1] not in _PREPOSITIONS:
+                return j
+    return None
+
+
+def _frame(tokens: list[str], lo: int, hi: int) -> list[str]:
+    """The words before a subject that can scope over it. Words before a single comma are an introduction ("Based
+    on the answers, ..."); between two commas, a parenthesis ("I do not think, given this, that ...")."""
+    words = tokens[max(lo, hi - _WINDOW) : hi]
+    commas = [k for k, w in enumerate(words) if w == ","]
+    if len(commas) == 1:
+        return words[commas[0] + 1 :]
+    if len(commas) >= 2:
+        return words[: commas[0]] + words[commas[-1] + 1 :]
+    return words
+
+
+def _negations(words: list[str]) -> int:
+    count = 0
+    for k, w in enumerate(words):
+        if w in _NEGATORS:
+            count += 1
+        elif w in _NEGATIVE_JUDGEMENTS and k + 1 < len(words) and words[k + 1] in ("to", "that"):
+            count += 1  # "it is false that ...", "it is wrong to say ..."
+    if "neither" in words and "nor" in words:
+        count -= 1  # "neither A nor B is correct": one negation
+    return count
+
+
+def _hedged(words: list[str], vg: bool) -> bool:
+    """A hedge governs the verdict: an inherently open word ("unclear", "whether", "perhaps"), an epistemic verb
+    under negation ("cannot confirm", "not sure"), a modal of possibility ("may be"), or, in the verb group, a
+    partial degree ("partially") or a conditional "would"."""
+    present = set(words)
+    if present & _INHERENT_HEDGES or (vg and present & _PARTIAL_OR_WOULD):
+        return True
+    # "I cannot say that ..." withholds a verdict; "I would not say that ..." gives the opposite one.
+    neg_raising = present & _HEDGE_VERBS == {"say"} and "would" in present and not present & {"can", "could"}
+    if present & _HEDGE_VERBS and present & _NEGATORS and not neg_raising:
+        return True
+    if not present & _OPEN_MODALS:
+        return False
+    for k, w in enumerate(words):
+        nxt = words[k + 1] if k + 1 < len(words) else ""
+        if w in ("may", "might") and (vg or nxt in ("be", "have", "also", "well", "not", "")):
+            return True
+        if w == "could" and nxt not in ("not", "never") and (vg or nxt in ("be", "have", "also", "well", "")):
+            return True
+        if w == "if" and k > 0:  # "I do not know if ...": an indirect question
+            return True
+    return False
+
+
+_NAMING = _words("word term label")
+_LABEL_COPULAS = _words("is was would will seems sounds does fits applies describes")
+_VERDICT_NOUNS = _words("answer verdict decision conclusion assessment judgment judgement label")
+_LESSER = _words("last least worst wrong inappropriate")
+
+
+def _names_verdict(after: list[str]) -> bool:
+    """ "Correct is my answer", "Incorrect is the verdict": the predicate names the word as the reply's verdict."""
+    return (
+        after[:1] == ["is"]
+        and any(w in _VERDICT_NOUNS for w in after)
+        and not any(w in _NEGATORS or w in _LESSER for w in after)
+    )
+
+
+def _mention(tokens: list[str], v: int, lo: int) -> _Mention | None:
+    """Read the verdict word at ``v`` in the clause ``tokens[lo:]``; None when it is no verdict at all (an
+    attribute, "the correct answer"; a verb, "to correct"; an extraposed frame, "it is incorrect to say")."""
+    word = tokens[v]
+    prev = tokens[v - 1] if v - 1 >= lo else ""
+    nxt = tokens[v + 1] if v + 1 < len(tokens) else ""
+    if word == "<pos>" and prev in _VERB_BEFORE and prev != "and":
+        return None
+    if (v == lo or prev in _NAMING) and nxt in _LABEL_COPULAS and not _names_verdict(tokens[v + 1 : v + 8]):
+        return _Mention(None, "bare")  # "Incorrect is not how I would describe it": the word is talked about
+    # Walk back over the verb group; a comma-delimited parenthesis inside it is stepped over.
+    j = v - 1
+    vg: list[str] = []
+    floor = max(lo, v - _WINDOW)
+    while j >= floor:
+        w = tokens[j]
+        if w in _VERDICTS:  # a coordinated predicate, "neither correct nor incorrect": its negations are its own
+            j -= 1
+            vg = []
+            continue
+        if w in _VG_VERBS or w in _VG_OTHER or _is_adverb(w) or w in _PARTIAL:
+            vg.append(w)
+            j -= 1
+            continue
+        if w == ",":
+            k = j - 1
+            while k >= floor and tokens[k] != ",":
+                k -= 1
+            if k < floor:
+                break
+            j = k - 1
+            continue
+        break
+    if (
+        nxt
+        and (nxt[0].isalpha() or nxt in _CLAIM_NOUNS)
+        and nxt not in _AFTER_OK
+        and nxt not in _VERDICTS
+        and nxt not in _VG_OTHER
+    ):
+        # "the correct answer", "an incorrect date": an attribute, unless it is the predicate of a copula
+        # about a claim noun ("this is an incorrect claim") or stands alone ("Incorrect claim.").
+        alone = j < lo == 0 and v + 2 >= len(tokens)  # "Incorrect claim."
+        predicative = nxt in _CLAIM_NOUNS and (alone or set(vg) & _VG_VERBS)
+        if not predicative:
+            return None
+    about, start = _subject(tokens, j, lo) if j >= lo else ("bare", lo)
+    if about == "other":
+        claim = _claim_complement(tokens, lo, v)
+        if claim is not None:
+            about, start = "claim", _np_start(tokens, claim, lo)
+    after = tokens[v + 2] if v + 2 < len(tokens) else ""
+    if about == "bare" and j >= lo and tokens[j] == "it" and (nxt == "that" or (nxt == "to" and after in _SAYING)):
+        return None  # "it is correct that ...", "it is incorrect to say ...": a frame, read with what follows
+    frame = _frame(tokens, lo, start)
+    vg_words = list(reversed(vg))
+    negations = _negations(frame) + _negations(vg_words)
+    value: Value = word if negations % 2 == 0 else _OTHER[word]  # type: ignore[assignment,index]
+    if _hedged(frame, vg=False) or _hedged(vg_words, vg=True):
+        return _Mention(None, about)
+    if "not" in vg_words and _TOTALLY.intersection(vg_words) and (word == "<neg>" or "either" in tokens[v + 1 : v + 3]):
+        return _Mention(None, about)  # "not entirely incorrect" is partly correct, where "not entirely correct" is not
+    if any(w in _HYPOTHETICAL for w in tokens[v + 1 : v + 1 + _WINDOW // 3]):
+        return _Mention(None, about)  # "the claim is correct if we trust the second answer"
+    return _Mention(value, about)
+
+
+_CONNECTIVES = (_SPLIT_ALWAYS | _CONTRAST | _COORDINATE | _HYPOTHETICAL | _SUBORDINATE | {","}) - {
+    "not",
+    "which",
+    "who",
+    "whom",
+    "whose",
+    "given",
+    "considering",
+}
+
+
+def _clause_mentions(clause: list[str]) -> list[_Mention]:
+    lo = 0
+    while lo < len(clause) and clause[lo] in _CONNECTIVES:
+        lo += 1
+    out = []
+    for v in range(lo, len(clause)):
+        if clause[v] in _VERDICTS:
+            m = _mention(clause, v, lo)
+            if m is not None:
+                out.append(m)
+    return out
+
+
+_OTHER = {"<pos>": "<neg>", "<neg>": "<pos>"}
+_EMPHATIC_NO = _words("absolutely certainly definitely surely course")
+
+
+def _answer_word(reply: list[str]) -> str | None:
+    """A bare answer to a polar question: "Yes", "No", "Absolutely not", "Of course not", "Not at all"."""
+    if not reply:
+        return None
+    if reply[0] in ("yes", "no"):
+        return reply[0]
+    k = 1 if reply[0] == "of" else 0
+    if reply[k : k + 2] and reply[k] in _EMPHATIC_NO and reply[k + 1 : k + 2] == ["not"]:
+        return "no"
+    if reply[0] == "not" and (len(reply) == 1 or reply[1] in (".", "!", ",", "really")):
+        return "no"
+    return None
+
+
+def _answered_question(question: list[str], answer: _Sentence | None) -> _Mention | None:
+    """ "Is the claim correct? No.", "Correct? No." — a polar question about the subject answered right away."""
+    reply = answer.tokens if answer is not None else []
+    if len(reply) > 2 and reply[0] in ("a", "answer", "response", "reply") and reply[1] == ":":
+        reply = reply[2:]  # "Q: Is the claim correct? A: No."
+    said = _answer_word(reply)
+    if said is None:
+        return None
+    asked = question[1:] if question and question[0] in _AUX else question
+    mentions = [m for m in _clause_mentions(asked) if m.about in ("claim", "bare")]
+    if len(mentions) != 1 or mentions[0].value is None:
+        return None
+    value = mentions[0].value
+    if said == "no":
+        value = _OTHER[value]
+    return _Mention(value, "claim")
+
+
+def _resolve(tiers: list[list[_Mention]], names: tuple[str, str]) -> str:
+    hedged = False
+    pos, neg = names
+    for tier in tiers:
+        values = {m.value for m in tier if m.value is not None}
+        hedged = hedged or any(m.value is None for m in tier)
+        if len(values) == 1:
+            return pos if values.pop() == "<pos>" else neg
+        if len(values) > 1:
+            raise ParseError(f"the reply says both '{pos}' and '{neg}'")
+    if hedged:
+        raise ParseError(f"the reply hedges: no definite '{pos}' or '{neg}'")
+    raise ParseError(f"no '{pos}' or '{neg}' in the reply")
+
+
+@cache
+def _vocabulary(polar: Polar) -> dict[str, str]:
+    out = {w: "<subject>" for w in polar.subjects}
+    out.update({w: "<pos>" for w in polar.positive})
+    out.update({w: "<neg>" for w in polar.negative})
+    return out
+
+
+def read_polar(text: str, polar: Polar) -> str:
+    """The verdict of ``polar`` the reply gives (its first positive or negative word), read clause by clause.
+
+    Negations in scope flip the verdict ("is not correct", "I do not think the claim is correct", "by no means
+    correct") and cancel in pairs ("not incorrect", "there is no doubt the claim is correct", "I cannot deny");
+    hedges make no verdict ("I cannot confirm that the claim is correct", "may be incorrect", "partially correct");
+    verdicts about something else are set aside ("one of the answers was incorrect", "the correct answer is
+    Paris"); a concessive clause yields to the main one ("Although one answer was incorrect, the claim is
+    correct"); a contrast overrides what precedes it ("The claim looks correct, but it is incorrect"); conclusions
+    ("Therefore, ...") outrank the rest; questions and echoes of the prompt ("correct or incorrect?") assert nothing.
+    A reply that says both, or neither, raises ``ParseError``.
+    """
+    sentences = _sentences(tokens(text, _vocabulary(polar)))
+    conclusion: list[_Mention] = []
+    main: list[_Mention] = []
+    subordinate: list[_Mention] = []
+    carry = False
+    for k, sent in enumerate(sentences):
+        if sent.question:
+            nxt = sentences[k + 1] if k + 1 < len(sentences) else None
+            answered = _answered_question(sent.tokens, nxt) if _VERDICTS.intersection(sent.tokens) else None
+            if answered is not None:
+                main.append(answered)
+            carry = False
+            continue
+        if not _VERDICTS.intersection(sent.tokens):  # nothing to read; it may still head a conclusion ("Verdict:")
+            carry = len(sent.tokens) <= 4 and _is_conclusion(sent.tokens)
+            continue
+        clauses = _clauses(sent.tokens)
+        for i, clause in enumerate(clauses):
+            mentions = [m for m in _clause_mentions(clause.tokens) if m.about != "other"]
+            if clause.role == "hypothetical":
+                subordinate.extend(_Mention(None, m.about) for m in mentions)
+                continue
+            if clause.role == "subordinate":
+                subordinate.extend(mentions)
+                continue
+            if clause.role == "contrast" and mentions:
+                main.clear()  # "..., but it is incorrect": the contrast is what the reply concludes
+            main.extend(mentions)
+            if clause.conclusion or (carry and i == 0):
+                conclusion.extend(mentions)
+        last = clauses[-1].tokens if clauses else []
+        carry = len(sent.tokens) <= 4 and _is_conclusion(sent.tokens) and not any(w in _VERDICTS for w in last)
+    return _resolve([conclusion, main, subordinate], polar.names)

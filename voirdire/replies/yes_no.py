@@ -1,0 +1,197 @@
+"""Yes or No: a leading answer, an answer stated in words, a lone "yes" / "no", or what the reply says of its
+subject.
+
+Read sentence by sentence: a leading answer ("Yes", "Sure", "Of course"; "No", "Nope", "Not really"), where an
+emphatic negative is No ("Certainly not", "Absolutely not", "Of course not", "By no means") and an emphatic phrase
+that stands alone is Yes ("No doubt.", "No doubt about it: ...", "Without a doubt."); an emphatic phrase that
+governs a statement ("No doubt they differ.") is that statement, not an answer. Stated answers: having (no) further
+questions, being (not) sure, "I think so" / "I don't". A lone "yes" or "no" ("so, no."). Questions and echoes of the
+prompt ("Please answer with Yes or No.") say nothing. When nothing else answers, a caller's ``Polar`` reads what the
+reply says of its subject ("They are not paraphrases." is No), and a numbered list of questions is a Yes (the
+reply went straight to them). Answers that disagree ("Yes and no", "Yes, I have no further questions") raise
+``ParseError``, as does a reply with no answer at all.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from typing import Literal
+
+from voirdire.structured import ParseError
+
+from .lexicon import words as _words
+from .polar import _INTERJECTION_NEXT, _NEGATORS, _PERSONAL, Polar, _sentences, read_polar, tokens
+
+YesNo = Literal["yes", "no"]
+_YES_WORDS = _words("yes yeah yep yup sure certainly absolutely definitely indeed affirmative surely course naturally")
+_NOT_ANSWERS = _words("really now yet quite exactly at this so necessarily currently anymore today")
+_EMPHATIC = _words("certainly absolutely definitely surely course obviously naturally")
+_QUANTITY = _words(
+    "some a few couple more additional further several two three four five another other one many follow-up followup "
+    "of an"
+)
+_SURE = _words("sure certain confident positive")
+_SURE_DEGREE = _words("am not very absolutely completely quite fairly pretty entirely totally 100 %")
+_DONE = {("that", "is", "all"), ("i", "am", "done")}
+_STATEMENT_WORDS = _SURE | _words(
+    "question questions ask need unsure uncertain <emph> think believe guess hope doubt doubts afraid do am enough "
+    "everything all done nothing"
+)
+_ANSWER_WORDS = _STATEMENT_WORDS | _YES_WORDS | _EMPHATIC | _words("yes no nope nah negative not")
+_WISH = _words("like want need have wish")
+
+
+def _lead(tokens: list[str]) -> YesNo | None:
+    """The answer that opens a sentence: "Yes", "Sure", "Of course" / "No", "Nope", "Not really", and emphatic
+    negatives, which are no: "Certainly not", "Absolutely not", "Of course not", "By no means", "Not at all"."""
+    k = 1 if tokens[:1] == ["of"] else 0  # "of course"
+    first = tokens[k] if k < len(tokens) else ""
+    second = tokens[k + 1] if k + 1 < len(tokens) else ""
+    ends = second in ("", ",", ".", "!", ";", ":", "—")
+    if second == "not" and (first in _EMPHATIC or first in ("yes", "no", "course")):
+        return "no"
+    if first == "<emph>":
+        rest = tokens[k + 1 : k + 4]
+        alone = not rest or rest[0] in ("!", ".") or rest[:2] == ["about", "it"] or rest[:1] == ["whatsoever"]
+        return "yes" if alone else None  # "No doubt.", "No doubt about it"; not "No doubt they differ"
+    if first == "not":
+        return "no" if ends or second in _NOT_ANSWERS else None
+    if first in ("yes", "yeah", "yep", "yup", "affirmative"):
+        return "yes"
+    if first in _YES_WORDS and (ends or second in ("yes", "i")):
+        return "yes"
+    if first in ("no", "nope", "nah", "negative") and (ends or second in _INTERJECTION_NEXT or second in ("no", "way")):
+        return "no"
+    return None
+
+
+def _statements(tokens: list[str]) -> list[YesNo]:
+    """Answers stated in words: having (no) further questions, being (not) sure, "I think so" / "I don't"."""
+    out: list[YesNo] = []
+    n = len(tokens)
+    for k, w in enumerate(tokens):
+        if w not in _STATEMENT_WORDS:
+            continue
+        nxt = tokens[k + 1 : k + 6]
+        if w in ("question", "questions") and k >= 1:
+            window = tokens[max(0, k - 6) : k]
+            if "whether" in window or "if" in window or "asked" in window:
+                continue
+            if "no" in window or ("not" in window and ("have" in window or "need" in window)):
+                out.append("no")
+            elif (any(v in window for v in ("have", "add", "ask")) and any(q in window for q in _QUANTITY)) or (
+                "my" in window[-3:] or "here" in window
+            ):
+                out.append("yes")
+        elif w == "ask" and k >= 2 and tokens[k - 1] == "to" and tokens[k - 2] in _WISH:
+            negated = any(t in _NEGATORS for t in tokens[max(0, k - 5) : k])
+            out.append("no" if negated else "yes")  # "I do not need to ask anything else", "nothing more I need to ask"
+        elif (
+            w == "need"
+            and any(t in _NEGATORS for t in tokens[max(0, k - 3) : k])
+            and any(t in ("more", "further", "additional", "anything", "else") for t in nxt[:3])
+        ):
+            out.append("no")  # "I do not need any more information"
+        elif w in _SURE and k >= 1 and tokens[k - 1] in _SURE_DEGREE:
+            window = tokens[max(0, k - 4) : k]
+            if nxt[:1] and nxt[0] in ("how", "what", "if", "whether", "which", "where", "when", "who", "why"):
+                continue  # "I'm not sure how to answer": not about the claim
+            if nxt[:1] and nxt[0] in _PERSONAL:
+                continue  # "I'm sure I can help": sure of something else
+            if "i" in window or "am" in window:
+                out.append("no" if "not" in window or "no" in window else "yes")
+        elif w in ("unsure", "uncertain") and k >= 1 and tokens[k - 1] == "am":
+            out.append("no")
+        elif w == "<emph>" and k >= 1 and tokens[k - 1] in ("have", "is", "am"):
+            out.append("yes")  # "I have no doubt", "there is no doubt that my claim is correct"
+        elif w in ("think", "believe", "guess", "hope") and nxt[:1] == ["so"]:
+            out.append("no" if "not" in tokens[max(0, k - 3) : k] else "yes")
+        elif w in ("doubt", "doubts") and "i" in tokens[max(0, k - 4) : k]:
+            out.append("yes" if any(t in _NEGATORS for t in tokens[max(0, k - 3) : k]) else "no")  # "I do not doubt it"
+        elif w == "afraid" and nxt[:1] == ["not"]:
+            out.append("no")
+        elif w in ("do", "am") and k >= 1 and tokens[k - 1] == "i" and (k + 1 == n or tokens[k + 1] in (".", "!")):
+            out.append("yes")  # "I do." / "I am."
+        elif (
+            w in ("do", "am")
+            and k >= 1
+            and tokens[k - 1] == "i"
+            and nxt[:1] == ["not"]
+            and (k + 2 == n or tokens[k + 2] in (".", "!", ","))
+        ):
+            out.append("no")  # "I do not." / "I am not."
+        elif w in ("enough", "everything", "all") and tokens[max(0, k - 2) : k] in (["i", "have"], ["have", "got"]):
+            out.append("no")  # "I have enough information", "I have everything I need"
+        elif tuple(tokens[max(0, k - 2) : k + 1]) in _DONE or (
+            w == "nothing" and nxt[:2] in (["more", "to"], ["else", "to"])
+        ):
+            out.append("no")  # "That's all.", "I'm done.", "Nothing else to ask."
+    return out
+
+
+# A list item: "1.", "2)", "a.", "-", "*", "•", "Q1:", "Question 2." (matched on a stripped line, without backtracking).
+_NUMBERED = re.compile(r"(?:\d+[.)]|[a-z][.)]|[-*•]|Q(?:uestion)?\s*(?:\d+\s*)?[:.)])\s+(\S.*)", re.IGNORECASE)
+
+
+def read_yes_no(text: str, content: Polar | None = None) -> YesNo:
+    """ "yes" or "no" (see the module's docstring); ``content`` reads what the reply says of its subject when no
+    answer word does."""
+    found: list[YesNo] = []
+    for sent in _sentences(tokens(text)):
+        toks = sent.tokens
+        if sent.question:
+            if len(toks) == 1 and toks[0] in ("yes", "no"):
+                found.append(toks[0])  # "Yes? No.": a tentative answer counts, so the two disagree
+            continue
+        for clause in _split_on(toks, ("but", ";", ":", "—")):
+            if _ANSWER_WORDS.isdisjoint(clause):
+                continue
+            lead = _lead(clause)
+            if lead is not None:
+                found.append(lead)
+                clause = clause[1:]
+            found.extend(_statements(clause))
+            found.extend(_lone_answers(clause))
+    if not found and content is not None:
+        with contextlib.suppress(ParseError):  # nothing said of the subject either
+            found.append("yes" if read_polar(text, content) == content.names[0] else "no")
+    if not found and any(_asks(m.group(1)) for ln in text.splitlines() if (m := _NUMBERED.fullmatch(ln.strip()))):
+        found.append("yes")  # the reply went straight to its follow-up questions
+    values = set(found)
+    if len(values) == 1:
+        return values.pop()
+    if values:
+        raise ParseError("the reply says both Yes and No")
+    raise ParseError("expected Yes or No")
+
+
+def _asks(line: str) -> bool:
+    """A listed question of the reply's own, not the prompt repeated ("1. Do you have any follow-up questions?")."""
+    words = tokens(line)
+    return "?" in words and "<echo>" not in words and "follow-up" not in words and "sure" not in words
+
+
+def _split_on(toks: list[str], words: tuple[str, ...]) -> list[list[str]]:
+    out: list[list[str]] = [[]]
+    for w in toks:
+        if w in words:
+            out.append([])
+        else:
+            out[-1].append(w)
+    return [c for c in out if c]
+
+
+def _lone_answers(tokens: list[str]) -> list[YesNo]:
+    """A "yes" anywhere but in an echo, quoted speech or under negation; a "no" that ends a phrase ("so, no.")."""
+    out: list[YesNo] = []
+    n = len(tokens)
+    for k, w in enumerate(tokens):
+        if k == 0:
+            continue
+        before = tokens[max(0, k - 3) : k]
+        if w == "yes" and "not" not in before and not (tokens[k - 1] in ("says", "said", "say") and k < 3):
+            out.append("yes")
+        elif w == "no" and (k + 1 == n or tokens[k + 1] in (".", "!", ",")):
+            out.append("no")
+    return out
