@@ -1,19 +1,22 @@
-"""``--workers N``: a run's sessions shared among N worker processes on this machine, in one transcript.
+"""``--workers N``: a run's sessions shared among N processes on this machine, in one transcript.
 
-The run's process (the parent) holds the transcript lock, has resumed the transcript and knows what is left. It
-starts N workers (``python -c``, not a fork of itself: forking a process that runs an event loop and threads is
-unsafe, and unlike multiprocessing's spawn this never re-imports the user's ``__main__``), each in a process group
-of its own, so a Ctrl-C at the terminal reaches the parent alone, which then stops the workers in order. Each
-worker builds its own clients from the roles' specs and runs ``concurrency`` sessions at a time in its own event
-loop, appending their events to the transcript itself (``TranscriptWriter(shared=True)``: one ``os.write`` of one
-line under a per-line ``flock``).
+The run's process (the parent) holds the transcript lock, has resumed the transcript and knows what is left. It is
+one of the N: it runs sessions in its own event loop beside its bookkeeping, and starts N - 1 workers
+(``python -c``, not a fork of itself: forking a process that runs an event loop and threads is unsafe, and unlike
+multiprocessing's spawn this never re-imports the user's ``__main__``), each in a process group of its own, so a
+Ctrl-C at the terminal reaches the parent alone, which then stops the workers in order. Each worker builds its own
+clients from the roles' specs and runs ``concurrency`` sessions at a time in its own event loop, as the parent
+does, every process appending its sessions' events to the transcript itself (``TranscriptWriter(shared=True)``:
+one ``os.write`` of one line under a per-line ``flock``).
 
-The parent deals sessions out one at a time over a socket pair per worker, a new one each time one ends, so the
-load balances and the parent always knows which sessions each worker has in flight. Workers report back: a
-session's end (its verdict or error), retries, warnings, their endpoint limits. The parent keeps the run's
-bookkeeping (``Tally``): the error budget across workers, the progress bar. A worker that dies (kill -9, out of
-memory) loses only its sessions in flight: they are reported as failed, have no verdict in the transcript, and are
-run again on resume; the others go on.
+The parent deals sessions out one at a time (over a socket pair per worker, to its own tasks directly), a new one
+each time one ends, so the load balances and the parent always knows which sessions each process has in flight.
+Running sessions in the parent rather than in one more worker saves that worker's start-up (imports, clients:
+most of a second of CPU) and the messages its sessions would cost. Workers report back: a session's end (its
+verdict or error), retries, warnings, their endpoint limits. The parent keeps the run's bookkeeping (``Tally``):
+the error budget across processes, the progress bar. A worker that dies (kill -9, out of memory) loses only its
+sessions in flight: they are reported as failed, have no verdict in the transcript, and are run again on resume;
+the others go on.
 """
 
 from __future__ import annotations
@@ -53,6 +56,8 @@ from voirdire.executors.base import (
 from voirdire.models import ModelPool
 from voirdire.transcript import RunHeader, Verdict
 
+Message = tuple[Any, ...]
+
 _WORKER = "from voirdire.executors.local import worker_main; worker_main()"
 STOP_WAIT_S = 10.0  # how long stopped workers get to cancel their sessions and close, before they are killed
 LIMITS_EVERY_S = 0.5  # how often a worker reports its endpoint limits (when they changed)
@@ -79,7 +84,7 @@ class _Worker:
         self.finishing = False  # told that no further session comes
         self.limits: Limits = {}
 
-    def send(self, message: tuple[Any, ...]) -> None:
+    def send(self, message: Message) -> None:
         with contextlib.suppress(OSError):  # it died: its end of the socket is gone, its reader says "eof"
             self.conn.send(message)
 
@@ -87,7 +92,54 @@ class _Worker:
         return f"worker process {self.index + 1} (pid {self.proc.pid})"
 
 
-Events = asyncio.Queue[tuple[_Worker, tuple[Any, ...]]]  # (worker, message) as the parent receives them
+class _Here:
+    """The parent's own share of the sessions: tasks in its event loop, answering on the same queue as the workers
+    (a verdict as it is, not serialised), so that one dealer serves both."""
+
+    def __init__(self, runner: SessionRunner, writer: MaskingWriter, events: Events, keep_verdicts: bool) -> None:
+        self.runner = runner
+        self.writer = writer
+        self.events = events
+        self.keep_verdicts = keep_verdicts
+        self.in_flight: dict[str, None] = {}
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.alive = True
+        self.finishing = False
+
+    @property
+    def limits(self) -> Limits:
+        return endpoint_limits()
+
+    def send(self, message: Message) -> None:
+        if message[0] == "run":
+            task = asyncio.create_task(self._one(message[1], message[2]))
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
+        elif message[0] == "finish":
+            self.finishing = True
+            self.alive = bool(self.in_flight)
+
+    async def _one(self, sid: str, item: BaseModel) -> None:
+        try:
+            outcome = await self.runner.run(item, sid, self.writer)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self.events.put_nowait((self, ("crash", sid, f"{type(exc).__name__}: {exc}")))
+            return
+        verdict = outcome.verdict if self.keep_verdicts else None
+        self.events.put_nowait((self, ("end", sid, verdict, outcome.error)))
+
+    async def cancel(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+
+    def describe(self) -> str:
+        return "the run's own process"
+
+
+Events = asyncio.Queue[tuple["_Worker | _Here", Message]]  # (who, message) as the parent receives them
 
 
 def _listen(worker: _Worker, loop: asyncio.AbstractEventLoop, events: Events) -> None:
@@ -133,27 +185,38 @@ def _start(index: int, setup: Sequence[bytes]) -> _Worker:
 async def run_in_processes(
     job: SessionJob, pending: Sequence[tuple[BaseModel, str]], count: int, tally: Tally, header: RunHeader
 ) -> None:
-    """Run the ``pending`` sessions in ``count`` worker processes; ``header`` is written once every worker has
-    built its clients (a spec that cannot start fails the run before the transcript gets anything)."""
+    """Run the ``pending`` sessions in ``count`` processes: this one and ``count - 1`` workers; ``header`` is
+    written once every process has built its clients (a spec that cannot start fails the run before the
+    transcript gets anything)."""
     setup = (pickle.dumps(list(sys.path)), pickled(job, "worker processes"))
     loop = asyncio.get_running_loop()
     events: Events = asyncio.Queue()
     workers: list[_Worker] = []
+    pool = ModelPool()
+    here: _Here | None = None
     done = False
     try:
-        for index in range(count):
+        for index in range(1, count):
             worker = _start(index, setup)
             workers.append(worker)
             _listen(worker, loop, events)
+        await start_clients(pool, job.bound, {})  # while the workers start theirs
         await _until_ready(workers, events)
         with MaskingWriter(job.out, shared=True) as writer:
             writer.write(header)
-        await _deal(job, iter(pending), workers, tally, events)
-        done = True
+            replies = ResponseCache(job.cache) if job.cache is not None else None
+            runner = SessionRunner(job, pool, {}, replies, on_retry=lambda *_: tally.retry())
+            here = _Here(runner, writer, events, job.keep_verdicts)
+            try:
+                await _deal(job, iter(pending), [here, *workers], tally, events)
+                done = True
+            finally:
+                await here.cancel()
     finally:
         for worker in workers:
             loop.remove_reader(worker.conn.fileno())
         _stop(workers, cancel=not done)
+        await pool.close()
 
 
 async def _until_ready(workers: list[_Worker], events: Events) -> None:
@@ -172,7 +235,7 @@ async def _until_ready(workers: list[_Worker], events: Events) -> None:
 async def _deal(
     job: SessionJob,
     pending: Any,
-    workers: list[_Worker],
+    workers: Sequence[_Worker | _Here],
     tally: Tally,
     events: Events,
 ) -> None:
@@ -180,7 +243,7 @@ async def _deal(
     tally.limits = lambda: merge_limits(w.limits for w in workers)  # an ended worker's last report stays
     exhausted = False
 
-    def deal(worker: _Worker) -> None:
+    def deal(worker: _Worker | _Here) -> None:
         nonlocal exhausted
         while worker.alive and not worker.finishing and len(worker.in_flight) < job.concurrency:
             following = None if exhausted else next(pending, None)
@@ -203,6 +266,8 @@ async def _deal(
             _, sid, verdict, error = message
             worker.in_flight.pop(sid, None)
             tally.end(sid, _verdict(verdict), error)
+            if isinstance(worker, _Here) and worker.finishing and not worker.in_flight:
+                worker.alive = False
             if tally.stopped:  # the error budget is spent: no worker gets another session
                 for other in workers:
                     deal(other)
@@ -219,7 +284,7 @@ async def _deal(
             warnings.warn(message[2], category if is_warning else UserWarning, stacklevel=1)
         elif kind == "crash":  # an exception outside any session: a bug, as it would be in one process
             raise RuntimeError(f"{worker.describe()}: {message[2]}")
-        elif kind == "eof":
+        elif kind == "eof" and isinstance(worker, _Worker):
             worker.alive = False
             code = await loop.run_in_executor(None, worker.proc.wait)
             if code != 0:  # its last report of requests in flight no longer holds
@@ -238,8 +303,9 @@ async def _deal(
                     tally.stop(f"every worker process died (the last: {exit_text(code)})")
 
 
-def _verdict(text: str | None) -> Verdict | None:
-    return Verdict.model_validate_json(text) if text is not None else None
+def _verdict(sent: Verdict | str | None) -> Verdict | None:
+    """A verdict from the parent's own sessions as it is, a worker's from its JSON."""
+    return Verdict.model_validate_json(sent) if isinstance(sent, str) else sent
 
 
 def _stop(workers: list[_Worker], *, cancel: bool) -> None:
@@ -304,20 +370,17 @@ async def _serve(job: SessionJob, conn: Connection) -> int:
     loop = asyncio.get_running_loop()
     inbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
 
-    def receive() -> None:  # a thread, so the parent's messages are read even while this loop is busy
-        while True:
-            try:
-                message = conn.recv()
-            except (EOFError, OSError):  # the parent is gone (killed): stop as on Ctrl-C
-                message = ("cancel",)
-            try:
-                loop.call_soon_threadsafe(inbox.put_nowait, message)
-            except RuntimeError:
-                return
-            if message[0] == "cancel":
-                return
+    def receive() -> None:
+        # Read by the event loop itself: a thread blocked on the socket would take the GIL from the loop for every
+        # message. The parent writes one message in one or two writes, so a read that has begun waits little.
+        try:
+            while conn.poll():
+                inbox.put_nowait(conn.recv())
+        except (EOFError, OSError):  # the parent is gone (killed): stop as on Ctrl-C
+            loop.remove_reader(conn.fileno())
+            inbox.put_nowait(("cancel",))
 
-    threading.Thread(target=receive, daemon=True).start()
+    loop.add_reader(conn.fileno(), receive)
     tasks: set[asyncio.Task[None]] = set()
 
     async def one(sid: str, item: BaseModel) -> None:
@@ -360,6 +423,7 @@ async def _serve(job: SessionJob, conn: Connection) -> int:
             elif message[0] == "cancel":
                 break
     finally:
+        loop.remove_reader(conn.fileno())
         for task in (*tasks, reporter):
             task.cancel()
         await asyncio.gather(*tasks, reporter, return_exceptions=True)
