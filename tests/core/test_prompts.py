@@ -42,12 +42,20 @@ def test_verbatim_prompts_appear_in_the_paper(path: Path, shared_data: Path) -> 
 
 
 def test_an_installed_wheel_finds_its_prompts(tmp_path: Path) -> None:
-    """Built as a wheel, prompts/ ships as the data package voirdire.prompt_files and loads from site-packages."""
+    """Built as a wheel, prompts/ ships as the data package voirdire.prompt_files and loads from site-packages. The
+    wheel is built from a copy of the sources: a build in the checkout would rewrite its build/ and *.egg-info."""
+    import shutil
     import subprocess
     import sys
     import zipfile
 
     repo = Path(__file__).resolve().parents[2]
+    source = tmp_path / "source"
+    junk = shutil.ignore_patterns("__pycache__", "*.egg-info", "build", "dist")
+    for name in ("voirdire", "agents", "protocols", "prompts"):
+        shutil.copytree(repo / name, source / name, ignore=junk)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(repo / name, source / name)
     subprocess.run(
         [
             sys.executable,
@@ -59,7 +67,7 @@ def test_an_installed_wheel_finds_its_prompts(tmp_path: Path) -> None:
             "--no-build-isolation",
             "-w",
             str(tmp_path),
-            str(repo),
+            str(source),
         ],
         check=True,
         capture_output=True,
