@@ -36,7 +36,12 @@ def ray_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 
 
 @needs_ray
-async def test_fifty_sessions_on_ray_write_a_local_run_s_transcript(ray_home: Path, tmp_path: Path) -> None:
+async def test_fifty_sessions_on_ray_write_a_local_run_s_transcript(
+    ray_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    here_dir = tmp_path / "cwd"  # the current folder, whatever pytest was started in: Ray must leave it empty
+    here_dir.mkdir()
+    monkeypatch.chdir(here_dir)
     roles, qs, out = script(tmp_path), items(50), tmp_path / "ray.jsonl"
     local = await run_protocol(Chaos(), qs, out=tmp_path / "local.jsonl", roles=roles, concurrency=4)
     # Ten sessions are already in the transcript (a local run): the Ray run resumes it and runs the other 40.
@@ -55,7 +60,7 @@ async def test_fifty_sessions_on_ray_write_a_local_run_s_transcript(ray_home: Pa
     # The actors' cache replies came back to the driver's file: 3 calls for each of the 40 sessions.
     assert len(cache.read_text().splitlines()) == 120
     assert all(not e.cached for s in there.sessions.values() for e in s.of_kind(ModelCall))
-    assert not list(Path.cwd().glob("ray*")) and not (Path.cwd() / "session_latest").exists()
+    assert not list(here_dir.iterdir())
 
 
 async def test_without_ray_installed_the_ray_executor_is_a_one_line_error(
