@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import io
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,20 +37,27 @@ def register(sub: Any) -> None:
                    help="figure format (repeatable; default svg)")  # fmt: skip
     p.add_argument("--no-figures", action="store_true", help="write the JSON only")
     p.add_argument("--json", action="store_true", help="print the JSON instead of the table")
-    p.set_defaults(func=cmd_reproduce)
+    p.set_defaults(func=cmd_reproduce, commands=sub.choices)
 
 
-def run_command(argv: list[str]) -> str:
-    """``voirdire ARGV`` in this process (what a model reproduction runs); its output, or a one-line error."""
-    from voirdire.cli.main import main
+def command_runner(commands: dict[str, argparse.ArgumentParser]) -> Callable[[list[str]], str]:
+    """Runs ``voirdire ARGV`` in this process through the parsers of this ``voirdire`` (what a model reproduction
+    runs); returns its output, or raises a one-line error."""
 
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        code = main([*argv, "--no-progress"])
-    if code != 0:
-        tail = buf.getvalue().strip().splitlines()[-1:] or [""]
-        raise ReproductionError(f"voirdire {argv[0]} exited with status {code} {tail[0][:200]}".rstrip())
-    return buf.getvalue()
+    def run_command(argv: list[str]) -> str:
+        buf = io.StringIO()
+        try:
+            ns = commands[argv[0]].parse_args([*argv[1:], "--no-progress"])
+            ns.argv = ["voirdire", *argv]
+            with contextlib.redirect_stdout(buf):
+                code = int(ns.func(ns) or 0)
+        except SystemExit as exc:  # the command's own parser refused the arguments (printed on stderr)
+            code = int(exc.code or 2)
+        if code != 0:
+            raise ReproductionError(f"voirdire {' '.join(argv[:3])} ... exited with status {code}")
+        return buf.getvalue()
+
+    return run_command
 
 
 def models(specs: list[str]) -> dict[str, str]:
@@ -74,7 +82,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     rep = get(args.name)
     options = Options(
         models=models(args.model), data_dir=args.data_dir, limit=args.limit, seeds=args.seeds,
-        out=args.out / "transcripts" if rep.needs != "offline" else None, command=run_command,
+        out=args.out / "transcripts" if rep.needs != "offline" else None, command=command_runner(args.commands),
     )  # fmt: skip
     outcome, seconds = run(rep, options)
     path, figures, missing = write(
