@@ -1,16 +1,19 @@
-"""The layering rules of docs/architecture.md, checked on the source: the core imports no protocol, and no two
-modules import each other, directly or around a loop (every import counts: module level, inside functions and
-under TYPE_CHECKING)."""
+"""The layering rules of docs/architecture.md, checked on the source: every module sits in a layer of the
+documented table and imports only its own layer or the layers listed before it; the core imports no protocol and
+spells no registered protocol's name; no two modules import each other, directly or around a loop (every import
+counts: module level, inside functions and under TYPE_CHECKING)."""
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
 # Source folders and the package each one is installed as (pyproject.toml [tool.setuptools] package-dir).
 FOLDERS = {"voirdire": "voirdire", "agents": "voirdire.agents", "protocols": "voirdire.protocols"}
 
@@ -91,9 +94,109 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+def layers(text: str) -> list[tuple[str, list[str]]]:
+    """The table under "## Layers": each layer's name and the modules it places, in the documented order. A file
+    places its module (``voirdire/api.py`` -> ``voirdire.api``), a folder every module under it (``voirdire/runner/``
+    -> ``voirdire.runner.``, ``agents/`` -> ``voirdire.agents.``, a trailing dot)."""
+    section = text.split("## Layers", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not line.startswith("|") or len(cells) < 2 or cells[0] in ("layer", "") or set(cells[0]) <= {"-"}:
+            continue
+        places = []
+        for path in re.findall(r"`([^`]+)`", cells[1]):
+            if "/" not in path:
+                continue  # a module's part named in passing (`spec`, `voirdire.agents`)
+            folder, _, rest = path.partition("/")
+            parts = [FOLDERS[folder], *(Path(rest).with_suffix("").parts if rest else ())]
+            if path.endswith(".py"):
+                places.append(".".join(parts).removesuffix(".__init__"))
+            else:
+                places.append(".".join(parts) + ".")
+        rows.append((cells[0], places))
+    return rows
+
+
+def layer_of(module: str, table: list[tuple[str, list[str]]]) -> int | None:
+    """The index of the layer that places ``module`` (the most specific entry wins); None when none does."""
+    best: tuple[int, int] | None = None
+    for index, (_, places) in enumerate(table):
+        for place in places:
+            placed = module == place.rstrip(".") or (place.endswith(".") and module.startswith(place))
+            if placed and (best is None or len(place) > best[0]):
+                best = (len(place), index)
+    return best[1] if best else None
+
+
+def test_every_module_has_a_documented_layer() -> None:
+    table = layers(ARCHITECTURE.read_text(encoding="utf-8"))
+    assert [name for name, _ in table][:2] == ["errors, secrets", "models"] and table[-1][0] == "protocols"
+    unplaced = sorted(m for m in modules() if layer_of(m, table) is None)
+    assert not unplaced, f"modules docs/architecture.md's layer table does not place: {unplaced}"
+
+
+def test_imports_follow_the_documented_layer_order() -> None:
+    """A module imports its own layer or the layers listed before it in docs/architecture.md, never one after."""
+    table = layers(ARCHITECTURE.read_text(encoding="utf-8"))
+    offenders = []
+    for name, targets in graph().items():
+        here = layer_of(name, table)
+        for target in sorted(targets):
+            there = layer_of(target, table)
+            if here is not None and there is not None and there > here:
+                offenders.append(f"{name} ({table[here][0]}) -> {target} ({table[there][0]})")
+    assert not offenders, offenders
+
+
+def test_the_layer_check_sees_a_wrong_import() -> None:
+    table = layers(
+        "## Layers\n| layer | modules | what |\n|---|---|---|\n| low | `voirdire/errors.py` | x |\n"
+        "| high | `voirdire/runner/`, `agents/` | y |\n"
+    )
+    assert table == [("low", ["voirdire.errors"]), ("high", ["voirdire.runner.", "voirdire.agents."])]
+    assert layer_of("voirdire.runner.lock", table) == 1 and layer_of("voirdire.agents.model_agent", table) == 1
+    assert layer_of("voirdire.errors", table) == 0 and layer_of("voirdire.errorsx", table) is None
+
+
+def registered_names() -> set[str]:
+    """The protocol names of the ``voirdire.protocols`` entry points."""
+    import importlib.metadata
+
+    return {ep.name for ep in importlib.metadata.entry_points(group="voirdire.protocols")}
+
+
+def string_constants(tree: ast.AST) -> Iterator[ast.Constant]:
+    """Every string constant but docstrings (prose may name a paper's protocol; code may not)."""
+    docs = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                docs.add(id(first.value))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+            yield node
+
+
+def test_the_core_spells_no_registered_protocol_name() -> None:
+    """The core finds protocols through the registry only: no string of ``voirdire/`` names one
+    (``"cross_examination"``, a key like ``"dcr"``)."""
+    names = registered_names()
+    assert {"cross_examination", "dcr", "no_data"} <= names
+    word = re.compile(r"(?<![\w-])(" + "|".join(sorted(map(re.escape, names), key=len, reverse=True)) + r")(?![\w-])")
+    offenders = [
+        f"{path.relative_to(ROOT)}:{node.lineno}: {node.value[:80]!r}"
+        for path in sorted((ROOT / "voirdire").rglob("*.py"))
+        for node in string_constants(ast.parse(path.read_text(encoding="utf-8")))
+        if word.search(node.value)
+    ]
+    assert not offenders, offenders
+
+
 def test_the_graph_sees_the_project() -> None:
     g = graph()
-    assert "voirdire.protocol" in g["voirdire.runner"]
+    assert "voirdire.protocol" in g["voirdire.runner.prepare"]
     assert "voirdire.protocols.cross_examination.items" in g["voirdire.protocols.cross_examination.claims"]
 
 
@@ -101,7 +204,7 @@ def test_the_core_imports_no_protocol() -> None:
     offenders = {
         f"{name} -> {target}"
         for name, targets in graph().items()
-        if not name.startswith(("voirdire.protocols", "voirdire.agents"))
+        if not name.startswith("voirdire.protocols")
         for target in targets
         if target.startswith("voirdire.protocols")
     }
@@ -120,7 +223,10 @@ def test_agents_do_not_import_the_session_layer() -> None:
     g = graph()
     for name, targets in g.items():
         if name.startswith("voirdire.agents"):
-            assert not targets & {"voirdire.protocol", "voirdire.runner", "voirdire.cli", "voirdire.registry"}, name
+            assert not {t for t in targets if t.startswith(("voirdire.protocol", "voirdire.runner", "voirdire.cli"))}, (
+                name
+            )
+            assert "voirdire.registry" not in targets, name
 
 
 def test_no_import_cycles() -> None:
