@@ -203,6 +203,14 @@ async def error_page(request: Request, exc: Exception) -> Response:
     return page("error.html", status_code=status, status=status, detail=detail, version="")
 
 
+async def internal_error(request: Request, exc: Exception) -> Response:
+    """A bug's page: no internals shown, and the security headers set here, since Starlette answers an unhandled
+    exception outside every middleware (``SecurityHeaders`` included)."""
+    response = page("error.html", status_code=500, status=500, detail="internal error", version="")
+    response.headers.update(SECURITY_HEADERS)
+    return response
+
+
 def create_app(library: Library, *, prices: Prices | None = None) -> Starlette:
     """The viewer over ``library``; costs priced by ``prices`` (default: ``voirdire.prices.load_prices()``)."""
     pages = Pages(library, prices if prices is not None else load_prices())
@@ -212,7 +220,7 @@ def create_app(library: Library, *, prices: Prices | None = None) -> Starlette:
             Middleware(SecurityHeaders),
             Middleware(TrustedHostMiddleware, allowed_hosts=ALLOWED_HOSTS),
         ],
-        exception_handlers={HTTPException: error_page},
+        exception_handlers={HTTPException: error_page, Exception: internal_error},
     )
 
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from voirdire.limits import too_deep
 from voirdire.prices import Cost, Prices, load_prices, run_cost
 from voirdire.web.errors import ViewerError
 from voirdire.web.index import Attempt, TranscriptIndex
@@ -24,6 +25,8 @@ def is_transcript(path: Path) -> bool:
     except OSError:
         return False
     if not first.lstrip().startswith(b"{"):
+        return False
+    if too_deep(first):  # json.loads would exhaust its recursion on it: not a run header anyway
         return False
     try:
         return json.loads(first).get("kind") == "header"

@@ -30,9 +30,10 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from voirdire.errors import VoirdireError
+from voirdire.limits import MAX_JSON_DEPTH, token_count, too_deep
 from voirdire.transcript import Line, RunHeader, SessionRecord, SessionStart, Transcript, Verdict, counting_attempt
 from voirdire.web.errors import ViewerError
 
@@ -138,6 +139,24 @@ def _strings(value: Any, key: str = "") -> Iterator[str]:
             yield from _strings(v)
 
 
+_ATTEMPT = TypeAdapter(Attempt)
+_SPANS = re.compile(r"(?:\d{1,15},\d{1,15}(?:;|$))*")
+
+
+class _Stored(BaseModel):
+    """What an index file must hold to be used (its version and path are checked before)."""
+
+    size: int
+    lines: int
+    mtime_ns: int
+    tail: str
+    hints: list[str] = []
+    gold: str = ""
+    headers: list[tuple[str, int, int]]
+    problems: list[str] = []
+    attempts: list[list[Any]]
+
+
 def default_store(path: Path) -> Path:
     return path.with_name(f".{path.name}.index")
 
@@ -229,6 +248,8 @@ class TranscriptIndex:
 
     def _line(self, raw: bytes, offset: int, length: int, finished: list[tuple[Attempt, dict[str, Any]]]) -> None:
         try:
+            if too_deep(raw):
+                raise ValueError(f"JSON nested more than {MAX_JSON_DEPTH} levels")
             rec = _record(raw)
             kind = rec["kind"]
             if kind == "header":
@@ -239,7 +260,8 @@ class TranscriptIndex:
                 return
             sid, rid = str(rec["session_id"]), str(rec["run_id"])
         except (ValueError, KeyError, TypeError) as exc:
-            self.problems.append(f"{self.path}:{self.lines}: not a transcript record ({type(exc).__name__})")
+            why = str(exc) if "nested" in str(exc) else type(exc).__name__
+            self.problems.append(f"{self.path}:{self.lines}: not a transcript record ({why})")
             return
         a = self.attempts.setdefault(sid, {}).get(rid)
         if a is None:
@@ -257,7 +279,11 @@ class TranscriptIndex:
             a.messages += 1
         elif kind == "model_call":
             usage = rec.get("usage") or {}
-            p, c, t = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0)), rec["latency_s"]
+            p, c = token_count(usage.get("prompt_tokens", 0)), token_count(usage.get("completion_tokens", 0))
+            t = rec["latency_s"]
+            if p is None or c is None or not isinstance(t, int | float):  # a forged or garbled line: not counted
+                self.problems.append(f"{self.path}:{self.lines}: usage counts that are not token counts")
+                return
             a.calls += 1
             a.prompt_tokens += p
             a.completion_tokens += c
@@ -335,22 +361,33 @@ class TranscriptIndex:
         for store in (self.store, cache_store(self.path)):
             try:
                 data = json.loads(store.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
+            except (OSError, ValueError, RecursionError):
                 continue
-            if data.get("version") != INDEX_VERSION or data.get("path") != str(self.path.resolve()):
+            if not isinstance(data, dict) or data.get("version") != INDEX_VERSION:
                 continue
-            self.size, self.lines, self.mtime_ns = data["size"], data["lines"], data["mtime_ns"]
-            self._tail_digest = data["tail"]
-            self._hints = tuple(data.get("hints", ()))
-            self._gold = str(data.get("gold", ""))
-            self.headers = [HeaderRef(*h) for h in data["headers"]]
-            self.problems = list(data.get("problems", ()))
-            self.attempts = {}
-            for row in data["attempts"]:
-                a = Attempt(**dict(zip(_FIELDS, row, strict=True)))
-                self.attempts.setdefault(a.sid, {})[a.rid] = a
+            if data.get("path") != str(self.path.resolve()):
+                continue
+            try:  # an index file is a cache anyone could have edited: one that does not check out is rebuilt
+                self._restore(_Stored.model_validate(data))
+            except (ValueError, TypeError, KeyError):
+                self._reset()
+                continue
             self.store = store
             return
+
+    def _restore(self, data: _Stored) -> None:
+        self.size, self.lines, self.mtime_ns = data.size, data.lines, data.mtime_ns
+        self._tail_digest = data.tail
+        self._hints = tuple(data.hints)
+        self._gold = data.gold
+        self.headers = [HeaderRef(*h) for h in data.headers]
+        self.problems = list(data.problems)
+        self.attempts = {}
+        for row in data.attempts:
+            a = _ATTEMPT.validate_python(dict(zip(_FIELDS, row, strict=True)))
+            if isinstance(a.spans, str) and not _SPANS.fullmatch(a.spans):
+                raise ValueError("spans")
+            self.attempts.setdefault(a.sid, {})[a.rid] = a
 
     def _save(self) -> None:
         if not self.persist:

@@ -40,7 +40,8 @@ class Query:
         for f in fields(cls):
             raw = str(params.get(f.name, "")).strip()
             if f.name == "page":
-                values["page"] = max(1, int(raw)) if raw.isdigit() else 1
+                # ASCII digits only ("²".isdigit() too), and few enough of them: 5,000 digits are page 1, not a 500
+                values["page"] = max(1, int(raw)) if raw.isascii() and raw.isdigit() and len(raw) <= 9 else 1
             elif f.name in CHOICES:
                 values[f.name] = raw if raw in CHOICES[f.name] else ""
             else:
