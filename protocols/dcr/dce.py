@@ -17,7 +17,7 @@ Task = Literal["semantic", "summarization"]
 Level = Literal["sentence", "paragraph"]
 
 # Bounds that keep a constrained reply within a reply budget, above every benchmark sentence (the longest, split as
-# sentences.py splits, has 470 characters in SummEval, 373 in QAGS-CNN; at most 9 sentences a summary) and the
+# sentences.py splits, has 470 characters in SummEval, 373 in QAGS-CNN; at most 7 sentences a summary) and the
 # reasons of Tables 13-17.
 SENTENCE_CHARS = 600
 REASON_CHARS = 400

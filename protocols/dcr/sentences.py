@@ -69,7 +69,7 @@ def _blocks(text: str) -> list[tuple[int, int]]:
 
 
 @cache
-def _abbreviations() -> frozenset[str]:
+def abbreviations() -> frozenset[str]:
     """The tokenizer's own abbreviations ("inc.", "fla.", "jan."; not single letters) and the titles, lower case."""
     rules = segmenter().tokenizer.rules
     known = {k.lower() for k in rules if len(k) > 2 and k.endswith(".") and k[:-1].isalpha()}
@@ -81,7 +81,7 @@ def _is_abbreviation(word: str) -> bool:
     word = word.lstrip("([\"'`")
     if len(word) < 2 or not word.endswith(".") or not any(c.isalpha() for c in word):
         return False
-    return "." in word[:-1] or word.lower() in _abbreviations() or word.rsplit("-", 1)[-1].lower() in _abbreviations()
+    return "." in word[:-1] or word.lower() in abbreviations() or word.rsplit("-", 1)[-1].lower() in abbreviations()
 
 
 def _continues(last: str, first: str) -> bool:
