@@ -39,8 +39,9 @@ async def test_retry_after_seconds_is_honoured(tmp_path: Path) -> None:
     assert not errors and stats["retries"] == 2
     first, second = gaps(server)[:2]
     print(f"\nRetry-After: 1 -> gaps {first:.3f} s, {second:.3f} s")
-    assert 1.0 <= first < 1.0 + 0.5 + 0.6  # the wait asked for, plus at most the jitter (0.5 s) and some slack
-    assert 1.0 <= second < 1.0 + 0.5 + 0.6
+    # At least the wait asked for (a busy machine only adds to it); that no more is chosen than the wait plus its
+    # jitter is test_the_wait_chosen_is_the_servers_plus_jitter's to check, without a clock.
+    assert first >= 1.0 and second >= 1.0
 
 
 async def test_retry_after_as_an_http_date_is_honoured(tmp_path: Path) -> None:
@@ -49,14 +50,13 @@ async def test_retry_after_as_an_http_date_is_honoured(tmp_path: Path) -> None:
         errors, _ = await run_once(s.url, tmp_path)
     (gap, *_) = gaps(s)
     print(f"\nRetry-After: <date 2 s ahead> -> gap {gap:.3f} s")
-    assert not errors and 1.0 <= gap < 2.0 + 0.5 + 0.6
+    assert not errors and gap >= 1.0
 
 
 async def test_a_wait_longer_than_the_cap_is_not_retried(tmp_path: Path) -> None:
     with ChaosServer(replies, in_order(["429"]), retry_after="3600") as server:
-        start = time.monotonic()
         errors, stats = await run_once(server.url, tmp_path)
-    assert time.monotonic() - start < 5 and len(server.log) == 1 and stats["retries"] == 0
+    assert len(server.log) == 1 and stats["retries"] == 0
     assert "the server asked to wait 3600 s (Retry-After), more than 60 s" in errors["q"]
 
 
@@ -77,6 +77,22 @@ def test_retry_after_parsing() -> None:
     assert retry_after(Limited({"retry-after": formatdate(now - 30, usegmt=True)}), now=now) == 0.0  # past: now
     assert retry_after(Limited({"retry-after": "soon"})) is None
     assert retry_after(Limited({})) is None and retry_after(ValueError()) is None
+
+
+def test_the_wait_chosen_is_the_servers_plus_jitter() -> None:
+    from tenacity import RetryCallState
+
+    from voirdire.agents.model_agent import wait_backoff_or_retry_after
+    from voirdire.models.base import http_error
+
+    wait = wait_backoff_or_retry_after(0.5, 8.0)
+    for asked, headers in ((1.0, {"retry-after": "1"}), (None, {})):
+        state = RetryCallState(None, None, (), {})
+        state.set_exception((ValueError, http_error(429, "slow down", code=None, headers=headers), None))
+        state.attempt_number = 3
+        draws = [wait(state) for _ in range(500)]
+        low, high = (1.0, 1.5) if asked else (0.0, 2.0)  # Retry-After plus up to 0.5 s; else backoff 0.5 * 2**2
+        assert low <= min(draws) and max(draws) <= high and max(draws) - min(draws) > 0.3 * (high - low)
 
 
 def test_backoff_is_exponential_with_full_jitter() -> None:

@@ -3,8 +3,6 @@ replies that are HTTP 200 but not a chat completion (no network beyond 127.0.0.1
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from autogen_core.models import UserMessage
 
@@ -18,8 +16,9 @@ OPENAI_KEY = "sk-openai-only-1234567890"
 
 
 def key_of(client: object) -> str:
+    """The key the client sends (its Authorization header)."""
     assert isinstance(client, OpenAIChatClient)
-    return client._api_key
+    return client._headers["Authorization"].removeprefix("Bearer ")
 
 
 def test_openai_spec_needs_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -79,10 +78,8 @@ def test_a_key_read_is_masked_even_in_a_variable_with_a_plain_name(monkeypatch: 
 async def test_a_reply_that_is_not_a_chat_completion_is_a_transient_error(fault: str, error: type) -> None:
     with ChaosServer(lambda m: "hi", in_order([fault])) as server:
         client = OpenAIChatClient("m", base_url=server.url, api_key=NO_KEY, timeout=0.5)
-        start = time.monotonic()
-        with pytest.raises(error) as raised:
+        with pytest.raises(error) as raised:  # a hang: the deadline's ReplyTimeout, not the server's eventual reply
             await client.complete([UserMessage(content="q", source="user")], {})
-        assert time.monotonic() - start < 3
         assert is_transient(raised.value)
         done = await client.complete([UserMessage(content="q", source="user")], {"timeout": 2.0})
         assert done.texts == ["hi"]
