@@ -50,3 +50,8 @@ def cannot_write(exc: OSError, path: object, what: str) -> CannotWrite:
     )
     error.errno = exc.errno
     return error
+
+
+class SessionTimeout(VoirdireError, TimeoutError):
+    """A session that ran past the run's per-session deadline (``session_timeout``): recorded as its error, the
+    other sessions go on."""

@@ -46,6 +46,16 @@ def _error_budget(text: str) -> ErrorBudget:
         raise argparse.ArgumentTypeError(f"expected N or P%, e.g. 5 or 10%, not {text!r}") from None
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, not {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    return value
+
+
 SHARED_HELP = {
     "max_tokens": "bound every reply (default 256)",
     "temperature": "sampling temperature for every role (default 0: greedy)",
@@ -119,6 +129,11 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
         "--max-errors", type=_error_budget, metavar="N|P%",
         help="stop the run once more than N sessions (or P%% of the sessions to run) have failed; the sessions not "
         "started are left for a re-run to resume (exit status 4)",
+    )  # fmt: skip
+    g.add_argument(
+        "--session-timeout", type=_seconds, metavar="SECONDS",
+        help="end a session that runs longer than this as an error (the others go on); without it a session takes "
+        "at most its calls' own bounds, see docs/reliability.md",
     )  # fmt: skip
     g.add_argument(
         "--allow-errors", action="store_true",
@@ -204,6 +219,7 @@ class CommandOptions(BaseModel):
             executor=given["executor"],
             ray_address=given["ray_address"],
             coalesce=not given["no_coalesce"],
+            session_timeout=given["session_timeout"],
         )
         return cls(
             models=ModelOptions.model_validate(given),

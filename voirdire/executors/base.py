@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from voirdire.agents import ModelAgent
 from voirdire.cache import ResponseCache
-from voirdire.errors import VoirdireError
+from voirdire.errors import SessionTimeout, VoirdireError, run_stopping
 from voirdire.models import ModelPool, RoleSettings, spec_label
 from voirdire.models.limiter import endpoint_limits as _endpoint_limits
 from voirdire.prompts import PromptLibrary
@@ -100,6 +100,7 @@ class SessionJob:
     concurrency: int  # sessions in flight per worker
     keep_verdicts: bool = True
     coalesce: bool = True  # identical deterministic requests of a session sent once (Session)
+    session_timeout: float | None = None  # seconds a session may take in all (SessionTimeout); None: no limit
 
 
 def pickled(job: SessionJob, where: str) -> bytes:
@@ -187,11 +188,18 @@ class SessionRunner:
             coalesce=job.coalesce,
         )
         session.start(sid, item.model_dump(mode="json"))
+        deadline = asyncio.timeout(job.session_timeout)
         try:
-            return Outcome(sid, verdict=await job.protocol.run(item, session))
+            async with deadline:
+                verdict = await job.protocol.run(item, session)
+            return Outcome(sid, verdict=verdict)
         except (KeyboardInterrupt, asyncio.CancelledError):
             raise
         except Exception as exc:  # isolate: one broken session never loses the others' work
+            if isinstance(exc, TimeoutError) and deadline.expired():
+                exc = SessionTimeout(
+                    f"the session ran past its deadline of {job.session_timeout:g} s (session_timeout)"
+                )
             session.error(exc, traceback.format_exc())
             return Outcome(sid, error=mask_secrets(f"{type(exc).__name__}: {exc}"))
 
@@ -285,7 +293,9 @@ class Tally:
         if error is not None:
             result.errors[sid] = error
             failed = len(result.errors)
-            if self.allowed is not None and failed > self.allowed:
+            if (why := run_stopping(error)) is not None:  # every further session would meet it: stop at once
+                self.stop(why)
+            elif self.allowed is not None and failed > self.allowed:
                 self.stop(
                     f"{failed} sessions failed, more than max_errors={self.budget} allows "
                     f"({self.allowed} of the {self.left} sessions to run)"

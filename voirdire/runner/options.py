@@ -67,9 +67,12 @@ class RunOptions(BaseModel):
     executor: str = "local"
     ray_address: str | None = None
     coalesce: bool = True
+    session_timeout: float | None = None  # seconds one session may take in all; None: only its calls' own bounds
 
     def check(self) -> None:
         """What cannot run, said before anything is written."""
+        if self.session_timeout is not None and not 0 < self.session_timeout < math.inf:
+            raise RunSetupError(f"session_timeout must be a positive number of seconds, got {self.session_timeout}")
         if self.concurrency < 1:
             raise RunSetupError(f"concurrency must be at least 1 (sessions at a time), got {self.concurrency}")
         if self.workers < 1:

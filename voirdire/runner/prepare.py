@@ -112,6 +112,7 @@ def prepare(
         concurrency=options.concurrency,
         keep_verdicts=options.keep_verdicts,
         coalesce=options.coalesce,
+        session_timeout=options.session_timeout,
     )
     return Prepared(protocol, items, ids, header, job, clients, options, notes)
 
