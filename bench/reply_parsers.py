@@ -1,6 +1,6 @@
 """Accuracy per category and verdict flips of the LMvLM reply readers on the labelled corpus, old versus new.
 
-The corpus is ``tests/protocols/cross_examination/reply_corpus.jsonl``: replies to the Stage 3 decision prompt and to
+The corpus is the "lmvlm" part of ``tests/replies/corpus.jsonl``: replies to the Stage 3 decision prompt and to
 the Yes/No prompts (Stage 2 follow-up, the AYS baseline), each labelled by reading it before any reader ran on it.
 A *flip* reads the opposite verdict (correct↔incorrect, yes↔no); a refusal (``ParseError``, inconclusive for the
 protocol) is never a flip. "old" is the keyword-window reader that preceded the clause reader (the module at
@@ -27,7 +27,7 @@ from voirdire.protocol import ParseError
 from voirdire.protocols.cross_examination import parsing as new_parsing
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT / "tests/protocols/cross_examination/reply_corpus.jsonl"
+CORPUS = ROOT / "tests/replies/corpus.jsonl"  # the rows of origin "lmvlm" are this protocol's corpus
 OLD_COMMIT = "9f23a68d6222c9dc6e0f0f403246d87e018d6aed"  # the last keyword-window reader
 OLD_PATH = "protocols/cross_examination/parsing.py"
 MIXED = 'Although it may not be incorrect, the claim that "X" (which I doubt) is, in my view, not correct; '
@@ -138,6 +138,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "docs/results/reply_parsers.json")
     args = parser.parse_args()
     rows = [json.loads(line) for line in args.corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [r for r in rows if r.get("origin", "lmvlm") == "lmvlm"]
     old_read, new_read = reader_of(load_old(args.old)), reader_of(new_parsing)
     old, new = score(rows, old_read), score(rows, new_read)
     result = {

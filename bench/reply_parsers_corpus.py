@@ -4,7 +4,10 @@ A *flip* is a value other than the label where neither is a refusal; an *over-re
 labelled ``refuse``; the *refusal rate* is the share of replies with a non-refuse label that the reader refused
 (each one an inconclusive item, never a wrong one). Numbers per reader, for the whole corpus and its held-out part.
 
-    python bench/reply_parsers_corpus.py [--out docs/results/reply_corpus.json]
+    python bench/reply_parsers_corpus.py [--at COMMIT] [--out docs/results/reply_corpus.json]
+
+``--at COMMIT`` measures the reader modules as that commit had them (``git show``) on today's corpus: the
+numbers before the core reader are ``--at 897e2b39``.
 """
 
 from __future__ import annotations
@@ -18,15 +21,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.replies.readers import read  # noqa: E402
+from tests.replies.readers import CURRENT, Table, read, readers_at  # noqa: E402
 
 CORPUS = ROOT / "tests/replies/corpus.jsonl"
 
 
-def measure(rows: list[dict]) -> dict[str, dict[str, float | int]]:
+def measure(rows: list[dict], readers: Table = CURRENT) -> dict[str, dict[str, float | int]]:
     acc: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for r in rows:
-        got = read(r)
+        got = read(r, readers)
         for key in (r["reader"], f"{r['reader']} (held-out)" if r["split"] == "held-out" else None):
             if key is None:
                 continue
@@ -55,9 +58,10 @@ def measure(rows: list[dict]) -> dict[str, dict[str, float | int]]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, help="write the numbers as JSON here")
+    ap.add_argument("--at", metavar="COMMIT", help="measure the readers as this commit had them")
     args = ap.parse_args()
     rows = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]
-    numbers = measure(rows)
+    numbers = measure(rows, readers_at(ROOT, args.at) if args.at else CURRENT)
     print("| reader | n | accuracy | flips | over-reads | refusal rate |\n|---|---|---|---|---|---|")
     for key, m in numbers.items():
         cells = f"{m['n']} | {m['accuracy']:.3f} | {m['flips']} | {m['over_reads']} | {m['refusal_rate']:.3f}"

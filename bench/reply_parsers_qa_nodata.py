@@ -1,10 +1,10 @@
 """Accuracy per category and flips of the QA entailment and No-Data reply readers on their labelled corpora, old
 versus new.
 
-The corpora are ``tests/protocols/qa_entailment/reply_corpus.jsonl`` (the entailment label, QA2D statement, 1-5
-score and partial-marks explanation readers) and ``tests/protocols/no_data/reply_corpus.jsonl`` (the ``|label|``
-and ``|datapoint|`` readers), each reply labelled by reading it before any reader ran on it: what the reply says,
-or ``refuse`` when it says both, neither, or nothing in the prompt's format. A *flip* reads another value than the
+The corpora are the "qa" rows of ``tests/replies/corpus.jsonl`` (the entailment label, QA2D statement, 1-5 score
+and partial-marks explanation readers) and its "no-data" rows (the ``|label|`` and ``|datapoint|`` readers), each
+reply labelled by reading it before any reader ran on it: what the reply says, or ``refuse`` when it says both,
+neither, or nothing in the prompt's format. A *flip* reads another value than the
 label (entailment↔contradiction↔neutral, 0↔1, another statement, score, step count or bit string); a refusal
 (``ParseFailure`` / ``None``) is never a flip. An *over-read* is a value read from a reply labelled ``refuse``.
 "old" is each module at ``OLD_COMMIT`` (read from git), "new" the installed one.
@@ -32,8 +32,9 @@ from voirdire.protocols.qa_entailment import partial_marks as new_partial_marks
 from voirdire.protocols.qa_entailment.parsing import CLOSENESS_SCALE, DIFFICULTY_SCALE
 
 ROOT = Path(__file__).resolve().parents[1]
-QA_CORPUS = ROOT / "tests/protocols/qa_entailment/reply_corpus.jsonl"
-ND_CORPUS = ROOT / "tests/protocols/no_data/reply_corpus.jsonl"
+CORPUS = ROOT / "tests/replies/corpus.jsonl"  # the rows of origin "qa" and "no-data" are these protocols' corpora
+QA_CORPUS = "qa"
+ND_CORPUS = "no-data"
 OLD_COMMIT = "4fbca1860c3fb53109004f070efaf702f963ec56"  # the readers before the clause / block readers
 OLD_PATHS = {
     "parsing": ("protocols/qa_entailment/parsing.py", "voirdire.protocols.qa_entailment"),
@@ -186,8 +187,9 @@ def table(old: dict, new: dict) -> str:
     return "\n".join(lines)
 
 
-def _rows(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+def _rows(origin: str) -> list[dict]:
+    rows = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [r for r in rows if r["origin"] == origin]
 
 
 def _put_table(doc: Path, text: str) -> None:
@@ -215,14 +217,14 @@ def main() -> None:
         rows = _rows(corpus)
         old, new = score(rows, old_read), score(rows, new_read)
         result[kind] = {
-            "corpus": str(corpus.relative_to(ROOT)),
+            "corpus": f"{CORPUS.relative_to(ROOT)} ({corpus})",
             "replies": len(rows),
             "old": old,
             "new": new,
             "seconds_for_100k_characters": {"old": timing(old_read, kind), "new": timing(new_read, kind)},
         }
         text = table(old, new)
-        print(f"## {kind}: {corpus.relative_to(ROOT)} ({len(rows)} replies)\n\n{text}\n")
+        print(f"## {kind}: {CORPUS.relative_to(ROOT)}, origin {corpus} ({len(rows)} replies)\n\n{text}\n")
         print(f"flips: old {len(old['flips'])}, new {len(new['flips'])}")
         print(f"seconds for 100,000 characters: {result[kind]['seconds_for_100k_characters']}\n")
         if not args.no_docs:

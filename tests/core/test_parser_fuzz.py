@@ -34,6 +34,7 @@ from voirdire.protocols.cross_examination.parsing import (
     split_questions,
 )
 from voirdire.protocols.no_data.llm import datapoint_schema, parse_datapoint, parse_label
+from voirdire.protocols.oracle_checker.paraphrase import YesNo, read_yes_no
 from voirdire.protocols.qa_entailment.parsing import (
     CLOSENESS_SCALE,
     DIFFICULTY_SCALE,
@@ -44,6 +45,8 @@ from voirdire.protocols.qa_entailment.parsing import (
     parse_statement,
 )
 from voirdire.protocols.qa_entailment.partial_marks import InferenceExplanation, parse_explanation
+from voirdire.replies import Labels, Polar, read_label, read_number, read_polar
+from voirdire.replies import read_yes_no as core_yes_no
 from voirdire.runner import run_in_memory
 from voirdire.structured import ParseError, ReplySchema
 from voirdire.transcript import Verdict
@@ -61,7 +64,8 @@ _VOCABULARY = (
     "have I'm sorry know entailment contradiction neutral Entailment not entailment answer: Answer is Label: S: Q: "
     "A: statement Score: rating: out of 5 / Very easy hard completely right wrong mostly the AI-generated answer "
     "Step step [[info]] [[assumption]] [[ info ]] |label| |datapoint| |reasons| 0 1 01 0110 101010101010 "
-    '____ [MASK] <mask> ``` ```json { } [ ] "answer": "Yes" "No" null true'
+    '____ [MASK] <mask> ``` ```json { } [ ] "answer": "Yes" "No" null true \'answer\': {"score": 4} '
+    "Ce n'est pas une est oui non nein ja sí equivalent paraphrases differ"
 )
 WORDS = _VOCABULARY.split()
 MARKS = [*".,;:!?-—–…()[]{}\"'“”‘’`*_#>|/\\\n\t ", "\n\n", "1.", "2)", "a.", "- ", "* ", "• ", "Q1:", "  "]
@@ -72,6 +76,7 @@ UNITS = (
     "no ", "not ", "yes ", "correct ", "incorrect ", "the claim is not ", "no no yes ", "but ", "if ", "a:", "Q: ",
     "entailment ", "no entailment ", "not neutral\n", "Score: 4\n", "[[info]]", "step 1. ", "|label|", "|label| 1",
     "|datapoint|", "|datapoint| 0", "{", "[", '{"answer": ', '"answer"', "```", "____ ", "I don't know ", "é",
+    '{"answer": "yes"} ', "{'answer': 'no', ", '"answer": "', "est pas ", "Correct? No. ", "Incorrect is not ",
 )  # fmt: skip
 
 
@@ -157,6 +162,16 @@ YES_NO = ReplySchema.yes_no()
 CHOICE = ReplySchema.choice("correct", "incorrect")
 REASONS = ReplySchema.of(Reasons)
 BITS = datapoint_schema("generate", {}, 12)
+# The core reader with words of its own, as a protocol would bring them.
+VERDICT = Polar(("correct", "right"), ("incorrect", "wrong"), ("claim", "statement"))
+CHOICE_OF_3 = Labels(
+    names=("a", "b", "c"),
+    forms=(("alpha", "a", "noun"), ("implies", "a", "verb"), ("implied", "a", "passive"), ("beta", "b", "noun"),
+           ("clashes", "b", "symmetric"), ("clashed", "b", "symmetric_passive"), ("gamma", "c", "adjective")),
+    source=("premise",),
+    target=("hypothesis",),
+    echo_fields=("premise",),
+)  # fmt: skip
 
 READERS: dict[str, Reader] = {
     # cross-examination (LMvLM): ParseError is the refusal
@@ -189,6 +204,21 @@ READERS: dict[str, Reader] = {
         lambda t: parse_datapoint(t, 12), lambda v: v is None or len(v) == 12, opening="|datapoint| "
     ),
     "parse_datapoint_any": Reader(parse_datapoint, lambda v: v is None or set(v) <= {"0", "1"}, opening="|datapoint|"),
+    # the core reader of closed answers (voirdire.replies): ParseError is the refusal
+    "core_yes_no": Reader(core_yes_no, lambda v: v in ("yes", "no"), raises=True, opening="Yes, "),
+    "core_yes_no_content": Reader(
+        lambda t: core_yes_no(t, VERDICT), lambda v: v in ("yes", "no"), raises=True, opening='{"answer": "no"}'
+    ),
+    "core_polar": Reader(lambda t: read_polar(t, VERDICT), lambda v: v in ("correct", "incorrect"), raises=True),
+    "core_label": Reader(lambda t: read_label(t, CHOICE_OF_3), lambda v: v in ("a", "b", "c"), raises=True),
+    "core_number": Reader(
+        lambda t: read_number(t, 1, 5, DIFFICULTY_SCALE, (CLOSENESS_SCALE,)),
+        lambda v: isinstance(v, int) and 1 <= v <= 5,
+        raises=True,
+        opening="4\n",
+    ),
+    # oracle-checker: Prompts 5-6, through the core reader
+    "oracle_read_yes_no": Reader(read_yes_no, _is(YesNo), raises=True, opening='{"answer": "yes", '),
     # reply schemas (structured mode): ParseError is the refusal
     "schema_yes_no": Reader(YES_NO.validate, _is(bool), raises=True, opening="```json\n"),
     "schema_choice": Reader(CHOICE.validate, lambda v: v in ("correct", "incorrect"), raises=True),

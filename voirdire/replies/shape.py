@@ -8,7 +8,6 @@ and two objects must agree. A reply cut off inside its object still gives a comp
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from dataclasses import dataclass
@@ -34,7 +33,6 @@ _OBJECT = re.compile(r"\{[^{}]*\}")  # flat objects only: no nested braces, so t
 _PAIR = re.compile(
     r"""["']([a-zA-Z_]{1,20})["']\s*:\s*(?:"([^"\n]{0,200})"|'([^'\n]{0,200})'|(-?\d{1,9})\b|(true|false)\b)"""
 )
-_EVAL_LIMIT = 2_000  # the longest object tried as a Python literal ({'answer': 'yes'})
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,15 +55,14 @@ def _value(value: Any) -> str | None:
 
 
 def _load(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        pass
-    if len(text) <= _EVAL_LIMIT:
+    """JSON, or a Python-style object in single quotes ({'answer': 'yes'}) when swapping the quotes makes it JSON."""
+    for candidate in (text, text.replace("'", '"') if '"' not in text else None):
+        if candidate is None:
+            continue
         try:
-            return ast.literal_eval(text)
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            return None
+            return json.loads(candidate)
+        except ValueError:
+            continue
     return None
 
 

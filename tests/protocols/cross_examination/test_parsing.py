@@ -1,7 +1,7 @@
 """The reply readers of LMvLM (§2): clauses, negation scope and hedges, no substring traps.
 
-The labelled corpus (``reply_corpus.jsonl``, ``test_reply_corpus.py``) measures them on 700 replies; the cases
-here pin the rules one by one."""
+The verdict and Yes/No readers are the core reader's (``voirdire.replies``) with LMvLM's words; the one labelled
+corpus (``tests/replies/corpus.jsonl``) measures them; the cases here pin the rules one by one."""
 
 from __future__ import annotations
 
