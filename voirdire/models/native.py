@@ -17,6 +17,7 @@ from typing import Any
 
 from autogen_core.models import LLMMessage, RequestUsage
 
+from voirdire.limits import token_count
 from voirdire.models.base import (
     TIMEOUT_ARG,
     Completion,
@@ -35,17 +36,15 @@ from voirdire.models.openai import (
 )
 from voirdire.secrets import redact_url
 
-MAX_COUNT = 10**12
-"""The largest token count read from a server: anything above is not a count (an overflow waiting to happen)."""
-
 
 def count(value: Any, what: str) -> int:
-    """A token count from a reply: a whole number from 0 to ``MAX_COUNT`` (0 when absent), else ``InvalidReply``."""
+    """A token count from a reply (0 when absent): ``voirdire.limits.token_count``'s bounds, else ``InvalidReply``."""
     if value is None:
         return 0
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+    found = token_count(value)
+    if found is None:
         raise InvalidReply(f"HTTP 200 with {what} that is not a token count")
-    return value
+    return found
 
 
 class NativeChatClient(OpenAIChatClient):
