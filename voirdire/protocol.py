@@ -21,7 +21,7 @@ from typing import Protocol as TypingProtocol
 from autogen_agentchat.agents import BaseChatAgent
 from autogen_agentchat.messages import TextMessage
 from autogen_core import CancellationToken
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from voirdire.agents import CallInfo, CallSharing, call_metadata
 from voirdire.machine import StateMachine, UndeclaredTransition
@@ -50,6 +50,16 @@ T = TypeVar("T")
 LONG_REPLY_CHARS = 4_000
 ItemT = TypeVar("ItemT", bound=BaseModel)
 ParamsT = TypeVar("ParamsT", bound=BaseModel)
+
+
+class Statistics(BaseModel):
+    """A verdict's statistics as a protocol types them (its ``Protocol.Outcome``): the fields its report reads.
+
+    The transcript holds them as JSON (``Verdict.statistics``); ``Protocol.outcome(verdict)`` reads them back as
+    this model, so a report fold reads fields, not dictionary keys. Keys the model does not declare are kept (a
+    protocol's later statistics, an older transcript)."""
+
+    model_config = ConfigDict(extra="allow")
 
 
 class Writer(TypingProtocol):
@@ -189,14 +199,22 @@ class Session:
         *,
         accepted: bool | None,
         evidence: list[str] | None = None,
-        statistics: dict[str, Any] | None = None,
+        statistics: Mapping[str, Any] | Statistics | None = None,
     ) -> Verdict:
+        """End the session. ``statistics`` are checked against the protocol's ``Outcome`` (a wrong type is the
+        protocol's bug, raised here rather than found by its report) and written as JSON."""
+        if isinstance(statistics, Statistics):
+            stats = statistics.model_dump(mode="json", exclude_unset=True)
+        else:
+            stats = dict(statistics or {})
+            if self.protocol.Outcome is not Statistics:  # the base declares nothing to check
+                self.protocol.Outcome.model_validate(stats)
         v = Verdict(
             **self._base(),
             decision=decision,
             accepted=accepted,
             evidence=evidence or [],
-            statistics=statistics or {},
+            statistics=stats,
         )
         if self._record:
             self._writer.write(v)
@@ -408,6 +426,7 @@ class Protocol(ABC, Generic[ItemT, ParamsT]):
     prompt_root: ClassVar[Path | None] = None  # the folder holding ``prompt_folder``; None: voirdire's prompts/
     display: ClassVar[DisplayHints] = DisplayHints()
     independent_roles: ClassVar[tuple[tuple[str, str], ...]] = ()
+    Outcome: ClassVar[type[Statistics]] = Statistics  # the verdict statistics this protocol writes and reads
 
     def __init__(self, params: ParamsT | None = None) -> None:
         self.params: ParamsT = params if params is not None else self.Params()  # type: ignore[assignment]
@@ -435,6 +454,11 @@ class Protocol(ABC, Generic[ItemT, ParamsT]):
 
     @abstractmethod
     def item_id(self, item: ItemT) -> str: ...
+
+    @classmethod
+    def outcome(cls, verdict: Verdict) -> Statistics:
+        """A verdict's statistics as this protocol's ``Outcome``."""
+        return cls.Outcome.model_validate(verdict.statistics)
 
     def prompt_library(self) -> PromptLibrary:
         """The prompt files this protocol renders: voirdire's own, or its package's ``prompt_root``."""

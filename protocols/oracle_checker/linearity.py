@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from voirdire.agents import FunctionAgent
 from voirdire.machine import StateMachine
-from voirdire.protocol import Protocol, Session
+from voirdire.protocol import Protocol, Session, Statistics
 from voirdire.transcript import DisplayHints, Verdict
 
 from .entities import (
@@ -107,6 +107,21 @@ def _values(reply: Any) -> list[Any]:
     return [r.value for r in (reply.samples or (reply,))]
 
 
+class LinearityOutcome(Statistics):
+    """A linearity verdict's statistics (§3.3, Table 1): what the report reads of each sentence."""
+
+    entities: list[dict[str, Any]] = Field(default_factory=list, description="the extracted entities in s")
+    tested: list[str] = Field(default_factory=list, description="the entities replaced in the tests")
+    synonyms: list[str] = Field(default_factory=list)
+    con_o: int | None = None
+    con_rs: int | None = None
+    a_test: int | None = None
+    a_rate: float | None = None
+    n_entities: int | None = None
+    tests: int | None = None
+    guarantees: list[dict[str, Any]] = Field(default_factory=list)
+
+
 class LinearityChecker(Protocol[SentenceItem, LinearityParams]):
     """Entity extraction checked by a linearity test (§3): accept L_e(s) when f(x ⊕ y) = f(x) ⊖ f(y) n times."""
 
@@ -117,6 +132,7 @@ class LinearityChecker(Protocol[SentenceItem, LinearityParams]):
     display = DISPLAY
     Item = SentenceItem
     Params = LinearityParams
+    Outcome = LinearityOutcome
     prompt_folder = "oracle_checker"
 
     def rule_roles(self) -> tuple[str, ...]:

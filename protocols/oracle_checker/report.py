@@ -22,6 +22,7 @@ from voirdire.report import Context, Report, ReportFold, category
 from voirdire.transcript import ModelCall, SessionRecord
 
 from .entities import norm
+from .linearity import LinearityOutcome
 
 MEASURES = ("a_test", "a_rate", "con_o", "con_rs", "n_entities")
 LABELS = {"a_test": "A_test", "a_rate": "A_rate", "con_o": "Con_o", "con_rs": "Con_rs", "n_entities": "#E"}
@@ -92,15 +93,16 @@ def sentence(s: SessionRecord) -> Sentence:
     v = s.verdict
     if v is None:
         return Sentence(calls, requests, None, None, None)
+    o = LinearityOutcome.model_validate(v.statistics)  # the fields LinearityChecker.Outcome declares
     row = None
     if v.decision in ("accepted", "rejected"):
-        row = {"id": s.item_id, "accepted": v.accepted, **{k: v.statistics[k] for k in MEASURES},
-               "tested": v.statistics.get("tested", [])}  # fmt: skip
+        measures = dict(zip(MEASURES, (o.a_test, o.a_rate, o.con_o, o.con_rs, o.n_entities), strict=True))
+        row = {"id": s.item_id, "accepted": v.accepted, **measures, "tested": o.tested}
     gold = {norm(g) for g in s.item.get("gold") or []}
     labelled = None
     if gold:
-        extracted = {norm(e["text"]) for e in v.statistics.get("entities", [])}
-        tested = {norm(e) for e in v.statistics.get("tested", [])} & gold
+        extracted = {norm(e["text"]) for e in o.entities}
+        tested = {norm(e) for e in o.tested} & gold
         labelled = (len(gold), len(gold & extracted), len(tested), len(tested) if v.accepted else 0)
     return Sentence(calls, requests, category(v.decision), row, labelled)
 
