@@ -47,6 +47,9 @@ def main() -> None:
     runs.majority(folder, Path())
     runs.no_data(folder)
     runs.qa_entailment(folder, Path())
+    runs.dcr(folder, Path())
+    runs.entities(folder)
+    runs.paraphrase(folder)
     runs.hostile_fields(hostile)
     generate(folder / "synthetic-1000.jsonl", 1000)
     viewer = Viewer([folder], port=0).start()
@@ -60,15 +63,26 @@ def main() -> None:
         "no-data.png": viewer.url + "run/nodata.jsonl/session/seed0-000",
         "qa-entailment.png": viewer.url + "run/qa-entailment.jsonl/session/evouna-0-fid",
         "escaped.png": apart.url + "run/hostile-fields.jsonl",
+        "dcr.png": viewer.url + "run/dcr.jsonl",
+        "entities.png": viewer.url + "run/entities.jsonl",
+        "paraphrase.png": viewer.url + "run/paraphrase.jsonl",
     }
     out.mkdir(parents=True, exist_ok=True)
     try:
         for name, url in shots.items():
             driver.get(url)  # type: ignore[attr-defined]
-            if name in ("majority.png", "escaped.png"):  # the run's first session
+            if name in ("majority.png", "escaped.png", "dcr.png", "entities.png", "paraphrase.png"):  # first session
                 driver.find_element("css selector", "a.session-link").click()  # type: ignore[attr-defined]
             if name == "session.png":  # one reply's rendered prompt, opened
                 driver.find_elements("css selector", ".kind-reply details.rendered")[2].click()  # type: ignore[attr-defined]
+            if name == "entities.png":  # from the first linearity test on
+                driver.set_window_size(args.width, 1500)  # type: ignore[attr-defined]
+                cards = driver.find_elements("css selector", ".note .card")  # type: ignore[attr-defined]
+                first = next(c for c in cards if c.text.startswith("linearity"))
+                driver.execute_script("arguments[0].scrollIntoView(); window.scrollBy(0, -80)", first)  # type: ignore[attr-defined]
+                driver.save_screenshot(str(out / name))  # type: ignore[attr-defined]
+                print(out / name)
+                continue
             height = driver.execute_script("return document.body.scrollHeight")  # type: ignore[attr-defined]
             cap = 1000 if name == "sessions.png" else args.max_height  # the first twenty rows say enough
             driver.set_window_size(args.width, min(height, cap))  # type: ignore[attr-defined]

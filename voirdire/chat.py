@@ -79,6 +79,15 @@ class Bubble:
     """The messages this reply answers (prompts and relays to the role since its last reply)."""
     folded: bool = False
     """A structured reply whose step card shows it (the display hints fold the role's replies)."""
+    samples: list[str] = field(default_factory=list)
+    """The other replies the same call drew (a protocol that samples k replies), after ``text``."""
+
+    def sample_counts(self) -> list[tuple[str, int]]:
+        """Every reply of the call (``text`` and ``samples``), distinct texts with how often each was drawn."""
+        counts: dict[str, int] = {}
+        for t in [self.text, *self.samples]:
+            counts[t] = counts.get(t, 0) + 1
+        return list(counts.items())
 
     @property
     def human(self) -> bool:
@@ -324,7 +333,11 @@ def chat_of(session: SessionRecord, header: RunHeader | None = None, *, merge: b
         elif isinstance(e, Message):
             bubble = _bubble(e, lane, waiting, calls)
             bubble.folded = bubble.kind == "reply" and bubble.sender in views.folded
-            turns.append(bubble)
+            last = turns[-1] if turns else None
+            if _sample_of(bubble, last):  # the other replies one call drew (k samples): one bubble
+                last.samples.append(bubble.text)  # type: ignore[union-attr]
+            else:
+                turns.append(bubble)
         elif isinstance(e, ParseFailure):
             turns.append(Failure(e.seq, e.role, e.prompt, e.expected, e.raw, e.error, e.outcome, lane))
         elif isinstance(e, Step):
@@ -402,3 +415,17 @@ def _outcome(e: Verdict, item: dict[str, Any], views: Views) -> Outcome:
     shows = views.verdict.shows
     card = card_of("verdict", dict(e.statistics), shows) if shows is not None else None
     return Outcome(e.decision, e.accepted, list(e.evidence), dict(e.statistics), shown, card)
+
+
+def _sample_of(bubble: Bubble, last: Turn | None) -> bool:
+    """A reply with no call of its own right after a reply of the same role in the same lane that has one."""
+    return (
+        isinstance(last, Bubble)
+        and bubble.kind == "reply"
+        and last.kind == "reply"
+        and bubble.call is None
+        and last.call is not None
+        and bubble.sender == last.sender
+        and bubble.lane == last.lane
+        and not bubble.asked
+    )

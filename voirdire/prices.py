@@ -120,6 +120,11 @@ class Cost:
     def partial(self) -> bool:
         return bool(self.unpriced) and self.usd is not None
 
+    @property
+    def unpriced_names(self) -> list[str]:
+        """The model names a price file would key the unpriced models by (``gpt-4o``, not the whole label)."""
+        return list(dict.fromkeys(model_name(label)[0] for label in self.unpriced))
+
     def text(self) -> str:
         """``$0.0027``; ``at least $0.0027 (partial)``; ``unknown``."""
         if self.usd is None:

@@ -111,7 +111,13 @@ def _bubble_lines(b: Bubble, chat: Chat, st: Style, prompts: bool) -> list[str]:
         head = st(colour, f"{who}:") + (st("2", "  " + call_text(b.call)) if b.call else "")
         if b.folded and not prompts:
             return [head + st("2", " · structured reply, shown in its step (--prompts prints it)")]
-        return [head, _indent(b.text)]
+        if not b.samples:
+            return [head, _indent(b.text)]
+        counts = b.sample_counts()
+        lines = [head + st("2", f" · {1 + len(b.samples)} samples, {len(counts)} distinct")]
+        for text, n in counts:
+            lines += [st("2", f"  ×{n}"), _indent(text)]
+        return lines
     if b.kind == "memory":
         return [st(colour, f"{_name(b.sender)} (memory):"), _indent(b.text)]
     return [st(colour, f"{_name(b.sender)} → {_name(b.receiver)}:"), _indent(b.content if prompts else b.text)]
@@ -209,7 +215,7 @@ def card_text(card: Card, *, color: bool = False, width: int = TABLE_WIDTH) -> s
             table.add_row(*(_text(c) for c in row))
         console.print(Padding(table, (0, 0, 0, 2)) if card.rows else Text("  (none)", style="dim"))
     if card.diff is not None:
-        diff = Text("  ")
+        diff = Text()
         for ch in card.diff:
             if ch.op == "=":
                 diff += Text(shown(ch.text) + " ")
@@ -217,7 +223,7 @@ def card_text(card: Card, *, color: bool = False, width: int = TABLE_WIDTH) -> s
                 diff += Text(shown(ch.text), style="red strike" if ch.op == "-" else "green") + " "
             else:
                 diff += Text(("[-{}-]" if ch.op == "-" else "{{+{}+}}").format(shown(ch.text)) + " ")
-        console.print(diff)
+        console.print(Padding(diff, (0, 0, 0, 2)))
     return "\n".join(line.rstrip() for line in out.getvalue().rstrip("\n").splitlines())
 
 

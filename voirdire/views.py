@@ -21,12 +21,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Format = Literal["text", "sign", "check", "yesno", "bits", "number", "percent", "list", "trend", "pairs", "json"]
-"""How a value reads: ``sign`` +1/−1; ``check`` passed/failed; ``yesno`` yes/no; ``bits`` a characteristic vector
-(``0110``); ``number`` 3 decimals at most; ``percent``; ``list`` comma-separated; ``trend`` values joined by arrows
-(a score across rounds); ``pairs`` ``a → b`` pairs (from ``[a, b]`` lists or an object); ``json`` compact JSON."""
-
 Tone = Literal["", "good", "bad", "muted"]
+
+Format = Literal[
+    "text", "sign", "check", "yesno", "bits", "number", "percent", "list", "trend", "pairs", "refs", "json"
+]
+"""How a value reads: ``sign`` +1/−1 (a list: each); ``check`` passed/failed; ``yesno`` yes/no; ``bits`` a
+characteristic vector (``0110``); ``number`` 3 decimals at most; ``percent``; ``list`` comma-separated; ``trend``
+values joined by arrows (a score across rounds); ``pairs`` ``a → b`` pairs (from ``[a, b]`` lists or an object);
+``refs`` 0-based indices shown as row numbers (``#1, #3``); ``json`` compact JSON."""
+
 ROW_NUMBER = "#"  # a column key: the row's number, from 1
 MAX_CELL = 2000  # characters of one cell; longer values are cut (the full data stays in the transcript)
 
@@ -40,6 +44,7 @@ class Column(BaseModel):
     label: str = ""
     format: Format = "text"
     missing: str = "–"
+    tones: dict[str, Tone] = Field(default_factory=dict, description="a value's text -> its tone (colour)")
 
     @property
     def heading(self) -> str:
@@ -145,13 +150,23 @@ def _plain(v: Any) -> str:
     return str(v)
 
 
-def cell(value: Any, fmt: Format = "text", missing: str = "–") -> Cell:
-    """One value in its format."""
+def _sign(v: Any) -> Cell:
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        return Cell(_plain(v))
+    return Cell("+1" if v > 0 else "−1" if v < 0 else "0", "good" if v > 0 else "bad" if v else "")
+
+
+def cell(value: Any, fmt: Format = "text", missing: str = "–", tones: dict[str, Tone] | None = None) -> Cell:
+    """One value in its format; ``tones`` colours a value by its text."""
     if value is _MISSING or value is None or value == "" or value == []:
         return Cell(missing, "muted")
     out: Cell
-    if fmt == "sign" and isinstance(value, int | float) and not isinstance(value, bool):
-        out = Cell("+1" if value > 0 else "−1" if value < 0 else "0", "good" if value > 0 else "bad" if value else "")
+    if fmt == "sign" and isinstance(value, list):
+        signs = [_sign(v) for v in value]
+        tone = signs[0].tone if len({s.tone for s in signs}) == 1 else ""
+        out = Cell(", ".join(s.text for s in signs), tone)
+    elif fmt == "sign":
+        out = _sign(value)
     elif fmt == "check" and isinstance(value, bool):
         out = Cell("passed" if value else "failed", "good" if value else "bad")
     elif fmt == "yesno" and isinstance(value, bool):
@@ -167,10 +182,16 @@ def cell(value: Any, fmt: Format = "text", missing: str = "–") -> Cell:
     elif fmt == "pairs" and isinstance(value, list | dict):
         items = value.items() if isinstance(value, dict) else value
         out = Cell("; ".join(f"{_plain(p[0])} → {_plain(p[1])}" if _pair(p) else _plain(p) for p in items))
+    elif fmt == "refs" and isinstance(value, list):
+        out = Cell(
+            ", ".join(f"#{v + 1}" if isinstance(v, int) and not isinstance(v, bool) else _plain(v) for v in value)
+        )
     elif fmt == "json":
         out = Cell(json.dumps(value, ensure_ascii=False, default=str))
     else:
         out = Cell(_plain(value))
+    if tones and out.text in tones:
+        out = Cell(out.text, tones[out.text])
     return out if len(out.text) <= MAX_CELL else Cell(out.text[:MAX_CELL] + "…", out.tone)
 
 
@@ -207,7 +228,7 @@ def _row_cell(col: Column, i: int, row: Any, data: dict[str, Any]) -> Cell:
         value = lookup(row, col.key)
     else:  # a row that is a plain value: every column but the number shows it
         value = row
-    return cell(value, col.format, col.missing)
+    return cell(value, col.format, col.missing, col.tones)
 
 
 def word_diff(before: str, after: str) -> list[Change]:
@@ -225,13 +246,19 @@ def word_diff(before: str, after: str) -> list[Change]:
     return out
 
 
+def _fields(columns: tuple[Column, ...], data: dict[str, Any]) -> list[tuple[str, Cell]]:
+    """The fields that have something to show (a column whose ``missing`` is empty is left out when absent)."""
+    cells = [(c.heading, cell(lookup(data, c.key), c.format, c.missing, c.tones)) for c in columns]
+    return [(label, c) for label, c in cells if c.text]
+
+
 def card_of(name: str, data: dict[str, Any], view: StepView) -> Card:
     """The card of one step under its view."""
     card = Card(name=name, title=title_of(view, name, data), data={name: data})
-    card.fields = [(c.heading, cell(lookup(data, c.key), c.format, c.missing)) for c in view.fields]
+    card.fields = _fields(view.fields, data)
     if view.into and not view.table:  # a step that completes another's card, shown alone: its lists as fields
         card.fields = [(c.heading, _joined(lookup(data, c.key.lstrip("/")), c)) for c in view.columns] + card.fields
-    if view.table:
+    if view.table and lookup(data, view.table) is not _MISSING:
         card.headers = [c.heading for c in view.columns]
         card.rows = [
             [_row_cell(c, i, row, data) for c in view.columns] for i, row in enumerate(_rows(data, view.table))
@@ -256,8 +283,8 @@ def complete(card: Card, name: str, data: dict[str, Any], view: StepView) -> Non
         card.headers.append(c.heading)
         for i, row in enumerate(card.rows):
             value = values[i] if isinstance(values, list) and i < len(values) else _MISSING
-            row.append(cell(value, c.format, c.missing))
-    card.fields += [(c.heading, cell(lookup(data, c.key), c.format, c.missing)) for c in view.fields]
+            row.append(cell(value, c.format, c.missing, c.tones))
+    card.fields += _fields(view.fields, data)
     card.data[name] = data
 
 

@@ -1,32 +1,49 @@
 """How DCR's steps read in ``voirdire show``, the viewer and the export (display hints, no reader imports this
-package): per round, DCE's table of candidate sentences with the evaluator's reason (Eq. 1) and AMC's ±1 mark
-(Eq. 2) beside it, Ẑ (Eq. 3), then RAI's rewrite (Eq. 4) as a word diff; the verdict shows Ẑ across rounds."""
+package). Per round: DCE's reasons (Eq. 1), each with the sentence it is about and whether Eq. 3 scores it; AMC's
+table of the candidate's sentences with their ±1 marks (Eq. 2), the sentences no scored reason is about shown as
+not evaluated, and Ẑ (Eq. 3); then RAI's rewrite (Eq. 4) as a word diff. The verdict shows Ẑ across rounds."""
 
 from __future__ import annotations
 
-from voirdire.views import Column, StepView, VerdictView, Views
+from voirdire.views import Column, StepView, Tone, VerdictView, Views
+
+STATUS_TONES: dict[str, Tone] = {"consistent": "good", "inconsistent": "bad", "not evaluated": "muted"}
+REASON_TONES: dict[str, Tone] = {"scored": "", "paragraph": "muted", "not_in_candidate": "bad", "repeated": "muted"}
 
 VIEWS = Views(
     steps={
         "evaluation": StepView(
-            title="DCE · sentence reasons, round {round}",
-            fields=(Column(key="is_consistent", label="evaluator: consistent", format="yesno"),),
+            title="DCE · reasons, round {round}",
+            fields=(
+                Column(key="is_consistent", label="evaluator: consistent", format="yesno"),
+                Column(key="not_evaluated", label="sentences no reason is about", format="refs", missing="none"),
+            ),
             table="reasons",
             columns=(
-                Column(key="#"),
-                Column(key="sentence", label="candidate sentence"),
+                Column(key="#", label="reason"),
+                Column(key="sentence", label="about the sentence"),
                 Column(key="reason", label="evaluator's reason"),
-                Column(key="/sentence_level", label="one sentence", format="yesno"),
+                Column(key="/reason_sentences", label="candidate sentence", format="refs", missing="none"),
+                Column(key="/reason_status", label="in Eq. 3", tones=REASON_TONES),
             ),
         ),
         "score": StepView(
-            into="evaluation",
-            match="round",
-            columns=(Column(key="marks", label="AMC mark", format="sign", missing="not marked"),),
+            title="AMC · candidate sentences, round {round}",
             fields=(
                 Column(key="score", label="Ẑ", format="number"),
+                Column(key="k", label="k"),
                 Column(key="alpha", label="α"),
                 Column(key="beta", label="β"),
+                Column(key="not_evaluated", label="not evaluated (count as −1)"),
+                Column(key="marks", label="marks", format="sign"),
+            ),
+            table="sentence_table",
+            columns=(
+                Column(key="#"),
+                Column(key="text", label="candidate sentence"),
+                Column(key="status", label="status", tones=STATUS_TONES),
+                Column(key="marks", label="AMC mark", format="sign", missing="not marked"),
+                Column(key="reasons", label="reasons", format="refs", missing="none"),
             ),
         ),
         "candidate_diff": StepView(
@@ -43,6 +60,8 @@ VIEWS = Views(
                 Column(key="scores", label="Ẑ by round", format="trend", missing="unscored"),
                 Column(key="rounds", label="improvement rounds"),
                 Column(key="stopped", label="stopped"),
+                Column(key="not_evaluated", label="sentences not evaluated"),
+                Column(key="lost_sentences", label="sentences lost", format="yesno"),
             ),
         ),
         subject=Column(key="candidate", label="final candidate"),

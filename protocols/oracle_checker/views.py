@@ -33,7 +33,7 @@ ENTITY_VIEWS = Views(
             fields=(
                 Column(key="synonym", label="chosen", missing="none"),
                 Column(key="prompt", label="by"),
-                Column(key="outcome", label="outcome"),
+                Column(key="outcome", label="outcome", missing=""),
             ),
         ),
         "not_in_sentence": StepView(
@@ -88,7 +88,7 @@ PARAPHRASE_VIEWS = Views(
             columns=(
                 Column(key="name", label="matching"),
                 Column(key="pairs", label="aligned phrase pairs", format="pairs", missing="none"),
-                Column(key="similarities", label="similarities", format="list"),
+                Column(key="similarities", label="similarities", format="list", missing="not recorded"),
                 Column(key="leftover", label="leftover phrases", format="list"),
                 Column(key="aligned", label="oracle agreed", format="check"),
             ),
@@ -107,9 +107,9 @@ PARAPHRASE_VIEWS = Views(
             title="paraphrase check",
             fields=(
                 Column(key="answer", label="oracle's answer"),
-                Column(key="category", label="category"),
-                Column(key="triangular_evidence.p", label="triangular evidence: p", missing="none"),
-                Column(key="triangular_evidence.p_from", label="paraphrase of"),
+                Column(key="category", label="category", missing=""),
+                Column(key="triangular_evidence.p", label="triangular evidence: p", missing=""),
+                Column(key="triangular_evidence.p_from", label="p is a paraphrase of", missing=""),
                 Column(key="phrase_queries", label="phrase queries"),
             ),
             table="tests",

@@ -59,3 +59,42 @@ def test_render_session_takes_hints_without_a_header(folder: tuple[Path, Path]) 
     s = t.sessions["seed0-000"]
     text = render_session(s, protocol="no_data", hints=DisplayHints(item_fields=("x",), quiet_states=("label",)))
     assert text.startswith("━━ session seed0-000 · no_data ━━") and "── label" not in text and "x: " in text
+
+
+def test_dcr_reads_as_tables_and_a_diff_without_dumps(folder: tuple[Path, Path]) -> None:
+    text = render(load(runs.dcr(*folder)), color=False)
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= 200
+    assert not any(dump in text for dump in ("{'", "[{", '{"', "': ", "=[", "={"))  # no dict or JSON dumps
+    assert "· DCE · reasons, round 0 · evaluator: consistent no · sentences no reason is about #3" in text
+    row = next(line for line in lines if "Bolt trains in Kingston ." in line and "not evaluated" in line)
+    assert "not marked" in row  # the sentence no reason is about, visible as such
+    assert next(line for line in lines if line.startswith("  2  Bolt is the iaaf/btc")).split()[-2:] == ["−1", "#2"]
+    assert "[-Bolt-] {+Garth Gayle+} is the [-iaaf/btc-] {+JAAA+} general secretary" in text
+    assert "Ẑ by round 0.333 → 0.667" in text
+
+
+def test_the_linearity_tests_show_their_vectors_and_the_guarantee(tmp_path: Path) -> None:
+    text = render(load(runs.entities(tmp_path)), color=False)
+    assert "{'" not in text and '{"x"' not in text  # the checker's draws are folded into the test cards
+    assert "· linearity test 1 · x 000 · y 010 · x ⊕ y 010 · f(x ⊕ y) = f(x) ⊖ f(y) passed" in text
+    assert "P(f is ε-close to a homomorphism), Theorems 3.1/3.2" in text and "0.746" in text
+
+
+def test_escapes_and_bidi_overrides_never_reach_the_terminal(folder: tuple[Path, Path], capsys) -> None:
+    out = runs.escapes(*folder)
+    capsys.readouterr()
+    assert main(["show", str(out)]) == 0
+    shown = capsys.readouterr().out
+    for raw in ("\x1b", "\x07", "\u202e", "\x00"):
+        assert raw not in shown
+    assert "Paris␛]0;x␇␛[2J␛[1;1HVerdict: CORRECT (accepted)<U+202E>" in shown and "␀" in shown
+    assert "\x1b" in render(load(out), color=True)  # our own colours still pass
+
+
+def test_a_reply_of_megabytes_without_a_space_wraps_in_linear_time() -> None:
+    from voirdire.view import wrap
+
+    lines = wrap("x" * 2_000_000, 100)
+    assert len(lines) == 20_000 and {len(line) for line in lines} == {100}
+    assert wrap("a bb " + "c" * 250 + " d", 100) == ["a bb", "c" * 100, "c" * 100, "c" * 50 + " d"]

@@ -29,6 +29,10 @@ def transcripts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "no_data": runs.no_data(folder),
         "qa_lexical": runs.qa_lexical(folder, scripts),
         "qa_entailment": runs.qa_entailment(folder, scripts),
+        "dcr": runs.dcr(folder, scripts),
+        "entities": runs.entities(folder),
+        "paraphrase": runs.paraphrase(folder),
+        "escapes": runs.escapes(folder, scripts),
         "hostile": runs.hostile_run(folder, scripts),
         "hostile_fields": runs.hostile_fields(folder),
     }

@@ -129,6 +129,77 @@ def qa_entailment(folder: Path, scripts: Path) -> Path:
     return out
 
 
+def dcr(folder: Path, scripts: Path) -> Path:
+    """One DCR pair over two rounds: a sentence the evaluator leaves out (not evaluated), one marked −1 and
+    rewritten by the improver, then every evaluated sentence consistent."""
+    from tests.protocols.dcr.helpers import AMC, ARTICLE, BAD, DCE, GOOD, RAI, S1, S2, S2_FIXED, amc, dce, rai
+
+    extra = "Bolt trains in Kingston ."
+    files = {
+        "evaluator": {
+            "rules": [{"match": DCE, "replies": [dce((S1, GOOD), (S2, BAD)), dce((S1, GOOD), (S2_FIXED, GOOD))]}]
+        },
+        "converter": {"rules": [{"match": AMC, "replies": [amc(1, -1), amc(1, 1)]}]},
+        "improver": {"rules": [{"match": RAI, "reply": rai((S1, S1), (S2, S2_FIXED))}]},
+    }
+    args = []
+    for role, script in files.items():
+        path = scripts / f"dcr-{role}.json"
+        path.write_text(json.dumps(script), encoding="utf-8")
+        args += ["--model", f"{role}=scripted:{path}"]
+    article = scripts / "article.txt"
+    article.write_text(ARTICLE, encoding="utf-8")
+    out = folder / "dcr.jsonl"
+    run("dcr", "--reference", str(article), "--candidate", f"{S1} {S2} {extra}", *args, "--out", str(out), "--json")
+    return out
+
+
+def entities(folder: Path) -> Path:
+    """``check entities`` on one sentence against a fake OpenAI-compatible oracle whose extraction is linear."""
+    from tests.fake_openai import FakeOpenAIServer
+    from tests.protocols.oracle_checker.test_cli import SENTENCE, respond
+
+    out = folder / "entities.jsonl"
+    with FakeOpenAIServer(respond) as server:
+        run("check", "entities", SENTENCE, "--model", f"oracle=openai-compatible:fake@{server.url}", "--out", str(out),
+            "--json")  # fmt: skip
+    return out
+
+
+def paraphrase(folder: Path) -> Path:
+    """``check paraphrase`` on a pair the fake oracle calls equivalent: the Yes-prover's alignments."""
+    from tests.fake_openai import FakeOpenAIServer
+
+    def respond(messages: list[dict[str, str]]) -> str:
+        user = messages[-1]["content"]
+        if user.startswith("Generate five paraphrases"):
+            return json.dumps({"paraphrases": []})
+        return json.dumps({"answer": "yes", "explanation": "same"})
+
+    s1 = "The company said its quarterly profit rose sharply in the spring."
+    s2 = "The company said on Monday that its quarterly profit rose sharply in the spring."
+    out = folder / "paraphrase.jsonl"
+    with FakeOpenAIServer(respond) as server:
+        run("check", "paraphrase", s1, s2, "--embedder", "bag-of-words", "--out", str(out), "--json",
+            "--model", f"oracle=openai-compatible:fake@{server.url}")  # fmt: skip
+    return out
+
+
+ESCAPES = "\x1b]0;x\x07\x1b[2J\x1b[1;1HVerdict: CORRECT (accepted)\u202e"
+
+
+def escapes(folder: Path, scripts: Path) -> Path:
+    """An examination whose replies carry terminal escapes and a right-to-left override."""
+    examinee = scripts / "escapes.json"
+    examinee.write_text(json.dumps({"default": "Paris" + ESCAPES}), encoding="utf-8")
+    examiner = scripts / "escapes-examiner.json"
+    examiner.write_text(json.dumps({"default": "The claim is incorrect. \x00" + ESCAPES}), encoding="utf-8")
+    out = folder / "escapes.jsonl"
+    run("examine", "--question", "Where is the Eiffel Tower?", "--out", str(out), "--json",
+        "--model", f"examinee=scripted:{examinee}", "--model", f"examiner=scripted:{examiner}")  # fmt: skip
+    return out
+
+
 def hostile_run(folder: Path, scripts: Path) -> Path:
     """A real run whose item and model replies carry the payloads."""
     examiner = scripts / "hostile-examiner.yaml"

@@ -19,11 +19,15 @@ EXPECTED = {
                           "evidence": "The claim is correct.", "failure": True, "bubbles": 7},
     "majority": {"dividers": {"setup", "decision"}, "notes": set(), "evidence": "I cannot tell.", "failure": True,
                  "bubbles": 12, "lanes": 3},
-    "no_data": {"dividers": {"label", "propose", "challenge", "decision"}, "notes": {"nodata.round", "nodata.decision"},
+    "no_data": {"dividers": {"label", "propose", "challenge", "decision"}, "notes": {"Algorithm 1 decision"},
                 "evidence": "round 1: challenge", "failure": False, "bubbles": 9},
-    "qa_lexical": {"dividers": set(), "notes": {"lexical_match"}, "evidence": "", "failure": False, "bubbles": 0},
+    "qa_lexical": {"dividers": set(), "notes": {"lexical match"}, "evidence": "", "failure": False, "bubbles": 0},
     "qa_entailment": {"dividers": {"qa2d", "entailment", "hierarchy"}, "notes": {"statement", "membership"},
                       "evidence": "cell:", "failure": False, "bubbles": 4},
+    "dcr": {"dividers": {"dce", "amc", "rai"}, "notes": {"DCE · reasons, round 0", "AMC · candidate sentences, round 0",
+            "RAI · rewrite for round 1"}, "evidence": "+1 ", "failure": False, "bubbles": 5},
+    "entities": {"dividers": {"extract", "classify", "synonyms", "test"}, "evidence": "test 1:", "failure": False,
+                 "notes": {"extraction of the original sentence", "linearity test 1"}, "bubbles": 5},
 }  # fmt: skip
 
 
@@ -61,7 +65,9 @@ def test_from_the_runs_list_into_a_session(
     assert len(bubbles) >= want["bubbles"] and all(b.is_displayed() for b in bubbles)
     shown_dividers = {d.find_element("css selector", "b").text for d in by_css(browser, ".chat .divider")}
     assert want["dividers"] <= shown_dividers, shown_dividers
-    assert want["notes"] <= {n.text for n in by_css(browser, ".note .note-name")}
+    assert want["notes"] <= {n.text for n in by_css(browser, ".note .note-name")}, [
+        n.text for n in by_css(browser, ".note .note-name")
+    ]
     assert bool(by_css(browser, ".failure")) == want["failure"]
     verdict = browser.find_element("css selector", "section.verdict")
     assert verdict.is_displayed() and verdict.find_element("css selector", "h2").text.startswith("Verdict:")
@@ -157,3 +163,41 @@ def test_a_run_in_progress_updates_the_open_page(browser: Any, tmp_path: Path) -
     finally:
         writer.close()
         live.stop()
+
+
+def first_session(browser: Any, viewer: Viewer, key: str) -> None:
+    browser.get(viewer.url + "run/" + key)
+    click_through(browser, "a.session-link")
+
+
+def test_a_dcr_session_shows_the_sentence_table_and_the_rewrite(browser: Any, viewer: Viewer) -> None:
+    first_session(browser, viewer, "dcr.jsonl")
+    cards = [c for c in by_css(browser, ".note .card") if "candidate sentences, round 0" in c.text]
+    table = cards[0].find_element("css selector", "table.steps")
+    assert table.is_displayed()
+    heads = [th.text for th in table.find_elements("css selector", "th")]
+    assert heads == ["#", "candidate sentence", "status", "AMC mark", "reasons"]
+    rows = [
+        [td.text for td in tr.find_elements("css selector", "td")]
+        for tr in table.find_elements("css selector", "tbody tr")
+    ]
+    assert rows[1][1:4] == ["Bolt is the iaaf/btc general secretary .", "inconsistent", "−1"]
+    assert rows[2][1:4] == ["Bolt trains in Kingston .", "not evaluated", "not marked"]
+    deleted = [d.text for d in by_css(browser, ".diff del")]
+    inserted = [i.text for i in by_css(browser, ".diff ins")]
+    assert "Bolt" in deleted and "Garth Gayle" in inserted
+    folded = by_css(browser, ".bubble details.folded")[0]  # the evaluator's JSON, on demand
+    assert not folded.find_element("css selector", ".text").is_displayed()
+
+
+def test_an_entities_session_shows_the_tests_with_their_vectors(browser: Any, viewer: Viewer) -> None:
+    first_session(browser, viewer, "entities.jsonl")
+    tests = [c for c in by_css(browser, ".note .card") if c.text.startswith("linearity test")]
+    assert len(tests) == 5
+    first = tests[0].find_element("css selector", ".card-head").text
+    assert "x 000" in first and "y 010" in first and "x ⊕ y 010" in first
+    assert "f(x ⊕ y) = f(x) ⊖ f(y) passed" in first
+    rows = tests[0].find_elements("css selector", "table.steps tbody tr")
+    assert [r.find_elements("css selector", "td")[0].text for r in rows] == ["x", "y", "x+y"]
+    verdict = browser.find_element("css selector", "section.verdict")
+    assert "Theorems 3.1/3.2" in verdict.text and "0.746" in verdict.text

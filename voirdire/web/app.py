@@ -25,6 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from voirdire.chat import chat_of
 from voirdire.prices import Prices, load_prices, run_cost
+from voirdire.web import compare
 from voirdire.web.catalog import Library, RunSummary
 from voirdire.web.errors import ViewerError
 from voirdire.web.export import export_html
@@ -192,6 +193,7 @@ def routes(pages: Pages) -> list[BaseRoute]:
         Route("/run/{key}", pages.sessions),
         Route("/run/{key}/report", pages.report),
         Route("/run/{key}/export", pages.export),
+        *compare.routes(pages),  # a run's charts, comparing runs
         Route("/run/{key}/session/{sid:path}", pages.session),
         Mount("/static", static, name="static"),
     ]
