@@ -369,7 +369,7 @@ REPRODUCTIONS = (
         "offline",
         run_table2,
         tolerance=TOLERANCE_TEXT,
-        takes="about 15 s (10 seeds)",
+        takes="about 15-40 s (10 seeds)",
     ),
     Reproduction(
         "nodata-table3",
@@ -378,7 +378,7 @@ REPRODUCTIONS = (
         "offline",
         run_table3,
         tolerance=TOLERANCE_TEXT,
-        takes="about 1 min (10 seeds)",
+        takes="about 1-2 min (10 seeds)",
     ),
     Reproduction(
         "nodata-lemma1",
@@ -387,7 +387,7 @@ REPRODUCTIONS = (
         "offline",
         run_lemma1,
         tolerance="a bound: the measured rate's 95% CI against (1/4)^r",
-        takes="about 80 s (2000 trials)",
+        takes="about 1-3 min (2000 trials)",
     ),
     Reproduction(
         "nodata-table2-llm",
