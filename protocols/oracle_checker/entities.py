@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
+from voirdire.replies import Labels, read_label
 from voirdire.structured import ParseError
 
 Vector = tuple[int, ...]
@@ -122,17 +123,23 @@ def parse_list(text: str) -> list[str]:
     return out
 
 
+# Prompt 2's two answers, as the core reader reads the bracketed one ("[[not a named entity]]" is normal).
+NAMED_OR_NORMAL = Labels(
+    names=("named", "normal"),
+    forms=(("named", "named", "noun"), ("normal", "normal", "noun"), ("unnamed", "normal", "noun")),
+)
+
+
 def parse_named(text: str) -> bool:
-    """Prompt 2's answer in double brackets: True for "named entity", False for "normal entity"."""
+    """Prompt 2's answer in double brackets: True for "named entity", False for "normal entity" (the last bracket,
+    read by ``voirdire.replies.read_label``; one that names both or neither is refused)."""
     found = re.findall(r"\[\[\s*([^\]]+?)\s*\]\]", text)
     if not found:
         raise ParseError("no [[answer]] in double brackets")
-    answer = found[-1].lower()
-    if "named" in answer and "normal" not in answer:
-        return True
-    if "normal" in answer and "named" not in answer:
-        return False
-    raise ParseError(f"[[{found[-1]}]] is neither 'named entity' nor 'normal entity'")
+    try:
+        return read_label(found[-1], NAMED_OR_NORMAL) == "named"
+    except ParseError:
+        raise ParseError(f"[[{found[-1]}]] is neither 'named entity' nor 'normal entity'") from None
 
 
 def key_set(entities: Sequence[Entity]) -> frozenset[str]:
