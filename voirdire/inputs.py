@@ -55,8 +55,9 @@ class ItemInputs:
         p.add_argument(self.data_flag, dest="item__data", type=Path, help=self.data_help, metavar="FILE")
 
     def load(self, args: argparse.Namespace, protocol: Protocol[Any, Any]) -> Inputs:
-        given = {n: getattr(args, n) for n in self.positional if getattr(args, n, None)}
-        given |= {n: getattr(args, f"item__{n}") for n in self.flags if getattr(args, f"item__{n}", None)}
+        parsed = vars(args)  # the dests this class added, named from the item's fields
+        given = {n: parsed[n] for n in self.positional if parsed.get(n)}
+        given |= {n: parsed[f"item__{n}"] for n in self.flags if parsed.get(f"item__{n}")}
         data = args.item__data
         if data is not None and given:
             raise InputError(f"give either {' / '.join(self._names())} or {self.data_flag} FILE, not both")

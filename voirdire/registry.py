@@ -67,7 +67,7 @@ class RunFacts(Structural):
 
 
 @dataclass
-class Outcome:
+class RunOutcome:
     """What a run command has at its end; a protocol's ``CommandSpec.summarize`` turns it into output.
 
     The transcript is not held (a run may be long): ``report`` was folded from it record by record, and
@@ -105,7 +105,7 @@ class Outcome:
         return report_file(self.out, self.fold, prices=self.prices, only=session_ids)[0]
 
 
-def default_summary(o: Outcome) -> tuple[dict[str, Any], str]:
+def default_summary(o: RunOutcome) -> tuple[dict[str, Any], str]:
     """Verdicts and the protocol's report; the chat itself when one item was given inline."""
     payload = {
         "verdicts": {
@@ -141,7 +141,7 @@ class CommandSpec:
     make_protocol: Callable[[argparse.Namespace, Mapping[str, Any]], Protocol[Any, Any]] | None = None
     role_defaults: Mapping[str, Any] = field(default_factory=dict)
     forward_seed: bool = True
-    summarize: Callable[[Outcome], tuple[dict[str, Any], str]] | None = None
+    summarize: Callable[[RunOutcome], tuple[dict[str, Any], str]] | None = None
 
 
 @dataclass(frozen=True)

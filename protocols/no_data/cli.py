@@ -23,7 +23,7 @@ from .protocol import NoDataProtocol, NoDataProtocolParams, make_items
 from .report import NoDataReport
 
 if TYPE_CHECKING:
-    from voirdire.registry import Outcome
+    from voirdire.registry import RunOutcome
 
 
 class InputError(VoirdireError, ValueError):
@@ -83,7 +83,7 @@ def load_inputs(args: argparse.Namespace, protocol: Protocol[Any, Any]) -> Input
     return Inputs(items=items, dataset=dataset.path, out=out, seed=args.seed)
 
 
-def summarize(o: Outcome) -> tuple[dict[str, Any], str]:
+def summarize(o: RunOutcome) -> tuple[dict[str, Any], str]:
     """The per-seed scores of the sessions this command asked for (a transcript may hold more seeds)."""
     p: NoDataProtocolParams = o.protocol.params
     r = cast(NoDataReport, o.report_of(o.result.session_ids))

@@ -18,7 +18,7 @@ from .hierarchy import HierarchyCell
 from .protocol import QAEntailmentGrading, QAEntailmentParams
 
 if TYPE_CHECKING:
-    from voirdire.registry import Outcome
+    from voirdire.registry import RunOutcome
 
 # App. A.1: "For all GPT-3.5 API calls, we set seed=42, temperature=0.0 ... and set max_tokens=300".
 PAPER_ROLE_SETTINGS: dict[str, Any] = {"max_tokens": 300, "temperature": 0.0, "seed": 42}
@@ -100,7 +100,7 @@ def load_qa_items(args: argparse.Namespace, protocol: Protocol[Any, Any]) -> Inp
     return Inputs(items=items, dataset=str(args.data))
 
 
-def summarize(o: Outcome) -> tuple[dict[str, Any], str]:
+def summarize(o: RunOutcome) -> tuple[dict[str, Any], str]:
     """The report of this command's items (a resumed transcript may hold others), with the data and parameters."""
     ids = [it.id for it in o.inputs.items]  # type: ignore[attr-defined]
     r = o.report_of(ids)

@@ -30,7 +30,7 @@ from voirdire.models import RoleSettings
 from voirdire.options import add_params_options, build_params, given_params
 from voirdire.prices import load_prices
 from voirdire.protocol import Protocol
-from voirdire.registry import CommandSpec, Inputs, Outcome, Registration, default_summary
+from voirdire.registry import CommandSpec, Inputs, Registration, RunOutcome, default_summary
 from voirdire.report import report_file
 from voirdire.runner import RunResult, check_writable, default_out, run_protocol
 from voirdire.safe_text import shown as safe
@@ -147,7 +147,7 @@ def cmd_run(reg: Registration, args: argparse.Namespace) -> int:
     result = run(protocol, inputs.items, opts, out, inputs.dataset, roles, live)
     report, folded = report_file(out, reg.fold, prices=prices)  # streamed: flat memory whatever the run's length
     chat = _chat if live is None else _printed  # a chat printed live is not printed again
-    outcome = Outcome(protocol, inputs, result, out, report, reg.fold, folded.session_ids(), prices, chat)
+    outcome = RunOutcome(protocol, inputs, result, out, report, reg.fold, folded.session_ids(), prices, chat)
     fields, text = (spec.summarize or default_summary)(outcome)
     payload = {**run_summary(result, out), **fields}
     return finish(opts, result, payload, text, timing=not inputs.single)
