@@ -119,7 +119,7 @@ class Report(BaseModel):
         t = self.total_usage
         if t is None or not t.calls:
             return []
-        calls = f"{t.calls:,} calls"
+        calls = f"for {t.calls:,} model call{'s' if t.calls != 1 else ''}"  # a call drawing k samples may send k
         if t.cached_calls:
             tokens = f"{t.cached_prompt_tokens:,} + {t.cached_completion_tokens:,} tokens"
             calls += f": {t.cached_calls:,} cached ({tokens}, free)"
@@ -127,8 +127,8 @@ class Report(BaseModel):
             calls += f"{',' if t.cached_calls else ':'} {t.coalesced_calls:,} coalesced"
         roles = ", ".join(f"{role} {_cost_of_role(u)}" for role, u in self.usage.items())
         return [
-            f"tokens: {t.prompt_tokens:,} prompt + {t.completion_tokens:,} completion in {t.requests:,} requests "
-            f"({calls})",
+            f"tokens: {t.prompt_tokens:,} prompt + {t.completion_tokens:,} completion in {t.requests:,} "
+            f"request{'s' if t.requests != 1 else ''} {calls}",
             f"cost: {_cost_total(t)} · by role: {roles}",
         ]
 

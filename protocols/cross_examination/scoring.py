@@ -156,7 +156,7 @@ report: ReportFold[Scored, Report] = ReportFold(
 
 
 def format_report(r: Report) -> str:
-    lines = [f"{r.protocol}: {r.sessions} sessions, {r.scored} with gold answers, {r.errors} errors"]
+    lines = [f"{r.protocol}: {r.sessions} sessions, {r.scored} scored against gold answers, {r.errors} errors"]
     if r.parse_failures:
         lines.append("parse failures: " + r.parse_failure_rates())
     if r.claims_correct_pct is not None:

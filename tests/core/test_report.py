@@ -198,7 +198,7 @@ def test_cost_per_role_from_a_price_file_of_ones_own(tmp_path: Path) -> None:
     lines = r.usage_lines()
     assert lines[0] == (
         "tokens: 3,000,300 prompt + 1,200,020 completion in 4 requests "
-        "(5 calls: 1 cached (500,000 + 0 tokens, free), 1 coalesced)"
+        "for 5 model calls: 1 cached (500,000 + 0 tokens, free), 1 coalesced"
     )
     assert lines[1] == (
         "cost: $3.4000 · by role: examiner $1.4000 (gpt-4o-mini), examinee $2.0000 (llama3), judge free (local)"
