@@ -6,8 +6,9 @@ one of the N: it runs sessions in its own event loop beside its bookkeeping, and
 multiprocessing's spawn this never re-imports the user's ``__main__``), each in a process group of its own, so a
 Ctrl-C at the terminal reaches the parent alone, which then stops the workers in order. Each worker builds its own
 clients from the roles' specs and runs ``concurrency`` sessions at a time in its own event loop, as the parent
-does, every process appending its sessions' events to the transcript itself (``TranscriptWriter(shared=True)``:
-one ``os.write`` of one line under a per-line ``flock``).
+does. A worker keeps each session's records (masked) until the session ends and sends them with its end; the
+parent, the one writer of the transcript, appends them as one write, so a worker killed mid-session leaves nothing
+of it in the transcript.
 
 The parent deals sessions out one at a time (over a socket pair per worker, to its own tasks directly), a new one
 each time one ends, so the load balances and the parent always knows which sessions each process has in flight.
@@ -15,8 +16,8 @@ Running sessions in the parent rather than in one more worker saves that worker'
 most of a second of CPU) and the messages its sessions would cost. Workers report back: a session's end (its
 verdict or error), retries, warnings, their endpoint limits. The parent keeps the run's bookkeeping (``Tally``):
 the error budget across processes, the progress bar. A worker that dies (kill -9, out of memory) loses only its
-sessions in flight: they are reported as failed, have no verdict in the transcript, and are run again on resume;
-the others go on.
+sessions in flight, which left nothing in the transcript: the parent runs them again itself, so every session is
+in the transcript once, and warns which worker died and how many sessions it ran again.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from voirdire.executors.base import (
     SessionRunner,
     Tally,
     endpoint_limits,
+    masked_json,
     merge_limits,
     pickled,
     start_clients,
@@ -79,7 +81,7 @@ class _Worker:
         self.index = index
         self.proc = proc
         self.conn = conn
-        self.in_flight: dict[str, None] = {}  # sessions dealt to it that have not ended, in order
+        self.in_flight: dict[str, BaseModel] = {}  # sessions dealt to it that have not ended, in order
         self.alive = True
         self.finishing = False  # told that no further session comes
         self.limits: Limits = {}
@@ -101,7 +103,7 @@ class _Here:
         self.writer = writer
         self.events = events
         self.keep_verdicts = keep_verdicts
-        self.in_flight: dict[str, None] = {}
+        self.in_flight: dict[str, BaseModel] = {}
         self.tasks: set[asyncio.Task[None]] = set()
         self.alive = True
         self.finishing = False
@@ -202,7 +204,7 @@ async def run_in_processes(
             _listen(worker, loop, events)
         await start_clients(pool, job.bound, {})  # while the workers start theirs
         await _until_ready(workers, events)
-        with MaskingWriter(job.out, shared=True) as writer:
+        with MaskingWriter(job.out) as writer:  # the one writer: workers send their records here
             writer.write(header)
             replies = ResponseCache(job.cache) if job.cache is not None else None
             runner = SessionRunner(job, pool, {}, replies, on_retry=lambda *_: tally.retry())
@@ -239,7 +241,9 @@ async def _deal(
     tally: Tally,
     events: Events,
 ) -> None:
-    """Deal sessions out and take the workers' reports until every worker has ended."""
+    """Deal sessions out and take the workers' reports until every worker has ended; write the records of the
+    workers' sessions as each ends (the parent's own sessions write theirs)."""
+    here = next(w for w in workers if isinstance(w, _Here))
     tally.limits = lambda: merge_limits(w.limits for w in workers)  # an ended worker's last report stays
     exhausted = False
 
@@ -253,7 +257,7 @@ async def _deal(
                 worker.send(("finish",))
                 return
             item, sid = following
-            worker.in_flight[sid] = None
+            worker.in_flight[sid] = item
             worker.send(("run", sid, item))
 
     for worker in workers:
@@ -263,7 +267,9 @@ async def _deal(
         worker, message = await events.get()
         kind = message[0]
         if kind == "end":
-            _, sid, verdict, error = message
+            _, sid, verdict, error, *records = message
+            if records and records[0]:  # a worker's session: its records, masked there, in one write
+                here.writer.write_line(records[0])
             worker.in_flight.pop(sid, None)
             tally.end(sid, _verdict(verdict), error)
             if isinstance(worker, _Here) and worker.finishing and not worker.in_flight:
@@ -289,13 +295,20 @@ async def _deal(
             code = await loop.run_in_executor(None, worker.proc.wait)
             if code != 0:  # its last report of requests in flight no longer holds
                 worker.limits = {}
-            for sid in list(worker.in_flight):
-                tally.end(sid, error=f"{worker.describe()} died ({exit_text(code)}) while this session ran")
-            worker.in_flight.clear()
+            lost, worker.in_flight = worker.in_flight, {}
+            if lost:  # nothing of them was written: this process runs them again (started already: not counted)
+                note = (
+                    f"{worker.describe()} died ({exit_text(code)}); the {len(lost)} session"
+                    f"{'s' * (len(lost) != 1)} it was running {'were' if len(lost) != 1 else 'was'} run again "
+                    "in the run's own process"
+                )
+                tally.result.warnings.append(note)
+                warnings.warn(note, RuntimeWarning, stacklevel=1)
+                here.alive = True
+                for sid, item in lost.items():
+                    here.in_flight[sid] = item
+                    here.send(("run", sid, item))
             tally.show()
-            for other in workers:  # its failed sessions may have spent the error budget
-                if tally.stopped:
-                    deal(other)
             if not any(w.alive for w in workers) and not exhausted and not tally.stopped:
                 if next(pending, None) is None:
                     exhausted = True
@@ -330,6 +343,16 @@ def _stop(workers: list[_Worker], *, cancel: bool) -> None:
 # ----------------------------------------------------------------------------------------- the worker's side
 
 
+class _Records:
+    """One session's records in a worker, as masked JSON lines, kept until the session ends."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def write(self, record: Any) -> None:
+        self.lines.append(masked_json(record))
+
+
 def worker_main() -> None:
     """A worker process: ``python -c`` with its socket's file descriptor as the only argument."""
     conn = Connection(int(sys.argv[1]))
@@ -356,7 +379,6 @@ async def _serve(job: SessionJob, conn: Connection) -> int:
         send(("failed", str(exc) if isinstance(exc, VoirdireError) else f"{type(exc).__name__}: {exc}"))
         return 0
     replies = ResponseCache(job.cache) if job.cache is not None else None
-    writer = MaskingWriter(job.out, shared=True)
     runner = SessionRunner(job, pool, {}, replies, on_retry=lambda *_: send(("retry",)))
     shown: set[str] = set()
 
@@ -384,8 +406,9 @@ async def _serve(job: SessionJob, conn: Connection) -> int:
     tasks: set[asyncio.Task[None]] = set()
 
     async def one(sid: str, item: BaseModel) -> None:
+        records = _Records()
         try:
-            outcome = await runner.run(item, sid, writer)
+            outcome = await runner.run(item, sid, records)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -393,7 +416,7 @@ async def _serve(job: SessionJob, conn: Connection) -> int:
             send(("crash", sid, f"{type(exc).__name__}: {exc}"))
             return
         verdict = outcome.verdict.model_dump_json() if outcome.verdict is not None and job.keep_verdicts else None
-        send(("end", sid, verdict, outcome.error))
+        send(("end", sid, verdict, outcome.error, "\n".join(records.lines)))
 
     async def report_limits() -> None:
         last: Limits = {}
@@ -429,5 +452,4 @@ async def _serve(job: SessionJob, conn: Connection) -> int:
         await asyncio.gather(*tasks, reporter, return_exceptions=True)
         send(("limits", endpoint_limits()))  # the last word: nothing of this worker's is in flight any more
         await pool.close()
-        writer.close()
     return 0
