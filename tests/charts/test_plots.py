@@ -109,3 +109,21 @@ def test_a_title_from_a_transcript_is_text_not_markup() -> None:
     chart = BarChart("x", "<script>alert(1)</script> & $1 or $2", "a", "b", ("c",), (Series("s", (1.0,)),))
     svg = render(chart).decode()
     assert "<script>" not in svg and "&lt;script&gt;alert(1)&lt;/script&gt; &amp; $1 or $2" in svg
+
+
+def test_export_html_of_a_run_embeds_its_charts_as_images(transcripts: dict[str, Path], tmp_path: Path) -> None:
+    import base64
+    import re
+
+    out = tmp_path / "dcr.html"
+    assert main(["export-html", str(transcripts["dcr"]), "-o", str(out)]) == 0
+    html = out.read_text(encoding="utf-8")
+    uris = re.findall(r'<img src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)" alt="([^"]*)"', html)
+    titles = [title for _, title in uris]
+    assert any(t.startswith("DCR (Fig. 4): share of candidates consistent") for t in titles), titles
+    svg = base64.b64decode(uris[0][0]).decode()
+    assert svg.startswith("<?xml") and "<svg" in svg and "<script" not in svg
+    assert "img-src data:" in html and "<script" not in html
+    one = tmp_path / "one.html"
+    assert main(["export-html", str(transcripts["dcr"]), "--session", "p0", "-o", str(one)]) == 0
+    assert "data:image/svg+xml" not in one.read_text(encoding="utf-8")  # one session: its chat, not the run's charts

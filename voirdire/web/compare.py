@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 import warnings
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -29,8 +29,17 @@ from voirdire.prices import run_cost
 from voirdire.web.render import render
 
 if TYPE_CHECKING:
-    from voirdire.web.app import Pages
+    from voirdire.web.catalog import Library
     from voirdire.web.index import TranscriptIndex
+
+
+class Pages(Protocol):
+    """What these pages use of the viewer's ``voirdire.web.app.Pages`` (not imported: the app imports this)."""
+
+    library: Library
+    prices: Any
+
+    def run_index(self, request: Request) -> tuple[str, TranscriptIndex]: ...
 
 SVG_TYPE = "image/svg+xml"
 _CACHE_SIZE = 64
@@ -99,6 +108,19 @@ def chart_image(pages: Pages, request: Request) -> Response:
     if chart is None:
         raise HTTPException(404, problem or f"{key}: no chart {name!r}")
     return svg(chart, (str(index.path), index.size, name))
+
+
+def embedded_charts(index: TranscriptIndex, prices: Any) -> list[tuple[str, str]]:
+    """The run's charts for a self-contained page (``export-html``): (title, ``data:`` URI of the SVG) each; none
+    without matplotlib. The page's policy admits ``img-src data:`` only, and an SVG shown by ``<img>`` runs nothing."""
+    import base64
+
+    from voirdire.plots import render as draw
+
+    charts, _ = run_charts(index, prices)
+    return [
+        (c.title, "data:image/svg+xml;base64," + base64.b64encode(draw(c, "svg")).decode("ascii")) for c in charts
+    ]
 
 
 # ----------------------------------------------------------------------------------------- comparing runs

@@ -13,6 +13,7 @@ from pathlib import Path
 from voirdire.chat import chat_of
 from voirdire.prices import Prices, load_prices, run_cost
 from voirdire.web.catalog import is_transcript, summarize
+from voirdire.web.compare import embedded_charts
 from voirdire.web.errors import ViewerError
 from voirdire.web.index import TranscriptIndex
 from voirdire.web.render import asset, inline_css, render, style_hash
@@ -40,6 +41,7 @@ def export_html(index: TranscriptIndex, sessions: Sequence[str] | None = None, p
         chats=chats,
         css=inline_css(),
         csp=csp,
+        charts=embedded_charts(index, prices) if sessions is None else [],
     )
 
 
