@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from voirdire.datasets import load_items
 from voirdire.errors import VoirdireError
+from voirdire.progress import stage
 from voirdire.transcript import load
 
 from .baselines import METRICS, scorer
@@ -106,17 +107,21 @@ def examples_of(data: str, limit: int | None) -> tuple[list[Example], Kind | Non
 
 
 def baseline(data: str, metric: str, *, limit: int | None = None, stemmer: bool = True) -> Result:
-    examples, kind = examples_of(data, limit)
-    values = scorer(metric, stemmer=stemmer)(examples)
+    with stage(f"reading {data}"):
+        examples, kind = examples_of(data, limit)
+    with stage(f"scoring {len(examples):,} candidates with {metric}"):
+        values = scorer(metric, stemmer=stemmer)(examples)
     human = [float(e.item.human) for e in examples]  # type: ignore[arg-type]
     docs = [e.item.doc_id or e.item.id for e in examples]
-    corr = correlate(kind, values, human, docs)  # type: ignore[arg-type]
+    with stage(f"correlating with the human judgments ({kind} level)"):
+        corr = correlate(kind, values, human, docs)  # type: ignore[arg-type]
     name = data if data in LOADERS else Path(data).stem
     return compare(name, metric, corr) if stemmer else compare(name, metric, corr).model_copy(update={"printed": None})
 
 
 def from_transcript(data: str | None, transcript: Path, score: str = "initial_score") -> Result:
-    t = load(transcript)
+    with stage(f"reading {transcript}"):
+        t = load(transcript)
     sessions = list(t.sessions.values())
     if not sessions:
         raise CorrelateError(f"--transcript {transcript}: no sessions")

@@ -114,3 +114,21 @@ def test_follow_prints_each_session_when_it_ends(tmp_path: Path) -> None:
     sessions = load(source).sessions
     assert len(sessions) > 1 and text.count("━━ session") == text.count("Verdict:") == len(sessions)
     assert all(f"━━ session {sid} " in text for sid in sessions)
+
+
+def test_a_long_step_shows_progress_only_at_a_terminal() -> None:
+    import io
+
+    from voirdire.progress import stage
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    tty, pipe = Terminal(), io.StringIO()
+    with stage("scoring 3 candidates [rougeL]\x1b[2J", stream=tty):
+        pass
+    with stage("scoring", stream=pipe):
+        pass
+    assert "✓ scoring 3 candidates [rougeL]␛[2J (" in tty.getvalue() and "\x1b[2J" not in tty.getvalue()
+    assert pipe.getvalue() == ""
