@@ -92,3 +92,20 @@ def test_session_timeout_must_be_a_positive_number(bad: str, capsys: pytest.Capt
     with pytest.raises(SystemExit):
         main(["examine", "X", "--model", "scripted:nope.yaml", "--session-timeout", bad])
     assert "--session-timeout" in capsys.readouterr().err
+
+
+def test_the_default_error_budget_stops_a_run_where_most_sessions_fail(
+    chaos_cli: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from voirdire.runner.options import DEFAULT_MAX_ERRORS, ErrorBudget
+
+    assert DEFAULT_MAX_ERRORS.allowed(6) == 10 and DEFAULT_MAX_ERRORS.allowed(100) == 50
+    assert ErrorBudget.parse("10%").allowed(6) == 0  # a budget given keeps no floor
+    data, out = questions(tmp_path / "qs.jsonl", 40), tmp_path / "t.jsonl"
+    with ChaosServer(replies, lambda index, body: "500") as server:  # fails every call, never "down"
+        code = main(
+            ["run", "chaos", "--data", str(data), "--out", str(out), "--no-progress", "--max-retries", "0",
+             "--model", f"openai-compatible:m@{server.url}"]
+        )  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 4 and "21 sessions failed, more than max_errors=50% (at least 10) allows (20 of the 40" in err

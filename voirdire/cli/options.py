@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from voirdire.errors import VoirdireError
 from voirdire.prices import ENV as PRICES_ENV
 from voirdire.runner import ErrorBudget, RunOptions
+from voirdire.runner.options import DEFAULT_MAX_ERRORS
 from voirdire.secrets import mask_secrets
 
 
@@ -126,9 +127,9 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
         "by default such a request is answered by the first one and marked coalesced in the transcript",
     )  # fmt: skip
     g.add_argument(
-        "--max-errors", type=_error_budget, metavar="N|P%",
+        "--max-errors", type=_error_budget, metavar="N|P%", default=DEFAULT_MAX_ERRORS,
         help="stop the run once more than N sessions (or P%% of the sessions to run) have failed; the sessions not "
-        "started are left for a re-run to resume (exit status 4)",
+        "started are left for a re-run to resume (exit status 4); default: more than half of them, and more than 10",
     )  # fmt: skip
     g.add_argument(
         "--session-timeout", type=_seconds, metavar="SECONDS",

@@ -19,6 +19,7 @@ class ErrorBudget:
 
     count: int | None = None
     share: float | None = None
+    floor: int = 0  # a share never tolerates fewer than this many (the default budget's: a small run is not stopped)
 
     @classmethod
     def parse(cls, value: int | str | ErrorBudget) -> ErrorBudget:
@@ -39,10 +40,21 @@ class ErrorBudget:
 
     def allowed(self, total: int) -> int:
         """Failed sessions tolerated among ``total``."""
-        return self.count if self.count is not None else math.floor((self.share or 0.0) * total + 1e-9)
+        if self.count is not None:
+            return self.count
+        return max(self.floor, math.floor((self.share or 0.0) * total + 1e-9))
 
     def __str__(self) -> str:
-        return str(self.count) if self.count is not None else f"{(self.share or 0.0) * 100:g}%"
+        if self.count is not None:
+            return str(self.count)
+        return f"{(self.share or 0.0) * 100:g}%" + (f" (at least {self.floor})" if self.floor else "")
+
+
+DEFAULT_MAX_ERRORS = ErrorBudget(share=0.5, floor=10)
+"""The command line's budget when ``--max-errors`` is not given: a run stops once more than half of its sessions
+(and more than 10) have failed, so a broken endpoint or config does not fail every item one by one; a small run
+with a few failures still finishes (exit status 3). An endpoint that refuses everything stops sooner
+(``voirdire.errors.EndpointDown``)."""
 
 
 def _budget(value: Any) -> Any:
