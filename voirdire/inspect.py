@@ -116,13 +116,7 @@ def _client_for(role: str, given: Any) -> tuple[str | None, ChatCompletionClient
         return None, InspectModelClient(get_model(given))
     if given is not None:
         raise InspectScorerError(f"role {role}: expected a voirdire model spec, an Inspect model name or Model")
-    return None, InspectModelClient(get_model(role=role, default=None) if _has_role(role) else get_model())
-
-
-def _has_role(role: str) -> bool:
-    from inspect_ai.model._model import model_roles
-
-    return role in model_roles()
+    return None, InspectModelClient(get_model(role=role))  # the eval's model when it binds no such role
 
 
 def _text(value: Any) -> str:

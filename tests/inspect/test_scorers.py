@@ -24,13 +24,13 @@ from voirdire.transcript import ModelCall, Verdict, load
 REPLY = "Yes. The claim is correct."
 
 
-def mock_model() -> Model:
+def mock_model(reply: str = REPLY) -> Model:
     """Inspect's mockllm with replies that carry their usage: without it mockllm counts tokens with tiktoken, which
     downloads its encoding (no network here)."""
 
     def outputs() -> Iterator[ModelOutput]:
         while True:
-            output = ModelOutput.from_content("mockllm/model", REPLY)
+            output = ModelOutput.from_content("mockllm/model", reply)
             output.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)
             yield output
 
@@ -97,6 +97,21 @@ def test_a_voirdire_spec_plays_a_role_and_the_score_follows_the_verdict(tmp_path
     assert {c.model for c in calls if c.role == "examiner"} == {f"scripted:{script}"}
     # The claim examined is the model's completion (the output under test), the default for a claim.
     assert [s.item["claim"] for s in load(path).sessions.values()] == [REPLY]
+
+
+def test_a_role_not_given_is_the_eval_s_model_role_of_that_name(tmp_path: Path) -> None:
+    task = Task(
+        dataset=[Sample(input="Asmara is the capital of Eritrea.", id="a")],
+        solver=generate(),
+        scorer=vi.cross_examination(fields={"claim": "input"}, max_followup_rounds=0),
+    )
+    examiner = mock_model("No. The claim is incorrect.")
+    (log,) = eval(
+        task, model=mock_model(), model_roles={"examiner": examiner}, log_dir=str(tmp_path / "l"), display="none"
+    )
+    (sample,) = log.samples or []
+    (score,) = sample.scores.values()  # type: ignore[union-attr]
+    assert (score.value, score.answer) == ("I", "incorrect")  # the examiner role's model decided, not the eval's
 
 
 def test_a_wrong_parameter_or_protocol_is_an_error_at_once() -> None:
