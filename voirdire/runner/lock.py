@@ -20,9 +20,13 @@ def exclusive(out: Path) -> Iterator[None]:
     the path still names the file it locked: one removed meanwhile (by the run that held it) no longer guards
     anything, so it opens the path again. The holder removes the file while it still holds the lock, then
     releases it: whoever locks the old file next sees it was removed, and only the new file at the path counts.
+    The lock sits beside the file ``out`` really names (symbolic links resolved): two paths to one transcript, a
+    link to it among them, share one lock.
     """
     out.parent.mkdir(parents=True, exist_ok=True)
-    lock = out.with_name(out.name + ".lock")
+    real = out.resolve()
+    real.parent.mkdir(parents=True, exist_ok=True)
+    lock = real.with_name(real.name + ".lock")
     fh = _acquire(lock, out)
     try:
         yield
