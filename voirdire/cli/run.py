@@ -149,6 +149,8 @@ def cmd_run(reg: Registration, args: argparse.Namespace) -> int:
     chat = _chat if live is None else _printed  # a chat printed live is not printed again
     outcome = RunOutcome(protocol, inputs, result, out, report, reg.fold, folded.session_ids(), prices, chat)
     fields, text = (spec.summarize or default_summary)(outcome)
+    if inputs.single:  # one item's summary is its chat, not the report: its tokens and cost still belong after it
+        text = "\n".join([text.rstrip("\n"), *report.usage_lines()]).strip("\n")
     payload = {**run_summary(result, out), **fields}
     return finish(opts, result, payload, text, timing=not inputs.single)
 
