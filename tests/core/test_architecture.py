@@ -243,3 +243,22 @@ def test_no_import_cycles() -> None:
 )
 def test_the_cycle_finder_finds_cycles(edges: dict[str, set[str]], expected: list[list[str]]) -> None:
     assert cycles(edges) == expected
+
+
+def test_the_core_reads_no_verdict_statistic_by_a_protocols_word() -> None:
+    """What a reader needs of a verdict comes from its typed fields or the header's display hints, whose keys are
+    data: ``statistics["claim"]`` or ``statistics.get("correct")`` in ``voirdire/`` would name one protocol's word."""
+    offenders = []
+    for path in sorted((ROOT / "voirdire").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            key = None
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute):
+                if node.value.attr == "statistics" and isinstance(node.slice, ast.Constant):
+                    key = node.slice.value
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+                target = node.func.value
+                if isinstance(target, ast.Attribute) and target.attr == "statistics" and node.args:
+                    key = node.args[0].value if isinstance(node.args[0], ast.Constant) else None
+            if key is not None:
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}: statistics[{key!r}]")
+    assert not offenders, offenders
