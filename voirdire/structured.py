@@ -3,7 +3,8 @@
 A ``ReplySchema`` is a pydantic model (a JSON object reply, e.g. DCR's sentence reasons) or a closed choice
 (``Literal["correct", "incorrect"]``, Yes/No). On the wire both are JSON schemas, a choice wrapped as
 ``{"answer": <choice>}`` so that every JSON-capable backend can enforce it: llama.cpp by a grammar compiled from
-the schema, an OpenAI-compatible endpoint by ``response_format``; other backends (scripted, human) are validated
+the schema, an OpenAI-compatible endpoint by ``response_format``, Anthropic by a forced tool (``tool_use``), Ollama
+by ``format``; other backends (scripted, human) are validated
 like any reply. ``validate`` reads the JSON form, and for a choice also a bare word, so a backend that ignored the
 schema still gets a fair reading; anything else is a ``ParseError``.
 """
@@ -24,7 +25,7 @@ class ParseError(ValueError):
 
 
 # How a structured call was enforced, recorded per call.
-Enforcement = Literal["grammar", "response_format", "validated", "text-fallback"]
+Enforcement = Literal["grammar", "response_format", "tool_use", "format", "validated", "text-fallback"]
 
 
 def _unfenced(text: str) -> str:
