@@ -2,7 +2,9 @@
 
 A raw ``asyncio.Protocol`` HTTP/1.1 server with keep-alive, kept lean so that it is never the bottleneck: it parses
 the request line, the headers and a ``Content-Length`` body, and answers ``POST /v1/chat/completions`` after a fixed
-latency (``loop.call_later``, no task per request). The reply is chosen from the request's messages alone
+latency (``loop.call_later``, no task per request). It is not the tests' fake server (``tests/fake_openai.py``,
+a thread per connection, faults on demand, which the other benches use): at 200 requests in flight that one would
+be the bottleneck the speed runs measure. The reply is chosen from the request's messages alone
 (``reply_text``), so every driver gets the same conversation; ``n`` choices are returned when ``n`` is asked.
 
 For every request it records the arrival and finish times, the sha256 of the body's bytes, the sha256 of its

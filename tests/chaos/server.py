@@ -1,4 +1,5 @@
-"""A fake OpenAI-compatible endpoint on 127.0.0.1 that misbehaves on purpose: the chaos suite's server.
+"""The fake OpenAI-compatible endpoint of the tests, on 127.0.0.1, that misbehaves when asked to: the chaos suite's
+server, and under ``tests.fake_openai.FakeOpenAIServer`` every other test's.
 
 Each request is given a fault by ``plan(index, body)``: ``ok`` answers like a chat-completions server, and the
 others are what real endpoints do on a bad day:
@@ -8,6 +9,7 @@ ok         HTTP 200, a chat completion whose text is ``responder(messages)``
 hang       reads the request and never answers (until the server shuts down)
 429        HTTP 429 with ``Retry-After: <retry_after>`` (seconds or an HTTP date; a callable is asked each time)
 500        HTTP 500 with a JSON error
+400        HTTP 400 with a JSON error (a request the server does not support)
 truncated  HTTP 200 whose body stops half-way (Content-Length promises more, then the socket closes)
 cut_json   HTTP 200 whose body is complete as sent but holds half a JSON document
 drop       reads the request and closes the connection without a response
@@ -36,7 +38,7 @@ from typing import Any
 Responder = Callable[[list[dict[str, Any]]], str]
 Plan = Callable[[int, dict[str, Any]], str]
 
-FAULTS = ("ok", "hang", "429", "500", "truncated", "cut_json", "drop", "garbage", "wrong_json", "empty")
+FAULTS = ("ok", "hang", "429", "500", "400", "truncated", "cut_json", "drop", "garbage", "wrong_json", "empty")
 
 
 def at_rates(rates: Mapping[str, float], seed: int = 0) -> Plan:
@@ -85,12 +87,15 @@ class ChaosServer:
         retry_after: str | Callable[[], str] = "1",
         echo_auth: bool = False,
         hang_s: float = 60.0,
+        honour_n: bool = True,
     ) -> None:
+        """``honour_n=False``: one choice whatever ``n`` asks, as servers that ignore it."""
         self.responder = responder
         self.plan = plan or in_order(())
         self.retry_after = retry_after
         self.echo_auth = echo_auth
         self.hang_s = hang_s
+        self.honour_n = honour_n
         self.log: list[Logged] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -117,7 +122,7 @@ class ChaosServer:
 
             # ---------------------------------------------------------------- faults
             def _ok(self, body: dict[str, Any]) -> None:
-                n = int(body.get("n", 1))
+                n = int(body.get("n", 1)) if server.honour_n else 1
                 texts = [server.responder(body.get("messages", [])) for _ in range(n)]
                 if server.echo_auth:
                     texts = [f"{t} (seen: {self._auth()})" for t in texts]
@@ -134,6 +139,9 @@ class ChaosServer:
 
             def _500(self, body: dict[str, Any]) -> None:
                 self._json(500, {"error": {"message": "internal error" + self._echo(), "type": "server_error"}})
+
+            def _400(self, body: dict[str, Any]) -> None:
+                self._json(400, {"error": {"message": "not supported by this server", "type": "invalid_request"}})
 
             def _truncated(self, body: dict[str, Any]) -> None:
                 data = json.dumps(completion(body, [server.responder(body.get("messages", []))])).encode()
@@ -209,6 +217,8 @@ class ChaosServer:
 
 
 def completion(body: dict[str, Any], texts: Sequence[str]) -> dict[str, Any]:
+    """A chat completion of ``texts``: 11 prompt tokens, the first text's words as its completion tokens."""
+    used = len(texts[0].split()) if texts else 0
     return {
         "id": "chatcmpl-chaos",
         "object": "chat.completion",
@@ -218,5 +228,5 @@ def completion(body: dict[str, Any], texts: Sequence[str]) -> dict[str, Any]:
             {"index": i, "message": {"role": "assistant", "content": t}, "finish_reason": "stop"}
             for i, t in enumerate(texts)
         ],
-        "usage": {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14},
+        "usage": {"prompt_tokens": 11, "completion_tokens": used, "total_tokens": 11 + used},
     }
