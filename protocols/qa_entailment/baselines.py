@@ -17,7 +17,7 @@ from voirdire.protocol import Protocol, Session
 from voirdire.transcript import Verdict
 
 from .data import QAItem
-from .graded import agrees, decision_word
+from .graded import QAOutcome, agrees, decision_word
 from .lexical import matching_gold, normalize_answer
 from .protocol import DISPLAY, PAPER
 from .token_f1 import DEFAULT_F1_THRESHOLD, token_f1
@@ -48,6 +48,7 @@ class _Baseline(Protocol[QAItem, Any]):
     machine = MACHINE
     display = DISPLAY.model_copy(update={"colors": {}, "quiet_states": ("match",)})
     Item = QAItem
+    Outcome = QAOutcome
     # No prompts: the folder does not exist, so nothing is loaded and the header lists no prompt.
     prompt_folder = "qa_baselines"
 

@@ -13,6 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from voirdire.protocol import Statistics
+
 from .data import QAItem
 from .entailment import Direction, EntailmentOutcome
 from .hierarchy import DECISION_VARIANTS, DecisionVariant, HierarchyCell, Membership, judged_correct
@@ -121,6 +123,20 @@ def verdict_evidence(g: GradedItem) -> list[str]:
     if g.note:
         out.append(g.note)
     return out
+
+
+class QAOutcome(Statistics):
+    """What the report reads of a QA verdict's statistics (``verdict_statistics``, the baselines' verdicts); every
+    other statistic is kept as written."""
+
+    judgment: bool | None = None  # under the decision variant; None = undetermined
+    judgments: dict[str, bool | None] = Field(default_factory=dict)  # by decision variant (Table 11)
+    decision_variant: str | None = None
+    cell: str | None = None
+    ranking_scores: dict[str, float | None] | None = None
+    gold_indices: list[int] = Field(default_factory=list)
+    model_calls: int = 0
+    parse_failures: list[dict[str, Any]] = Field(default_factory=list)
 
 
 def verdict_statistics(g: GradedItem, backend: str) -> dict[str, Any]:

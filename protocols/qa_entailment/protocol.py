@@ -30,7 +30,15 @@ from voirdire.views import VerdictView, Views
 
 from .data import QAItem
 from .entailment import Direction, EntailmentBackend, EntailmentOutcome
-from .graded import EntailmentCall, ExplanationRecord, GradedItem, decision_word, verdict_evidence, verdict_statistics
+from .graded import (
+    EntailmentCall,
+    ExplanationRecord,
+    GradedItem,
+    QAOutcome,
+    decision_word,
+    verdict_evidence,
+    verdict_statistics,
+)
 from .hierarchy import DecisionVariant, GoldEntailment, HierarchyCell, membership
 from .parsing import (
     CLOSENESS_SCALE,
@@ -239,6 +247,7 @@ class QAEntailmentGrading(Protocol[QAItem, QAEntailmentParams]):
     display = DISPLAY
     Item = QAItem
     Params = QAEntailmentParams
+    Outcome = QAOutcome
     prompt_folder = PROMPT_FOLDER
 
     def __init__(self, params: QAEntailmentParams | None = None, *, entailment: EntailmentBackend | None = None):

@@ -20,6 +20,7 @@ from voirdire.report import Report, ReportFold, category, counts
 from voirdire.transcript import SessionRecord
 
 from .data import EVOUNA_SYSTEM_NAMES, QAItem
+from .graded import QAOutcome
 from .hierarchy import DECISION_VARIANTS, HierarchyCell
 from .scoring import AurocReport, BinaryScores, scheme_aurocs, system_reports
 from .token_f1 import max_token_f1
@@ -116,18 +117,16 @@ def graded(s: SessionRecord) -> Graded:
     item_id = s.session_id if item.id == s.session_id else item.id  # the session id is the item's: one string
     if v is None:
         return Graded(item_id, system, item.human_judgment, None)
-    st = v.statistics
-    indices = [int(i) for i in st.get("gold_indices") or []]
-    found = list(st.get("parse_failures") or [])
+    st = QAOutcome.model_validate(v.statistics)
     judged = Judged(
-        judgment=st.get("judgment"),
-        cell=category(st.get("cell")),
-        variants=tuple((st.get("judgments") or {}).get(variant) for variant in DECISION_VARIANTS),
-        decision_variant=category(st.get("decision_variant")),
-        ranking_scores=_ranking(st.get("ranking_scores")),
-        token_f1=max_token_f1(item.system_answer, [item.gold_answers[i] for i in indices]),
-        model_calls=int(st.get("model_calls") or 0),
-        failure_steps=tuple(category(str(f.get("step"))) for f in found),
+        judgment=st.judgment,
+        cell=category(st.cell),
+        variants=tuple(st.judgments.get(variant) for variant in DECISION_VARIANTS),
+        decision_variant=category(st.decision_variant),
+        ranking_scores=_ranking(st.ranking_scores),
+        token_f1=max_token_f1(item.system_answer, [item.gold_answers[i] for i in st.gold_indices]),
+        model_calls=st.model_calls,
+        failure_steps=tuple(category(str(f.get("step"))) for f in st.parse_failures),
     )
     return Graded(item_id, system, item.human_judgment, judged)
 
