@@ -217,3 +217,34 @@ def test_a_refused_connection_is_named(anthropic_env: None) -> None:
     with pytest.raises(Exception, match=r"127\.0\.0\.1:9") as failed:
         asyncio.run(go())
     assert is_transient(failed.value)
+
+
+def test_a_role_s_own_key_a_cached_rerun_and_the_cost_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setenv("TEAM_CLAUDE_KEY", KEY)  # the role names its key's variable
+    monkeypatch.delenv("OLLAMA_HOST", raising=False)
+    cache = tmp_path / "cache.jsonl"
+    with FakeAnthropic(responder) as claude, FakeOllama(responder) as ollama:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", claude.url)
+        for k in range(2):
+            out = tmp_path / f"t{k}.jsonl"
+            extra = ("--api-key-env", "examiner=TEAM_CLAUDE_KEY", "--cache", str(cache))
+            assert examine(claude.url, ollama.url, out, *extra) == 0, capsys.readouterr().err
+            if k == 0:
+                sent = len(claude.requests), len(ollama.requests)
+        assert (len(claude.requests), len(ollama.requests)) == sent  # the second run: every call from the cache
+    assert all(r.headers["x-api-key"] == KEY for r in claude.requests)
+    calls = [e for s in load(tmp_path / "t1.jsonl").sessions.values() for e in s.of_kind(ModelCall)]
+    assert calls and all(c.cached for c in calls)
+    # The first run's examiner is priced from the packaged table (claude-haiku-4-5: $1 / $5 per million tokens).
+    capsys.readouterr()
+    assert main(["report", str(tmp_path / "t0.jsonl"), "--json"]) == 0
+    printed = capsys.readouterr().out
+    assert KEY not in printed
+    usage = json.loads(printed)["usage"]
+    examiner = usage["examiner"]
+    price = (examiner["prompt_tokens"] * 1.00 + examiner["completion_tokens"] * 5.00) / 1e6
+    assert examiner["prompt_tokens"] > 0 and examiner["cost_usd"] == pytest.approx(price, abs=1e-6)
+    assert usage["examinee"]["cost_usd"] is None  # Ollama's model has no price unless the user gives one
