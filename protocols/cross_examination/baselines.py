@@ -14,6 +14,7 @@ from voirdire.transcript import Verdict
 
 from .claims import brief_examinee, make_claim
 from .items import ClaimItem, claim_item_from_record
+from .outcome import ClaimOutcome
 from .parsing import is_cloze, parse_yes_no, says_idk
 from .protocol import DISPLAY, PAPER, YES_NO, CrossExaminationParams
 
@@ -33,6 +34,7 @@ class AreYouSure(Protocol[ClaimItem, CrossExaminationParams]):
     display = DISPLAY
     Item = ClaimItem
     Params = CrossExaminationParams
+    Outcome = ClaimOutcome
     prompt_folder = "cross_examination"
 
     @classmethod
@@ -83,6 +85,7 @@ class IDontKnow(Protocol[ClaimItem, CrossExaminationParams]):
     display = DISPLAY
     Item = ClaimItem
     Params = CrossExaminationParams
+    Outcome = ClaimOutcome
     prompt_folder = "cross_examination"
 
     @classmethod

@@ -31,6 +31,7 @@ from voirdire.views import Column, VerdictView, Views
 
 from .claims import brief_examinee, make_claim
 from .items import ClaimItem, claim_item_from_record
+from .outcome import ClaimOutcome
 from .parsing import parse_decision, parse_yes_no, split_questions
 
 PAPER = (
@@ -121,6 +122,7 @@ class CrossExamination(Protocol[ClaimItem, CrossExaminationParams]):
     display = DISPLAY
     Item = ClaimItem
     Params = CrossExaminationParams
+    Outcome = ClaimOutcome
     prompt_folder = "cross_examination"
 
     @classmethod

@@ -18,6 +18,8 @@ from voirdire.report import Report as BaseReport
 from voirdire.report import ReportFold, category, counts
 from voirdire.transcript import SessionRecord
 
+from .outcome import ClaimOutcome
+
 
 def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip().lower()
@@ -79,10 +81,9 @@ def _exams(s: SessionRecord) -> tuple[_Exam, ...]:
     if s.verdict is None:
         return ()
     return tuple(
-        (e["n_questions"], tuple(e["questions_per_iteration"]), e["followup_iterations"],
-         e["decision"] == "inconclusive")
-        for e in s.verdict.statistics.get("examinations", [])
-    )  # fmt: skip
+        (e.n_questions, tuple(e.questions_per_iteration), e.followup_iterations, e.decision == "inconclusive")
+        for e in ClaimOutcome.model_validate(s.verdict.statistics).examinations
+    )
 
 
 def _table8(exams: list[_Exam]) -> ExaminationStats | None:
@@ -116,7 +117,8 @@ def scored(s: SessionRecord) -> Scored:
     v = s.verdict
     if v is None:
         return Scored({"id": s.item_id, "decision": None, "error": s.errors[-1].message if s.errors else None}, ())
-    claim = str(v.statistics.get("claim", s.item.get("claim") or ""))
+    stated = ClaimOutcome.model_validate(v.statistics).claim
+    claim = stated if stated is not None else str(s.item.get("claim") or "")
     g = gold_correct(claim, s.item.get("answers") or [])
     row = {"id": s.item_id, "claim": claim, "decision": category(v.decision), "accepted": v.accepted, "gold": g}
     return Scored(row, _exams(s))
