@@ -87,7 +87,12 @@ def call_metadata(
 
 
 class ModelCallError(RuntimeError):
-    """A model call that failed for good: names the role, the model and how often it was retried."""
+    """A model call that failed for good: names the role, the model and how often it was retried (``role`` and
+    ``retries`` say it for the transcript's error record too)."""
+
+    def __init__(self, message: str, *, role: str | None = None, retries: int = 0) -> None:
+        super().__init__(message)
+        self.role, self.retries = role, retries
 
 
 class CallInfo(BaseAgentEvent):
@@ -448,7 +453,8 @@ class ModelAgent(BaseChatAgent):
         except Exception as exc:
             retries = retrying.statistics.get("attempt_number", 1) - 1
             why = self._why_given_up(exc, retries)
-            raise ModelCallError(f"{self.name} via {self.model_label}: {describe(exc)}{why}") from exc
+            message = f"{self.name} via {self.model_label}: {describe(exc)}{why}"
+            raise ModelCallError(message, role=self.name, retries=retries) from exc
         return done, retrying.statistics.get("attempt_number", 1) - 1
 
     def _retried(self, exc: BaseException) -> bool:

@@ -158,6 +158,8 @@ class Problem:
     message: str
     traceback: str | None
     lane: str | None
+    role: str | None = None  # the role whose model call failed, when one did
+    retries: int = 0  # how often that call was retried
 
 
 @dataclass(frozen=True)
@@ -193,6 +195,7 @@ class RoleTotals:
     retries: int = 0
     cached: int = 0
     human: bool = False
+    failed: int = 0  # calls given up on (an error, not a model call, records them)
 
     def add(self, call: Call) -> None:
         if call.model not in self.models:
@@ -345,7 +348,11 @@ def chat_of(session: SessionRecord, header: RunHeader | None = None, *, merge: b
             if note is not None:
                 turns.append(note)
         elif isinstance(e, ErrorEvent):
-            turns.append(Problem(e.seq, e.error_type, e.message, e.traceback, lane))
+            turns.append(Problem(e.seq, e.error_type, e.message, e.traceback, lane, e.role, e.retries))
+            if e.role is not None:
+                t = totals.setdefault(e.role, RoleTotals(e.role))
+                t.failed += 1
+                t.retries += e.retries
         elif isinstance(e, Verdict):
             turns.append(_outcome(e, session.item, views))
     return Chat(

@@ -186,11 +186,14 @@ class Session:
         self._write(Step, name=name, data=data)
 
     def error(self, exc: BaseException, tb: str | None = None) -> None:
+        failed = _failed_call(exc)
         self._write(
             ErrorEvent,
             error_type=type(exc).__name__,
             message=mask_secrets(str(exc)),
             traceback=mask_secrets(tb) if tb else None,
+            role=getattr(failed, "role", None),
+            retries=getattr(failed, "retries", 0),
         )
 
     def verdict(
@@ -466,3 +469,15 @@ class Protocol(ABC, Generic[ItemT, ParamsT]):
 
     @abstractmethod
     async def run(self, item: ItemT, session: Session) -> Verdict: ...
+
+
+def _failed_call(exc: BaseException) -> BaseException | None:
+    """The model call's failure behind ``exc`` (itself or a cause): it says the role and the retries it took."""
+    seen: BaseException | None = exc
+    for _ in range(8):  # a short chain; a cycle must not loop
+        if seen is None:
+            return None
+        if isinstance(getattr(seen, "retries", None), int) and not isinstance(seen.retries, bool):  # type: ignore[attr-defined]
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None

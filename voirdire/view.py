@@ -156,7 +156,8 @@ def turn_lines(turn: Turn, chat: Chat, *, prompts: bool = False, color: bool = F
     if isinstance(turn, Note):
         return [card_text(turn.card, color=color)]
     if isinstance(turn, Problem):
-        return [st("31", _wrapped(f"ERROR {turn.error_type}: {turn.message}"))]
+        tried = f" ({turn.role}'s call, retried {turn.retries}×)" if turn.role is not None else ""
+        return [st("31", _wrapped(f"ERROR {turn.error_type}{tried}: {turn.message}"))]
     return outcome_lines(turn, color=color)
 
 
@@ -234,6 +235,7 @@ def totals_text(chat: Chat) -> str:
         human = " (human)" if t.human else ""
         tokens = f"{t.prompt_tokens}+{t.completion_tokens} tokens"
         retries = f", {t.retries} retries" if t.retries else ""
+        retries += f", {t.failed} failed" if t.failed else ""
         parts.append(f"{shown(t.role)}{human} {t.calls} calls, {tokens}, {t.latency_s:.2f} s{retries}")
     return " · ".join(parts)
 

@@ -93,3 +93,25 @@ def test_one_cost_for_a_run_in_the_report_json_runs_list_and_session_page(
     assert f'<b class="cost-value">{shown}</b>' in page
     free = client.get("/").text.split('href="/run/dcr.jsonl"')[1].split("</tr>")[0]
     assert "$0.0000" in free  # scripted models cost nothing, shown as $0, not as unknown
+
+
+def test_a_call_given_up_on_shows_the_retries_it_took(tmp_path: Path, capsys) -> None:
+    from tests.fake_openai import FakeOpenAIServer
+
+    out = tmp_path / "t.jsonl"
+    examiner = tmp_path / "examiner.yaml"
+    examiner.write_text('default: "The claim is correct."\n')
+    with FakeOpenAIServer(lambda messages: "never", fail_first=10_000) as server:
+        code = main([
+            "examine", "--question", "Where is it?", "--out", str(out), "--max-retries", "2", "--no-progress",
+            "--model", f"examinee=openai-compatible:fake@{server.url}", "--model", f"examiner=scripted:{examiner}",
+        ])  # fmt: skip
+    assert code == 3
+    capsys.readouterr()
+    assert main(["show", str(out)]) == 0
+    assert "(examinee's call, retried 2×)" in capsys.readouterr().out
+    client = TestClient(create_app(Library([tmp_path]), prices=PRICES), base_url="http://127.0.0.1")
+    page = only_session(client, "t.jsonl")
+    row = page.split('<span class="role c33">examinee</span>')[1].split("</tr>")[0]
+    assert re.findall(r'<td class="num">([^<]*)', row)[-2].strip() == "2" and "(1 failed)" in row
+    assert "(examinee's model call, retried 2×)" in page

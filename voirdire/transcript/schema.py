@@ -170,6 +170,8 @@ class ErrorEvent(_Event):
     error_type: str
     message: str
     traceback: str | None = None
+    role: str | None = Field(None, description="the role whose model call failed, when one did")
+    retries: int = Field(0, ge=0, description="how often that call was retried before it was given up")
 
 
 class Verdict(_Event):

@@ -304,6 +304,7 @@ class TranscriptIndex:
         elif kind == "error":
             a.errors += 1
             a.error = f"{rec.get('error_type')}: {rec.get('message')}"
+            a.retries += int(rec.get("retries") or 0)  # the retries of a call given up on
         elif kind == "transition":
             a.state = rec.get("to_state")
         elif kind == "verdict":
