@@ -219,7 +219,8 @@ def overview_charts(report: Report, values: Sequence[Overview]) -> list[Chart]:
                 ),
             )
         )
-    if roles and total is not None and total.calls and total.cost_usd is not None:
+    # a run of free models (local, scripted, human) has no cost to draw; its title says so in the tokens chart
+    if roles and total is not None and total.calls and total.cost_usd:
         priced = [r for r in roles if report.usage[r].cost_usd is not None]
         label = f"${total.cost_usd:.4f}" + (" at least (some models unpriced)" if total.cost_partial else "")
         charts.append(

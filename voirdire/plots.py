@@ -110,7 +110,8 @@ def _bars(ax: Any, chart: BarChart) -> None:
             bottom = [b + v for b, v in zip(bottom, s.values, strict=True)]
         else:
             ax.bar([x - 0.4 + width * (i + 0.5) for x in xs], s.values, width, label=s.label)
-    ax.set_xticks(list(xs), chart.categories, rotation=30 if len(chart.categories) > 4 else 0, ha="right")
+    crowded = len(chart.categories) > 4 or max(map(len, chart.categories), default=0) > 14
+    ax.set_xticks(list(xs), chart.categories, rotation=25 if crowded else 0, ha="right" if crowded else "center")
     if chart.ylim:
         ax.set_ylim(*chart.ylim)
     if n > 1:

@@ -104,7 +104,7 @@ def test_the_comparison_page_shows_agreement_and_kappa(browser: Any, compared: V
     rows = css(browser, "table.compare-items tbody tr")
     assert [r.find_element("css selector", "td.item-id").text for r in rows] == ["paris"]
     shown = sorted(
-        td.find_element("css selector", "a").text for td in rows[0].find_elements("css selector", "td.verdict")
+        td.find_element("css selector", "a").text for td in rows[0].find_elements("css selector", "td.cmp-verdict")
     )
     assert shown == ["correct", "incorrect"]
     click(browser, "a.side-by-side")
