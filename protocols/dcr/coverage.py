@@ -120,6 +120,8 @@ class Candidate:
         start, end = self.raw[a], self.raw[b - 1] + 1
         at_end = False
         for (s, e), (ns, ne) in zip(self.spans, self.norm_spans, strict=True):
+            if ns == ne:  # a "sentence" of punctuation only belongs to no reason
+                continue
             if ns == a:
                 start = min(start, s)
             if ne == b:

@@ -104,3 +104,52 @@ def test_rebuild_replaces_only_the_located_text() -> None:
     assert part.span is not None
     six = "The bridge opened in 1932. It carries six lanes. Anna Berg designed it."
     assert cut.rebuild([part.span], ["six lanes."])[0] == six  # the clause keeps its sentence going
+
+
+PIECES = (
+    "The U.S. Army used it in 1944.", "It carries eight lanes.", "Anna Berg designed it.", "St. Louis is near.",
+    "e.g. bridges, i.e. roads .", "\" I love it , \" he said .", "Why?", "Wow!", "Jr. left.", "the game .",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_rebuild_keeps_every_sentence_no_given_reason_touches(seed: int) -> None:
+    rng = random.Random(seed)
+    candidate = " ".join(rng.choice(PIECES) for _ in range(rng.randint(1, 6)))
+    cut = Candidate(candidate)
+    sentences = cut.sentences
+    reasons = []
+    for _ in range(rng.randint(1, 6)):
+        kind = rng.random()
+        if kind < 0.5:
+            reasons.append(rng.choice(sentences))
+        elif kind < 0.7:  # a piece of the candidate, maybe across sentences
+            a = rng.randrange(len(candidate))
+            reasons.append(candidate[a : a + rng.randint(1, 60)])
+        else:
+            reasons.append(rng.choice(["The sky is blue.", "", "Paris is in France.", "x" * 30]))
+    located = cut.locate(reasons)
+    for loc in located:
+        assert (loc.span is None) == (loc.status in ("not_in_candidate", "repeated"))
+        assert loc.status != "scored" or len(loc.sentences) == 1
+    counted = [loc.status in ("scored", "paragraph") for loc in located]
+    given = disjoint(located, [i for i, c in enumerate(counted) if c])
+    spans = [span for i in given if (span := located[i].span) is not None]
+    text, originals = cut.rebuild(spans, [f"<{i}>" for i in range(len(spans))])
+    assert all(o.strip() for o in originals)
+    touched = {j for i in given for j in located[i].sentences}
+    kept = [s for j, s in enumerate(sentences) if j not in touched]
+    position = 0
+    for sentence in kept:  # verbatim and in order
+        found = text.find(sentence, position)
+        assert found >= 0, (candidate, reasons, text, sentence)
+        position = found + len(sentence)
+    not_evaluated = cut.not_evaluated(located, counted)
+    for j, (s, e) in enumerate(cut.norm_spans):
+        covering = [loc.span for loc, c in zip(located, counted, strict=True) if c and loc.span is not None]
+        assert (j in not_evaluated) == (s != e and not _pieced(covering, s, e))
+
+
+def _pieced(spans: list[tuple[int, int]], s: int, e: int) -> bool:
+    """Whether the spans together cover s..e (several reasons about parts of one sentence)."""
+    return all(any(a <= i < b for a, b in spans) for i in range(s, e))
