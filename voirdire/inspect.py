@@ -1,7 +1,7 @@
 """Inspect AI scorers: every registered voirdire protocol as an Inspect scorer (``pip install 'voirdire[inspect]'``).
 
 ``voirdire.inspect.<protocol>(...)`` is the scorer of a registered protocol, made from the registry (``from
-voirdire.inspect import cross_examination``; ``scorer("name", ...)`` for a name held in a variable), so a protocol
+voirdire.inspect import <protocol>``; ``scorer("<protocol>", ...)`` for a name held in a variable), so a protocol
 package installed later has its scorer too. For each sample it:
 
 1. builds the protocol's item from the sample: each field of the protocol's ``Item`` is taken from the sample's
