@@ -105,6 +105,10 @@ def test_yes_no_reads_what_is_said_of_the_subject_when_no_answer_word_does(text:
         ('"Incorrect"', "incorrect"),
         ("L'affirmation est incorrecte.", "refuse"),
         ("Your answer gives no information regarding incorrect claims.", "refuse"),
+        ("I'm not convinced the claim is correct.", "refuse"),
+        ("I would hesitate to call the claim correct.", "refuse"),
+        ("The claim is probably incorrect, though I am not certain.", "refuse"),
+        ("I'm not sure why you ask, but the claim is incorrect.", "incorrect"),
     ],
 )
 def test_polar(text: str, expected: str) -> None:
@@ -171,6 +175,7 @@ def test_a_choice_of_two_labels_ruled_down_to_one() -> None:
         ('{"score": 4}\nOn reflection, 2.', "refuse"),
         ("5 (completely right)", "refuse"),
         ("Je donne la note 3.", "refuse"),
+        ("Punteggio: 3", "refuse"),
     ],
 )
 def test_number(text: str, expected: str) -> None:

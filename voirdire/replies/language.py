@@ -25,7 +25,10 @@ _FOREIGN = words(
     "ist nicht der das und ein eine ja nein ich habe noch fragen antwort behauptung korrekt falsch sind auch "
     "keine kein widerspruch "
     # Italian, Portuguese
-    "è della sono anche não é sim uma também"
+    "è della sono anche não é sim uma também "
+    # what a prompt's answer is called: score, answer, label, rating
+    "punteggio risposta etichetta valutazione puntuación etiqueta calificación bewertung punkte punktzahl "
+    "pontuação resposta rótulo"
 )
 _ENGLISH = words(
     "the a an is are was were be been it this that these those of to in on and or but not no yes i you we they "

@@ -369,12 +369,12 @@ _HEDGE_VERBS = _words(
     "confirm confirmed confirms verify verified verifies determine determined say said tell know sure certain clear "
     "establish established ascertain ascertained conclude concluded decide decided prove proven proved judge evidence "
     "proof information enough possible able assess evaluate guarantee vouch indication support supported state "
-    "definitively certainty confidence confident conclusively necessarily"
+    "definitively certainty confidence confident conclusively necessarily convinced persuaded"
 )
 _INHERENT_HEDGES = _words(
     "unable impossible unclear uncertain unsure insufficient inconclusive difficult hard unknown unverified "
     "unverifiable undetermined unconfirmed whether unproven unsupported initially perhaps maybe possibly potentially "
-    "conceivably possible chance possibility"
+    "conceivably possible chance possibility hesitate hesitant reluctant"
 )
 _OPEN_MODALS = _words("may might could if")
 _PARTIAL = _words(
@@ -616,6 +616,22 @@ _OTHER = {"<pos>": "<neg>", "<neg>": "<pos>"}
 _EMPHATIC_NO = _words("absolutely certainly definitely surely course")
 
 
+_DOUBTED = _words("sure certain confident positive convinced")
+_ASKING = _words("why how what which who whom where when whether if")
+
+
+def _doubts(clause: list[str]) -> bool:
+    """A clause in which the reply doubts itself ("though I am not certain", "but I'm unsure"): the verdicts of its
+    sentence are open."""
+    for k, w in enumerate(clause):
+        before = clause[max(0, k - 5) : k]
+        if "i" not in before or (k + 1 < len(clause) and clause[k + 1] in _ASKING):
+            continue
+        if (w in _DOUBTED and "not" in clause[max(0, k - 3) : k]) or w in ("unsure", "uncertain"):
+            return True
+    return False
+
+
 def _answer_word(reply: list[str]) -> str | None:
     """A bare answer to a polar question: "Yes", "No", "Absolutely not", "Of course not", "Not at all"."""
     if not reply:
@@ -700,8 +716,11 @@ def read_polar(text: str, polar: Polar) -> str:
             carry = len(sent.tokens) <= 4 and _is_conclusion(sent.tokens)
             continue
         clauses = _clauses(sent.tokens)
+        doubted = any(_doubts(c.tokens) for c in clauses)
         for i, clause in enumerate(clauses):
             mentions = [m for m in _clause_mentions(clause.tokens) if m.about != "other"]
+            if doubted:
+                mentions = [_Mention(None, m.about) for m in mentions]
             if clause.role == "hypothetical":
                 subordinate.extend(_Mention(None, m.about) for m in mentions)
                 continue
