@@ -19,6 +19,8 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
+from voirdire.protocol import Statistics
+
 from .rubric import Label
 
 ROUND_STEP = "nodata.round"
@@ -64,6 +66,14 @@ class Decision(BaseModel):
     flipped: bool
     label: Label = Field(description="the label Alg. 1 outputs for x")
     rounds_run: int
+
+
+class NoDataOutcome(Decision, Statistics):
+    """A No-Data verdict's statistics as the report reads them (``NoDataProtocol.Outcome``): Algorithm 1's decision,
+    the reference label y (None for an unlabelled datapoint) and the decision tree's own label (Table 2 "known")."""
+
+    reference: Label | None = None
+    known_label: Label | None = None
 
 
 def coins(seed: int, index: int, run: int, player: Player) -> np.random.Generator:

@@ -36,7 +36,7 @@ from voirdire.machine import StateMachine
 from voirdire.protocol import Protocol, Session
 from voirdire.transcript import DisplayHints, Verdict
 
-from .algorithm import DECISION_STEP, ROUND_STEP, Decision, RoundRecord, coins, flip_decision
+from .algorithm import DECISION_STEP, ROUND_STEP, Decision, NoDataOutcome, RoundRecord, coins, flip_decision
 from .challenges import CheckOutcome, RuleVerifier, Verifier
 from .data import FILES, Dataset, load_split, rubric_name_for
 from .evaluators import (
@@ -210,6 +210,7 @@ class NoDataProtocol(Protocol[NoDataItem, NoDataProtocolParams]):
     display = DISPLAY
     Item = NoDataItem
     Params = NoDataProtocolParams
+    Outcome = NoDataOutcome
     prompt_folder = "no_data"
 
     def __init__(

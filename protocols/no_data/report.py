@@ -19,7 +19,7 @@ from voirdire.metrics import accuracy, precision_recall_f1
 from voirdire.report import Context, Report, ReportFold, counts
 from voirdire.transcript import RunHeader, SessionRecord, Verdict
 
-from .algorithm import Decision, NoDataRun
+from .algorithm import Decision, NoDataOutcome, NoDataRun
 from .data import FILES
 from .protocol import NoDataItem, NoDataProtocol
 from .rubric import Label
@@ -79,7 +79,10 @@ class SeedScore(BaseModel):
 
 
 def decision_of(verdict: Verdict) -> Decision:
-    return Decision.model_validate({k: verdict.statistics[k] for k in Decision.model_fields})
+    return Decision.model_validate(NoDataOutcome.model_validate(verdict.statistics).model_dump(include=_DECISION))
+
+
+_DECISION = frozenset(Decision.model_fields)
 
 
 class Outcome(NamedTuple):
@@ -94,14 +97,16 @@ class Outcome(NamedTuple):
 
 
 def outcome_of(verdict: Verdict) -> Outcome:
-    d = decision_of(verdict)
+    o = NoDataOutcome.model_validate(verdict.statistics)
+    if o.reference is None:
+        raise ValueError(f"session {verdict.session_id}: an unlabelled datapoint has no score")
     return Outcome(
-        reference=int(verdict.statistics["reference"]),
-        label=d.label,
-        revealed=d.revealed,
-        success=d.success,
-        flipped=d.flipped,
-        known=verdict.statistics.get("known_label"),
+        reference=o.reference,
+        label=o.label,
+        revealed=o.revealed,
+        success=o.success,
+        flipped=o.flipped,
+        known=o.known_label,
     )
 
 
