@@ -41,8 +41,16 @@ def cluster(ray_home: Path) -> Any:  # noqa: F811
     two.shutdown()
 
 
+def _parent(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def actor_pids() -> list[int]:
-    """The processes of the run's actors (``ray::SessionWorker``), on either node."""
+    """The processes of this test's actors (``ray::SessionWorker``), on either node: descendants of this process
+    (its cluster's raylets started them), never another test run's."""
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -50,8 +58,13 @@ def actor_pids() -> list[int]:
                 cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
             except OSError:
                 continue
+            pid = int(entry)
             if cmdline.startswith(b"ray::SessionWorker"):
-                found.append(int(entry))
+                ancestor = _parent(pid)
+                while ancestor > 1 and ancestor != os.getpid():
+                    ancestor = _parent(ancestor)
+                if ancestor == os.getpid():
+                    found.append(pid)
     return found
 
 
@@ -76,6 +89,7 @@ def check(result: Any, out: Path) -> None:
     assert len(per_session) == SESSIONS and set(per_session.values()) == {1}  # 0 duplicated
     assert len(load(out).finished()) == SESSIONS
     (note,) = result.warnings
+    print(note)
     again = int(note.split("; the ")[1].split(" session")[0])
     assert 1 <= again <= 2  # what the dead actor had in flight (concurrency 2)
 
