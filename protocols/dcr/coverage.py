@@ -68,9 +68,12 @@ class Candidate:
     def _fuzzy(self, key: str, taken: set[int]) -> int | None:
         best, best_ratio = None, FUZZY_RATIO
         for j, (s, e) in enumerate(self.norm_spans):
-            if j in taken or s == e:
+            if j in taken or s == e or min(len(key), e - s) < FUZZY_RATIO / (2 - FUZZY_RATIO) * max(len(key), e - s):
+                continue  # lengths this far apart cannot reach the ratio (2M / (a + b) with M <= the shorter)
+            matcher = SequenceMatcher(None, key, self.norm[s:e], autojunk=False)
+            if matcher.real_quick_ratio() < best_ratio or matcher.quick_ratio() < best_ratio:
                 continue
-            ratio = SequenceMatcher(None, key, self.norm[s:e], autojunk=False).ratio()
+            ratio = matcher.ratio()
             if ratio >= best_ratio:
                 best, best_ratio = j, ratio
         return best
