@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml constraints.txt
 		{ echo "voirdire needs Python 3.11 or newer: make PYTHON=python3.11 ..."; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(PIP) torch==2.13.0
-	$(PIP) -e '.[local,nlp,dev,ray,plots]'
+	$(PIP) -e '.[local,nlp,dev,ray,plots,inspect]'
 	touch $(STAMP)
 
 demo: $(STAMP)
