@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from voirdire.errors import cannot_write
 from voirdire.secrets import mask_tree
 from voirdire.transcript import drop_torn_tail
 
@@ -57,5 +58,8 @@ class ResponseCache:
 
     def put(self, digest: str, reply: CachedReply) -> None:
         self._replies[digest] = reply
-        with self.path.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps({"digest": digest, "reply": mask_tree(reply.model_dump())}) + "\n")
+        try:
+            with self.path.open("a", encoding="utf-8") as fh:
+                fh.write(json.dumps({"digest": digest, "reply": mask_tree(reply.model_dump())}) + "\n")
+        except OSError as exc:  # a full disk stops the run with one message, not every session with its own
+            raise cannot_write(exc, self.path, "--cache") from None

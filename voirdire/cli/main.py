@@ -8,6 +8,7 @@ points of protocol packages.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import re
 import sys
@@ -19,7 +20,7 @@ from pydantic import ValidationError
 
 from voirdire import __version__, registry
 from voirdire.cli import compare, models, read, reproduce, run, web
-from voirdire.errors import VoirdireError
+from voirdire.errors import VoirdireError, cannot_write
 from voirdire.secrets import mask_secrets
 
 
@@ -102,6 +103,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("voirdire: interrupted; finished sessions are in the transcript (re-run to resume)", file=sys.stderr)
         return 130
     except OSError as exc:  # a file that vanished or filled the disk mid-run, ...
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):  # the one full-disk behaviour (voirdire.errors.CannotWrite)
+            full = cannot_write(exc, exc.filename or "a file", "writing")
+            return _error(str(full), debug, status=full.exit_status)
         return _error(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), debug)
     except Exception as exc:  # a bug: one line, and where to look
         return _error(

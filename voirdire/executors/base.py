@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from voirdire.agents import ModelAgent
 from voirdire.cache import ResponseCache
-from voirdire.errors import SessionTimeout, VoirdireError, run_stopping
+from voirdire.errors import CannotWrite, SessionTimeout, VoirdireError, run_stopping
 from voirdire.models import ModelPool, RoleSettings, spec_label
 from voirdire.models.limiter import endpoint_limits as _endpoint_limits
 from voirdire.prompts import PromptLibrary
@@ -193,7 +193,7 @@ class SessionRunner:
             async with deadline:
                 verdict = await job.protocol.run(item, session)
             return Outcome(sid, verdict=verdict)
-        except (KeyboardInterrupt, asyncio.CancelledError):
+        except (KeyboardInterrupt, asyncio.CancelledError, CannotWrite):  # a full disk ends the run, not a session
             raise
         except Exception as exc:  # isolate: one broken session never loses the others' work
             if isinstance(exc, TimeoutError) and deadline.expired():

@@ -41,7 +41,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from voirdire.cache import ResponseCache
-from voirdire.errors import VoirdireError
+from voirdire.errors import CannotWrite, VoirdireError
 from voirdire.executors.base import (
     Limits,
     MaskingWriter,
@@ -289,6 +289,8 @@ async def _deal(
             is_warning = isinstance(category, type) and issubclass(category, Warning)
             warnings.warn(message[2], category if is_warning else UserWarning, stacklevel=1)
         elif kind == "crash":  # an exception outside any session: a bug, as it would be in one process
+            if message[2].startswith(f"{CannotWrite.__name__}: "):  # a full disk: the same error as in one process
+                raise CannotWrite(message[2].partition(": ")[2])
             raise RuntimeError(f"{worker.describe()}: {message[2]}")
         elif kind == "eof" and isinstance(worker, _Worker):
             worker.alive = False

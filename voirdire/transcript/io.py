@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from voirdire.errors import cannot_write
 from voirdire.limits import MAX_JSON_DEPTH, too_deep
 from voirdire.transcript.schema import (
     _LINE,
@@ -84,15 +85,18 @@ class TranscriptWriter:
         if self._fd is None:
             raise ValueError(f"{self.path}: transcript writer is closed")
         data = (line + "\n").encode("utf-8")
-        if not self.shared:
-            _write_all(self._fd, data)
-            return
-        fcntl.flock(self._fd, fcntl.LOCK_EX)
         try:
-            _cut_torn_tail(self._fd)
-            _write_all(self._fd, data)
-        finally:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            if not self.shared:
+                _write_all(self._fd, data)
+                return
+            fcntl.flock(self._fd, fcntl.LOCK_EX)
+            try:
+                _cut_torn_tail(self._fd)
+                _write_all(self._fd, data)
+            finally:
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+        except OSError as exc:  # a full disk: one error naming the file (a half line is cut when it is reopened)
+            raise cannot_write(exc, self.path, "transcript") from None
 
     def close(self) -> None:
         if self._fd is not None:
