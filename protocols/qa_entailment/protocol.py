@@ -26,7 +26,6 @@ from voirdire.machine import StateMachine
 from voirdire.protocol import ParseError, Protocol, Reply, Session
 from voirdire.structured import ReplySchema
 from voirdire.transcript import DisplayHints, Verdict
-from voirdire.views import VerdictView, Views
 
 from .data import QAItem
 from .entailment import Direction, EntailmentBackend, EntailmentOutcome
@@ -59,6 +58,7 @@ from .partial_marks import (
     llm_score_mark,
     parse_explanation,
 )
+from .views import VIEWS
 
 
 class Statement(BaseModel):
@@ -104,7 +104,7 @@ DISPLAY = DisplayHints(
     item_fields=("question", "system", "system_answer"),
     gold_fields=("gold_answers",),
     quiet_states=("done",),
-    views=Views(verdict=VerdictView(gold="agrees_with_human")),
+    views=VIEWS,
 )
 PROMPT_FOLDER = "qa_entailment"
 
