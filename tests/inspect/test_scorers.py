@@ -114,6 +114,20 @@ def test_a_role_not_given_is_the_eval_s_model_role_of_that_name(tmp_path: Path) 
     assert (score.value, score.answer) == ("I", "incorrect")  # the examiner role's model decided, not the eval's
 
 
+def test_a_failed_session_scores_no_answer_with_the_error(tmp_path: Path) -> None:
+    script = tmp_path / "mute.yaml"
+    script.write_text("rules:\n  - match: nothing this protocol sends\n    reply: x\n")  # every call fails
+    task = Task(
+        dataset=[Sample(input="Asmara is the capital of Eritrea.", id="a")],
+        scorer=vi.cross_examination(fields={"claim": "input"}, examiner=f"scripted:{script}"),
+    )
+    (log,) = eval(task, model=mock_model(), log_dir=str(tmp_path / "l"), display="none")
+    (sample,) = log.samples or []
+    (score,) = sample.scores.values()  # type: ignore[union-attr]
+    assert score.value == "N" and score.answer is None and "examiner" in (score.explanation or "")
+    assert load(Path(score.metadata["transcript"])).sessions  # type: ignore[index]  # the failed session is there
+
+
 def test_a_wrong_parameter_or_protocol_is_an_error_at_once() -> None:
     with pytest.raises(Exception, match=r"no_such_param|extra"):
         vi.cross_examination(no_such_param=1)
