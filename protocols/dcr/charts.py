@@ -3,7 +3,7 @@ round, the score distribution per round, and Ẑ against the human judgment with
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from voirdire.charts import BarChart, Chart, ChartFold, Line, LineChart, ScatterChart, Series
@@ -118,3 +118,41 @@ def charts(values: Sequence[Any], report: Report) -> list[Chart]:
 
 
 dcr_charts = ChartFold(charts=charts)
+
+
+def correlate_points(data: str, metric: str, examples_of: Callable[[str, int | None], tuple[Any, Any]], *,
+                     transcript: Any = None, score: str = "initial_score", limit: int | None = None,
+                     stemmer: bool = True) -> tuple[list[float], list[float]]:  # fmt: skip
+    """The (metric, human) pairs ``voirdire correlate`` correlated: the baseline's scores of the benchmark's items
+    (read by ``correlate.examples_of``, passed in), or a DCR transcript's verdict statistic."""
+    if metric == "dcr":
+        from voirdire.transcript import load
+
+        pairs = [
+            (float(s.verdict.statistics[score]), float(s.item["human"]))
+            for s in load(transcript).sessions.values()
+            if s.verdict is not None and s.verdict.statistics.get(score) is not None and s.item.get("human") is not None
+        ]
+        return [m for m, _ in pairs], [h for _, h in pairs]
+    from .baselines import scorer
+
+    examples, _ = examples_of(data, limit)
+    return list(scorer(metric, stemmer=stemmer)(examples)), [float(e.item.human) for e in examples]  # type: ignore[arg-type]
+
+
+def plot_correlation(args: Any, result: Any, examples_of: Callable[[str, int | None], tuple[Any, Any]]) -> None:
+    """``voirdire correlate ... --plot DIR``: the scatter of the metric against the human judgment, ρ/τ in the
+    title, as DIR/correlate-DATA-METRIC.svg."""
+    import sys
+
+    from voirdire.plots import save
+
+    score = "initial_score" if getattr(args, "score", "initial") == "initial" else "score"
+    metric, human = correlate_points(args.data, args.metric, examples_of, transcript=args.transcript, score=score,
+                                     limit=args.limit, stemmer=not args.no_stemmer)  # fmt: skip
+    chart = correlation_scatter(
+        f"correlate-{result.data}-{result.metric}", f"{result.data}: {result.metric} vs human", metric, human,
+        result.correlation, result.metric,
+    )  # fmt: skip
+    written = save([chart], args.plot)
+    print("wrote " + ", ".join(map(str, written)), file=sys.stderr)

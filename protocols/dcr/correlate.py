@@ -147,9 +147,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--limit", type=int, help="the first N items only (baselines)")
     p.add_argument("--no-stemmer", action="store_true", help="ROUGE without Porter stemming")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--plot", type=Path, metavar="DIR", help="also draw the metric against the human scores (SVG)")
 
 
 def cmd_correlate(args: argparse.Namespace) -> int:
+    if args.plot is not None:
+        from voirdire.plots import require
+
+        require()  # before the work: without matplotlib, a one-line error saying how to install it
     if args.metric == "dcr":
         if args.transcript is None:
             raise CorrelateError("--transcript: --metric dcr reads the scores of a voirdire dcr transcript")
@@ -161,6 +166,10 @@ def cmd_correlate(args: argparse.Namespace) -> int:
             raise CorrelateError("--limit: at least 2 items")
         result = baseline(args.data, args.metric, limit=args.limit, stemmer=not args.no_stemmer)
     print(result.model_dump_json(indent=2) if args.json else result.text())
+    if args.plot is not None:
+        from .charts import plot_correlation
+
+        plot_correlation(args, result, examples_of)
     return 0
 
 

@@ -127,3 +127,25 @@ def test_export_html_of_a_run_embeds_its_charts_as_images(transcripts: dict[str,
     one = tmp_path / "one.html"
     assert main(["export-html", str(transcripts["dcr"]), "--session", "p0", "-o", str(one)]) == 0
     assert "data:image/svg+xml" not in one.read_text(encoding="utf-8")  # one session: its chat, not the run's charts
+
+
+def test_correlate_plot_draws_metric_against_human_with_the_correlation_in_the_title(
+    transcripts: dict[str, Path], tmp_path: Path
+) -> None:
+    import json
+
+    from tests.protocols.dcr.helpers import ARTICLE, S1, S2, S2_FIXED
+
+    data = tmp_path / "pairs.jsonl"
+    summaries = [S1, f"{S1} {S2}", S2_FIXED, S2]
+    data.write_text("\n".join(json.dumps({"id": f"p{i}", "article": ARTICLE, "summary": s, "score": float(i)})
+                              for i, s in enumerate(summaries)))  # fmt: skip
+    assert main(["correlate", "--data", str(data), "--metric", "rouge-1", "--plot", str(tmp_path / "a")]) == 0
+    drawn = texts(tmp_path / "a" / "correlate-pairs-rouge-1.svg")
+    title = next(t for t in drawn if t.startswith("pairs: rouge-1 vs human: "))
+    assert "ρ = " in title and "τ = " in title and "(n = 4)" in title
+    assert "rouge-1" in drawn and "human judgment" in drawn
+    args = ["correlate", "--data", "x", "--metric", "dcr", "--transcript", str(transcripts["dcr"])]
+    assert main([*args, "--plot", str(tmp_path / "b")]) == 0
+    (svg,) = (tmp_path / "b").glob("correlate-*-dcr.svg")
+    assert any("AUROC = 1.000 (n = 2)" in t for t in texts(svg))
