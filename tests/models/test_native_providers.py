@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from voirdire.agents.model_agent import is_transient, retry_after
 from voirdire.cli import main
 from voirdire.models import ModelSpecError, parse_spec, resolve_api_key, spec_label
 from voirdire.models.anthropic import AnthropicClient, turns
-from voirdire.models.base import InvalidReply, ModelHTTPError
+from voirdire.models.base import InvalidReply, ModelHTTPError, ReplyTimeout
 from voirdire.models.ollama import OllamaClient, server_url
 from voirdire.transcript import ModelCall, load
 
@@ -248,3 +249,21 @@ def test_a_role_s_own_key_a_cached_rerun_and_the_cost_line(
     price = (examiner["prompt_tokens"] * 1.00 + examiner["completion_tokens"] * 5.00) / 1e6
     assert examiner["prompt_tokens"] > 0 and examiner["cost_usd"] == pytest.approx(price, abs=1e-6)
     assert usage["examinee"]["cost_usd"] is None  # Ollama's model has no price unless the user gives one
+
+
+async def test_a_reply_past_the_role_s_deadline_is_a_transient_timeout() -> None:
+    release = threading.Event()
+
+    def slow(messages: list[dict[str, object]]) -> str:
+        release.wait(5)  # the fake holds its reply until the client has given up
+        return "late"
+
+    with FakeOllama(slow) as server:
+        client = OllamaClient("llama3.2", url=server.url)
+        try:
+            with pytest.raises(ReplyTimeout, match=r"within 0\.2 s") as failed:
+                await client.complete([UserMessage(content="x", source="u")], {"timeout": 0.2})
+        finally:
+            release.set()
+            await client.close()
+    assert is_transient(failed.value)
