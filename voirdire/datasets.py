@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from voirdire.errors import VoirdireError
+from voirdire.limits import MAX_JSON_DEPTH, too_deep
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -74,9 +75,11 @@ def read_records(path: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
     if suffix in (".jsonl", ".ndjson"):
         with path.open("rb") as fh:
             for n, raw in enumerate(fh, 1):
-                line = _utf8(path, raw, first_line=n)
+                line = _utf8(path, raw, bom=n == 1, first_line=n)  # a BOM, as in CSV: editors on Windows write one
                 if not line.strip():
                     continue
+                if too_deep(raw):  # also what a transcript line may hold: the item is written into one
+                    raise DatasetError(f"{path}:{n}: JSON nested more than {MAX_JSON_DEPTH} levels deep")
                 try:
                     rec = json.loads(line)
                 except json.JSONDecodeError as exc:
@@ -88,7 +91,10 @@ def read_records(path: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
         yield from _csv_records(path, "\t" if suffix == ".tsv" else ",")
     elif suffix == ".json":
         try:
-            data = json.loads(_utf8(path, path.read_bytes()))
+            raw_json = path.read_bytes()
+            if too_deep(raw_json, MAX_JSON_DEPTH + 1):  # the list around the records is one more level
+                raise DatasetError(f"{path}: JSON nested more than {MAX_JSON_DEPTH} levels deep")
+            data = json.loads(_utf8(path, raw_json, bom=True))
         except json.JSONDecodeError as exc:
             raise DatasetError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from exc
         if not isinstance(data, list):
@@ -151,7 +157,8 @@ def describe(exc: Exception) -> str:
     """A record's problem in one line: each pydantic error as ``field: message`` (no dump, no URL)."""
     if isinstance(exc, ValidationError):
         return "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'record'}: {e['msg']}" for e in exc.errors(include_url=False)
+            f"{'.'.join(str(p) for p in e['loc']) or 'record'}: {e['msg'].removeprefix('Value error, ')}"
+            for e in exc.errors(include_url=False)
         )
     return str(exc)
 

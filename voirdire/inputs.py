@@ -66,6 +66,9 @@ class ItemInputs:
             return Inputs(items=items, dataset=str(data))
         if not given or not any(n in given for n in (*self.positional, *self.flags) if not self._is_list(n)):
             raise InputError(f"give {', '.join(self._names())}, or {self.data_flag} FILE")
+        for name, value in given.items():  # "   " would be examined as if it said something
+            if isinstance(value, str) and not value.strip():
+                raise InputError(f"{name}: empty (only whitespace)")
         try:
             item = self.build(given) if self.build else protocol.item_from_record(given)
         except ValidationError as exc:

@@ -23,6 +23,10 @@ class ClaimItem(BaseModel):
 
     @model_validator(mode="after")
     def _needs_something(self) -> ClaimItem:
+        for name in ("claim", "question"):
+            value = getattr(self, name)
+            if value is not None and not value.strip():  # whitespace would be examined, and could be accepted
+                raise ValueError(f"{name} is empty (only whitespace)")
         if not (self.claim or self.question):
             raise ValueError("an item needs a claim or a question")
         return self
