@@ -60,7 +60,7 @@ VIEWS = Views(
                 Column(key="scores", label="Ẑ by round", format="trend", missing="unscored"),
                 Column(key="rounds", label="improvement rounds"),
                 Column(key="stopped", label="stopped"),
-                Column(key="not_evaluated", label="sentences not evaluated"),
+                Column(key="not_evaluated", label="sentences not evaluated", format="refs", missing="none"),
                 Column(key="lost_sentences", label="sentences lost", format="yesno"),
             ),
         ),
