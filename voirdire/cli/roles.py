@@ -3,6 +3,7 @@ given for every role, each checked against the protocol before anything runs."""
 
 from __future__ import annotations
 
+import difflib
 import re
 import sys
 from collections.abc import Mapping
@@ -14,6 +15,8 @@ from voirdire.cli.options import CLIError, ModelOptions
 from voirdire.models import RoleSettings, load_role_config, parse_spec
 from voirdire.protocol import Protocol
 from voirdire.runner import EVERY_ROLE, RoleTable, model_roles, role_problem
+from voirdire.runner.roles import known_roles
+from voirdire.secrets import mask_secrets
 
 # The flag that sets each role setting, named by an error in its value.
 SETTING_FLAGS = {
@@ -59,6 +62,14 @@ def warn_unused_config_roles(protocol: Protocol[Any, Any], models: ModelOptions)
     if not models.config:
         return
     for role in load_role_config(models.config):
+        if role != EVERY_ROLE and role not in protocol.required_roles() and role not in known_roles():
+            # no protocol has it: a typo, which the run refuses, so it is said once, as the error, with a guess
+            close = difflib.get_close_matches(role, [*protocol.required_roles(), *sorted(known_roles())], n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise CLIError(
+                f"{models.config}: [roles.{role}]: no protocol has a role {role!r}{hint}; "
+                f"{protocol.name}'s roles: {', '.join(protocol.required_roles())}"
+            )
         problem = role_problem(protocol, role) if role != EVERY_ROLE else None
         if problem:
             print(f"warning: {models.config}: [roles.{role}] is not used by this run: {problem[0]}", file=sys.stderr)
@@ -88,13 +99,21 @@ def roles_from_options(models: ModelOptions, *, forward_seed: bool = True) -> di
             roles = {r: _updated(s, **changes) for r, s in roles.items()}
         roles[role] = _updated(RoleTable(roles)[role], **changes)
 
-    for entry in models.model:
-        role, spec = role_of(entry)
-        parse_spec(spec)
-        bind(role, model=spec)
-    for entry in models.api_key_env:
-        role, var = role_of(entry)
-        bind(role, api_key_env=var)
+    for option, entries in (("--model", models.model), ("--api-key-env", models.api_key_env)):
+        seen: dict[str, str] = {}
+        for entry in entries:  # a role given twice would silently take the last
+            role, value = role_of(entry)
+            if role in seen and seen[role] != value:
+                who = "every role" if role == EVERY_ROLE else f"role {role}"
+                raise CLIError(
+                    f"{option}: {who} given twice ({mask_secrets(seen[role])!r}, then {mask_secrets(value)!r})"
+                )
+            seen[role] = value
+            if option == "--model":
+                parse_spec(value)
+                bind(role, model=value)
+            else:
+                bind(role, api_key_env=value)
     overrides = {
         k: v
         for k, v in (
