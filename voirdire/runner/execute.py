@@ -35,7 +35,8 @@ async def execute(run: Prepared, pending: Sequence[tuple[BaseModel, str]], resul
     try:
         if in_process:
             with MaskingWriter(run.out) as writer:
-                writer.write(run.header)
+                if left:  # a resume with nothing left to run adds nothing to the transcript, not even a header
+                    writer.write(run.header)
                 runner = SessionRunner(job, pool, run.clients, replies, on_retry=lambda *_: tally.retry())
                 await _run_here(runner, iter(pending), tally, writer, min(opts.concurrency, left))
         elif opts.executor == "local":
