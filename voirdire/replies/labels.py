@@ -90,6 +90,8 @@ _PHRASES: dict[tuple[str, ...], list[str]] = {
     ("at", "first", "glance"): ["initially"],
     ("at", "first", "sight"): ["initially"],
 }
+# The caller's words as tokens (``_vocabulary``): <nI> a noun of label I, <jI> an adjective, <aI> a directed verb,
+# <pI> its passive, <sI> a symmetric verb, <qI> its passive; <src> and <tgt> the two sides of a directed label.
 _LABEL_WORDS = _forms("njapsq")
 _NOUNS = _forms("n")
 _PASSIVE = _forms("p")

@@ -62,8 +62,6 @@ class Polar:
         return self.positive[0], self.negative[0]
 
 
-_WINDOW = 24  # how far a mention looks back for its subject and frame, in tokens
-
 # ---------------------------------------------------------------------------------------------------- tokens
 
 _WINDOW = 24  # how far a mention looks back for its subject and frame, in tokens
