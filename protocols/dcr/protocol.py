@@ -36,6 +36,7 @@ from .amc import UndefinedScore, alpha_beta, amc_schema, as_paragraphs, consiste
 from .coverage import Candidate, Status, disjoint
 from .dce import PROMPTS, Level, SentenceReason, Task, reply_schema
 from .items import DCRItem, item_from_record
+from .outcome import DCROutcome
 from .rai import ImprovedSummary, align, as_objects, rai_schema
 from .sentences import SentenceChange, sentence_diff, split_sentences
 from .views import VIEWS
@@ -150,6 +151,7 @@ class DCR(Protocol[DCRItem, DCRParams]):
     display = DISPLAY
     Item = DCRItem
     Params = DCRParams
+    Outcome = DCROutcome
     prompt_folder = "dcr"
 
     @classmethod

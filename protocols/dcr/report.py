@@ -22,6 +22,7 @@ from voirdire.transcript import SessionRecord
 
 from .correlation import Correlation, Kind, correlate
 from .data import KIND
+from .outcome import DCROutcome, Score
 
 
 class Improvement(BaseModel):
@@ -110,14 +111,14 @@ class Judged(NamedTuple):
     metric: Any  # the verdict statistic correlated (the original candidate's score by default)
 
 
-def judged(s: SessionRecord, score: str = "initial_score") -> Judged:
+def judged(s: SessionRecord, score: Score = "initial_score") -> Judged:
     return Judged(
         dataset=s.item.get("dataset"),
         human=s.item.get("human"),
         doc_id=s.item.get("doc_id"),
         item_id=s.item_id,
         verdict=s.verdict is not None,
-        metric=s.verdict.statistics.get(score) if s.verdict is not None else None,
+        metric=DCROutcome.model_validate(s.verdict.statistics).metric(score) if s.verdict is not None else None,
     )
 
 
@@ -157,7 +158,7 @@ def dataset_kind(sessions: list[SessionRecord]) -> tuple[str | None, Kind | None
 
 
 def human_correlation(
-    sessions: list[SessionRecord], score: str = "initial_score"
+    sessions: list[SessionRecord], score: Score = "initial_score"
 ) -> tuple[str | None, Correlation | None]:
     """The correlation of a verdict statistic (the original candidates' Ẑ by default) with the human judgments."""
     return _human_correlation([judged(s, score) for s in sessions])
@@ -179,23 +180,23 @@ class Scored(NamedTuple):
 def scored(s: SessionRecord) -> Scored:
     """The report's fold over one session."""
     v = s.verdict
+    o = DCROutcome.model_validate(v.statistics) if v else None
     row = {
         "id": s.item_id,
         "decision": category(v.decision) if v else None,
-        "scores": v.statistics.get("scores") if v else None,
+        "scores": o.scores if o else None,
         "human": s.item.get("human"),
     }
-    if v is None:
+    if v is None or o is None:
         return Scored(row=row, verdict=False)
-    st = v.statistics
-    initial = st.get("initial_score")
+    initial = o.initial_score
     return Scored(
         row=row,
         verdict=True,
         initial=initial,
-        scores=st["scores"] if initial is not None else None,  # a scored candidate has both (KeyError as before)
-        final=st["score"] if initial is not None else None,
-        stopped=category(st.get("stopped", "?")),
+        scores=o.scores if initial is not None else None,  # a scored candidate has both
+        final=o.score if initial is not None else None,
+        stopped=category(o.stopped),
         judged=judged(s),
     )
 

@@ -1,0 +1,20 @@
+"""What a DCR verdict's statistics hold for its report (``DCR.Outcome``): Ẑ of the original and final candidates
+(Eq. 3), every round's Ẑ, and why the loop stopped; the other statistics are kept as written."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from voirdire.protocol import Statistics
+
+Score = Literal["initial_score", "score"]  # the original candidate's Ẑ, or the final one's
+
+
+class DCROutcome(Statistics):
+    score: float | int | None = None
+    initial_score: float | int | None = None
+    scores: list[float | int | None] | None = None  # one per scored round, the original candidate's first
+    stopped: str | None = "?"  # a Stop reason; "?" in a transcript that did not record it
+
+    def metric(self, score: Score) -> float | int | None:
+        return self.initial_score if score == "initial_score" else self.score
