@@ -24,6 +24,7 @@ the final label as its decision and the EV success as ``accepted``.
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 from collections.abc import Sequence
@@ -146,6 +147,10 @@ class NoDataProtocolParams(BaseModel):
     @field_validator("data")
     @classmethod
     def _a_file_needs_its_rubric(cls, data: str, info: ValidationInfo) -> str:
+        if data not in FILES and not os.path.exists(data):  # neither: say so, rather than ask for its rubric
+            close = difflib.get_close_matches(data, list(FILES), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ValueError(f"{data!r} is neither a built-in data set ({', '.join(FILES)}) nor a file{hint}")
         if data not in FILES and info.data.get("rubric") is None:
             raise ValueError(
                 f"{data} is a data file: give its verifier rubric ('ip' or 'oop'); it is not guessed from the name"
