@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import threading
 from pathlib import Path
 
@@ -267,3 +268,17 @@ async def test_a_reply_past_the_role_s_deadline_is_a_transient_timeout() -> None
             release.set()
             await client.close()
     assert is_transient(failed.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("anthropic:", "expected anthropic:<model>"),
+        ("ollama:", "expected ollama:<model>[@<url>]"),
+        ("ollama:m@ftp://x", "expected ollama:<model>[@<url>]"),
+        ("azure:", "expected azure:<deployment>@<endpoint>"),
+    ],
+)
+def test_a_spec_that_does_not_fit_says_what_was_expected(text: str, expected: str) -> None:
+    with pytest.raises(ModelSpecError, match=re.escape(f"model spec {text!r}: {expected}")):
+        parse_spec(text)

@@ -321,6 +321,7 @@ PROVIDERS: dict[str, Provider] = {
         text=lambda s: f"anthropic:{s.model}",
         label=lambda s: f"{s.text}@{redact_url(b)}" if (b := os.environ.get(anthropic.BASE_URL_ENV)) else s.text,
         build=lambda s, key: anthropic.anthropic_client(s.model, spec_text=s.text, api_key=key or ""),
+        expected="anthropic:<model>, e.g. anthropic:claude-haiku-4-5",
         key=KeyRule(
             default_env=lambda s: "ANTHROPIC_API_KEY",
             required=lambda s: True,
