@@ -54,6 +54,7 @@ def test_oracle_checker_worked_numbers_and_the_bound(tmp_path: Path) -> None:
     assert (tmp_path / "oracle-theorems-acceptance-vs-epsilon.svg").exists()
 
 
+@pytest.mark.paper
 def test_no_data_table2_as_the_docs_state(tmp_path: Path) -> None:
     result = reproduce(tmp_path, "nodata-table2", "--no-figures")
     # docs/no_data.md, Table 2 (10 seeds): IP known 62.2 / 59.8 (✗ −1.0), OOP unknown (φ = 0.5) 4.4 / 48.6, 51.9 / 51.3
@@ -66,6 +67,7 @@ def test_no_data_table2_as_the_docs_state(tmp_path: Path) -> None:
     assert not list(tmp_path.glob("*.svg"))
 
 
+@pytest.mark.paper
 def test_no_data_table3_tally_as_the_docs_state(tmp_path: Path) -> None:
     result = reproduce(tmp_path, "nodata-table3", "--no-figures")
     # docs/no_data.md: "Published values reproduced: paper reading 30/56, notebook reading 50/56"
@@ -73,6 +75,7 @@ def test_no_data_table3_tally_as_the_docs_state(tmp_path: Path) -> None:
     assert result["details"]["agreement"]["ours_notebook_reading"] == {"agree": 50, "of": 56}
 
 
+@pytest.mark.paper
 def test_no_data_lemma1_simulation_as_the_docs_state(tmp_path: Path) -> None:
     result = reproduce(tmp_path, "nodata-lemma1")
     # docs/no_data.md: at r = 3, 4 of 8 liars that do not know C̄ survive significantly more often than (1/4)^3
@@ -83,6 +86,7 @@ def test_no_data_lemma1_simulation_as_the_docs_state(tmp_path: Path) -> None:
     assert (tmp_path / "nodata-lemma1-lemma1-ip.svg").exists()
 
 
+@pytest.mark.paper
 def test_dcr_rouge_rows_13_of_16_within_0005(tmp_path: Path) -> None:
     result = reproduce(tmp_path, "dcr-tables2-4-rouge", "--no-figures")
     assert (result["within"], result["compared"]) == (13, 16)  # docs/dcr.md
