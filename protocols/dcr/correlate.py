@@ -122,6 +122,10 @@ def baseline(data: str, metric: str, *, limit: int | None = None, stemmer: bool 
 def from_transcript(data: str | None, transcript: Path, score: str = "initial_score") -> Result:
     with stage(f"reading {transcript}"):
         t = load(transcript)
+    ran = {h.protocol for h in t.headers}
+    if ran and ran != {"dcr"}:  # another protocol's sessions have no DCR score: say so, not "fewer than two"
+        held = ", ".join(sorted(ran))
+        raise CorrelateError(f"--transcript {transcript}: not a DCR transcript (it holds a {held} run)")
     sessions = list(t.sessions.values())
     if not sessions:
         raise CorrelateError(f"--transcript {transcript}: no sessions")
