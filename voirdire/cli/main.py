@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from voirdire import __version__, registry
 from voirdire.cli import compare, models, read, reproduce, run, web
 from voirdire.errors import VoirdireError, cannot_write
+from voirdire.safe_text import shown
 from voirdire.secrets import mask_secrets
 
 
@@ -119,6 +120,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _error(message: str, debug: bool, *, status: int = 2) -> int:
     """Print ``voirdire: error: message`` (masked), after the traceback when ``--debug`` asked for it."""
     if debug:
-        print(mask_secrets(traceback.format_exc()).rstrip(), file=sys.stderr)
-    print(f"voirdire: error: {mask_secrets(message)}", file=sys.stderr)
+        print(shown(mask_secrets(traceback.format_exc()).rstrip()), file=sys.stderr)
+    print(f"voirdire: error: {shown(mask_secrets(message))}", file=sys.stderr)  # a message may quote a file
     return status

@@ -88,7 +88,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.graph:
         if t.header is None or not t.header.transitions:
             raise CLIError(f"{t.path}: the run header records no state machine (written before schema 2)")
-        print(StateMachine.from_record(t.header.transitions).mermaid(title=t.header.protocol))
+        print(shown(StateMachine.from_record(t.header.transitions).mermaid(title=t.header.protocol)))
         return 0
     if args.list:
         for s in t.sessions.values():
@@ -124,7 +124,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     if not folded.headers:
         raise CLIError(f"{path}: no run header, so no protocol to report on")
     if folded.headers[-1].protocol not in regs:
-        print(f"warning: protocol {folded.headers[-1].protocol!r} is not installed; counts only", file=sys.stderr)
+        missing = shown(folded.headers[-1].protocol)
+        print(f"warning: protocol {missing!r} is not installed; counts only", file=sys.stderr)
     # Masked like a run's output: model labels (endpoints) now appear in the usage lines and JSON.
     print(mask_secrets(report.model_dump_json(indent=2) if args.json else shown(report.text())))
     write_plots(args)
