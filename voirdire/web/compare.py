@@ -41,6 +41,7 @@ class Pages(Protocol):
 
     def run_index(self, request: Request) -> tuple[str, TranscriptIndex]: ...
 
+
 SVG_TYPE = "image/svg+xml"
 _CACHE_SIZE = 64
 _lock = threading.Lock()
@@ -118,9 +119,7 @@ def embedded_charts(index: TranscriptIndex, prices: Any) -> list[tuple[str, str]
     from voirdire.plots import render as draw
 
     charts, _ = run_charts(index, prices)
-    return [
-        (c.title, "data:image/svg+xml;base64," + base64.b64encode(draw(c, "svg")).decode("ascii")) for c in charts
-    ]
+    return [(c.title, "data:image/svg+xml;base64," + base64.b64encode(draw(c, "svg")).decode("ascii")) for c in charts]
 
 
 # ----------------------------------------------------------------------------------------- comparing runs
