@@ -132,3 +132,24 @@ def test_a_long_step_shows_progress_only_at_a_terminal() -> None:
         pass
     assert "✓ scoring 3 candidates [rougeL]␛[2J (" in tty.getvalue() and "\x1b[2J" not in tty.getvalue()
     assert pipe.getvalue() == ""
+
+
+def test_follow_prints_each_session_of_a_batch_then_the_report(tmp_path: Path, capsys) -> None:
+    import json
+
+    from tests.web import runs
+    from voirdire.cli import main
+
+    (tmp_path / "examiner.yaml").write_text(runs.EXAMINER, encoding="utf-8")
+    (tmp_path / "examinee.yaml").write_text(runs.EXAMINEE, encoding="utf-8")
+    data = tmp_path / "questions.jsonl"
+    data.write_text("".join(json.dumps(q) + "\n" for q in runs.QUESTIONS), encoding="utf-8")
+    args = ["examine", "--questions", str(data), "--out", str(tmp_path / "t.jsonl"), "--no-progress", "--follow",
+            "--model", f"examiner=scripted:{tmp_path / 'examiner.yaml'}",
+            "--model", f"examinee=scripted:{tmp_path / 'examinee.yaml'}"]  # fmt: skip
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    report = text.index("cross_examination: 2 sessions")
+    for sid in ("paris", "rome"):
+        assert text.index(f"━━ session {sid} · cross_examination ━━") < report
+    assert text.count("Verdict: ") == 2
