@@ -123,6 +123,12 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise CLIError(f"{path}: not a transcript (no run header and no session events in it)")
     if not folded.headers:
         raise CLIError(f"{path}: no run header, so no protocol to report on")
+    ran = list(dict.fromkeys(h.protocol for h in folded.headers))
+    if len(ran) > 1:  # one protocol's report over another's sessions would be silently wrong
+        raise CLIError(
+            f"{path}: holds runs of {len(ran)} protocols ({', '.join(map(shown, ran))}); a report is of one: "
+            "keep each protocol's runs in a transcript of its own (--out)"
+        )
     if folded.headers[-1].protocol not in regs:
         missing = shown(folded.headers[-1].protocol)
         print(f"warning: protocol {missing!r} is not installed; counts only", file=sys.stderr)
