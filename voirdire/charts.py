@@ -121,14 +121,13 @@ class Overview:
     latencies: tuple[tuple[str, float], ...]  # (role, seconds) of each model call a model answered
 
 
-def overview(s: SessionRecord) -> Overview:
+def overview(s: SessionRecord, gold: str = "") -> Overview:
+    """What the overview keeps of a session; ``gold``: the verdict statistic that says whether the verdict agrees
+    with the gold label, as the run header's display hints name it (``views.verdict.gold``; empty: none)."""
     v = next((e for e in reversed(s.events) if isinstance(e, Verdict)), None)
     correct = None
-    if v is not None:
-        for key in ("correct", "agrees_with_human"):
-            if isinstance(v.statistics.get(key), bool):
-                correct = v.statistics[key]
-                break
+    if v is not None and gold and isinstance(v.statistics.get(gold), bool):
+        correct = v.statistics[gold]
     latencies = tuple(
         (e.role, e.latency_s)
         for e in s.events

@@ -4,7 +4,8 @@ Two or more transcripts over the same items (matched by item id) are read as the
 that counts of each session); for every item the verdict of each run, and for every pair of runs the share of
 shared items on which their verdicts agree and Cohen's κ (scikit-learn), which discounts the agreement two runs
 would reach by chance given how often each gives each verdict. Gold agreement per run is read as the viewer reads
-it: the verdict's ``correct`` or ``agrees_with_human`` statistic, or the protocol report's rows (``id``, ``gold``).
+it: the verdict statistic the run header's display hints name (``views.verdict.gold``), or the protocol report's
+rows (``id``, ``gold``).
 """
 
 from __future__ import annotations

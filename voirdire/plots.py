@@ -198,12 +198,13 @@ def chart_fold(name: str) -> tuple[ReportFold[Any, Any], ChartFold | None]:
     return reg.fold, getattr(reg, "charts", None)
 
 
-def _with_charts(name: str, kept: dict[str, Any]) -> ReportFold[Any, Any]:
+def _with_charts(header: RunHeader | None, kept: dict[str, Any]) -> ReportFold[Any, Any]:
     """The protocol's report fold, keeping beside each session's value its overview and its chart value."""
-    fold, charts = chart_fold(name)
+    fold, charts = chart_fold(header.protocol if header else "")
+    gold = header.display.views.verdict.gold if header else ""
 
     def session(s: SessionRecord) -> tuple[Any, Any, Any]:
-        return fold.session(s), overview(s), charts.session(s) if charts else None
+        return fold.session(s), overview(s, gold), charts.session(s) if charts else None
 
     def finish(values: Sequence[tuple[Any, Any, Any]], ctx: Any) -> Report:
         kept["charts"] = charts
@@ -221,7 +222,7 @@ def _fold(path: str | Path, prices: Prices | None) -> tuple[Report, list[Overvie
     def fold_for(header: RunHeader | None) -> ReportFold[Any, Any]:
         name = header.protocol if header else ""
         if name not in folds:
-            folds[name] = _with_charts(name, kept)
+            folds[name] = _with_charts(header, kept)
         return folds[name]
 
     report, _ = report_file(path, fold_for, prices=prices)
