@@ -46,8 +46,3 @@ _TABLE = _table()
 def shown(text: object) -> str:
     """``text`` (any value, as ``str()`` gives it) with every control, escape and bidi character made visible."""
     return str(text).translate(_TABLE)
-
-
-def is_safe(text: str) -> bool:
-    """True when ``text`` holds nothing ``shown`` would replace (what tests of printers assert)."""
-    return not any(ord(c) in _TABLE for c in text)

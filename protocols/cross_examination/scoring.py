@@ -101,10 +101,6 @@ def _table8(exams: list[_Exam]) -> ExaminationStats | None:
     )
 
 
-def examination_stats(sessions: Iterable[SessionRecord]) -> ExaminationStats | None:
-    return _table8([e for s in sessions for e in _exams(s)])
-
-
 class Scored(NamedTuple):
     """What the report keeps of one session: its row, and the Table 8 numbers of its examinations."""
 

@@ -13,10 +13,9 @@ import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from voirdire.errors import VoirdireError
 from voirdire.options import ParamsCLI
 from voirdire.protocol import Protocol
-from voirdire.registry import CommandSpec, Inputs
+from voirdire.registry import CommandSpec, InputError, Inputs
 
 from .data import FILES, resolve_dataset
 from .protocol import NoDataProtocol, NoDataProtocolParams, make_items
@@ -24,10 +23,6 @@ from .report import NoDataReport
 
 if TYPE_CHECKING:
     from voirdire.registry import RunOutcome
-
-
-class InputError(VoirdireError, ValueError):
-    """Options that cannot run: a negative seed, no seeds, a model bound to a rule role."""
 
 
 def _retry_temperature(text: str) -> float | None:

@@ -85,10 +85,6 @@ class StringSpace:
             self.pool = _all_strings(n)
         self._groups: dict[str, dict[Hashable, list[str]]] = {}
 
-    @property
-    def enumerable(self) -> bool:
-        return self.pool is not None
-
     def uniform(self, rng: np.random.Generator) -> str:
         return uniform_bits(self.n, rng)
 

@@ -16,8 +16,8 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel, Field
 
 from voirdire.metrics import accuracy, precision_recall_f1
-from voirdire.report import Context, Report, ReportFold, counts
-from voirdire.transcript import RunHeader, SessionRecord, Verdict
+from voirdire.report import Context, Report, ReportFold
+from voirdire.transcript import SessionRecord, Verdict
 
 from .algorithm import Decision, NoDataOutcome, NoDataRun
 from .data import FILES
@@ -249,13 +249,6 @@ def _finish(values: Sequence[Datapoint], ctx: Context) -> NoDataReport:
 
 report: ReportFold[Datapoint, NoDataReport] = ReportFold(session=datapoint, finish=_finish)
 """The report of a No-Data transcript (``voirdire report``): ``report(transcript)``, or folded."""
-
-
-def build_report(sessions: Iterable[SessionRecord], header: RunHeader | None, path: str | None = None) -> NoDataReport:
-    """The report of ``sessions`` of a No-Data run whose parameters ``header`` records."""
-    sessions = list(sessions)
-    values = [datapoint(s) for s in sessions]
-    return _finish(values, Context(headers=[header] if header is not None else [], counts=counts(sessions), path=path))
 
 
 def _pct(v: float | None) -> str:

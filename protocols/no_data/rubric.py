@@ -164,11 +164,6 @@ class Binarised:
         return 0 if self.base(bits) == self.positive else 1
 
 
-def binarise_label(label: Label, positive: Label) -> Label:
-    """App. C.2 mapping of a single k-ary label for the run whose singleton class is ``positive``."""
-    return 0 if label == positive else 1
-
-
 def decode_k_ary(binary_labels: Sequence[Label], label_set: Sequence[Label]) -> Label:
     """Invert the App. C.2 cascade: the first run ``j`` whose label is 0 gives ``l_j``; none gives ``l_k``."""
     if len(binary_labels) != len(label_set) - 1:

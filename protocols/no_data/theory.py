@@ -111,8 +111,3 @@ def round_pass_probability(x: str, mixture: Mixture, verifier: RuleVerifier) -> 
     """Per-round pass probability: the verifier picks each challenge w.p. 1/2 (§6.1.1)."""
     p1, p2 = challenge_pass_probabilities(x, mixture, verifier)
     return 0.5 * (p1 + p2)
-
-
-def expected_ev_success(x: str, mixture: Mixture, verifier: RuleVerifier, rounds: int) -> float:
-    """Probability the EV protocol succeeds on ``x``: rounds are independent, so ``q^r``."""
-    return round_pass_probability(x, mixture, verifier) ** rounds

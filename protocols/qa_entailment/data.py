@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError
 
-from voirdire.datasets import DatasetError as CoreDatasetError  # one error family for bad data
+from voirdire.datasets import DatasetError  # one error family for bad data
 
 # EVOUNA's five QA systems, in the column order of the paper's Table 1.
 EVOUNA_SYSTEMS: tuple[str, ...] = ("fid", "gpt35", "chatgpt", "gpt4", "newbing")
@@ -31,15 +31,11 @@ EVOUNA_SYSTEM_NAMES: dict[str, str] = {
 EVOUNA_GOLD_SEPARATOR = "/"
 
 
-class DatasetError(CoreDatasetError):
-    """A dataset file or one of its rows is malformed: ``file:line: problem`` (a line of the file),
+def bad_data(path: str | Path, problem: str, *, line: int | None = None, index: int | None = None) -> DatasetError:
+    """The error for a malformed dataset file or row: ``file:line: problem`` (a line of the file),
     ``file[index]: problem`` (a row of a JSON list) or ``file: problem``."""
-
-    def __init__(self, path: str | Path, problem: str, *, line: int | None = None, index: int | None = None) -> None:
-        self.path = str(path)
-        self.where = f":{line}" if line is not None else f"[{index}]" if index is not None else ""
-        self.problem = problem
-        super().__init__(f"{self.path}{self.where}: {problem}")
+    where = f":{line}" if line is not None else f"[{index}]" if index is not None else ""
+    return DatasetError(f"{path}{where}: {problem}")
 
 
 def _text(path: Path) -> str:
@@ -47,14 +43,12 @@ def _text(path: Path) -> str:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise DatasetError(path, "no such dataset file") from None
+        raise bad_data(path, "no such dataset file") from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise DatasetError(
-            path, f"not UTF-8 text (byte 0x{data[exc.start]:02x}); save it as UTF-8", line=line
-        ) from None
+        raise bad_data(path, f"not UTF-8 text (byte 0x{data[exc.start]:02x}); save it as UTF-8", line=line) from None
 
 
 class QAItem(BaseModel):
@@ -133,25 +127,25 @@ def load_evouna(
     try:
         rows = json.loads(_text(path))
     except json.JSONDecodeError as e:
-        raise DatasetError(path, f"invalid JSON: {e.msg} (column {e.colno})", line=e.lineno) from e
+        raise bad_data(path, f"invalid JSON: {e.msg} (column {e.colno})", line=e.lineno) from e
     if not isinstance(rows, list):
-        raise DatasetError(path, f"expected a JSON list of rows at the top level, got {type(rows).__name__}")
+        raise bad_data(path, f"expected a JSON list of rows at the top level, got {type(rows).__name__}")
 
     items: list[QAItem] = []
     for index, raw in enumerate(rows):
         if not isinstance(raw, dict):
-            raise DatasetError(path, f"expected an object, got {type(raw).__name__}", index=index)
+            raise bad_data(path, f"expected an object, got {type(raw).__name__}", index=index)
         try:
             row = _EvounaRow.model_validate(raw)
         except ValidationError as e:
-            raise DatasetError(path, _describe(e), index=index) from None
+            raise bad_data(path, _describe(e), index=index) from None
         if row.improper and not include_improper:
             continue
         if row.golden_answer is None:
             # One improper NQ question lacks gold answers; nothing can grade it. A proper one must have them.
             if row.improper:
                 continue
-            raise DatasetError(path, "field 'golden_answer' is null on a question that is not improper", index=index)
+            raise bad_data(path, "field 'golden_answer' is null on a question that is not improper", index=index)
         golds = split_gold(row.golden_answer)
         for system in wanted:
             judge = getattr(row, f"judge_{system}")
@@ -202,20 +196,20 @@ def load_jsonl(path: str | Path, *, require_judgment: bool = False) -> list[QAIt
         try:
             raw = json.loads(line)
         except json.JSONDecodeError as e:
-            raise DatasetError(path, f"invalid JSON: {e.msg} (column {e.colno})", line=lineno) from e
+            raise bad_data(path, f"invalid JSON: {e.msg} (column {e.colno})", line=lineno) from e
         if not isinstance(raw, dict):
-            raise DatasetError(path, f"expected a JSON object, got {type(raw).__name__}", line=lineno)
+            raise bad_data(path, f"expected a JSON object, got {type(raw).__name__}", line=lineno)
         try:
             row = _JsonlRow.model_validate(raw)
         except ValidationError as e:
-            raise DatasetError(path, _describe(e), line=lineno) from None
+            raise bad_data(path, _describe(e), line=lineno) from None
         if not any(g.strip() for g in row.gold_answers):
-            raise DatasetError(path, "field 'gold_answers': every gold answer is blank", line=lineno)
+            raise bad_data(path, "field 'gold_answers': every gold answer is blank", line=lineno)
         if row.human_judgment is None and require_judgment:
-            raise DatasetError(path, "field 'human_judgment' is required here but missing or null", line=lineno)
+            raise bad_data(path, "field 'human_judgment' is required here but missing or null", line=lineno)
         item_id = row.id if row.id is not None else f"{path.stem}-{lineno}"
         if item_id in seen_ids:
-            raise DatasetError(path, f"duplicate id {item_id!r} (first on line {seen_ids[item_id]})", line=lineno)
+            raise bad_data(path, f"duplicate id {item_id!r} (first on line {seen_ids[item_id]})", line=lineno)
         seen_ids[item_id] = lineno
         items.append(
             QAItem(
@@ -262,4 +256,4 @@ def load_dataset(path: str | Path, *, systems: tuple[str, ...] | list[str] | Non
         if systems:
             items = [it for it in items if it.system in systems]
         return items
-    raise DatasetError(path, "unknown format: expected .json (EVOUNA) or .jsonl (generic)")
+    raise bad_data(path, "unknown format: expected .json (EVOUNA) or .jsonl (generic)")
