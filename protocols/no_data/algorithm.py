@@ -30,11 +30,19 @@ Player = Literal["evaluator", "verifier", "flip", "generator"]
 _STREAM: dict[str, int] = {"evaluator": 0, "verifier": 1, "flip": 2, "generator": 3}
 
 
-class NoDataParams(BaseModel):
+class AlgorithmParams(BaseModel):
+    """Algorithm 1's own inputs besides the data, the players and the seed: rounds ``r`` and φ. Every No-Data
+    parameter model (the algorithm's, the protocol's, an experiment's) takes them from here."""
+
+    rounds: int = Field(3, ge=1, description="EV rounds r (paper, §8: 3)")
+    phi: float = Field(
+        0.6, ge=0.0, le=1.0, description="probability of flipping a failed label, Alg. 1 line 10 (paper's φ: 0.6)"
+    )
+
+
+class NoDataParams(AlgorithmParams):
     """Inputs of Algorithm 1 besides the data and the players: rounds ``r``, flip probability φ, seed."""
 
-    rounds: int = Field(3, ge=1, description="EV rounds r (§8 uses 3)")
-    phi: float = Field(0.6, ge=0.0, le=1.0, description="P(flip a failed label), Alg. 1 line 10")
     seed: int = Field(0, ge=0)
 
 

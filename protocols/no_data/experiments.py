@@ -11,21 +11,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from typing import Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field
 
 from voirdire.runner import run_in_memory
 from voirdire.transcript import Verdict
 
 from .algorithm import KAryRun, NoDataParams, NoDataRun
 from .challenges import Verifier
-from .data import FILES, Dataset, resolve_dataset
-from .evaluators import BinarisedLabeller, ComposedEvaluator, Evaluator, FeatureEncoding, Labeller, decision_tree
-from .generators import GENERATOR_NAMES, Generator, GeneratorName, LieSigmaMode, rule_generator
+from .data import Dataset, resolve_dataset
+from .evaluators import BinarisedLabeller, ComposedEvaluator, Evaluator, Labeller, decision_tree
+from .generators import Generator, rule_generator
 from .protocol import NoDataItem, NoDataProtocol, NoDataProtocolParams, make_items
 from .report import METRICS, MeanSD, decision_of, f1, mean_sd, score, seed_score
-from .rubric import IP_RUBRIC, Label, SubsetMode, decode_k_ary
+from .rubric import IP_RUBRIC, Label, decode_k_ary
 from .theory import TheoryReport
 
 __all__ = [
@@ -45,32 +44,10 @@ __all__ = [
 ]
 
 
-class ExperimentConfig(BaseModel):
-    """One decision-tree run of §8 (Tables 2-3): the protocol's parameters for the tree, and the seed."""
+class ExperimentConfig(NoDataProtocolParams):
+    """One decision-tree run of §8 (Tables 2-3): the protocol's parameters, and the seed."""
 
-    data: str = Field("ip", description="ip | oop | PATH to a [[x, y], ...] JSON file")
-    rubric: str | None = Field(None, description="verifier rubric (ip | oop); required for a PATH")
-    generator: GeneratorName = Field("oracle", description=" | ".join(GENERATOR_NAMES))
-    p: float = Field(0.1, ge=0.0, le=1.0, description="lie-p: probability of a random x' (§8.1.1)")
-    label_noise: float = Field(0.0, ge=0.0, le=1.0, description="Table 3: evaluator flips its label w.p.")
-    rounds: int = Field(3, ge=1)
-    phi: float = Field(0.6, ge=0.0, le=1.0, description="P(flip a failed label), paper's definition")
     seed: int = Field(0, ge=0)
-    encoding: FeatureEncoding = "decimal"
-    subsets: SubsetMode = "whole"
-    epsilon: float | None = None
-    lie_f_target: Literal["f", "bit-majority"] = Field(
-        "f", description="lie-f: match f(x') (paper) or the notebook's majority of x''s bits"
-    )
-    lie_sigma_mode: LieSigmaMode = Field(
-        "encoding", description="lie-sigma: output C(x) (paper) or a permutation of C(x) (the notebook)"
-    )
-
-    @model_validator(mode="after")
-    def _rubric_for_a_path(self) -> ExperimentConfig:
-        if self.data not in FILES and self.rubric is None:
-            raise ValueError(f"data {self.data!r} is a file: give its verifier rubric (rubric='ip' or 'oop')")
-        return self
 
     def protocol_params(self, rubric: str | None = None) -> NoDataProtocolParams:
         """The protocol's parameters of this run (``rubric`` overrides the verifier's rubric)."""

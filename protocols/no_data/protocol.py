@@ -37,7 +37,16 @@ from voirdire.machine import StateMachine
 from voirdire.protocol import Protocol, Session
 from voirdire.transcript import DisplayHints, Verdict
 
-from .algorithm import DECISION_STEP, ROUND_STEP, Decision, NoDataOutcome, RoundRecord, coins, flip_decision
+from .algorithm import (
+    DECISION_STEP,
+    ROUND_STEP,
+    AlgorithmParams,
+    Decision,
+    NoDataOutcome,
+    RoundRecord,
+    coins,
+    flip_decision,
+)
 from .challenges import CheckOutcome, RuleVerifier, Verifier
 from .data import FILES, Dataset, load_split, rubric_name_for
 from .evaluators import (
@@ -91,7 +100,7 @@ class NoDataItem(BaseModel):
     run: int = Field(0, ge=0, description="App. C.2 binary run j (0 for binary labels)")
 
 
-class NoDataProtocolParams(BaseModel):
+class NoDataProtocolParams(AlgorithmParams):
     """Everything that defines a run besides the seed (which the items carry, so one transcript can hold several
     seeds and a resumed run may add seeds) and the models (the header's role bindings)."""
 
@@ -115,8 +124,6 @@ class NoDataProtocolParams(BaseModel):
     )
     p: float = Field(0.1, ge=0.0, le=1.0, description="lie-p: probability of a random x' (paper: 0.1)")
     label_noise: float = Field(0.0, ge=0.0, le=1.0, description="the evaluator flips its own label w.p. (Table 3: 0.1)")
-    rounds: int = Field(3, ge=1, description="EV rounds r (paper: 3)")
-    phi: float = Field(0.6, ge=0.0, le=1.0, description="probability of flipping a failed label (paper's φ: 0.6)")
     encoding: FeatureEncoding = Field("decimal", description="decision-tree features")
     subsets: SubsetMode = Field("whole", description="S_x of Challenge 1")
     epsilon: float | None = Field(None, description="App. C.1: Challenge 2 fails iff δ(C(x), C(x')) ≥ ε, 0 < ε ≤ 1/2")
