@@ -68,6 +68,12 @@ Stop = Literal[
     "rai_unreadable",
 ]
 
+# Why a DCE reason is a mismatch (coverage.py's statuses that are never scored).
+MISMATCH = {
+    "not_in_candidate": "is about a sentence the candidate does not have",
+    "repeated": "repeats a sentence an earlier reason is about",
+}
+
 
 class DCRParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -256,15 +262,14 @@ class DCR(Protocol[DCRItem, DCRParams]):
         )
         stray = [i for i, st in enumerate(evaluation.reason_status) if st in ("not_in_candidate", "repeated")]
         if stray:
-            why = {"not_in_candidate": "is about a sentence the candidate does not have", "repeated": "repeats a "
-                   "sentence an earlier reason is about"}  # fmt: skip
             session.parse_failure(
                 "evaluator",
                 prompt,
                 expected="reasons about sentences of the candidate (Eq. 1: one reason per sentence s_i)",
                 raw=reply.text,
                 error="; ".join(
-                    f"reason {i + 1} {why[evaluation.reason_status[i]]}: {reasons[i].sentence[:120]!r}" for i in stray
+                    f"reason {i + 1} {MISMATCH[evaluation.reason_status[i]]}: {reasons[i].sentence[:120]!r}"
+                    for i in stray
                 ),
                 outcome="a mismatch: those reasons are not scored and not given to RAI"
                 + ("" if any(evaluation.counted) else f"; nothing left to score: {unscored}; the loop stops"),
