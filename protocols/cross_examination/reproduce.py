@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import os
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
+from voirdire.charts import slug
 from voirdire.errors import VoirdireError
 from voirdire.reproduction import Cell, Options, Outcome, Reproduction, model_args, paper_models_note, run_voirdire
 
@@ -63,7 +65,9 @@ def table4(options: Options) -> Outcome:
         prf = r.reject_incorrect.pct() if r.reject_incorrect is not None else {}
         for label, printed, key in (("P", p, "P"), ("R", rec, "R"), ("F1", f1, "F1")):
             out.cells.append(Cell(f"PopQA {name} {label}", printed, prf.get(key)))
-        out.charts += [c for c in lmvlm_charts([], r)]
+        out.charts += [
+            replace(c, name=f"{c.name}-{slug(name)}", title=f"{name}: {c.title}") for c in lmvlm_charts([], r)
+        ]
         out.details[name] = {"scored": r.scored, "claims_correct_pct": r.claims_correct_pct}
     out.notes.append(f"The first {options.limit or 20} PopQA long-tail questions (--limit); the paper samples 1,000.")
     return out
