@@ -52,6 +52,8 @@ def listing(found: Mapping[str, Reproduction] | None = None) -> str:
             lines.append(f"  {r.name:<26} {r.what}")
             lines.append(f"  {'':<26} needs: {needs}" + (f"; takes {r.takes}" if r.takes else ""))
             lines.append(f"  {'':<26} $ {r.command}")
+            if r.needs != "offline":
+                lines.append(f"  {'':<26} {r.tolerance}; the embedded model cannot stand in for the paper's")
         lines.append("")
     return "\n".join(lines).rstrip()
 
