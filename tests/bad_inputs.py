@@ -1,4 +1,4 @@
-"""Every bad input of issue 13, run: the command, what the user sees, the exit status.
+"""Every bad input of issues 13 and 19, run: the command, what the user sees, the exit status.
 
 ``python tests/bad_inputs.py`` prints the table of ``docs/bad_input.md``; ``--write`` writes it there.
 ``tests/core/test_bad_input.py`` runs every case, checks its exit status and message, and that the document is what
@@ -117,6 +117,37 @@ def _examine_in_a_loop() -> object:
 
 def _bad_csv() -> dict[str, bytes]:
     return {"big.csv": _csv_with_bad_byte_at_501()}
+
+
+REPORT_FIXTURES = ROOT / "tests" / "core" / "report_fixtures"
+
+
+def _with_usage(value: int) -> bytes:
+    """A real transcript whose first model call reports ``value`` prompt tokens, as a server might."""
+    lines = (REPORT_FIXTURES / "ays.jsonl").read_text(encoding="utf-8").splitlines()
+    for k, line in enumerate(lines):
+        if '"kind":"model_call"' in line.replace(" ", ""):
+            lines[k] = re.sub(r'"prompt_tokens":\s*\d+', f'"prompt_tokens":{value}', line, count=1)
+            break
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _two_protocols() -> bytes:
+    return (REPORT_FIXTURES / "qa_lexical.jsonl").read_bytes() + (REPORT_FIXTURES / "qa_token_f1.jsonl").read_bytes()
+
+
+def _resume_with_nothing_left() -> object:
+    from voirdire.cli import main
+
+    command = ["examine", "--questions", "qs.jsonl", "--model", "scripted:script.yaml", "--out", "t.jsonl"]
+    sizes = []
+    for _ in range(3):
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            main([*command, "--no-progress"])
+        sizes.append(Path("t.jsonl").stat().st_size)
+    headers = sum('"kind":"header"' in line for line in Path("t.jsonl").read_text().splitlines())
+    grew = f"{sizes[1] - sizes[0]} then {sizes[2] - sizes[1]} bytes"
+    return f"3 invocations: t.jsonl grew by {grew} after the first, {headers} run header in it"
 
 
 EX = "voirdire examine"
@@ -258,6 +289,52 @@ CASES: tuple[Case, ...] = (
          files={"p.toml": b'[models]\n"gpt-4o" = { input = "$2.50", output = 10 }\n'}),
     Case("`VOIRDIRE_PRICES` naming a file that is not there", (f"{EX} X {S}",), 2, "the file VOIRDIRE_PRICES names",
          env={"VOIRDIRE_PRICES": "nope.toml"}),
+    # ---- issue 19: silently wrong or misleading input handling
+    Case("a whitespace-only claim (was examined, and could be accepted)", (f'{EX} "   " {S}',), 2,
+         "claim: empty (only whitespace)"),
+    Case("a whitespace-only question in a dataset", (f"{EX} --questions ws.jsonl {S}",), 2,
+         "ws.jsonl:1: record: question is empty", files={"ws.jsonl": b'{"question": "  "}\n'}),
+    Case("`report` on two protocols' transcripts concatenated (reported under the last one's name)", (
+        "voirdire report two.jsonl",), 2, "holds runs of 2 protocols (qa_lexical, qa_token_f1)",
+        files={"two.jsonl": _two_protocols()}),
+    Case("`--model examiner=A --model examiner=B` (silently used B)", (
+        f"{EX} X --model examiner=scripted:script.yaml --model examiner=local --model examinee=scripted:script.yaml",),
+        2, "--model: role examiner given twice"),
+    Case("`nodata --data ipp` (said 'ipp is a data file')", ("voirdire nodata --data ipp",), 2,
+         "'ipp' is neither a built-in data set (ip, oop) nor a file (did you mean 'ip'?)"),
+    Case("`correlate --metric dcr` on a cross-examination transcript (said 'fewer than two scored items')", (
+        f"{EX} X {S} --out t.jsonl --no-progress",
+        "voirdire correlate --data summeval --metric dcr --transcript t.jsonl"),
+        2, "not a DCR transcript (it holds a cross_examination run)", pick=r"^voirdire: error"),
+    Case("`report` on a dataset file (leaked pydantic's \"discriminator 'kind'\")", ("voirdire report qs.jsonl",), 2,
+         "qs.jsonl:1: not a transcript record (no 'kind' field"),
+    Case("a UTF-8 BOM in JSONL (refused; accepted in CSV)", (f"{EX} --questions bom.jsonl {S} --no-progress",), 0,
+         "transcript: transcripts/cross_examination-bom-", files={"bom.jsonl": b'\xef\xbb\xbf{"question": "A?"}\n'},
+         pick=r"^transcript:"),
+    Case("a mistyped `[roles.examinr]` (a warning and an error that contradicted each other)", (
+        f"{EX} X {S} --config run.toml",), 2, "no protocol has a role 'examinr' (did you mean 'examiner'?)",
+        files={"run.toml": b'[roles.examinr]\nmodel = "local"\n'}),
+    Case("a resume with nothing left to do (appended a ~3 KB run header each time)",
+         ("voirdire examine --questions qs.jsonl --out t.jsonl, three times",), 0, "1 run header",
+         python=_resume_with_nothing_left),
+    # ---- issue 19: faults and numbers from outside
+    Case("nothing listening at the endpoint (retried for minutes, 200 identical errors)", (
+        f"{EX} --questions q20.jsonl --model {UNREACHABLE} --concurrency 5 --no-progress",), 4,
+        "refused its first 3 requests and answered none", pick=r"^voirdire: run stopped",
+        files={"q20.jsonl": b"".join(b'{"question": "Q%d?"}\n' % i for i in range(20))}),
+    Case("the OpenAI key named for plain http (`http://api.openai.com:8080/v1`)", (
+        f"{EX} X --model openai-compatible:m@http://api.openai.com:8080/v1 --api-key-env OPENAI_API_KEY",), 2,
+        "OPENAI_API_KEY is not sent", env={"OPENAI_API_KEY": "sk-planted-0123456789"}),
+    Case("a transcript line nested 5,000 deep (RecursionError)", ("voirdire show deep.jsonl",), 2,
+         "deep.jsonl:1: not a transcript record (JSON nested more than 64 levels deep)",
+         files={"deep.jsonl": b'{"a":' * 5000 + b"\n"}),
+    Case("a 400-digit token count in a transcript (OverflowError in `report`)", ("voirdire report big.jsonl",), 2,
+         "usage.prompt_tokens: Input should be less than or equal to 1000000000",
+         files={"big.jsonl": _with_usage(10**400)}),
+    Case("a negative token count in a transcript (a cost of -$1,800)", ("voirdire report neg.jsonl",), 2,
+         "usage.prompt_tokens: Input should be greater than or equal to 0", files={"neg.jsonl": _with_usage(-1800)}),
+    Case("`--session-timeout 0`", (f"{EX} X {S} --session-timeout 0",), 2,
+         "--session-timeout: must be a positive number of seconds"),
     # ---- Python API
     Case("`voirdire.examine(..., out=EXISTING)` (replaced a 100-session transcript with 1)",
          ("voirdire.examine_dataset('qs.jsonl', out='t.jsonl'); voirdire.examine('The claim is X.', out='t.jsonl')",),
@@ -362,16 +439,17 @@ def table(outcomes: list[Outcome]) -> str:
     rows = [
         "# Bad input: what the user sees",
         "",
-        "Every bad input of issue 13, run by `python tests/bad_inputs.py --write` (each in a folder of its own with "
-        "small fixtures: `qs.jsonl`, `script.yaml`, `runs.jsonl`; no API key in the environment). "
+        "Every bad input of issues 13 and 19, run by `python tests/bad_inputs.py --write` (each in a folder of its "
+        "own with small fixtures: `qs.jsonl`, `script.yaml`, `runs.jsonl`; no API key in the environment). "
         "`tests/core/test_bad_input.py` runs them again and fails when this page differs from what they print. Exit "
-        "status 2: nothing was run or written; 3: sessions failed (in the transcript); 1 in the Python rows: the "
+        "status 2: nothing was run or written; 3: sessions failed (in the transcript); 4: the run stopped (an "
+        "endpoint down, `--max-errors`), resumable; 1 in the Python rows: the "
         "exception raised. Hung endpoints, rate limits, cut-off replies and dropped connections are the chaos "
         "suite's ([reliability.md](reliability.md)); slow or crashing reply readers the fuzz test's "
         "(`tests/core/test_parser_fuzz.py`). Where a case binds one script to both cross-examination roles, the "
         "warning that they share a model is left out.",
         "",
-        "| # | bad input (issue 13) | command | what the user sees | exit |",
+        "| # | bad input (issues 13, 19) | command | what the user sees | exit |",
         "|---|---|---|---|---|",
     ]
     for k, o in enumerate(outcomes, 1):
