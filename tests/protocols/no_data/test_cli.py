@@ -111,7 +111,7 @@ def test_text_output_and_show(small: Path, tmp_path: Path, capsys) -> None:
     assert "1.56%" in text and "lower bound on accuracy" in text
     assert main(["show", str(out), "--session", "seed0-03"]) == 0
     chat = capsys.readouterr().out
-    assert "Evaluator → Verifier:" in chat and "Verifier:" in chat and "nodata.decision" in chat
+    assert "Evaluator → Verifier:" in chat and "Verifier:" in chat and "· Algorithm 1 decision · EV protocol" in chat
     assert "── challenge · round 1 ──" in chat
 
 
