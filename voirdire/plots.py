@@ -9,6 +9,7 @@ metadata, so a reader, a test or a search finds the title and the axis labels in
 from __future__ import annotations
 
 import io
+import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -110,12 +111,18 @@ def _bars(ax: Any, chart: BarChart) -> None:
             bottom = [b + v for b, v in zip(bottom, s.values, strict=True)]
         else:
             ax.bar([x - 0.4 + width * (i + 0.5) for x in xs], s.values, width, label=s.label)
-    crowded = len(chart.categories) > 4 or max(map(len, chart.categories), default=0) > 14
-    ax.set_xticks(list(xs), chart.categories, rotation=25 if crowded else 0, ha="right" if crowded else "center")
+    labels = [_short(c) for c in chart.categories]
+    crowded = len(labels) > 4 or max(map(len, labels), default=0) > 14
+    ax.set_xticks(list(xs), labels, rotation=25 if crowded else 0, ha="right" if crowded else "center")
     if chart.ylim:
         ax.set_ylim(*chart.ylim)
     if n > 1:
         ax.legend(fontsize=8)
+
+
+def _short(label: str, most: int = 40) -> str:
+    """A tick label a chart can hold (a decision or a role from a transcript can be any length)."""
+    return label if len(label) <= most else label[: most - 1] + "…"
 
 
 def _lines(ax: Any, chart: LineChart) -> None:
@@ -159,7 +166,9 @@ def render(chart: Chart, fmt: str = "svg") -> bytes:
     else:
         metadata["Software"] = "voirdire (matplotlib)"
     try:
-        fig.savefig(buf, format=fmt, metadata=metadata, dpi=110)
+        with warnings.catch_warnings():  # a layout that cannot fit every label still draws the chart
+            warnings.simplefilter("ignore", UserWarning)
+            fig.savefig(buf, format=fmt, metadata=metadata, dpi=110)
     finally:
         plt.close(fig)
     return buf.getvalue()
