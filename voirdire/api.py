@@ -131,6 +131,9 @@ async def arun(
     )
 
 
+_RUN_ARGUMENTS = frozenset({"models", "clients", "fresh", "options"})  # arun's own keywords besides RunOptions
+
+
 def _split(kwargs: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """``RunOptions`` fields, and the rest (a protocol's parameters)."""
     fields = RunOptions.model_fields
@@ -154,10 +157,8 @@ async def arun_dataset(
     """Run a protocol on the records of a dataset file (JSONL, CSV/TSV or a JSON list) read by its
     ``item_from_record``; returns the run and the protocol's report of the transcript. ``out`` defaults to
     ``transcripts/<protocol>-<file>-<digest>.jsonl`` and is resumed if it exists; ``kwargs`` as for ``arun``."""
-    kwargs, params = _split(kwargs)
-    for key in ("models", "clients", "fresh", "options"):
-        if key in params:
-            kwargs[key] = params.pop(key)
+    params = {k: v for k, v in kwargs.items() if k not in RunOptions.model_fields and k not in _RUN_ARGUMENTS}
+    kwargs = {k: v for k, v in kwargs.items() if k not in params}
     proto = protocol(name, **params) if isinstance(name, str) else name
     items = load_items(path, proto.item_from_record, limit=limit, offset=offset)
     out = Path(out) if out else default_out(proto.name, path)
