@@ -37,6 +37,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from tenacity.wait import wait_base
 
 from voirdire.cache import CachedReply, ResponseCache, cacheable
+from voirdire.limits import cut_reply, max_reply_chars
 from voirdire.models import RoleSettings
 from voirdire.models.base import (
     TIMEOUT_ARG,
@@ -383,17 +384,22 @@ class ModelAgent(BaseChatAgent):
         if found and all(r is not None for r in found):
             return [r for r in found if r is not None], True, 0, 0
         done, retries = await self._complete(conversation, args, samples, token)
-        replies = [
-            CachedReply(
-                text=text,
-                # the request's usage is booked on the first sample
-                prompt_tokens=done.usage.prompt_tokens if i == 0 else 0,
-                completion_tokens=done.usage.completion_tokens if i == 0 else 0,
-                finish_reason=done.finish_reason,
-                enforcement=done.enforcement,
+        limit = max_reply_chars()
+        replies = []
+        for i, text in enumerate(done.texts):
+            # A reply past the cap (a server ignoring max_tokens) is cut before anything keeps it; the cut is
+            # noted at its end and as its finish reason.
+            kept, cut = cut_reply(text, limit)
+            replies.append(
+                CachedReply(
+                    text=kept,
+                    # the request's usage is booked on the first sample
+                    prompt_tokens=done.usage.prompt_tokens if i == 0 else 0,
+                    completion_tokens=done.usage.completion_tokens if i == 0 else 0,
+                    finish_reason="cut" if cut else done.finish_reason,
+                    enforcement=done.enforcement,
+                )
             )
-            for i, text in enumerate(done.texts)
-        ]
         if cache is not None:
             for key, reply in zip(keys, replies, strict=True):
                 cache.put(key, reply)

@@ -7,7 +7,10 @@ against these, so a 400-digit token count or a line nested 5,000 deep is one cle
 
 from __future__ import annotations
 
+import os
 import re
+
+from voirdire.errors import VoirdireError
 
 TOKEN_COUNT_MAX = 10**9
 """The most tokens one call's usage may count: far above any context window, and small enough that a cost
@@ -43,3 +46,43 @@ def too_deep(raw: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
         elif first in b"}]":
             depth -= 1
     return False
+
+
+MAX_REPLY_CHARS_ENV = "VOIRDIRE_MAX_REPLY_CHARS"
+DEFAULT_MAX_REPLY_CHARS = 100_000
+"""The longest reply kept, in characters: some 25,000 tokens, a hundred times the default ``max_tokens`` (256), so
+only a server that ignores ``max_tokens`` (or streams garbage) is ever cut. Set ``VOIRDIRE_MAX_REPLY_CHARS``."""
+RAW_SHOWN_CHARS = 2_000
+"""How much of an unparseable reply its parse-failure record repeats: the whole reply is in its model call."""
+
+
+class LimitError(VoirdireError, ValueError):
+    """A bound set in the environment that is not one; the message names the variable."""
+
+
+def max_reply_chars() -> int:
+    """``VOIRDIRE_MAX_REPLY_CHARS``, else the default; anything but a whole number of at least 1000 is an error."""
+    raw = os.environ.get(MAX_REPLY_CHARS_ENV, "").strip()
+    if not raw:
+        return DEFAULT_MAX_REPLY_CHARS
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 12 and int(raw) >= 1000):
+        raise LimitError(f"{MAX_REPLY_CHARS_ENV}={raw[:40]!r}: expected a whole number of characters, at least 1000")
+    return int(raw)
+
+
+def cut_reply(text: str, limit: int) -> tuple[str, int]:
+    """``text`` cut to ``limit`` characters, with a note of the cut at its end; and how many characters were cut
+    (0: none)."""
+    if len(text) <= limit:
+        return text, 0
+    dropped = len(text) - limit
+    note = f"\n[voirdire cut this reply: {dropped:,} more characters after the first {limit:,} ({MAX_REPLY_CHARS_ENV})]"
+    return text[:limit] + note, dropped
+
+
+def shortened(text: str, limit: int = RAW_SHOWN_CHARS) -> str:
+    """``text`` with at most ``limit`` characters kept, the rest counted: a record that repeats a reply stored
+    whole elsewhere."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f" [... {len(text) - limit:,} more characters, in the model call]"

@@ -24,6 +24,7 @@ from autogen_core import CancellationToken
 from pydantic import BaseModel, ConfigDict
 
 from voirdire.agents import CallInfo, CallSharing, call_metadata
+from voirdire.limits import shortened
 from voirdire.machine import StateMachine, UndeclaredTransition
 from voirdire.prompts import PromptLibrary, library
 from voirdire.secrets import mask_secrets
@@ -383,7 +384,7 @@ class Session:
             role=role,
             prompt=prompt,
             expected=expected,
-            raw=raw,
+            raw=shortened(raw),  # the whole reply is in its model call: not stored a third time
             error=error,
             outcome=outcome or "reply left unparsed",
         )

@@ -61,3 +61,39 @@ def test_a_bad_transcript_line_is_named_by_file_and_line(tmp_path: Path, line: s
         load(path)
     assert str(caught.value).startswith(f"{path}:2: not a transcript record (") and problem in str(caught.value)
     assert "discriminator" not in str(caught.value)
+
+
+def test_a_reply_past_the_cap_is_cut_with_the_cut_noted() -> None:
+    from voirdire.limits import cut_reply, shortened
+
+    assert cut_reply("short", 1000) == ("short", 0)
+    kept, cut = cut_reply("x" * 5000, 1000)
+    assert cut == 4000 and kept.startswith("x" * 1000) and "4,000 more characters" in kept
+    assert len(shortened("y" * 10_000)) < 2100 and shortened("ok") == "ok"
+
+
+def test_a_megabyte_reply_is_kept_once_and_cut(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from voirdire.cli import main
+    from voirdire.transcript import Message, ModelCall, ParseFailure, read_lines
+
+    monkeypatch.setenv("VOIRDIRE_MAX_REPLY_CHARS", "20000")
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"rules": [{"match": ".", "reply": "z" * 1_000_000}]}))
+    out = tmp_path / "t.jsonl"
+    main(["examine", "The sky is green.", "--model", f"scripted:{script}", "--out", str(out), "--no-progress"])
+    records = list(read_lines(out))
+    calls = [r for r in records if isinstance(r, ModelCall)]
+    assert calls and all(len(c.response) < 20_200 and c.finish_reason == "cut" for c in calls)
+    assert all("980,000 more characters after the first 20,000" in c.response for c in calls)
+    assert all(len(r.raw) < 2100 for r in records if isinstance(r, ParseFailure))
+    assert all(len(r.content) < 20_200 for r in records if isinstance(r, Message))
+    assert out.stat().st_size < 20_200 * (len(calls) * 3 + 10)  # was 8 MB for a 1 MB reply
+
+
+@pytest.mark.parametrize("bad", ["0", "12", "lots", "1e9"])
+def test_the_reply_cap_must_be_a_whole_number(bad: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from voirdire.limits import LimitError, max_reply_chars
+
+    monkeypatch.setenv("VOIRDIRE_MAX_REPLY_CHARS", bad)
+    with pytest.raises(LimitError, match="VOIRDIRE_MAX_REPLY_CHARS"):
+        max_reply_chars()

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from voirdire.errors import VoirdireError
 from voirdire.executors.base import RunSetupError, SessionJob
+from voirdire.limits import max_reply_chars
 from voirdire.models import RoleSettings, ScriptedChatCompletionClient, parse_spec, spec_label
 from voirdire.prompts import PromptLibrary
 from voirdire.protocol import Protocol
@@ -76,6 +77,7 @@ def prepare(
     """Check the options, the output paths, the roles' models and keys and the item ids, bind the roles, and
     build the header; nothing is written. A failure is a one-line ``VoirdireError``."""
     options.check()
+    max_reply_chars()  # a bad VOIRDIRE_MAX_REPLY_CHARS is said before the run, not in every session
     if options.executor == "ray":
         from voirdire.executors.ray import require_ray
 
