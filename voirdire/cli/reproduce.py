@@ -25,6 +25,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument("name", nargs="?", help="what to reproduce (see --list)")
     p.add_argument("--list", action="store_true", help="every table and figure, what it needs and its command")
+    p.add_argument("--offline", action="store_true", help="run every offline one in turn, then a summary line each")
     p.add_argument("--model", action="append", default=[], metavar="ROLE=SPEC",
                    help="the model for a role (a bare SPEC: every role); the model reproductions need it")  # fmt: skip
     p.add_argument("--out", type=Path, default=Path("reproductions"), metavar="DIR",
@@ -77,9 +78,22 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         print(listing())
         print(f"\n{len(reproductions())} tables and figures; run one with: voirdire reproduce NAME")
         return 0
+    if args.offline:
+        if args.name:
+            raise CLIError("--offline: runs every offline reproduction; give no NAME with it")
+        names = [name for name, r in reproductions().items() if r.needs == "offline"]
+        summary = [_one(args, name) for name in names]
+        print("\n".join(["", "summary:", *summary]))
+        return 0
     if not args.name:
         raise CLIError("reproduce: name what to reproduce, or --list")
-    rep = get(args.name)
+    _one(args, args.name)
+    return 0
+
+
+def _one(args: argparse.Namespace, name: str) -> str:
+    """Runs one reproduction, prints it and writes its files; its one-line summary."""
+    rep = get(name)
     options = Options(
         models=models(args.model), data_dir=args.data_dir, limit=args.limit, seeds=args.seeds,
         out=args.out / "transcripts" if rep.needs != "offline" else None, command=command_runner(args.commands),
@@ -96,4 +110,6 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     print(f"wrote {path}" + "".join(f", {f}" for f in figures), file=sys.stderr)
     if missing:
         print(f"no figures: {missing}", file=sys.stderr)
-    return 0
+    judged = [cell for cell in outcome.cells if cell.within is not None]
+    held = sum(bool(cell.within) for cell in judged)
+    return f"  {rep.name}: {held} of {len(judged)} compared cells within tolerance ({seconds:.0f} s)"
