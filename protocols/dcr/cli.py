@@ -13,7 +13,7 @@ from typing import Any
 from voirdire.datasets import load_items
 from voirdire.options import ParamsCLI
 from voirdire.protocol import Protocol
-from voirdire.registry import CommandSpec, InputError, Inputs, default_summary
+from voirdire.registry import CommandSpec, InputError, Inputs, RunOutcome, default_summary
 
 from .data import LOADERS, DataError, load_benchmark
 from .items import DCRItem
@@ -87,7 +87,7 @@ def rounds_text(statistics: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def summarize(o: Any) -> tuple[dict[str, Any], str]:
+def summarize(o: RunOutcome) -> tuple[dict[str, Any], str]:
     """The core's summary (verdicts, report; the chat for one inline item), with the verdict's own evidence."""
     payload, text = default_summary(o)
     if not o.inputs.single:

@@ -17,7 +17,7 @@ from typing import Any
 from voirdire.datasets import load_items
 from voirdire.options import ParamsCLI
 from voirdire.protocol import Protocol
-from voirdire.registry import CommandSpec, InputError, Inputs, default_summary
+from voirdire.registry import CommandSpec, InputError, Inputs, RunOutcome, default_summary
 
 from .data import DataError, docred_sentences, msrp_pairs
 from .items import SentenceItem
@@ -51,7 +51,7 @@ def load_sentences(args: argparse.Namespace, protocol: Protocol[Any, Any]) -> In
     return Inputs(items=[SentenceItem(text=args.sentence)], single=True)
 
 
-def summarize(o: Any) -> tuple[dict[str, Any], str]:
+def summarize(o: RunOutcome) -> tuple[dict[str, Any], str]:
     """The core's summary (verdicts, report; the chat for one inline item), with the verdict's own evidence."""
     payload, text = default_summary(o)
     if not o.inputs.single:
