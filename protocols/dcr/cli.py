@@ -75,13 +75,22 @@ def rounds_text(statistics: dict[str, Any]) -> str:
     for h in statistics.get("history", []):
         score = "unscored" if h.get("score") is None else f"{h['score']:.3f}"
         lines.append(f"round {h['round']}: score {score}")
+        marks = h.get("marks") or []
+        status = h.get("reason_status") or []
         for i, g in enumerate(h.get("reasons", [])):
-            marks = h.get("marks") or []
-            mark = ("+1" if marks[i] > 0 else "-1") if i < len(marks) and len(marks) == len(h["reasons"]) else "  "
-            lines.append(f"  {mark} {g['sentence']}")
+            z = marks[i] if len(marks) == len(h["reasons"]) else None
+            mark = "  " if z is None else ("+1" if z > 0 else "-1")
+            stray = {"not_in_candidate": " (not in the candidate: not scored)", "repeated": " (repeated: not scored)"}
+            lines.append(f"  {mark} {g['sentence']}{stray.get(status[i], '') if i < len(status) else ''}")
+        sentences = h.get("sentences") or []
+        minus = "  " if h.get("score") is None else "-1"
+        lines += [f"  {minus} {sentences[j]} (not evaluated)" for j in h.get("not_evaluated", []) if j < len(sentences)]
     final = statistics.get("score")
     lines.append(f"final score {'unscored' if final is None else f'{final:.3f}'} ({statistics.get('stopped')})")
     lines.append(("improved candidate: " if statistics.get("improved") else "candidate: ") + statistics["candidate"])
+    if statistics.get("lost_sentences"):
+        start, end = statistics["sentences_start"], statistics["sentences_end"]
+        lines.append(f"the final candidate has {end} sentences, the original {start}")
     if statistics.get("unscored_candidate"):
         lines.append(f"last improvement (not scored): {statistics['unscored_candidate']}")
     return "\n".join(lines)

@@ -11,7 +11,7 @@ import pytest
 
 from voirdire.options import add_params_options, given_params
 from voirdire.protocols.dcr import DCRItem, DCRParams
-from voirdire.protocols.dcr.cli import PARAMS
+from voirdire.protocols.dcr.cli import PARAMS, rounds_text
 from voirdire.transcript import Message, ParseFailure, Step
 
 from .helpers import agents, amc, dce, rai, run
@@ -73,6 +73,8 @@ async def test_a_sentence_the_evaluator_did_not_list_is_kept_and_counted_against
     assert diff["changed"] == [{"index": 1, "before": EIGHT, "after": SIX}]
     to_improver = next(e for e in s.events if isinstance(e, Message) and e.receiver == "improver")
     assert BERG not in to_improver.content  # nobody flagged it, so nobody rewrites it
+    printed = rounds_text(st)  # what `voirdire dcr` prints after the chat
+    assert f"  -1 {BERG} (not evaluated)" in printed and f"improved candidate: {OPENED} {SIX} {BERG}" in printed
 
 
 async def test_listed_in_the_next_round_it_is_scored(tmp_path: Path) -> None:
@@ -137,6 +139,7 @@ async def test_reasons_about_sentences_not_in_the_candidate_are_a_mismatch_not_a
     assert "nothing left to score" in f.outcome
     (evaluation,) = steps(s, "evaluation")
     assert evaluation["reason_status"] == ["not_in_candidate"] * 3 and evaluation["not_evaluated"] == [0]
+    assert "     Water is wet. (not in the candidate: not scored)" in rounds_text(v.statistics)
     assert not [e for e in s.events if isinstance(e, Message) and e.receiver == "converter"]  # nothing to mark
 
 
