@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
+from voirdire.protocol import Statistics
 from voirdire.report import Context, Report, ReportFold, category
 from voirdire.transcript import SessionRecord
 
@@ -35,14 +36,22 @@ class ParaphraseReport(Report):
         return "\n".join([*lines, *self.usage_lines()])
 
 
+class ParaphraseOutcome(Statistics):
+    """A paraphrase verdict's statistics as the report reads them (§4): the checker's answer, and for a "no" the
+    category of the pair (A/Ā: aligned, I/Ī: indifferentiable paraphrases; Table 5)."""
+
+    answer: Literal["yes", "no"] | None = None
+    category: str | None = None
+
+
 def row(s: SessionRecord) -> dict[str, Any] | None:
     """The report's fold over one session: the row of a session with a verdict."""
     v = s.verdict
     if v is None:
         return None
+    o = ParaphraseOutcome.model_validate(v.statistics)
     return {"id": s.item_id, "label": category(s.item.get("label")), "decision": category(v.decision),
-            "accepted": v.accepted, "answer": category(v.statistics.get("answer")),
-            "category": category(v.statistics.get("category"))}  # fmt: skip
+            "accepted": v.accepted, "answer": category(o.answer), "category": category(o.category)}  # fmt: skip
 
 
 def _finish(values: Sequence[dict[str, Any] | None], ctx: Context) -> ParaphraseReport:
