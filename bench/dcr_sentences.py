@@ -137,7 +137,7 @@ def main() -> None:
         return
     splitters: dict[str, Callable[[str], list[str]]] = {
         "old full-stop rule": old_split,
-        "spaCy parse alone": lambda text: [s.text for s in segmenter()(text).sents],
+        "spaCy parse alone": lambda text: [s.text for s in segmenter()(text).sents if s.text.strip()],
         "spaCy + abbreviation rule (DCR)": split_sentences,
     }
     try:
@@ -156,6 +156,11 @@ def main() -> None:
             "with_abbreviation": len(with_abbr),
             "share": round(len(with_abbr) / len(candidates), 4),
         }
+        parsed = splitters["spaCy parse alone"]
+        joins = [c for c in candidates if len(split_sentences(c)) != len(parsed(c))]
+        row["joined_by_the_rule"] = len(joins)
+        for text in joins if args.show else []:
+            print("   joined:", split_sentences(text))
         for label, split in splitters.items():
             t0 = time.process_time()
             row[label] = measure(with_abbr, split, args.show and split is split_sentences)
