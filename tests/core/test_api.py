@@ -122,3 +122,11 @@ def test_models_name_roles_the_protocol_has(tmp_path: Path, models: dict[str, st
     with pytest.raises(RoleError, match="the verifier is a rule agent"):
         voirdire.run("no_data", [], models={"verifier": "local"}, out=tmp_path / "y.jsonl")
     assert not list(tmp_path.glob("*.jsonl"))
+
+
+def test_examine_is_the_cross_examination_packages_own_call_found_through_its_registration() -> None:
+    from voirdire.protocols.cross_examination import api
+
+    assert voirdire.examine is api.examine and voirdire.aexamine_dataset is api.aexamine_dataset
+    with pytest.raises(AttributeError, match="no attribute 'examine_everything'"):
+        _ = voirdire.examine_everything
