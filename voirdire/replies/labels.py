@@ -41,7 +41,7 @@ from typing import Literal
 
 from voirdire.structured import ParseError
 
-from .lexicon import TOKEN, expand, resolve_phrases
+from .lexicon import tokens
 from .lexicon import words as _words
 
 Kind = Literal["noun", "adjective", "verb", "passive", "symmetric", "symmetric_passive"]
@@ -69,27 +69,6 @@ def _forms(marks: str) -> frozenset[str]:
     return frozenset(f"<{m}{i}>" for m in marks for i in range(_MAX_LABELS))
 
 
-_TRANSLATE = str.maketrans({"“": '"', "”": '"', "’": "'", "‘": "'", "`": "'", "—": " — ", "–": " — ", "…": "."})
-_NOISE = _words("* _ # > ~ | \" '")
-# Fixed phrases: emphatic positives that contain a negation, and negations spelled in two words.
-_PHRASES: dict[tuple[str, ...], list[str]] = {
-    ("no", "doubt"): ["<emph>"],
-    ("without", "a", "doubt"): ["<emph>"],
-    ("without", "any", "doubt"): ["<emph>"],
-    ("without", "doubt"): ["<emph>"],
-    ("not", "only"): ["<emph>"],
-    ("rather", "than"): ["<not>"],
-    ("instead", "of"): ["<not>"],
-    ("as", "opposed", "to"): ["<not>"],
-    ("far", "from"): ["<not>"],
-    ("anything", "but"): ["<not>"],
-    ("by", "no", "means"): ["<not>"],
-    ("in", "no", "way"): ["<not>"],
-    ("even", "though"): ["although"],
-    ("even", "if"): ["although"],
-    ("at", "first", "glance"): ["initially"],
-    ("at", "first", "sight"): ["initially"],
-}
 # The caller's words as tokens (``_vocabulary``): <nI> a noun of label I, <jI> an adjective, <aI> a directed verb,
 # <pI> its passive, <sI> a symmetric verb, <qI> its passive; <src> and <tgt> the two sides of a directed label.
 _LABEL_WORDS = _forms("njapsq")
@@ -117,23 +96,7 @@ def _vocabulary(labels: Labels) -> tuple[dict[str, str], re.Pattern[str] | None]
 
 def _tokens(text: str, labels: Labels) -> list[str]:
     vocabulary, echo = _vocabulary(labels)
-    raw: list[str] = []
-    for line in text.splitlines():
-        if echo is not None and echo.match(line):
-            raw.append("\n")
-            continue
-        for tok in TOKEN.findall(line.translate(_TRANSLATE).lower()):
-            if tok in _NOISE:
-                continue
-            if tok == "-":  # a dash between spaces separates clauses ("Yes - entailment"); a hyphen stays in its word
-                tok = "—"
-            head, _, tail = tok.partition("-")
-            if head in ("non", "not") and tail in vocabulary:  # "non-entailment"
-                raw.extend([head, vocabulary[tail]])
-                continue
-            raw.extend(vocabulary.get(w, w) for w in expand(tok))
-        raw.append("\n")
-    return _values(resolve_phrases(raw, _PHRASES))
+    return _values(tokens(text, vocabulary, echo=echo))
 
 
 def _values(tokens: list[str]) -> list[str]:
@@ -160,7 +123,7 @@ def _values(tokens: list[str]) -> list[str]:
 _OBJECT_MODIFIERS = _words("the a an given stated original provided second first other")
 _OBJECT_PRONOUNS = _words("it this them each one")
 _OBJECT_FOLLOWERS = _words(
-    "or nor and but because as since so therefore thus hence while which if when too either not <not> in at all"
+    "or nor and but because as since so therefore thus hence while which if when too either not in at all"
 )
 _GROUP_GLUE = _words(", or and nor / either neither a an the")
 
@@ -195,7 +158,7 @@ _CONCLUSION_PAIRS = {
 
 _NEGATORS = _words(
     "not no never neither nor without none nothing non lack lacks lacking absence hardly barely scarcely fail fails "
-    "failed failing <not>"
+    "failed failing"
 )
 # A label as the subject of a verdict on it: "Entailment is false", "Contradiction does not apply", "Neutral is
 # correct". Other predicates ("Entailment requires ...", "Entailment is when ...") define the word, asserting nothing.

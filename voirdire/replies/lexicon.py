@@ -6,6 +6,7 @@ One tokenising regular expression without nested quantifiers, so tokenising is l
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 
 def words(text: str) -> frozenset[str]:
@@ -71,5 +72,85 @@ def resolve_phrases(tokens: list[str], table: dict[tuple[str, ...], list[str]]) 
                 i += 1
         else:
             out.append(tokens[i])
+            i += 1
+    return out
+
+
+def _table(spec: str) -> dict[tuple[str, ...], list[str]]:
+    """A phrase table from "a b|c d=x; e f=y": each phrase (split at |) is replaced by the words after its '='."""
+    out: dict[tuple[str, ...], list[str]] = {}
+    for entry in spec.split(";"):
+        phrases, _, replacement = entry.rpartition("=")
+        out.update({tuple(p.split()): replacement.split() for p in phrases.split("|")})
+    return out
+
+
+# Fixed phrases: echoes of the prompt's own alternatives ("correct or incorrect"), emphatic positives that contain a
+# negation ("no doubt", "not only"), negations spelled in several words, and a few synonyms of the readers' words.
+PHRASES = _table(
+    "<pos> or possibly <neg>|<pos> or <neg>|<neg> or <pos>|<pos> / <neg>|<neg> / <pos>|<pos> vs <neg>|"
+    "<pos> versus <neg>|yes or no|no or yes|yes / no=<echo>;"
+    "not only|not just|not merely|no doubt|no doubts|little doubt|hardly any doubt|without a doubt|without any doubt|"
+    "without doubt|beyond any doubt|beyond a doubt|beyond reasonable doubt|beyond doubt|no reason to doubt|"
+    "no question that|could not be more|can not be more|no question about it=<emph>;"
+    "by no means|in no way|under no circumstances|far from|anything but|no longer|not at all|rather than|instead of|"
+    "as opposed to=not; even though|even if=although; in spite of=despite; sure thing=sure;"
+    "at first glance|at first sight|at first=initially"
+)
+NOISE = words("* _ # > ~ |")
+
+
+def tokens(
+    text: str,
+    vocabulary: Mapping[str, str],
+    phrases: Mapping[tuple[str, ...], list[str]] = PHRASES,
+    *,
+    echo: re.Pattern[str] | None = None,
+    quoted: frozenset[str] | None = None,
+) -> list[str]:
+    """Lower-cased words and punctuation, contractions expanded, the caller's words mapped onto its tokens, fixed
+    phrases resolved; one "\\n" ends each line. Lines that ``echo`` matches (the prompt's inputs repeated) are
+    skipped. With ``quoted``, quotations are read by ``quotations``; without, quote marks are dropped."""
+    text = text.replace("‘‘", '"').replace("’’", '"').replace("''", '"').translate(TRANSLATE).lower()
+    raw: list[str] = []
+    for line in text.splitlines():
+        for tok in () if echo is not None and echo.match(line) else TOKEN.findall(line):
+            if tok in NOISE or (quoted is None and tok in ('"', "'")):
+                continue
+            if tok == "-":  # a dash between spaces separates clauses, a hyphen inside a word was kept with it
+                tok = "—"
+            head, _, tail = tok.partition("-")
+            if head in ("non", "not") and tail in vocabulary:  # "non-entailment"
+                raw.extend(("not", vocabulary[tail]))
+                continue
+            raw.extend(vocabulary.get(w, w) for w in expand(tok))
+        if raw and raw[-1] != "\n":
+            raw.append("\n")
+    return resolve_phrases(raw if quoted is None else quotations(raw, quoted), phrases)
+
+
+def quotations(raw: list[str], keep: frozenset[str], span: int = 60) -> list[str]:
+    """A quotation of a few words that holds one of ``keep`` is unquoted ('The claim is "correct".'); a longer one
+    is one opaque phrase ``<q>`` (a quoted claim is not the reply's verdict). A stray quote mark is dropped."""
+    out: list[str] = []
+    i, n = 0, len(raw)
+    while i < n:
+        tok = raw[i]
+        if tok not in ('"', "'"):
+            out.append(tok)
+            i += 1
+            continue
+        j = i + 1
+        limit = span if tok == '"' else span // 5  # a lone ' is as often an apostrophe ("the Nolans'")
+        while j < n and j - i <= limit and raw[j] != tok and raw[j] != "\n":
+            j += 1
+        if j < n and raw[j] == tok and j > i + 1:
+            inner = raw[i + 1 : j]
+            if len(inner) <= 3 and (tok == "'" or any(w in keep for w in inner)):
+                out.extend(inner)
+            else:
+                out.append("<q>")
+            i = j + 1
+        else:
             i += 1
     return out

@@ -39,7 +39,7 @@ from typing import Literal
 
 from voirdire.structured import ParseError
 
-from .lexicon import TOKEN, TRANSLATE, expand, resolve_phrases
+from .lexicon import tokens as _tokens
 from .lexicon import words as _words
 
 About = Literal["claim", "bare", "other"]
@@ -65,102 +65,14 @@ class Polar:
 # ---------------------------------------------------------------------------------------------------- tokens
 
 _WINDOW = 24  # how far a mention looks back for its subject and frame, in tokens
-_QUOTE_SPAN = 60  # the longest quotation taken as one phrase, in tokens
-_NOISE = _words("* _ # > ~ |")
 
 
-# Fixed phrases, longest first: negations spelled in several words, emphatic positives that contain a negation
-# ("no doubt", "not only"), and echoes of the prompt's own alternatives ("correct or incorrect").
-_PHRASES: dict[tuple[str, ...], list[str]] = {
-    ("<pos>", "or", "possibly", "<neg>"): ["<echo>"],
-    ("<pos>", "or", "<neg>"): ["<echo>"],
-    ("<neg>", "or", "<pos>"): ["<echo>"],
-    ("<pos>", "/", "<neg>"): ["<echo>"],
-    ("<neg>", "/", "<pos>"): ["<echo>"],
-    ("<pos>", "vs", "<neg>"): ["<echo>"],
-    ("<pos>", "versus", "<neg>"): ["<echo>"],
-    ("yes", "or", "no"): ["<echo>"],
-    ("no", "or", "yes"): ["<echo>"],
-    ("yes", "/", "no"): ["<echo>"],
-    ("not", "only"): ["<emph>"],
-    ("not", "just"): ["<emph>"],
-    ("not", "merely"): ["<emph>"],
-    ("no", "doubt"): ["<emph>"],
-    ("no", "doubts"): ["<emph>"],
-    ("little", "doubt"): ["<emph>"],
-    ("hardly", "any", "doubt"): ["<emph>"],
-    ("sure", "thing"): ["sure"],
-    ("without", "a", "doubt"): ["<emph>"],
-    ("without", "any", "doubt"): ["<emph>"],
-    ("without", "doubt"): ["<emph>"],
-    ("beyond", "any", "doubt"): ["<emph>"],
-    ("beyond", "a", "doubt"): ["<emph>"],
-    ("beyond", "reasonable", "doubt"): ["<emph>"],
-    ("beyond", "doubt"): ["<emph>"],
-    ("no", "reason", "to", "doubt"): ["<emph>"],
-    ("no", "question", "that"): ["<emph>"],
-    ("could", "not", "be", "more"): ["<emph>"],
-    ("can", "not", "be", "more"): ["<emph>"],
-    ("no", "question", "about", "it"): ["<emph>"],
-    ("by", "no", "means"): ["not"],
-    ("in", "no", "way"): ["not"],
-    ("under", "no", "circumstances"): ["not"],
-    ("far", "from"): ["not"],
-    ("anything", "but"): ["not"],
-    ("no", "longer"): ["not"],
-    ("not", "at", "all"): ["not"],
-    ("even", "though"): ["although"],
-    ("even", "if"): ["although"],
-    ("in", "spite", "of"): ["despite"],
-    ("at", "first", "glance"): ["initially"],
-    ("at", "first", "sight"): ["initially"],
-    ("at", "first"): ["initially"],
-}
 _VERDICTS = _words("<pos> <neg>")
 
 
-def _quotes(raw: list[str]) -> list[str]:
-    """A quotation of a few words that holds a verdict is unquoted ('The claim is "correct".'); a longer one is one
-    opaque phrase ``<q>`` (a quoted claim is not the reply's verdict). A stray quote mark is dropped."""
-    out: list[str] = []
-    i, n = 0, len(raw)
-    while i < n:
-        tok = raw[i]
-        if tok not in ('"', "'"):
-            out.append(tok)
-            i += 1
-            continue
-        j = i + 1
-        span = _QUOTE_SPAN if tok == '"' else _QUOTE_SPAN // 5  # a lone ' is as often an apostrophe ("the Nolans'")
-        while j < n and j - i <= span and raw[j] != tok and raw[j] != "\n":
-            j += 1
-        if j < n and raw[j] == tok and j > i + 1:
-            inner = raw[i + 1 : j]
-            if len(inner) <= 3 and (tok == "'" or any(w in _VERDICTS for w in inner)):
-                out.extend(inner)
-            else:
-                out.append("<q>")
-            i = j + 1
-        else:
-            i += 1
-    return out
-
-
 def tokens(text: str, vocabulary: dict[str, str] | None = None) -> list[str]:
-    """Lower-cased words and punctuation, with contractions expanded, a caller's words mapped onto its tokens
-    (``<pos>``, ``<neg>``, ``<subject>``), quotations and fixed phrases resolved."""
-    text = text.replace("‘‘", '"').replace("’’", '"').replace("''", '"').translate(TRANSLATE).lower()
-    vocabulary = vocabulary or {}
-    raw: list[str] = []
-    for tok in TOKEN.findall(text):
-        if tok in _NOISE:
-            continue
-        if tok == "-":  # a dash between spaces separates clauses, a hyphen inside a word was kept with it
-            tok = "—"
-        if tok == "\n" and raw and raw[-1] == "\n":
-            continue
-        raw.extend(vocabulary.get(w, w) for w in expand(tok))
-    return resolve_phrases(_quotes(raw), _PHRASES)
+    """The reply's tokens (``lexicon.tokens``), a caller's words mapped onto ``<pos>``, ``<neg>``, ``<subject>``."""
+    return _tokens(text, vocabulary or {}, quoted=_VERDICTS)
 
 
 # ---------------------------------------------------------------------------------------------------- sentences
