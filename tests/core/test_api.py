@@ -14,24 +14,7 @@ from voirdire.api import AsyncContextError, RoleError
 from voirdire.runner import ResumeError, default_out
 from voirdire.transcript import load
 
-EXAMINER = """\
-rules:
-  - match: Your goal is to try to verify
-    reply: "1. Where is it?"
-  - match: follow-up questions\\?
-    reply: "No"
-  - match: correct or incorrect\\?
-    reply: "The claim is incorrect."
-"""
-EXAMINEE = """\
-rules:
-  - match: phrase your answer as a claim
-    reply: "The answer is Paris."
-  - match: regarding your claim
-    reply: "It is in France."
-  - match: Are you sure
-    reply: "Yes"
-"""
+from .examination_scripts import scripted_models
 
 
 @pytest.fixture(autouse=True)
@@ -42,9 +25,7 @@ def _in_a_temp_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def models(tmp_path: Path) -> dict[str, str]:
-    (tmp_path / "examiner.yaml").write_text(EXAMINER)
-    (tmp_path / "examinee.yaml").write_text(EXAMINEE)
-    return {"examiner": f"scripted:{tmp_path / 'examiner.yaml'}", "examinee": f"scripted:{tmp_path / 'examinee.yaml'}"}
+    return scripted_models(tmp_path)
 
 
 def questions(path: Path, *names: str) -> Path:

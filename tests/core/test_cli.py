@@ -12,36 +12,12 @@ import pytest
 from voirdire.cli import main
 from voirdire.transcript import load
 
-EXAMINER = """\
-rules:
-  - match: verify the correctness of the following claim
-    reply: "1. Where is it?"
-  - match: Do you have any follow-up questions
-    reply: "No"
-  - match: correct or incorrect\\?
-    reply: "The claim is incorrect."
-"""
-EXAMINEE = """\
-rules:
-  - match: phrase your answer as a claim
-    reply: "The answer is Paris."
-  - match: regarding your claim
-    reply: "It is in France."
-  - match: Are you sure
-    reply: "Yes"
-"""
+from .examination_scripts import EXAMINER, scripted_models
 
 
 @pytest.fixture
 def models(tmp_path: Path) -> list[str]:
-    (tmp_path / "examiner.yaml").write_text(EXAMINER)
-    (tmp_path / "examinee.yaml").write_text(EXAMINEE)
-    return [
-        "--model",
-        f"examiner=scripted:{tmp_path / 'examiner.yaml'}",
-        "--model",
-        f"examinee=scripted:{tmp_path / 'examinee.yaml'}",
-    ]
+    return [arg for role, spec in scripted_models(tmp_path).items() for arg in ("--model", f"{role}={spec}")]
 
 
 @pytest.fixture
