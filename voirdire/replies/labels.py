@@ -41,7 +41,7 @@ from typing import Literal
 
 from voirdire.structured import ParseError
 
-from .lexicon import tokens
+from .lexicon import sentences, tokens
 from .lexicon import words as _words
 
 Kind = Literal["noun", "adjective", "verb", "passive", "symmetric", "symmetric_passive"]
@@ -127,7 +127,6 @@ _OBJECT_FOLLOWERS = _words(
 )
 _GROUP_GLUE = _words(", or and nor / either neither a an the")
 
-_SENTENCE_END = frozenset({".", "!", "?", ";", "\n"})
 _HARD_BREAK = _words(": — ( ) [ ] { }")
 _SPLIT_ALWAYS = _words("but however although though whereas because if unless yet nevertheless nonetheless despite")
 _SPLIT_AFTER_COMMA = _SPLIT_ALWAYS | _words(
@@ -139,7 +138,6 @@ _OPENING_CONCESSIVE = _CONCESSIVE | _words("while whereas")  # "While it may see
 _SUBORDINATE = _words("because since as which while whereas given when where that who")
 _OPENING_SUBORDINATE = _words("because since as given when")
 _HYPOTHETICAL = _words("if unless whether assuming suppose supposing provided")
-_AUX = _words("is are was were do does did can could would should will has have am")
 _CONCLUSION_FIRST = _words(
     "so therefore thus hence consequently overall ultimately finally answer label relation relationship result "
     "prediction classification verdict output conclusion"
@@ -222,22 +220,6 @@ def _unsure(words: list[str]) -> bool:
         return True
     negation = next((j for j, w in enumerate(words) if w in _NEGATORS), None)
     return negation is not None and any(w in _KNOWING for w in words[negation + 1 :])
-
-
-def _sentences(tokens: list[str]) -> list[tuple[list[str], bool]]:
-    """Sentences at . ! ? ; and line breaks, each with whether it is a question ("...?", or opening with an
-    auxiliary verb: "Is it entailment, contradiction, or neutral")."""
-    out = []
-    start = 0
-    for i, tok in enumerate(tokens):
-        if tok not in _SENTENCE_END:
-            continue
-        sent = tokens[start:i]
-        start = i + 1
-        if sent:
-            question = tok == "?" or (sent[0] in _AUX and len(sent) > 1 and sent[1] != "not")
-            out.append((sent, question))
-    return out
 
 
 def _groups(sent: list[str]) -> list[tuple[int, int]]:
@@ -423,7 +405,8 @@ def _mentions(words: list[str], n_labels: int) -> list[_Mention]:
 def _read_clauses(tokens: list[str], n_labels: int) -> list[_Clause]:
     clauses: list[_Clause] = []
     carry = False  # a heading such as "Answer:" or "The answer is:" makes the next clause with a label conclude
-    for sent, question in _sentences(tokens):
+    for sentence in sentences(tokens):
+        sent, question = sentence.tokens, sentence.question
         hypothetical = sent[0] in _HYPOTHETICAL
         spans = _clauses(sent)
         here: list[_Clause] = []

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 
 def words(text: str) -> frozenset[str]:
@@ -153,4 +154,39 @@ def quotations(raw: list[str], keep: frozenset[str], span: int = 60) -> list[str
             i = j + 1
         else:
             i += 1
+    return out
+
+
+AUX = words("is are was were do does did can could would should will has have am shall may might must")
+INTERJECTION_NEXT = words(", . ! ; : — i it the this that we my your its they he she there thank thanks but not sir")
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    tokens: list[str]
+    question: bool
+
+
+def sentences(tokens: list[str]) -> list[Sentence]:
+    """Sentences at . ! ? ; and line breaks. A sentence that ends in '?' or opens with an auxiliary verb ("Is the
+    claim correct") is a question. A leading "Yes," / "No," is an interjection and kept as its own sentence."""
+    out: list[Sentence] = []
+    start = 0
+    for i, tok in enumerate([*tokens, "\n"]):
+        if tok not in ".!?;\n":
+            continue
+        lead = start
+        while lead < i and tokens[lead] in (",", ":", "—", "(", ")"):
+            lead += 1  # an index, not repeated slicing: a run of dashes stays linear
+        sent = tokens[lead:i]
+        start = i + 1
+        if sent and sent[0] in ("yes", "no") and len(sent) > 1 and sent[1] in INTERJECTION_NEXT:
+            out.append(Sentence([sent[0]], False))
+            sent = sent[2:] if sent[1] == "," else sent[1:]
+        if sent and tok == "?" and ":" in sent:  # "I have one more question: when was it released?"
+            colon = len(sent) - 1 - sent[::-1].index(":")
+            out.append(Sentence(sent[:colon], False))
+            sent = sent[colon + 1 :]
+        if sent:
+            out.append(Sentence(sent, tok == "?" or (sent[0] in AUX and (len(sent) < 2 or sent[1] != "not"))))
     return out

@@ -39,6 +39,9 @@ from typing import Literal
 
 from voirdire.structured import ParseError
 
+from .lexicon import AUX as _AUX
+from .lexicon import Sentence as _Sentence
+from .lexicon import sentences as _sentences
 from .lexicon import tokens as _tokens
 from .lexicon import words as _words
 
@@ -73,51 +76,6 @@ _VERDICTS = _words("<pos> <neg>")
 def tokens(text: str, vocabulary: dict[str, str] | None = None) -> list[str]:
     """The reply's tokens (``lexicon.tokens``), a caller's words mapped onto ``<pos>``, ``<neg>``, ``<subject>``."""
     return _tokens(text, vocabulary or {}, quoted=_VERDICTS)
-
-
-# ---------------------------------------------------------------------------------------------------- sentences
-
-_SENTENCE_END = frozenset({".", "!", "?", ";", "\n"})
-_AUX = _words("is are was were do does did can could would should will has have am shall may might must")
-_LEADING_MARKS = frozenset({",", ":", "—", "(", ")"})
-_INTERJECTION_NEXT = _words(", . ! ; : — i it the this that we my your its they he she there thank thanks but not sir")
-
-
-@dataclass(frozen=True, slots=True)
-class _Sentence:
-    tokens: list[str]
-    question: bool
-
-
-def _sentences(tokens: list[str]) -> list[_Sentence]:
-    """Sentences at . ! ? ; and line breaks. A sentence that ends in '?' or opens with an auxiliary verb ("Is the
-    claim correct") is a question. A leading "Yes," / "No," is an interjection and kept as its own sentence."""
-    out: list[_Sentence] = []
-    start = 0
-    for i, tok in enumerate([*tokens, "\n"]):
-        if tok not in _SENTENCE_END:
-            continue
-        lead = start
-        while lead < i and tokens[lead] in _LEADING_MARKS:
-            lead += 1  # an index, not repeated slicing: a run of dashes stays linear
-        sent = tokens[lead:i]
-        start = i + 1
-        if not sent:
-            continue
-        if sent[0] in ("yes", "no") and len(sent) > 1 and sent[1] in _INTERJECTION_NEXT:
-            out.append(_Sentence([sent[0]], False))
-            sent = sent[2:] if sent[1] == "," else sent[1:]
-            if not sent:
-                continue
-        if tok == "?" and ":" in sent:  # "I have one more question: when was it released?"
-            colon = len(sent) - 1 - sent[::-1].index(":")
-            out.append(_Sentence(sent[:colon], False))
-            sent = sent[colon + 1 :]
-            if not sent:
-                continue
-        question = tok == "?" or (sent[0] in _AUX and (len(sent) < 2 or sent[1] != "not"))
-        out.append(_Sentence(sent, question))
-    return out
 
 
 # ---------------------------------------------------------------------------------------------------- clauses

@@ -20,8 +20,9 @@ from typing import Literal
 
 from voirdire.structured import ParseError
 
+from .lexicon import INTERJECTION_NEXT, sentences
 from .lexicon import words as _words
-from .polar import _INTERJECTION_NEXT, _NEGATORS, _PERSONAL, Polar, _sentences, read_polar, tokens
+from .polar import _NEGATORS, _PERSONAL, Polar, read_polar, tokens
 
 YesNo = Literal["yes", "no"]
 _YES_WORDS = _words("yes yeah yep yup sure certainly absolutely definitely indeed affirmative surely course naturally")
@@ -61,7 +62,7 @@ def _lead(tokens: list[str]) -> YesNo | None:
         return "yes"
     if first in _YES_WORDS and (ends or second in ("yes", "i")):
         return "yes"
-    if first in ("no", "nope", "nah", "negative") and (ends or second in _INTERJECTION_NEXT or second in ("no", "way")):
+    if first in ("no", "nope", "nah", "negative") and (ends or second in INTERJECTION_NEXT or second in ("no", "way")):
         return "no"
     return None
 
@@ -138,7 +139,7 @@ def read_yes_no(text: str, content: Polar | None = None) -> YesNo:
     """ "yes" or "no" (see the module's docstring); ``content`` reads what the reply says of its subject when no
     answer word does."""
     found: list[YesNo] = []
-    for sent in _sentences(tokens(text)):
+    for sent in sentences(tokens(text)):
         toks = sent.tokens
         if sent.question:
             if len(toks) == 1 and toks[0] in ("yes", "no"):
