@@ -41,6 +41,7 @@ from typing import Literal
 
 from voirdire.structured import ParseError
 
+from .lexicon import clauses as split
 from .lexicon import sentences, tokens
 from .lexicon import words as _words
 
@@ -127,7 +128,6 @@ _OBJECT_FOLLOWERS = _words(
 )
 _GROUP_GLUE = _words(", or and nor / either neither a an the")
 
-_HARD_BREAK = _words(": — ( ) [ ] { }")
 _SPLIT_ALWAYS = _words("but however although though whereas because if unless yet nevertheless nonetheless despite")
 _SPLIT_AFTER_COMMA = _SPLIT_ALWAYS | _words(
     "which since as while so therefore thus hence and if when meaning indicating suggesting given or"
@@ -243,26 +243,8 @@ def _groups(sent: list[str]) -> list[tuple[int, int]]:
 
 def _clauses(sent: list[str]) -> list[tuple[int, int, str]]:
     """Clause spans [start, end) of a sentence with the word that opened each; groups are never cut."""
-    inside = [False] * len(sent)
-    for start, end in _groups(sent):
-        for k in range(start + 1, end):
-            inside[k] = True
-    out: list[tuple[int, int, str]] = []
-    start = 0
-    for k, tok in enumerate(sent):
-        if inside[k]:
-            continue
-        prev = sent[k - 1] if k else ""
-        if tok in _HARD_BREAK or tok == ",":
-            if k > start:
-                out.append((start, k, sent[start]))
-            start = k + 1
-        elif k > start and (tok in _SPLIT_ALWAYS or (prev == "," and tok in _SPLIT_AFTER_COMMA)):
-            out.append((start, k, sent[start]))
-            start = k
-    if len(sent) > start:
-        out.append((start, len(sent), sent[start]))
-    return out
+    inside = {k for start, end in _groups(sent) for k in range(start + 1, end)}
+    return [(a, b, sent[a]) for a, b in split(sent, _SPLIT_ALWAYS, _SPLIT_AFTER_COMMA, keep=inside)]
 
 
 def _is_conclusion(words: list[str]) -> bool:

@@ -6,7 +6,7 @@ One tokenising regular expression without nested quantifiers, so tokenising is l
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass
 
 
@@ -190,3 +190,32 @@ def sentences(tokens: list[str]) -> list[Sentence]:
         if sent:
             out.append(Sentence(sent, tok == "?" or (sent[0] in AUX and (len(sent) < 2 or sent[1] != "not"))))
     return out
+
+
+HARD_BREAK = words(": — ( ) [ ] { }")
+
+
+def clauses(
+    sent: list[str],
+    always: frozenset[str],
+    after_comma: frozenset[str],
+    comma_ends: Callable[[int, int], bool] = lambda start, k: True,
+    keep: Container[int] = (),
+) -> list[tuple[int, int]]:
+    """Clause spans [start, end) of a sentence. A clause ends at a hard break (":", a dash, brackets), before a word
+    of ``always`` (not after "not"), before a word of ``after_comma`` that follows a comma, and at a comma where
+    ``comma_ends(start, comma)``; a position in ``keep`` never ends one. Breaks and commas are left out."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    for k, tok in enumerate(sent):
+        prev = sent[k - 1] if k else ""
+        if k in keep:
+            continue
+        if tok in HARD_BREAK or (tok == "," and comma_ends(start, k)):
+            out.append((start, k))
+            start = k + 1
+        elif (tok in always and prev != "not") or (prev == "," and tok in after_comma):
+            out.append((start, k - (prev == ",")))
+            start = k
+    out.append((start, len(sent)))
+    return [(a, b) for a, b in out if b > a]

@@ -41,6 +41,7 @@ from voirdire.structured import ParseError
 
 from .lexicon import AUX as _AUX
 from .lexicon import Sentence as _Sentence
+from .lexicon import clauses as _split
 from .lexicon import sentences as _sentences
 from .lexicon import tokens as _tokens
 from .lexicon import words as _words
@@ -91,7 +92,6 @@ _SPLIT_ALWAYS = _words(
     "but although though whereas while however because and or nevertheless nonetheless despite unless"
 )
 _SPLIT_AFTER_COMMA = _CONTRAST | _SUBORDINATE | _HYPOTHETICAL | _COORDINATE
-_HARD_BREAK = _words(": — ( ) [ ]")
 _CONCLUSION_ADVERBS = _words("therefore thus hence consequently accordingly overall ultimately finally")
 _CONCLUSION_HEADINGS = _words("so conclusion verdict decision answer summary")
 _CONCLUSION_PAIRS = {
@@ -141,27 +141,12 @@ def _clauses(sentence: list[str]) -> list[_Clause]:
     """Cut a sentence into clauses. A clause that opens with a subordinator ends at its first comma ("Although one
     answer was incorrect, | the claim is correct"). A sentence that opens with a condition is hypothetical as a
     whole ("If the answers are right, the claim is correct")."""
-    pieces: list[list[str]] = []
-    cur: list[str] = []
-    for k, tok in enumerate(sentence):
-        prev = sentence[k - 1] if k else ""
-        if tok in _HARD_BREAK:
-            pieces.append(cur)
-            cur = []
-            continue
-        split = (tok in _SPLIT_ALWAYS and prev != "not") or (prev == "," and tok in _SPLIT_AFTER_COMMA)
-        if split and cur:
-            if cur[-1] == ",":
-                cur.pop()
-            pieces.append(cur)
-            cur = []
-        elif tok == "," and cur and _role(cur[0]) in ("subordinate", "hypothetical") and _opens_clause(sentence, k):
-            pieces.append(cur)
-            cur = []
-            continue
-        cur.append(tok)
-    pieces.append(cur)
-    pieces = [p for p in pieces if p]
+
+    def comma_ends(start: int, k: int) -> bool:
+        return _role(sentence[start]) in ("subordinate", "hypothetical") and _opens_clause(sentence, k)
+
+    spans = _split(sentence, _SPLIT_ALWAYS, _SPLIT_AFTER_COMMA, comma_ends)
+    pieces = [sentence[a:b] for a, b in spans]
     hypothetical = bool(pieces) and _role(pieces[0][0]) == "hypothetical"
     out: list[_Clause] = []
     carry = False
