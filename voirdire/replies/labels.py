@@ -36,13 +36,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cache
-from itertools import pairwise
 from typing import Literal
 
 from voirdire.structured import ParseError
 
+from .lexicon import CONCLUSION_HEADINGS, concludes, sentences, tokens
 from .lexicon import clauses as split
-from .lexicon import sentences, tokens
 from .lexicon import words as _words
 
 Kind = Literal["noun", "adjective", "verb", "passive", "symmetric", "symmetric_passive"]
@@ -138,21 +137,9 @@ _OPENING_CONCESSIVE = _CONCESSIVE | _words("while whereas")  # "While it may see
 _SUBORDINATE = _words("because since as which while whereas given when where that who")
 _OPENING_SUBORDINATE = _words("because since as given when")
 _HYPOTHETICAL = _words("if unless whether assuming suppose supposing provided")
-_CONCLUSION_FIRST = _words(
-    "so therefore thus hence consequently overall ultimately finally answer label relation relationship result "
-    "prediction classification verdict output conclusion"
-)
-_CONCLUSION_PAIRS = {
-    ("in", "conclusion"),
-    ("final", "answer"),
-    ("my", "answer"),
-    ("the", "answer"),
-    ("final", "label"),
-    ("the", "label"),
-    ("the", "relationship"),
-    ("the", "relation"),
-    ("i", "conclude"),
-}
+# A label reply concludes with a heading naming what it gives ("Label:", "Relationship:") or "the answer is".
+_HEADINGS = CONCLUSION_HEADINGS | _words("label relation relationship result prediction classification output")
+_CONCLUSION_PAIRS = {("the", w) for w in ("answer", "label", "relationship", "relation")} | {("final", "label")}
 
 _NEGATORS = _words(
     "not no never neither nor without none nothing non lack lacks lacking absence hardly barely scarcely fail fails "
@@ -245,15 +232,6 @@ def _clauses(sent: list[str]) -> list[tuple[int, int, str]]:
     """Clause spans [start, end) of a sentence with the word that opened each; groups are never cut."""
     inside = {k for start, end in _groups(sent) for k in range(start + 1, end)}
     return [(a, b, sent[a]) for a, b in split(sent, _SPLIT_ALWAYS, _SPLIT_AFTER_COMMA, keep=inside)]
-
-
-def _is_conclusion(words: list[str]) -> bool:
-    head = words[:4]
-    if head and head[0] in _CONCLUSION_FIRST:
-        return True
-    return any(pair in _CONCLUSION_PAIRS for pair in pairwise(head)) or any(
-        w in ("therefore", "thus", "hence") for w in head
-    )
 
 
 def _direction_ok(words: list[str], k: int) -> bool:
@@ -402,7 +380,7 @@ def _read_clauses(tokens: list[str], n_labels: int) -> list[_Clause]:
                     for m in earlier.mentions:
                         m.status = "undetermined"
                 opened = len(here)
-            conclusion = _is_conclusion(words)
+            conclusion = concludes(words, 4, _HEADINGS, _CONCLUSION_PAIRS)
             if first in _CONTRAST:
                 rank: Rank = "main"
                 if mentions:  # a contrast that gives a label overrides what precedes it in the sentence

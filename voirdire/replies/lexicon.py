@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass
+from itertools import pairwise
 
 
 def words(text: str) -> frozenset[str]:
@@ -219,3 +220,31 @@ def clauses(
             start = k
     out.append((start, len(sent)))
     return [(a, b) for a, b in out if b > a]
+
+
+DETERMINERS = words("the a an this that its your my our their his her")
+_CONCLUDING_ADVERBS = words("therefore thus hence consequently accordingly overall ultimately finally")
+CONCLUSION_HEADINGS = words("so conclusion verdict decision answer summary")
+_CONCLUDING_PAIRS = {
+    *(("in", w) for w in ("conclusion", "summary", "short")),
+    *(("to", w) for w in ("conclude", "summarize")),
+    *((a, b) for a in ("my", "our", "final") for b in ("answer", "conclusion", "verdict", "decision")),
+    *((a, b) for a in ("i", "we") for b in ("conclude", "concluded")),
+    ("the", "end"),
+}
+
+
+def concludes(
+    tokens: list[str], window: int = 24, headings: frozenset[str] = CONCLUSION_HEADINGS, pairs: Container[object] = ()
+) -> bool:
+    """Whether a clause gives the reply's conclusion: it opens with "So" or a heading ("Verdict:", "Conclusion"),
+    has a concluding adverb ("therefore", "overall", not "the overall ..."), or says "in conclusion", "my verdict",
+    "I conclude", "(leads) me to conclude" (or one of the caller's ``pairs``) in its first ``window`` words."""
+    head = tokens[:window]
+    if head[:1] and head[0] in headings:
+        return True
+    if any(w in _CONCLUDING_ADVERBS and (k == 0 or head[k - 1] not in DETERMINERS) for k, w in enumerate(head)):
+        return True
+    return any(pair in _CONCLUDING_PAIRS or pair in pairs for pair in pairwise(head)) or any(
+        a in ("me", "i", "we") and c in ("conclude", "concluded") for a, c in zip(head, head[2:], strict=False)
+    )

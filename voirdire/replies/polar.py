@@ -34,14 +34,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from itertools import pairwise
 from typing import Literal
 
 from voirdire.structured import ParseError
 
 from .lexicon import AUX as _AUX
+from .lexicon import DETERMINERS as _DETERMINERS
 from .lexicon import Sentence as _Sentence
 from .lexicon import clauses as _split
+from .lexicon import concludes as _concludes
 from .lexicon import sentences as _sentences
 from .lexicon import tokens as _tokens
 from .lexicon import words as _words
@@ -92,16 +93,6 @@ _SPLIT_ALWAYS = _words(
     "but although though whereas while however because and or nevertheless nonetheless despite unless"
 )
 _SPLIT_AFTER_COMMA = _CONTRAST | _SUBORDINATE | _HYPOTHETICAL | _COORDINATE
-_CONCLUSION_ADVERBS = _words("therefore thus hence consequently accordingly overall ultimately finally")
-_CONCLUSION_HEADINGS = _words("so conclusion verdict decision answer summary")
-_CONCLUSION_PAIRS = {
-    *(("in", w) for w in ("conclusion", "summary", "short")),
-    *(("to", w) for w in ("conclude", "summarize")),
-    *((a, b) for a in ("my", "our", "final") for b in ("answer", "conclusion", "verdict", "decision")),
-    *((a, b) for a in ("i", "we") for b in ("conclude", "concluded")),
-    ("the", "end"),
-}
-_CONCLUSION_TRIGGERS = _CONCLUSION_ADVERBS | _CONCLUSION_HEADINGS | {w for pair in _CONCLUSION_PAIRS for w in pair[1:]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,22 +100,6 @@ class _Clause:
     tokens: list[str]
     role: Role
     conclusion: bool
-
-
-def _is_conclusion(tokens: list[str]) -> bool:
-    """Whether a clause gives the reply's conclusion: it opens with "So" or a heading ("Verdict:", "Conclusion"),
-    has a concluding adverb ("therefore", "overall", not "the overall ..."), or says "in conclusion", "my verdict",
-    "I conclude", "(leads) me to conclude"."""
-    head = tokens[:_WINDOW]
-    if not _CONCLUSION_TRIGGERS.intersection(head):
-        return False
-    if head[0] in _CONCLUSION_HEADINGS:
-        return True
-    if any(w in _CONCLUSION_ADVERBS and (k == 0 or head[k - 1] not in _DETERMINERS) for k, w in enumerate(head)):
-        return True
-    return any(pair in _CONCLUSION_PAIRS for pair in pairwise(head)) or any(
-        a in ("me", "i", "we") and c in ("conclude", "concluded") for a, c in zip(head, head[2:], strict=False)
-    )
 
 
 def _role(first: str) -> Role:
@@ -152,8 +127,8 @@ def _clauses(sentence: list[str]) -> list[_Clause]:
     carry = False
     for p in pieces:
         role: Role = "hypothetical" if hypothetical else _role(p[0])
-        conclusion = carry or _is_conclusion(p)
-        carry = len(p) <= 4 and _is_conclusion(p) and not any(w in _VERDICTS for w in p)
+        conclusion = carry or _concludes(p)
+        carry = len(p) <= 4 and _concludes(p) and not any(w in _VERDICTS for w in p)
         out.append(_Clause(p, role, conclusion))
     return out
 
@@ -188,7 +163,6 @@ _NP_MODS = _words(
     "final above said same first second specific underlying factual proposed overall examinee interviewee actual "
     "central core full present current"
 )
-_DETERMINERS = _words("the a an this that its your my our their his her")
 _PREPOSITIONS = _words(
     "of about for regarding concerning on to against in with from by supporting behind within into at like than toward "
     "towards under over between among underlying contradicting including after before"
@@ -566,7 +540,7 @@ def read_polar(text: str, polar: Polar) -> str:
             carry = False
             continue
         if not _VERDICTS.intersection(sent.tokens):  # nothing to read; it may still head a conclusion ("Verdict:")
-            carry = len(sent.tokens) <= 4 and _is_conclusion(sent.tokens)
+            carry = len(sent.tokens) <= 4 and _concludes(sent.tokens)
             continue
         clauses = _clauses(sent.tokens)
         doubted = any(_doubts(c.tokens) for c in clauses)
@@ -586,5 +560,5 @@ def read_polar(text: str, polar: Polar) -> str:
             if clause.conclusion or (carry and i == 0):
                 conclusion.extend(mentions)
         last = clauses[-1].tokens if clauses else []
-        carry = len(sent.tokens) <= 4 and _is_conclusion(sent.tokens) and not any(w in _VERDICTS for w in last)
+        carry = len(sent.tokens) <= 4 and _concludes(sent.tokens) and not any(w in _VERDICTS for w in last)
     return _resolve([conclusion, main, subordinate], polar.names)
