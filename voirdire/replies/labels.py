@@ -41,6 +41,9 @@ from typing import Literal
 from voirdire.structured import ParseError
 
 from .lexicon import CONCLUSION_HEADINGS, concludes, sentences, tokens
+from .lexicon import CONTRAST as _CONTRAST
+from .lexicon import HYPOTHETICAL as _HYPOTHETICAL
+from .lexicon import NEGATORS as _NEGATORS
 from .lexicon import clauses as split
 from .lexicon import words as _words
 
@@ -131,20 +134,14 @@ _SPLIT_ALWAYS = _words("but however although though whereas because if unless ye
 _SPLIT_AFTER_COMMA = _SPLIT_ALWAYS | _words(
     "which since as while so therefore thus hence and if when meaning indicating suggesting given or"
 )
-_CONTRAST = _words("but however yet nevertheless nonetheless still instead")
 _CONCESSIVE = _words("although though despite albeit initially")
 _OPENING_CONCESSIVE = _CONCESSIVE | _words("while whereas")  # "While it may seem neutral, ..."
 _SUBORDINATE = _words("because since as which while whereas given when where that who")
 _OPENING_SUBORDINATE = _words("because since as given when")
-_HYPOTHETICAL = _words("if unless whether assuming suppose supposing provided")
 # A label reply concludes with a heading naming what it gives ("Label:", "Relationship:") or "the answer is".
 _HEADINGS = CONCLUSION_HEADINGS | _words("label relation relationship result prediction classification output")
 _CONCLUSION_PAIRS = {("the", w) for w in ("answer", "label", "relationship", "relation")} | {("final", "label")}
 
-_NEGATORS = _words(
-    "not no never neither nor without none nothing non lack lacks lacking absence hardly barely scarcely fail fails "
-    "failed failing"
-)
 # A label as the subject of a verdict on it: "Entailment is false", "Contradiction does not apply", "Neutral is
 # correct". Other predicates ("Entailment requires ...", "Entailment is when ...") define the word, asserting nothing.
 _SUBJECT_VERBS = _words("is was are does do would will seems seem applies apply holds hold fits fit can should must")

@@ -248,3 +248,13 @@ def concludes(
     return any(pair in _CONCLUDING_PAIRS or pair in pairs for pair in pairwise(head)) or any(
         a in ("me", "i", "we") and c in ("conclude", "concluded") for a, c in zip(head, head[2:], strict=False)
     )
+
+
+# Words that negate what they govern ("not", "never", "without", "I doubt", "fails to").
+NEGATORS = words(
+    "not no never none nobody nothing neither nor hardly barely scarcely without doubt doubts doubted doubtful deny "
+    "denied denies dispute disputed disputes refute refuted unlikely fail fails failed failing lack lacks lacking non "
+    "absence"
+)
+CONTRAST = words("but however yet nevertheless nonetheless still instead rather")
+HYPOTHETICAL = words("if unless whether assuming suppose supposing provided")

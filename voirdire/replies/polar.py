@@ -39,7 +39,10 @@ from typing import Literal
 from voirdire.structured import ParseError
 
 from .lexicon import AUX as _AUX
+from .lexicon import CONTRAST as _CONTRAST
 from .lexicon import DETERMINERS as _DETERMINERS
+from .lexicon import HYPOTHETICAL as _HYPOTHETICAL
+from .lexicon import NEGATORS as _NEGATORS
 from .lexicon import Sentence as _Sentence
 from .lexicon import clauses as _split
 from .lexicon import concludes as _concludes
@@ -82,11 +85,9 @@ def tokens(text: str, vocabulary: dict[str, str] | None = None) -> list[str]:
 
 # ---------------------------------------------------------------------------------------------------- clauses
 
-_CONTRAST = _words("but however yet nevertheless nonetheless still instead rather")
 _SUBORDINATE = _words(
     "although though whereas while despite because since as which who whom whose where when given considering"
 )
-_HYPOTHETICAL = _words("if unless assuming suppose supposing provided")
 _COORDINATE = _words("and or so therefore thus hence not meaning indicating suggesting implying making")
 # Words that open a new clause anywhere; the rest only after a comma.
 _SPLIT_ALWAYS = _words(
@@ -187,10 +188,6 @@ _SAYING = _words(
     "judge characterize deem classify argue write mark rate"
 )
 _VERB_BEFORE = _words("to i we me please you and")
-_NEGATORS = _words(
-    "not no never none nobody nothing neither nor hardly barely scarcely without doubt doubts doubted doubtful deny "
-    "denied denies dispute disputed disputes refute refuted unlikely fail fails failed lack lacks lacking"
-)
 _NEGATIVE_JUDGEMENTS = _words("false wrong untrue mistaken <neg> incorrect inaccurate misleading")
 _HEDGE_VERBS = _words(
     "confirm confirmed confirms verify verified verifies determine determined say said tell know sure certain clear "

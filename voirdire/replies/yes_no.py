@@ -21,8 +21,9 @@ from typing import Literal
 from voirdire.structured import ParseError
 
 from .lexicon import INTERJECTION_NEXT, sentences
+from .lexicon import NEGATORS as _NEGATORS
 from .lexicon import words as _words
-from .polar import _NEGATORS, _PERSONAL, Polar, read_polar, tokens
+from .polar import _PERSONAL, Polar, read_polar, tokens
 
 YesNo = Literal["yes", "no"]
 _YES_WORDS = _words("yes yeah yep yup sure certainly absolutely definitely indeed affirmative surely course naturally")
