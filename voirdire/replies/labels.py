@@ -40,12 +40,8 @@ from typing import Literal
 
 from voirdire.structured import ParseError
 
-from .lexicon import CONCLUSION_HEADINGS, concludes, sentences, tokens
-from .lexicon import CONTRAST as _CONTRAST
-from .lexicon import HYPOTHETICAL as _HYPOTHETICAL
-from .lexicon import NEGATORS as _NEGATORS
+from .lexicon import CONCLUSION_HEADINGS, CONTRAST, HYPOTHETICAL, NEGATORS, concludes, sentences, tokens, words
 from .lexicon import clauses as split
-from .lexicon import words as _words
 
 Kind = Literal["noun", "adjective", "verb", "passive", "symmetric", "symmetric_passive"]
 _KIND_MARK = {"noun": "n", "adjective": "j", "verb": "a", "passive": "p", "symmetric": "s", "symmetric_passive": "q"}
@@ -123,55 +119,55 @@ def _values(tokens: list[str]) -> list[str]:
     return out
 
 
-_OBJECT_MODIFIERS = _words("the a an given stated original provided second first other")
-_OBJECT_PRONOUNS = _words("it this them each one")
-_OBJECT_FOLLOWERS = _words(
+_OBJECT_MODIFIERS = words("the a an given stated original provided second first other")
+_OBJECT_PRONOUNS = words("it this them each one")
+_OBJECT_FOLLOWERS = words(
     "or nor and but because as since so therefore thus hence while which if when too either not in at all"
 )
-_GROUP_GLUE = _words(", or and nor / either neither a an the")
+_GROUP_GLUE = words(", or and nor / either neither a an the")
 
-_SPLIT_ALWAYS = _words("but however although though whereas because if unless yet nevertheless nonetheless despite")
-_SPLIT_AFTER_COMMA = _SPLIT_ALWAYS | _words(
+_SPLIT_ALWAYS = words("but however although though whereas because if unless yet nevertheless nonetheless despite")
+_SPLIT_AFTER_COMMA = _SPLIT_ALWAYS | words(
     "which since as while so therefore thus hence and if when meaning indicating suggesting given or"
 )
-_CONCESSIVE = _words("although though despite albeit initially")
-_OPENING_CONCESSIVE = _CONCESSIVE | _words("while whereas")  # "While it may seem neutral, ..."
-_SUBORDINATE = _words("because since as which while whereas given when where that who")
-_OPENING_SUBORDINATE = _words("because since as given when")
+_CONCESSIVE = words("although though despite albeit initially")
+_OPENING_CONCESSIVE = _CONCESSIVE | words("while whereas")  # "While it may seem neutral, ..."
+_SUBORDINATE = words("because since as which while whereas given when where that who")
+_OPENING_SUBORDINATE = words("because since as given when")
 # A label reply concludes with a heading naming what it gives ("Label:", "Relationship:") or "the answer is".
-_HEADINGS = CONCLUSION_HEADINGS | _words("label relation relationship result prediction classification output")
+_HEADINGS = CONCLUSION_HEADINGS | words("label relation relationship result prediction classification output")
 _CONCLUSION_PAIRS = {("the", w) for w in ("answer", "label", "relationship", "relation")} | {("final", "label")}
 
 # A label as the subject of a verdict on it: "Entailment is false", "Contradiction does not apply", "Neutral is
 # correct". Other predicates ("Entailment requires ...", "Entailment is when ...") define the word, asserting nothing.
-_SUBJECT_VERBS = _words("is was are does do would will seems seem applies apply holds hold fits fit can should must")
-_NEGATIVE_PREDICATES = _words(
+_SUBJECT_VERBS = words("is was are does do would will seems seem applies apply holds hold fits fit can should must")
+_NEGATIVE_PREDICATES = words(
     "wrong false incorrect inaccurate invalid inappropriate excluded unlikely impossible ruled untrue"
 )
-_POSITIVE_PREDICATES = _words(
+_POSITIVE_PREDICATES = words(
     "correct right true answer appropriate valid case best label applies apply holds hold fits fit accurate "
     "relationship relation one verdict classification guess choice pick bet"
 )
 # "entailment: no", "contradiction = true": a value after a label word.
-_NEGATIVE_VALUES = _words("no none false 0 n incorrect wrong")
-_POSITIVE_VALUES = _words("yes true 1 y correct right")
-_POSSIBLE = _words(
+_NEGATIVE_VALUES = words("no none false 0 n incorrect wrong")
+_POSITIVE_VALUES = words("yes true 1 y correct right")
+_POSSIBLE = words(
     "may might could possibly perhaps maybe potentially conceivably leaning lean leans borderline partially "
     "partly mostly somewhat weak weakly arguably possible slightly"
 )
-_PARTIAL_AFTER_NOT = _words(
+_PARTIAL_AFTER_NOT = words(
     "clear clearly fully full complete completely strict strictly entirely exactly direct directly obvious "
     "obviously perfect perfectly total totally"
 )
-_UNDETERMINED = _words(
+_UNDETERMINED = words(
     "unclear uncertain unsure impossible unable whether undetermined undecided inconclusive insufficient unknown "
     "necessarily ambiguous"
 )
-_KNOWING = _words(
+_KNOWING = words(
     "sure certain determine tell say decide know enough confirm clear conclude established call classify label judge"
 )
-_DIFFICULT = _words("hard difficult tricky")
-_REPORTED = _words(
+_DIFFICULT = words("hard difficult tricky")
+_REPORTED = words(
     "says said states stated mentions mentioned claims claimed describes described contains contained includes "
     "included reads asserts quotes"
 )
@@ -202,7 +198,7 @@ def _unsure(words: list[str]) -> bool:
         return True
     if any(w in _DIFFICULT for w in words) and any(w in _KNOWING for w in words):
         return True
-    negation = next((j for j, w in enumerate(words) if w in _NEGATORS), None)
+    negation = next((j for j, w in enumerate(words) if w in NEGATORS), None)
     return negation is not None and any(w in _KNOWING for w in words[negation + 1 :])
 
 
@@ -252,7 +248,7 @@ def _status(words: list[str], k: int, lo: int) -> Status | None:
     before = words[max(lo, k - _WINDOW) : k]
     if any(w in _REPORTED for w in before):
         return None
-    negations = [j for j, w in enumerate(before) if w in _NEGATORS]
+    negations = [j for j, w in enumerate(before) if w in NEGATORS]
     if any(w in _UNDETERMINED for w in before):
         return "undetermined"
     if any(w in _DIFFICULT for w in before) and any(w in _KNOWING for w in before):
@@ -280,7 +276,7 @@ def _predicate(words: list[str], start: int, end: int, status: Status) -> Status
     if words[end - 1] not in _NOUNS or end >= len(words) or words[end] not in _SUBJECT_VERBS:
         return status
     after = words[end : end + 6]
-    negative = any(w in _NEGATIVE_PREDICATES for w in after) != any(w in _NEGATORS for w in after)
+    negative = any(w in _NEGATIVE_PREDICATES for w in after) != any(w in NEGATORS for w in after)
     if not negative and not any(w in _POSITIVE_PREDICATES for w in after):
         return None  # "Entailment requires ...", "Entailment is when ...": a definition
     if not negative:
@@ -364,21 +360,21 @@ def _read_clauses(tokens: list[str], n_labels: int) -> list[_Clause]:
     carry = False  # a heading such as "Answer:" or "The answer is:" makes the next clause with a label conclude
     for sentence in sentences(tokens):
         sent, question = sentence.tokens, sentence.question
-        hypothetical = sent[0] in _HYPOTHETICAL
+        hypothetical = sent[0] in HYPOTHETICAL
         spans = _clauses(sent)
         here: list[_Clause] = []
         opened = demoted = 0  # clauses before these indices were already left open / demoted (linear time)
         for start, end, first in spans:
             words = sent[start:end]
             mentions = [] if question or hypothetical else _mentions(words, n_labels)
-            if first in _HYPOTHETICAL:
+            if first in HYPOTHETICAL:
                 mentions = []
                 for earlier in here[opened:]:  # "Entailment if the dates match", "..., only if ...": a condition
                     for m in earlier.mentions:
                         m.status = "undetermined"
                 opened = len(here)
             conclusion = concludes(words, 4, _HEADINGS, _CONCLUSION_PAIRS)
-            if first in _CONTRAST:
+            if first in CONTRAST:
                 rank: Rank = "main"
                 if mentions:  # a contrast that gives a label overrides what precedes it in the sentence
                     for earlier in here[demoted:]:
@@ -386,7 +382,7 @@ def _read_clauses(tokens: list[str], n_labels: int) -> list[_Clause]:
                         for m in earlier.mentions:
                             m.rank = "concessive"
                     demoted = len(here)
-                if not mentions and any(w in _NEGATORS for w in words):
+                if not mentions and any(w in NEGATORS for w in words):
                     for earlier in here[opened:]:  # "..., but it is not": what came before is left open
                         for m in earlier.mentions:
                             m.status = "undetermined"

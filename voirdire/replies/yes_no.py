@@ -20,28 +20,26 @@ from typing import Literal
 
 from voirdire.structured import ParseError
 
-from .lexicon import INTERJECTION_NEXT, sentences
-from .lexicon import NEGATORS as _NEGATORS
-from .lexicon import words as _words
+from .lexicon import INTERJECTION_NEXT, NEGATORS, sentences, words
 from .polar import _PERSONAL, Polar, read_polar, tokens
 
 YesNo = Literal["yes", "no"]
-_YES_WORDS = _words("yes yeah yep yup sure certainly absolutely definitely indeed affirmative surely course naturally")
-_NOT_ANSWERS = _words("really now yet quite exactly at this so necessarily currently anymore today")
-_EMPHATIC = _words("certainly absolutely definitely surely course obviously naturally")
-_QUANTITY = _words(
+_YES_WORDS = words("yes yeah yep yup sure certainly absolutely definitely indeed affirmative surely course naturally")
+_NOT_ANSWERS = words("really now yet quite exactly at this so necessarily currently anymore today")
+_EMPHATIC = words("certainly absolutely definitely surely course obviously naturally")
+_QUANTITY = words(
     "some a few couple more additional further several two three four five another other one many follow-up followup "
     "of an"
 )
-_SURE = _words("sure certain confident positive")
-_SURE_DEGREE = _words("am not very absolutely completely quite fairly pretty entirely totally 100 %")
+_SURE = words("sure certain confident positive")
+_SURE_DEGREE = words("am not very absolutely completely quite fairly pretty entirely totally 100 %")
 _DONE = {("that", "is", "all"), ("i", "am", "done")}
-_STATEMENT_WORDS = _SURE | _words(
+_STATEMENT_WORDS = _SURE | words(
     "question questions ask need unsure uncertain <emph> think believe guess hope doubt doubts afraid do am enough "
     "everything all done nothing"
 )
-_ANSWER_WORDS = _STATEMENT_WORDS | _YES_WORDS | _EMPHATIC | _words("yes no nope nah negative not")
-_WISH = _words("like want need have wish")
+_ANSWER_WORDS = _STATEMENT_WORDS | _YES_WORDS | _EMPHATIC | words("yes no nope nah negative not")
+_WISH = words("like want need have wish")
 
 
 def _lead(tokens: list[str]) -> YesNo | None:
@@ -87,11 +85,11 @@ def _statements(tokens: list[str]) -> list[YesNo]:
             ):
                 out.append("yes")
         elif w == "ask" and k >= 2 and tokens[k - 1] == "to" and tokens[k - 2] in _WISH:
-            negated = any(t in _NEGATORS for t in tokens[max(0, k - 5) : k])
+            negated = any(t in NEGATORS for t in tokens[max(0, k - 5) : k])
             out.append("no" if negated else "yes")  # "I do not need to ask anything else", "nothing more I need to ask"
         elif (
             w == "need"
-            and any(t in _NEGATORS for t in tokens[max(0, k - 3) : k])
+            and any(t in NEGATORS for t in tokens[max(0, k - 3) : k])
             and any(t in ("more", "further", "additional", "anything", "else") for t in nxt[:3])
         ):
             out.append("no")  # "I do not need any more information"
@@ -110,7 +108,7 @@ def _statements(tokens: list[str]) -> list[YesNo]:
         elif w in ("think", "believe", "guess", "hope") and nxt[:1] == ["so"]:
             out.append("no" if "not" in tokens[max(0, k - 3) : k] else "yes")
         elif w in ("doubt", "doubts") and "i" in tokens[max(0, k - 4) : k]:
-            out.append("yes" if any(t in _NEGATORS for t in tokens[max(0, k - 3) : k]) else "no")  # "I do not doubt it"
+            out.append("yes" if any(t in NEGATORS for t in tokens[max(0, k - 3) : k]) else "no")  # "I do not doubt it"
         elif w == "afraid" and nxt[:1] == ["not"]:
             out.append("no")
         elif w in ("do", "am") and k >= 1 and tokens[k - 1] == "i" and (k + 1 == n or tokens[k + 1] in (".", "!")):
