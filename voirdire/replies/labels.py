@@ -40,7 +40,20 @@ from typing import Literal
 
 from voirdire.structured import ParseError
 
-from .lexicon import CONCLUSION_HEADINGS, CONTRAST, HYPOTHETICAL, NEGATORS, concludes, sentences, tokens, words
+from .lexicon import (
+    CONCLUSION_HEADINGS,
+    CONTRAST,
+    HYPOTHETICAL,
+    KNOWING,
+    MAYBE,
+    NEGATORS,
+    PARTIAL,
+    UNDETERMINED,
+    concludes,
+    sentences,
+    tokens,
+    words,
+)
 from .lexicon import clauses as split
 
 Kind = Literal["noun", "adjective", "verb", "passive", "symmetric", "symmetric_passive"]
@@ -151,21 +164,13 @@ _POSITIVE_PREDICATES = words(
 # "entailment: no", "contradiction = true": a value after a label word.
 _NEGATIVE_VALUES = words("no none false 0 n incorrect wrong")
 _POSITIVE_VALUES = words("yes true 1 y correct right")
-_POSSIBLE = words(
-    "may might could possibly perhaps maybe potentially conceivably leaning lean leans borderline partially "
-    "partly mostly somewhat weak weakly arguably possible slightly"
-)
 _PARTIAL_AFTER_NOT = words(
     "clear clearly fully full complete completely strict strictly entirely exactly direct directly obvious "
     "obviously perfect perfectly total totally"
 )
-_UNDETERMINED = words(
-    "unclear uncertain unsure impossible unable whether undetermined undecided inconclusive insufficient unknown "
-    "necessarily ambiguous"
-)
-_KNOWING = words(
-    "sure certain determine tell say decide know enough confirm clear conclude established call classify label judge"
-)
+_UNDETERMINED = UNDETERMINED | {"necessarily"}
+_KNOWING = KNOWING | words("call classify label")
+_POSSIBLE = MAYBE | PARTIAL | words("may might could")
 _DIFFICULT = words("hard difficult tricky")
 _REPORTED = words(
     "says said states stated mentions mentioned claims claimed describes described contains contained includes "

@@ -258,3 +258,19 @@ NEGATORS = words(
 )
 CONTRAST = words("but however yet nevertheless nonetheless still instead rather")
 HYPOTHETICAL = words("if unless whether assuming suppose supposing provided")
+# Hedges: a reply that cannot tell ("unclear", "I cannot confirm"), a possibility ("maybe"), a partial degree.
+UNDETERMINED = words(
+    "unable impossible unclear uncertain unsure insufficient inconclusive unknown unverified unverifiable undetermined "
+    "unconfirmed whether unproven unsupported undecided ambiguous"
+)
+KNOWING = words(
+    "confirm confirmed confirms verify verified verifies determine determined say said tell know sure certain clear "
+    "establish established ascertain ascertained conclude concluded decide decided prove proven proved judge evidence "
+    "proof information enough possible able assess evaluate guarantee vouch indication support supported state "
+    "definitively certainty confidence confident conclusively necessarily convinced persuaded"
+)
+MAYBE = words("perhaps maybe possibly potentially conceivably possible")
+PARTIAL = words(
+    "partially partly mostly largely half somewhat nearly almost semi technically generally broadly arguably leaning "
+    "lean leans borderline weak weakly slightly"
+)

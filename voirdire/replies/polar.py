@@ -38,7 +38,22 @@ from typing import Literal
 
 from voirdire.structured import ParseError
 
-from .lexicon import AUX, CONTRAST, DETERMINERS, HYPOTHETICAL, NEGATORS, Sentence, clauses, concludes, sentences, words
+from .lexicon import (
+    AUX,
+    CONTRAST,
+    DETERMINERS,
+    HYPOTHETICAL,
+    KNOWING,
+    MAYBE,
+    NEGATORS,
+    PARTIAL,
+    UNDETERMINED,
+    Sentence,
+    clauses,
+    concludes,
+    sentences,
+    words,
+)
 from .lexicon import tokens as _tokens
 
 About = Literal["claim", "bare", "other"]
@@ -180,22 +195,11 @@ _SAYING = words(
 )
 _VERB_BEFORE = words("to i we me please you and")
 _NEGATIVE_JUDGEMENTS = words("false wrong untrue mistaken <neg> incorrect inaccurate misleading")
-_HEDGE_VERBS = words(
-    "confirm confirmed confirms verify verified verifies determine determined say said tell know sure certain clear "
-    "establish established ascertain ascertained conclude concluded decide decided prove proven proved judge evidence "
-    "proof information enough possible able assess evaluate guarantee vouch indication support supported state "
-    "definitively certainty confidence confident conclusively necessarily convinced persuaded"
-)
-_INHERENT_HEDGES = words(
-    "unable impossible unclear uncertain unsure insufficient inconclusive difficult hard unknown unverified "
-    "unverifiable undetermined unconfirmed whether unproven unsupported initially perhaps maybe possibly potentially "
-    "conceivably possible chance possibility hesitate hesitant reluctant"
+_INHERENT_HEDGES = (
+    UNDETERMINED | MAYBE | words("difficult hard initially chance possibility hesitate hesitant reluctant")
 )
 _OPEN_MODALS = words("may might could if")
-_PARTIAL = words(
-    "partially partly mostly largely half somewhat nearly almost semi technically generally broadly arguably"
-)
-_PARTIAL_OR_WOULD = _PARTIAL | {"would"}
+_PARTIAL_OR_WOULD = PARTIAL | {"would"}
 _TOTALLY = words("entirely completely fully totally wholly altogether 100")
 
 
@@ -305,8 +309,8 @@ def _hedged(words: list[str], vg: bool) -> bool:
     if present & _INHERENT_HEDGES or (vg and present & _PARTIAL_OR_WOULD):
         return True
     # "I cannot say that ..." withholds a verdict; "I would not say that ..." gives the opposite one.
-    neg_raising = present & _HEDGE_VERBS == {"say"} and "would" in present and not present & {"can", "could"}
-    if present & _HEDGE_VERBS and present & NEGATORS and not neg_raising:
+    neg_raising = present & KNOWING == {"say"} and "would" in present and not present & {"can", "could"}
+    if present & KNOWING and present & NEGATORS and not neg_raising:
         return True
     if not present & _OPEN_MODALS:
         return False
@@ -356,7 +360,7 @@ def _mention(tokens: list[str], v: int, lo: int) -> _Mention | None:
             j -= 1
             vg = []
             continue
-        if w in _VG_VERBS or w in _VG_OTHER or _is_adverb(w) or w in _PARTIAL:
+        if w in _VG_VERBS or w in _VG_OTHER or _is_adverb(w) or w in PARTIAL:
             vg.append(w)
             j -= 1
             continue
