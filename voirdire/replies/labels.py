@@ -40,21 +40,7 @@ from typing import Literal
 
 from voirdire.structured import ParseError
 
-from .lexicon import (
-    CONCLUSION_HEADINGS,
-    CONTRAST,
-    HYPOTHETICAL,
-    KNOWING,
-    MAYBE,
-    NEGATORS,
-    PARTIAL,
-    UNDETERMINED,
-    concludes,
-    sentences,
-    tokens,
-    words,
-)
-from .lexicon import clauses as split
+from . import lexicon as lx
 
 Kind = Literal["noun", "adjective", "verb", "passive", "symmetric", "symmetric_passive"]
 _KIND_MARK = {"noun": "n", "adjective": "j", "verb": "a", "passive": "p", "symmetric": "s", "symmetric_passive": "q"}
@@ -108,7 +94,7 @@ def _vocabulary(labels: Labels) -> tuple[dict[str, str], re.Pattern[str] | None]
 
 def _tokens(text: str, labels: Labels) -> list[str]:
     vocabulary, echo = _vocabulary(labels)
-    return _values(tokens(text, vocabulary, echo=echo))
+    return _values(lx.tokens(text, vocabulary, echo=echo))
 
 
 def _values(tokens: list[str]) -> list[str]:
@@ -132,47 +118,47 @@ def _values(tokens: list[str]) -> list[str]:
     return out
 
 
-_OBJECT_MODIFIERS = words("the a an given stated original provided second first other")
-_OBJECT_PRONOUNS = words("it this them each one")
-_OBJECT_FOLLOWERS = words(
+_OBJECT_MODIFIERS = lx.words("the a an given stated original provided second first other")
+_OBJECT_PRONOUNS = lx.words("it this them each one")
+_OBJECT_FOLLOWERS = lx.words(
     "or nor and but because as since so therefore thus hence while which if when too either not in at all"
 )
-_GROUP_GLUE = words(", or and nor / either neither a an the")
+_GROUP_GLUE = lx.words(", or and nor / either neither a an the")
 
-_SPLIT_ALWAYS = words("but however although though whereas because if unless yet nevertheless nonetheless despite")
-_SPLIT_AFTER_COMMA = _SPLIT_ALWAYS | words(
+_SPLIT_ALWAYS = lx.words("but however although though whereas because if unless yet nevertheless nonetheless despite")
+_SPLIT_AFTER_COMMA = _SPLIT_ALWAYS | lx.words(
     "which since as while so therefore thus hence and if when meaning indicating suggesting given or"
 )
-_CONCESSIVE = words("although though despite albeit initially")
-_OPENING_CONCESSIVE = _CONCESSIVE | words("while whereas")  # "While it may seem neutral, ..."
-_SUBORDINATE = words("because since as which while whereas given when where that who")
-_OPENING_SUBORDINATE = words("because since as given when")
+_CONCESSIVE = lx.words("although though despite albeit initially")
+_OPENING_CONCESSIVE = _CONCESSIVE | lx.words("while whereas")  # "While it may seem neutral, ..."
+_SUBORDINATE = lx.words("because since as which while whereas given when where that who")
+_OPENING_SUBORDINATE = lx.words("because since as given when")
 # A label reply concludes with a heading naming what it gives ("Label:", "Relationship:") or "the answer is".
-_HEADINGS = CONCLUSION_HEADINGS | words("label relation relationship result prediction classification output")
+_HEADINGS = lx.CONCLUSION_HEADINGS | lx.words("label relation relationship result prediction classification output")
 _CONCLUSION_PAIRS = {("the", w) for w in ("answer", "label", "relationship", "relation")} | {("final", "label")}
 
 # A label as the subject of a verdict on it: "Entailment is false", "Contradiction does not apply", "Neutral is
 # correct". Other predicates ("Entailment requires ...", "Entailment is when ...") define the word, asserting nothing.
-_SUBJECT_VERBS = words("is was are does do would will seems seem applies apply holds hold fits fit can should must")
-_NEGATIVE_PREDICATES = words(
+_SUBJECT_VERBS = lx.words("is was are does do would will seems seem applies apply holds hold fits fit can should must")
+_NEGATIVE_PREDICATES = lx.words(
     "wrong false incorrect inaccurate invalid inappropriate excluded unlikely impossible ruled untrue"
 )
-_POSITIVE_PREDICATES = words(
+_POSITIVE_PREDICATES = lx.words(
     "correct right true answer appropriate valid case best label applies apply holds hold fits fit accurate "
     "relationship relation one verdict classification guess choice pick bet"
 )
 # "entailment: no", "contradiction = true": a value after a label word.
-_NEGATIVE_VALUES = words("no none false 0 n incorrect wrong")
-_POSITIVE_VALUES = words("yes true 1 y correct right")
-_PARTIAL_AFTER_NOT = words(
+_NEGATIVE_VALUES = lx.words("no none false 0 n incorrect wrong")
+_POSITIVE_VALUES = lx.words("yes true 1 y correct right")
+_PARTIAL_AFTER_NOT = lx.words(
     "clear clearly fully full complete completely strict strictly entirely exactly direct directly obvious "
     "obviously perfect perfectly total totally"
 )
-_UNDETERMINED = UNDETERMINED | {"necessarily"}
-_KNOWING = KNOWING | words("call classify label")
-_POSSIBLE = MAYBE | PARTIAL | words("may might could")
-_DIFFICULT = words("hard difficult tricky")
-_REPORTED = words(
+_UNDETERMINED = lx.UNDETERMINED | {"necessarily"}
+_KNOWING = lx.KNOWING | lx.words("call classify label")
+_POSSIBLE = lx.MAYBE | lx.PARTIAL | lx.words("may might could")
+_DIFFICULT = lx.words("hard difficult tricky")
+_REPORTED = lx.words(
     "says said states stated mentions mentioned claims claimed describes described contains contained includes "
     "included reads asserts quotes"
 )
@@ -203,7 +189,7 @@ def _unsure(words: list[str]) -> bool:
         return True
     if any(w in _DIFFICULT for w in words) and any(w in _KNOWING for w in words):
         return True
-    negation = next((j for j, w in enumerate(words) if w in NEGATORS), None)
+    negation = next((j for j, w in enumerate(words) if w in lx.NEGATORS), None)
     return negation is not None and any(w in _KNOWING for w in words[negation + 1 :])
 
 
@@ -229,7 +215,7 @@ def _groups(sent: list[str]) -> list[tuple[int, int]]:
 def _clauses(sent: list[str]) -> list[tuple[int, int, str]]:
     """Clause spans [start, end) of a sentence with the word that opened each; groups are never cut."""
     inside = {k for start, end in _groups(sent) for k in range(start + 1, end)}
-    return [(a, b, sent[a]) for a, b in split(sent, _SPLIT_ALWAYS, _SPLIT_AFTER_COMMA, keep=inside)]
+    return [(a, b, sent[a]) for a, b in lx.clauses(sent, _SPLIT_ALWAYS, _SPLIT_AFTER_COMMA, keep=inside)]
 
 
 def _direction_ok(words: list[str], k: int) -> bool:
@@ -253,7 +239,7 @@ def _status(words: list[str], k: int, lo: int) -> Status | None:
     before = words[max(lo, k - _WINDOW) : k]
     if any(w in _REPORTED for w in before):
         return None
-    negations = [j for j, w in enumerate(before) if w in NEGATORS]
+    negations = [j for j, w in enumerate(before) if w in lx.NEGATORS]
     if any(w in _UNDETERMINED for w in before):
         return "undetermined"
     if any(w in _DIFFICULT for w in before) and any(w in _KNOWING for w in before):
@@ -281,7 +267,7 @@ def _predicate(words: list[str], start: int, end: int, status: Status) -> Status
     if words[end - 1] not in _NOUNS or end >= len(words) or words[end] not in _SUBJECT_VERBS:
         return status
     after = words[end : end + 6]
-    negative = any(w in _NEGATIVE_PREDICATES for w in after) != any(w in NEGATORS for w in after)
+    negative = any(w in _NEGATIVE_PREDICATES for w in after) != any(w in lx.NEGATORS for w in after)
     if not negative and not any(w in _POSITIVE_PREDICATES for w in after):
         return None  # "Entailment requires ...", "Entailment is when ...": a definition
     if not negative:
@@ -363,23 +349,23 @@ def _mentions(words: list[str], n_labels: int) -> list[_Mention]:
 def _read_clauses(tokens: list[str], n_labels: int) -> list[_Clause]:
     clauses: list[_Clause] = []
     carry = False  # a heading such as "Answer:" or "The answer is:" makes the next clause with a label conclude
-    for sentence in sentences(tokens):
+    for sentence in lx.sentences(tokens):
         sent, question = sentence.tokens, sentence.question
-        hypothetical = sent[0] in HYPOTHETICAL
+        hypothetical = sent[0] in lx.HYPOTHETICAL
         spans = _clauses(sent)
         here: list[_Clause] = []
         opened = demoted = 0  # clauses before these indices were already left open / demoted (linear time)
         for start, end, first in spans:
             words = sent[start:end]
             mentions = [] if question or hypothetical else _mentions(words, n_labels)
-            if first in HYPOTHETICAL:
+            if first in lx.HYPOTHETICAL:
                 mentions = []
                 for earlier in here[opened:]:  # "Entailment if the dates match", "..., only if ...": a condition
                     for m in earlier.mentions:
                         m.status = "undetermined"
                 opened = len(here)
-            conclusion = concludes(words, 4, _HEADINGS, _CONCLUSION_PAIRS)
-            if first in CONTRAST:
+            conclusion = lx.concludes(words, 4, _HEADINGS, _CONCLUSION_PAIRS)
+            if first in lx.CONTRAST:
                 rank: Rank = "main"
                 if mentions:  # a contrast that gives a label overrides what precedes it in the sentence
                     for earlier in here[demoted:]:
@@ -387,7 +373,7 @@ def _read_clauses(tokens: list[str], n_labels: int) -> list[_Clause]:
                         for m in earlier.mentions:
                             m.rank = "concessive"
                     demoted = len(here)
-                if not mentions and any(w in NEGATORS for w in words):
+                if not mentions and any(w in lx.NEGATORS for w in words):
                     for earlier in here[opened:]:  # "..., but it is not": what came before is left open
                         for m in earlier.mentions:
                             m.status = "undetermined"

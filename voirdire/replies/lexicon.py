@@ -274,3 +274,32 @@ PARTIAL = words(
     "partially partly mostly largely half somewhat nearly almost semi technically generally broadly arguably leaning "
     "lean leans borderline weak weakly slightly"
 )
+
+
+YES_WORDS = words("yes yeah yep yup sure certainly absolutely definitely indeed affirmative surely course naturally")
+EMPHATIC = words("certainly absolutely definitely surely course obviously naturally")
+_NOT_ANSWERS = words("really now yet quite exactly at this so necessarily currently anymore today")
+
+
+def answer_word(tokens: list[str]) -> str | None:
+    """The answer that opens a sentence: "Yes", "Sure", "Of course" / "No", "Nope", "Not really", and emphatic
+    negatives, which are no: "Certainly not", "Absolutely not", "Of course not", "By no means", "Not at all"."""
+    k = 1 if tokens[:1] == ["of"] else 0  # "of course"
+    first = tokens[k] if k < len(tokens) else ""
+    second = tokens[k + 1] if k + 1 < len(tokens) else ""
+    ends = second in ("", ",", ".", "!", ";", ":", "—")
+    if second == "not" and (first in EMPHATIC or first in ("yes", "no", "course")):
+        return "no"
+    if first == "<emph>":
+        rest = tokens[k + 1 : k + 4]
+        alone = not rest or rest[0] in ("!", ".") or rest[:2] == ["about", "it"] or rest[:1] == ["whatsoever"]
+        return "yes" if alone else None  # "No doubt.", "No doubt about it"; not "No doubt they differ"
+    if first == "not":
+        return "no" if ends or second in _NOT_ANSWERS else None
+    if first in ("yes", "yeah", "yep", "yup", "affirmative"):
+        return "yes"
+    if first in YES_WORDS and (ends or second in ("yes", "i")):
+        return "yes"
+    if first in ("no", "nope", "nah", "negative") and (ends or second in INTERJECTION_NEXT or second in ("no", "way")):
+        return "no"
+    return None

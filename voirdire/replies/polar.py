@@ -38,23 +38,7 @@ from typing import Literal
 
 from voirdire.structured import ParseError
 
-from .lexicon import (
-    AUX,
-    CONTRAST,
-    DETERMINERS,
-    HYPOTHETICAL,
-    KNOWING,
-    MAYBE,
-    NEGATORS,
-    PARTIAL,
-    UNDETERMINED,
-    Sentence,
-    clauses,
-    concludes,
-    sentences,
-    words,
-)
-from .lexicon import tokens as _tokens
+from . import lexicon as lx
 
 About = Literal["claim", "bare", "other"]
 Role = Literal["main", "contrast", "subordinate", "hypothetical"]
@@ -81,25 +65,25 @@ class Polar:
 _WINDOW = 24  # how far a mention looks back for its subject and frame, in tokens
 
 
-_VERDICTS = words("<pos> <neg>")
+_VERDICTS = lx.words("<pos> <neg>")
 
 
 def tokens(text: str, vocabulary: dict[str, str] | None = None) -> list[str]:
     """The reply's tokens (``lexicon.tokens``), a caller's words mapped onto ``<pos>``, ``<neg>``, ``<subject>``."""
-    return _tokens(text, vocabulary or {}, quoted=_VERDICTS)
+    return lx.tokens(text, vocabulary or {}, quoted=_VERDICTS)
 
 
 # ---------------------------------------------------------------------------------------------------- clauses
 
-_SUBORDINATE = words(
+_SUBORDINATE = lx.words(
     "although though whereas while despite because since as which who whom whose where when given considering"
 )
-_COORDINATE = words("and or so therefore thus hence not meaning indicating suggesting implying making")
+_COORDINATE = lx.words("and or so therefore thus hence not meaning indicating suggesting implying making")
 # Words that open a new clause anywhere; the rest only after a comma.
-_SPLIT_ALWAYS = words(
+_SPLIT_ALWAYS = lx.words(
     "but although though whereas while however because and or nevertheless nonetheless despite unless"
 )
-_SPLIT_AFTER_COMMA = CONTRAST | _SUBORDINATE | HYPOTHETICAL | _COORDINATE
+_SPLIT_AFTER_COMMA = lx.CONTRAST | _SUBORDINATE | lx.HYPOTHETICAL | _COORDINATE
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,11 +94,11 @@ class _Clause:
 
 
 def _role(first: str) -> Role:
-    if first in CONTRAST:
+    if first in lx.CONTRAST:
         return "contrast"
     if first in _SUBORDINATE:
         return "subordinate"
-    if first in HYPOTHETICAL:
+    if first in lx.HYPOTHETICAL:
         return "hypothetical"
     return "main"
 
@@ -127,15 +111,15 @@ def _clauses(sentence: list[str]) -> list[_Clause]:
     def comma_ends(start: int, k: int) -> bool:
         return _role(sentence[start]) in ("subordinate", "hypothetical") and _opens_clause(sentence, k)
 
-    spans = clauses(sentence, _SPLIT_ALWAYS, _SPLIT_AFTER_COMMA, comma_ends)
+    spans = lx.clauses(sentence, _SPLIT_ALWAYS, _SPLIT_AFTER_COMMA, comma_ends)
     pieces = [sentence[a:b] for a, b in spans]
     hypothetical = bool(pieces) and _role(pieces[0][0]) == "hypothetical"
     out: list[_Clause] = []
     carry = False
     for p in pieces:
         role: Role = "hypothetical" if hypothetical else _role(p[0])
-        conclusion = carry or concludes(p)
-        carry = len(p) <= 4 and concludes(p) and not any(w in _VERDICTS for w in p)
+        conclusion = carry or lx.concludes(p)
+        carry = len(p) <= 4 and lx.concludes(p) and not any(w in _VERDICTS for w in p)
         out.append(_Clause(p, role, conclusion))
     return out
 
@@ -143,64 +127,64 @@ def _clauses(sentence: list[str]) -> list[_Clause]:
 def _opens_clause(sentence: list[str], comma: int) -> bool:
     """Whether the words after a comma start a new clause (a subject and a verb), not a list item."""
     rest = sentence[comma + 1 : comma + 1 + 8]
-    return any(w in _VG_VERBS or w in AUX for w in rest)
+    return any(w in _VG_VERBS or w in lx.AUX for w in rest)
 
 
 # ---------------------------------------------------------------------------------------------------- mentions
 
-_CLAIM_NOUNS = words("<subject>")
+_CLAIM_NOUNS = lx.words("<subject>")
 # What a bare verdict may be said of. "You are correct" is not among them: it addresses whoever asked.
-_REFERENTS = words("it this that which everything <echo> <emph>")
-_PERSONAL = words("i you we they he she it")
-_UNIVERSAL = words("all every each both everything whole")
+_REFERENTS = lx.words("it this that which everything <echo> <emph>")
+_PERSONAL = lx.words("i you we they he she it")
+_UNIVERSAL = lx.words("all every each both everything whole")
 # Words between a subject and its verdict word: copulas, evaluation verbs, modals, negations, degree adverbs.
-_VG_VERBS = words(
+_VG_VERBS = lx.words(
     "is was are were be been being am seems seem seemed appears appear appeared looks look looked sounds sound remains "
     "remain proves prove proved proven turns turned considered consider deemed deem judged regarded found find shown "
     "confirmed verified established determined rated assessed classified classify labelled labeled marked called call "
     "becomes become stands stays"
 )
-_VG_OTHER = words(
+_VG_OTHER = lx.words(
     "to as a an out not never no itself also both neither nor either can could may might must shall should will would "
     "do does did has have had likely unlikely most more very quite half indeed in fact then still just so too all "
     "overall <emph> initially therefore thus hence now again even only hardly barely scarcely"
 )
-_NP_MODS = words(
+_NP_MODS = lx.words(
     "the a an this that these those its your my our their his her original initial given stated main entire whole "
     "final above said same first second specific underlying factual proposed overall examinee interviewee actual "
     "central core full present current"
 )
-_PREPOSITIONS = words(
+_PREPOSITIONS = lx.words(
     "of about for regarding concerning on to against in with from by supporting behind within into at like than toward "
     "towards under over between among underlying contradicting including after before"
 )
-_PARTICIPLES = words(
+_PARTICIPLES = lx.words(
     "made given written said shown done put known stated presented provided proposed mentioned described examined "
     "discussed being offered produced generated advanced"
 )
-_FRAME_VERBS = words(
+_FRAME_VERBS = lx.words(
     "think believe say conclude concluded feel guess suppose reckon assume judge decide therefore thus so hence "
     "overall ultimately finally clearly obviously is yes confident certain sure clear evident apparent obvious that "
     "conclusively confidently safely"
 )
-_AFTER_OK = words(
+_AFTER_OK = lx.words(
     "that to and or but as because since in on for of according based given with from by if although though so "
     "therefore thus then now here there however too after before when while not nor overall itself either again indeed "
     "regarding about considering at except one ones enough anyway unless whereas yet per under which who is was even "
     "despite <echo> <emph> <q> also only all both no without upon hence whether i it this the my we let please"
 )
-_SAYING = words(
+_SAYING = lx.words(
     "say call conclude state claim assume describe consider label think believe suggest assert accept treat regard "
     "judge characterize deem classify argue write mark rate"
 )
-_VERB_BEFORE = words("to i we me please you and")
-_NEGATIVE_JUDGEMENTS = words("false wrong untrue mistaken <neg> incorrect inaccurate misleading")
+_VERB_BEFORE = lx.words("to i we me please you and")
+_NEGATIVE_JUDGEMENTS = lx.words("false wrong untrue mistaken <neg> incorrect inaccurate misleading")
 _INHERENT_HEDGES = (
-    UNDETERMINED | MAYBE | words("difficult hard initially chance possibility hesitate hesitant reluctant")
+    lx.UNDETERMINED | lx.MAYBE | lx.words("difficult hard initially chance possibility hesitate hesitant reluctant")
 )
-_OPEN_MODALS = words("may might could if")
-_PARTIAL_OR_WOULD = PARTIAL | {"would"}
-_TOTALLY = words("entirely completely fully totally wholly altogether 100")
+_OPEN_MODALS = lx.words("may might could if")
+_PARTIAL_OR_WOULD = lx.PARTIAL | {"would"}
+_TOTALLY = lx.words("entirely completely fully totally wholly altogether 100")
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,7 +202,7 @@ def _np_start(tokens: list[str], head: int, lo: int) -> int:
     j = head - 1
     lo = max(lo, head - _WINDOW)
     while j >= lo and (tokens[j] in _NP_MODS or tokens[j].endswith("'s")):
-        if tokens[j] in ("that", "this") and tokens[j + 1] in DETERMINERS:
+        if tokens[j] in ("that", "this") and tokens[j + 1] in lx.DETERMINERS:
             break  # "that the claim": a complementiser, not a determiner
         j -= 1
     return j + 1
@@ -292,7 +276,7 @@ def _frame(tokens: list[str], lo: int, hi: int) -> list[str]:
 def _negations(words: list[str]) -> int:
     count = 0
     for k, w in enumerate(words):
-        if w in NEGATORS:
+        if w in lx.NEGATORS:
             count += 1
         elif w in _NEGATIVE_JUDGEMENTS and k + 1 < len(words) and words[k + 1] in ("to", "that"):
             count += 1  # "it is false that ...", "it is wrong to say ..."
@@ -309,8 +293,8 @@ def _hedged(words: list[str], vg: bool) -> bool:
     if present & _INHERENT_HEDGES or (vg and present & _PARTIAL_OR_WOULD):
         return True
     # "I cannot say that ..." withholds a verdict; "I would not say that ..." gives the opposite one.
-    neg_raising = present & KNOWING == {"say"} and "would" in present and not present & {"can", "could"}
-    if present & KNOWING and present & NEGATORS and not neg_raising:
+    neg_raising = present & lx.KNOWING == {"say"} and "would" in present and not present & {"can", "could"}
+    if present & lx.KNOWING and present & lx.NEGATORS and not neg_raising:
         return True
     if not present & _OPEN_MODALS:
         return False
@@ -325,10 +309,10 @@ def _hedged(words: list[str], vg: bool) -> bool:
     return False
 
 
-_NAMING = words("word term label")
-_LABEL_COPULAS = words("is was would will seems sounds does fits applies describes")
-_VERDICT_NOUNS = words("answer verdict decision conclusion assessment judgment judgement label")
-_LESSER = words("last least worst wrong inappropriate")
+_NAMING = lx.words("word term label")
+_LABEL_COPULAS = lx.words("is was would will seems sounds does fits applies describes")
+_VERDICT_NOUNS = lx.words("answer verdict decision conclusion assessment judgment judgement label")
+_LESSER = lx.words("last least worst wrong inappropriate")
 
 
 def _names_verdict(after: list[str]) -> bool:
@@ -336,7 +320,7 @@ def _names_verdict(after: list[str]) -> bool:
     return (
         after[:1] == ["is"]
         and any(w in _VERDICT_NOUNS for w in after)
-        and not any(w in NEGATORS or w in _LESSER for w in after)
+        and not any(w in lx.NEGATORS or w in _LESSER for w in after)
     )
 
 
@@ -360,7 +344,7 @@ def _mention(tokens: list[str], v: int, lo: int) -> _Mention | None:
             j -= 1
             vg = []
             continue
-        if w in _VG_VERBS or w in _VG_OTHER or _is_adverb(w) or w in PARTIAL:
+        if w in _VG_VERBS or w in _VG_OTHER or _is_adverb(w) or w in lx.PARTIAL:
             vg.append(w)
             j -= 1
             continue
@@ -402,12 +386,12 @@ def _mention(tokens: list[str], v: int, lo: int) -> _Mention | None:
         return _Mention(None, about)
     if "not" in vg_words and _TOTALLY.intersection(vg_words) and (word == "<neg>" or "either" in tokens[v + 1 : v + 3]):
         return _Mention(None, about)  # "not entirely incorrect" is partly correct, where "not entirely correct" is not
-    if any(w in HYPOTHETICAL for w in tokens[v + 1 : v + 1 + _WINDOW // 3]):
+    if any(w in lx.HYPOTHETICAL for w in tokens[v + 1 : v + 1 + _WINDOW // 3]):
         return _Mention(None, about)  # "the claim is correct if we trust the second answer"
     return _Mention(value, about)
 
 
-_CONNECTIVES = (_SPLIT_ALWAYS | CONTRAST | _COORDINATE | HYPOTHETICAL | _SUBORDINATE | {","}) - {
+_CONNECTIVES = (_SPLIT_ALWAYS | lx.CONTRAST | _COORDINATE | lx.HYPOTHETICAL | _SUBORDINATE | {","}) - {
     "not",
     "which",
     "who",
@@ -432,11 +416,10 @@ def _clause_mentions(clause: list[str]) -> list[_Mention]:
 
 
 _OTHER = {"<pos>": "<neg>", "<neg>": "<pos>"}
-_EMPHATIC_NO = words("absolutely certainly definitely surely course")
 
 
-_DOUBTED = words("sure certain confident positive convinced")
-_ASKING = words("why how what which who whom where when whether if")
+_DOUBTED = lx.words("sure certain confident positive convinced")
+_ASKING = lx.words("why how what which who whom where when whether if")
 
 
 def _doubts(clause: list[str]) -> bool:
@@ -451,29 +434,15 @@ def _doubts(clause: list[str]) -> bool:
     return False
 
 
-def _answer_word(reply: list[str]) -> str | None:
-    """A bare answer to a polar question: "Yes", "No", "Absolutely not", "Of course not", "Not at all"."""
-    if not reply:
-        return None
-    if reply[0] in ("yes", "no"):
-        return reply[0]
-    k = 1 if reply[0] == "of" else 0
-    if reply[k : k + 2] and reply[k] in _EMPHATIC_NO and reply[k + 1 : k + 2] == ["not"]:
-        return "no"
-    if reply[0] == "not" and (len(reply) == 1 or reply[1] in (".", "!", ",", "really")):
-        return "no"
-    return None
-
-
-def _answered_question(question: list[str], answer: Sentence | None) -> _Mention | None:
+def _answered_question(question: list[str], answer: lx.Sentence | None) -> _Mention | None:
     """ "Is the claim correct? No.", "Correct? No." — a polar question about the subject answered right away."""
     reply = answer.tokens if answer is not None else []
     if len(reply) > 2 and reply[0] in ("a", "answer", "response", "reply") and reply[1] == ":":
         reply = reply[2:]  # "Q: Is the claim correct? A: No."
-    said = _answer_word(reply)
+    said = lx.answer_word(reply)
     if said is None:
         return None
-    asked = question[1:] if question and question[0] in AUX else question
+    asked = question[1:] if question and question[0] in lx.AUX else question
     mentions = [m for m in _clause_mentions(asked) if m.about in ("claim", "bare")]
     if len(mentions) != 1 or mentions[0].value is None:
         return None
@@ -518,7 +487,7 @@ def read_polar(text: str, polar: Polar) -> str:
     ("Therefore, ...") outrank the rest; questions and echoes of the prompt ("correct or incorrect?") assert nothing.
     A reply that says both, or neither, raises ``ParseError``.
     """
-    said = sentences(tokens(text, _vocabulary(polar)))
+    said = lx.sentences(tokens(text, _vocabulary(polar)))
     conclusion: list[_Mention] = []
     main: list[_Mention] = []
     subordinate: list[_Mention] = []
@@ -532,7 +501,7 @@ def read_polar(text: str, polar: Polar) -> str:
             carry = False
             continue
         if not _VERDICTS.intersection(sent.tokens):  # nothing to read; it may still head a conclusion ("Verdict:")
-            carry = len(sent.tokens) <= 4 and concludes(sent.tokens)
+            carry = len(sent.tokens) <= 4 and lx.concludes(sent.tokens)
             continue
         clauses = _clauses(sent.tokens)
         doubted = any(_doubts(c.tokens) for c in clauses)
@@ -552,5 +521,5 @@ def read_polar(text: str, polar: Polar) -> str:
             if clause.conclusion or (carry and i == 0):
                 conclusion.extend(mentions)
         last = clauses[-1].tokens if clauses else []
-        carry = len(sent.tokens) <= 4 and concludes(sent.tokens) and not any(w in _VERDICTS for w in last)
+        carry = len(sent.tokens) <= 4 and lx.concludes(sent.tokens) and not any(w in _VERDICTS for w in last)
     return _resolve([conclusion, main, subordinate], polar.names)

@@ -20,50 +20,23 @@ from typing import Literal
 
 from voirdire.structured import ParseError
 
-from .lexicon import INTERJECTION_NEXT, NEGATORS, sentences, words
+from . import lexicon as lx
 from .polar import _PERSONAL, Polar, read_polar, tokens
 
 YesNo = Literal["yes", "no"]
-_YES_WORDS = words("yes yeah yep yup sure certainly absolutely definitely indeed affirmative surely course naturally")
-_NOT_ANSWERS = words("really now yet quite exactly at this so necessarily currently anymore today")
-_EMPHATIC = words("certainly absolutely definitely surely course obviously naturally")
-_QUANTITY = words(
+_QUANTITY = lx.words(
     "some a few couple more additional further several two three four five another other one many follow-up followup "
     "of an"
 )
-_SURE = words("sure certain confident positive")
-_SURE_DEGREE = words("am not very absolutely completely quite fairly pretty entirely totally 100 %")
+_SURE = lx.words("sure certain confident positive")
+_SURE_DEGREE = lx.words("am not very absolutely completely quite fairly pretty entirely totally 100 %")
 _DONE = {("that", "is", "all"), ("i", "am", "done")}
-_STATEMENT_WORDS = _SURE | words(
+_STATEMENT_WORDS = _SURE | lx.words(
     "question questions ask need unsure uncertain <emph> think believe guess hope doubt doubts afraid do am enough "
     "everything all done nothing"
 )
-_ANSWER_WORDS = _STATEMENT_WORDS | _YES_WORDS | _EMPHATIC | words("yes no nope nah negative not")
-_WISH = words("like want need have wish")
-
-
-def _lead(tokens: list[str]) -> YesNo | None:
-    """The answer that opens a sentence: "Yes", "Sure", "Of course" / "No", "Nope", "Not really", and emphatic
-    negatives, which are no: "Certainly not", "Absolutely not", "Of course not", "By no means", "Not at all"."""
-    k = 1 if tokens[:1] == ["of"] else 0  # "of course"
-    first = tokens[k] if k < len(tokens) else ""
-    second = tokens[k + 1] if k + 1 < len(tokens) else ""
-    ends = second in ("", ",", ".", "!", ";", ":", "—")
-    if second == "not" and (first in _EMPHATIC or first in ("yes", "no", "course")):
-        return "no"
-    if first == "<emph>":
-        rest = tokens[k + 1 : k + 4]
-        alone = not rest or rest[0] in ("!", ".") or rest[:2] == ["about", "it"] or rest[:1] == ["whatsoever"]
-        return "yes" if alone else None  # "No doubt.", "No doubt about it"; not "No doubt they differ"
-    if first == "not":
-        return "no" if ends or second in _NOT_ANSWERS else None
-    if first in ("yes", "yeah", "yep", "yup", "affirmative"):
-        return "yes"
-    if first in _YES_WORDS and (ends or second in ("yes", "i")):
-        return "yes"
-    if first in ("no", "nope", "nah", "negative") and (ends or second in INTERJECTION_NEXT or second in ("no", "way")):
-        return "no"
-    return None
+_ANSWER_WORDS = _STATEMENT_WORDS | lx.YES_WORDS | lx.EMPHATIC | lx.words("yes no nope nah negative not")
+_WISH = lx.words("like want need have wish")
 
 
 def _statements(tokens: list[str]) -> list[YesNo]:
@@ -85,11 +58,11 @@ def _statements(tokens: list[str]) -> list[YesNo]:
             ):
                 out.append("yes")
         elif w == "ask" and k >= 2 and tokens[k - 1] == "to" and tokens[k - 2] in _WISH:
-            negated = any(t in NEGATORS for t in tokens[max(0, k - 5) : k])
+            negated = any(t in lx.NEGATORS for t in tokens[max(0, k - 5) : k])
             out.append("no" if negated else "yes")  # "I do not need to ask anything else", "nothing more I need to ask"
         elif (
             w == "need"
-            and any(t in NEGATORS for t in tokens[max(0, k - 3) : k])
+            and any(t in lx.NEGATORS for t in tokens[max(0, k - 3) : k])
             and any(t in ("more", "further", "additional", "anything", "else") for t in nxt[:3])
         ):
             out.append("no")  # "I do not need any more information"
@@ -108,7 +81,9 @@ def _statements(tokens: list[str]) -> list[YesNo]:
         elif w in ("think", "believe", "guess", "hope") and nxt[:1] == ["so"]:
             out.append("no" if "not" in tokens[max(0, k - 3) : k] else "yes")
         elif w in ("doubt", "doubts") and "i" in tokens[max(0, k - 4) : k]:
-            out.append("yes" if any(t in NEGATORS for t in tokens[max(0, k - 3) : k]) else "no")  # "I do not doubt it"
+            out.append(
+                "yes" if any(t in lx.NEGATORS for t in tokens[max(0, k - 3) : k]) else "no"
+            )  # "I do not doubt it"
         elif w == "afraid" and nxt[:1] == ["not"]:
             out.append("no")
         elif w in ("do", "am") and k >= 1 and tokens[k - 1] == "i" and (k + 1 == n or tokens[k + 1] in (".", "!")):
@@ -138,7 +113,7 @@ def read_yes_no(text: str, content: Polar | None = None) -> YesNo:
     """ "yes" or "no" (see the module's docstring); ``content`` reads what the reply says of its subject when no
     answer word does."""
     found: list[YesNo] = []
-    for sent in sentences(tokens(text)):
+    for sent in lx.sentences(tokens(text)):
         toks = sent.tokens
         if sent.question:
             if len(toks) == 1 and toks[0] in ("yes", "no"):
@@ -147,7 +122,7 @@ def read_yes_no(text: str, content: Polar | None = None) -> YesNo:
         for clause in _split_on(toks, ("but", ";", ":", "—")):
             if _ANSWER_WORDS.isdisjoint(clause):
                 continue
-            lead = _lead(clause)
+            lead = lx.answer_word(clause)
             if lead is not None:
                 found.append(lead)
                 clause = clause[1:]
