@@ -14,6 +14,7 @@ from voirdire.cli.options import CLIError, add_prices_option
 from voirdire.cli.plot import add_plot_options, check_plots, write_plots
 from voirdire.machine import StateMachine
 from voirdire.prices import load_prices
+from voirdire.progress import stage
 from voirdire.report import ReportFold, generic_report, report_file
 from voirdire.safe_text import shown
 from voirdire.secrets import mask_secrets
@@ -118,7 +119,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         return folds[name]
 
     path = args.transcript
-    report, folded = report_file(path, fold_for, prices=prices)  # streamed: flat memory whatever its length
+    with stage(f"reading {path}"):  # streamed: flat memory whatever its length
+        report, folded = report_file(path, fold_for, prices=prices)
     if not folded.headers and not folded.session_ids():
         raise CLIError(f"{path}: not a transcript (no run header and no session events in it)")
     if not folded.headers:

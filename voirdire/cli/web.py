@@ -9,6 +9,7 @@ from typing import Any
 
 from voirdire.cli.options import add_prices_option
 from voirdire.prices import load_prices
+from voirdire.progress import stage
 from voirdire.safe_text import shown
 
 
@@ -41,5 +42,8 @@ def cmd_view(args: argparse.Namespace) -> int:
 def cmd_export_html(args: argparse.Namespace) -> int:
     from voirdire.web.export import export_file
 
-    print(shown(export_file(args.transcript, args.out, session=args.session, prices=load_prices(args.prices))))
+    prices = load_prices(args.prices)
+    with stage(f"writing {args.out}"):
+        page = export_file(args.transcript, args.out, session=args.session, prices=prices)
+    print(shown(page))
     return 0
