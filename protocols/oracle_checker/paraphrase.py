@@ -43,6 +43,7 @@ from voirdire.transcript import DisplayHints, Verdict
 from .alignment import BagOfWordsEmbedder, Candidate, Embedder, MiniLMEmbedder, candidate, describe, phi
 from .items import digest
 from .trees import PhraseParser, PhraseTree, SpacyParser, StanzaParser
+from .views import PARAPHRASE_VIEWS
 
 PAPER = (
     "Zeng, Wang, Ibbetson 2024. Oracle-Checker Scheme for Evaluating a Generative Large Language Model "
@@ -64,6 +65,7 @@ DISPLAY = DisplayHints(
     item_fields=("sentence1", "sentence2"),
     gold_fields=("label",),
     quiet_states=("done",),
+    views=PARAPHRASE_VIEWS,
 )
 
 
