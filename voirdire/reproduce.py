@@ -109,6 +109,8 @@ def text(rep: Reproduction, outcome: Outcome, seconds: float | None = None) -> s
         )
     elif rep.tolerance:
         summary.append(f"tolerance: {rep.tolerance}")
+    if outcome.summary:
+        summary.append(outcome.summary[0].upper() + outcome.summary[1:] + ".")
     shared = _shared_notes(outcome)
     return "\n".join([head, "", *rows, "", *summary, *shared, *outcome.notes])
 
@@ -132,6 +134,7 @@ def as_json(rep: Reproduction, outcome: Outcome, options: Options, seconds: floa
         "within": sum(bool(c.within) for c in judged),
         "compared": len(judged),
         "cells": [c.as_dict() for c in outcome.cells],
+        "summary": outcome.summary,
         "notes": outcome.notes,
         "figures": [chart.name for chart in outcome.charts],
         "details": outcome.details,

@@ -62,6 +62,8 @@ class Outcome:
     charts: list[Chart] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     details: dict[str, Any] = field(default_factory=dict)
+    summary: str = ""
+    """One line that says how it went, where counting cells within tolerance does not (a bound, two readings)."""
 
 
 @dataclass(frozen=True)

@@ -256,6 +256,9 @@ def run_table3(options: Options) -> Outcome:
     counts = tally({"table3": rows})
     out.details["agreement"] = counts
     a, b = counts["ours_paper_reading"], counts["ours_notebook_reading"]
+    out.summary = (
+        f"published values reproduced: paper reading {a['agree']}/{a['of']}, notebook reading {b['agree']}/{b['of']}"
+    )
     out.notes += [
         f"Published values reproduced: paper reading {a['agree']}/{a['of']}, notebook reading {b['agree']}/{b['of']}.",
         f"Mean over seeds 0..{seeds - 1}; tolerance: {TOLERANCE_TEXT}. The two readings: this module's docstring "
@@ -311,6 +314,7 @@ def run_lemma1(options: Options) -> Outcome:
         f"{trials} trials per cell (--limit), seed 0.",
     ]
     out.details["above_at_r3"] = [f"{r.rubric}:{r.strategy}" for r in above]
+    out.summary = f"at r = 3, {len(above)} of {len(at3)} liars that do not know C̄ survive more often than (1/4)^3"
     for rubric in ("ip", "oop"):
         mine = [r for r in rows if r.rubric == rubric and not r.knows_total]
         rounds = sorted({r.rounds for r in mine})

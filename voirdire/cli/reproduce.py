@@ -112,4 +112,5 @@ def _one(args: argparse.Namespace, name: str) -> str:
         print(f"no figures: {missing}", file=sys.stderr)
     judged = [cell for cell in outcome.cells if cell.within is not None]
     held = sum(bool(cell.within) for cell in judged)
-    return f"  {rep.name}: {held} of {len(judged)} compared cells within tolerance ({seconds:.0f} s)"
+    how = outcome.summary or f"{held} of {len(judged)} compared cells within tolerance"
+    return f"  {rep.name}: {how} ({seconds:.0f} s)"
