@@ -158,6 +158,7 @@ _UNDETERMINED = lx.UNDETERMINED | {"necessarily"}
 _KNOWING = lx.KNOWING | lx.words("call classify label")
 _POSSIBLE = lx.MAYBE | lx.PARTIAL | lx.words("may might could")
 _DIFFICULT = lx.words("hard difficult tricky")
+_ASKED = lx.words("whether if to that what which")
 _REPORTED = lx.words(
     "says said states stated mentions mentioned claims claimed describes described contains contained includes "
     "included reads asserts quotes"
@@ -184,13 +185,12 @@ class _Clause:
     unsure: bool = False  # a clause that only says the reply is unsure ("hard to say", "I'm not sure")
 
 
-def _unsure(words: list[str]) -> bool:
-    if any(w in _UNDETERMINED for w in words):
+def _unsure(words: list[str], asked: bool = False) -> bool:
+    """Words that say the reply cannot tell ("unclear", "hard to say", "I cannot determine"); with ``asked``, a
+    negated verb of knowing counts only with what it cannot tell ("I cannot tell whether ...")."""
+    if any(w in _UNDETERMINED for w in words) or (any(w in _DIFFICULT for w in words) and _KNOWING.intersection(words)):
         return True
-    if any(w in _DIFFICULT for w in words) and any(w in _KNOWING for w in words):
-        return True
-    negation = next((j for j, w in enumerate(words) if w in lx.NEGATORS), None)
-    return negation is not None and any(w in _KNOWING for w in words[negation + 1 :])
+    return lx.withheld(words, _KNOWING) and (not asked or any(w in _ASKED for w in words))
 
 
 def _groups(sent: list[str]) -> list[tuple[int, int]]:
@@ -239,16 +239,7 @@ def _status(words: list[str], k: int, lo: int) -> Status | None:
     before = words[max(lo, k - _WINDOW) : k]
     if any(w in _REPORTED for w in before):
         return None
-    negations = [j for j, w in enumerate(before) if w in lx.NEGATORS]
-    if any(w in _UNDETERMINED for w in before):
-        return "undetermined"
-    if any(w in _DIFFICULT for w in before) and any(w in _KNOWING for w in before):
-        return "undetermined"
-    if (
-        negations
-        and any(w in _KNOWING for w in before[negations[0] + 1 :])
-        and any(w in ("whether", "if", "to", "that", "what", "which") for w in before[negations[0] + 1 :])
-    ):
+    if _unsure(before, asked=True):
         return "undetermined"  # "I cannot tell whether", "not enough information to determine"
     if any(
         before[j] in ("may", "might", "could") and j + 1 < len(before) and before[j + 1] == "not"
@@ -257,9 +248,10 @@ def _status(words: list[str], k: int, lo: int) -> Status | None:
         return "negated"  # "it could not be entailment"
     if any(w in _POSSIBLE for w in before):
         return "possible"
-    if negations and any(w in _PARTIAL_AFTER_NOT for w in before[negations[0] + 1 :]):
+    negation = next((j for j, w in enumerate(before) if w in lx.NEGATORS), len(before))
+    if any(w in _PARTIAL_AFTER_NOT for w in before[negation + 1 :]):
         return "possible"  # "not a clear entailment", "does not fully entail"
-    return "negated" if len(negations) % 2 else "asserted"
+    return "negated" if lx.negations(before) % 2 else "asserted"
 
 
 def _predicate(words: list[str], start: int, end: int, status: Status) -> Status | None:

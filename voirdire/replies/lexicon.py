@@ -303,3 +303,27 @@ def answer_word(tokens: list[str]) -> str | None:
     if first in ("no", "nope", "nah", "negative") and (ends or second in INTERJECTION_NEXT or second in ("no", "way")):
         return "no"
     return None
+
+
+_NEGATIVE_JUDGEMENTS = words("false wrong untrue mistaken <neg> incorrect inaccurate misleading")
+
+
+def negations(words: list[str]) -> int:
+    """How many negations govern what follows ``words``; "neither A nor B" is one, "it is false that" is one."""
+    count = 0
+    for k, w in enumerate(words):
+        if w in NEGATORS:
+            count += 1
+        elif w in _NEGATIVE_JUDGEMENTS and k + 1 < len(words) and words[k + 1] in ("to", "that"):
+            count += 1  # "it is false that ...", "it is wrong to say ..."
+    if "neither" in words and "nor" in words:
+        count -= 1  # "neither A nor B is correct": one negation
+    return count
+
+
+def withheld(words: list[str], knowing: frozenset[str] = KNOWING) -> bool:
+    """A verb of knowing under negation ("I cannot confirm", "not sure", "no way to tell"): no verdict is given.
+    "I would not say that ..." is not one: it gives the opposite verdict."""
+    negation = next((j for j, w in enumerate(words) if w in NEGATORS), len(words))
+    known = knowing.intersection(words[negation + 1 :])
+    return bool(known) and not (known == {"say"} and "would" in words and not {"can", "could"}.intersection(words))

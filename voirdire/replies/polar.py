@@ -178,7 +178,6 @@ _SAYING = lx.words(
     "judge characterize deem classify argue write mark rate"
 )
 _VERB_BEFORE = lx.words("to i we me please you and")
-_NEGATIVE_JUDGEMENTS = lx.words("false wrong untrue mistaken <neg> incorrect inaccurate misleading")
 _INHERENT_HEDGES = (
     lx.UNDETERMINED | lx.MAYBE | lx.words("difficult hard initially chance possibility hesitate hesitant reluctant")
 )
@@ -273,18 +272,6 @@ def _frame(tokens: list[str], lo: int, hi: int) -> list[str]:
     return words
 
 
-def _negations(words: list[str]) -> int:
-    count = 0
-    for k, w in enumerate(words):
-        if w in lx.NEGATORS:
-            count += 1
-        elif w in _NEGATIVE_JUDGEMENTS and k + 1 < len(words) and words[k + 1] in ("to", "that"):
-            count += 1  # "it is false that ...", "it is wrong to say ..."
-    if "neither" in words and "nor" in words:
-        count -= 1  # "neither A nor B is correct": one negation
-    return count
-
-
 def _hedged(words: list[str], vg: bool) -> bool:
     """A hedge governs the verdict: an inherently open word ("unclear", "whether", "perhaps"), an epistemic verb
     under negation ("cannot confirm", "not sure"), a modal of possibility ("may be"), or, in the verb group, a
@@ -292,9 +279,7 @@ def _hedged(words: list[str], vg: bool) -> bool:
     present = set(words)
     if present & _INHERENT_HEDGES or (vg and present & _PARTIAL_OR_WOULD):
         return True
-    # "I cannot say that ..." withholds a verdict; "I would not say that ..." gives the opposite one.
-    neg_raising = present & lx.KNOWING == {"say"} and "would" in present and not present & {"can", "could"}
-    if present & lx.KNOWING and present & lx.NEGATORS and not neg_raising:
+    if lx.withheld(words):
         return True
     if not present & _OPEN_MODALS:
         return False
@@ -380,7 +365,7 @@ def _mention(tokens: list[str], v: int, lo: int) -> _Mention | None:
         return None  # "it is correct that ...", "it is incorrect to say ...": a frame, read with what follows
     frame = _frame(tokens, lo, start)
     vg_words = list(reversed(vg))
-    negations = _negations(frame) + _negations(vg_words)
+    negations = lx.negations(frame) + lx.negations(vg_words)
     value: Value = word if negations % 2 == 0 else _OTHER[word]  # type: ignore[assignment,index]
     if _hedged(frame, vg=False) or _hedged(vg_words, vg=True):
         return _Mention(None, about)
