@@ -24,12 +24,13 @@ reasons are about and every other character of the candidate is kept, so no sent
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from voirdire.machine import StateMachine
-from voirdire.protocol import Protocol, Session
+from voirdire.protocol import LONG_REPLY_CHARS, Protocol, Session
 from voirdire.transcript import DisplayHints, Verdict
 
 from .amc import UndefinedScore, alpha_beta, amc_schema, as_paragraphs, consistency_score
@@ -73,6 +74,11 @@ MISMATCH = {
     "not_in_candidate": "is about a sentence the candidate does not have",
     "repeated": "repeats a sentence an earlier reason is about",
 }
+
+
+async def candidate_of(text: str) -> Candidate:
+    """The candidate cut into sentences; a long one in a worker thread, as the core reads a long reply."""
+    return await asyncio.to_thread(Candidate, text) if len(text) > LONG_REPLY_CHARS else Candidate(text)
 
 
 class DCRParams(BaseModel):
@@ -244,7 +250,7 @@ class DCR(Protocol[DCRItem, DCRParams]):
                 counted=[True],
             )
         else:
-            evaluation = self.locate(r, candidate, reasons, reply.value.is_consistent)
+            evaluation = self.locate(r, await candidate_of(candidate), reasons, reply.value.is_consistent)
         session.note(
             "evaluation",
             **evaluation.model_dump(
@@ -285,16 +291,15 @@ class DCR(Protocol[DCRItem, DCRParams]):
             )
         return evaluation
 
-    def locate(self, r: int, candidate: str, reasons: list[SentenceReason], is_consistent: bool) -> Round:
+    def locate(self, r: int, cut: Candidate, reasons: list[SentenceReason], is_consistent: bool) -> Round:
         """Where each reason is in the candidate (``coverage.py``), which reasons count in Eq. 3 (all in the
         candidate; with the A.4 heuristic, only those about one sentence) and the sentences left unevaluated."""
-        cut = Candidate(candidate)
         located = cut.locate([g.sentence for g in reasons])
         a4 = self.params.alpha_beta == "sentence-level"
         counted = [loc.status == "scored" or (loc.status == "paragraph" and not a4) for loc in located]
         return Round(
             round=r,
-            candidate=candidate,
+            candidate=cut.text,
             sentences=cut.sentences,
             reasons=reasons,
             is_consistent=is_consistent,
@@ -385,7 +390,7 @@ class DCR(Protocol[DCRItem, DCRParams]):
     async def improve_sentences(self, session: Session, r: int, reference: str, evaluation: Round) -> str | None:
         """Table 10 on the text the counted reasons are about; the improved sentences replace that text in the
         candidate and every other character stays where it was."""
-        cut = Candidate(evaluation.candidate)
+        cut = await candidate_of(evaluation.candidate)
         located = cut.locate([g.sentence for g in evaluation.reasons])
         given = disjoint(located, [i for i, c in enumerate(evaluation.counted) if c])
         spans = [span for i in given if (span := located[i].span) is not None]

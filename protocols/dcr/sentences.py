@@ -9,6 +9,7 @@ with. "U.S.", "St.", "Jr.", "e.g." do not end a sentence. The same cut gives ROU
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from functools import cache, lru_cache
 from typing import Any
@@ -24,6 +25,8 @@ UNUSED_PIPES = ["tagger", "attribute_ruler", "lemmatizer", "ner", "senter"]
 # A block of text handed to spaCy at once (its own limit is 1,000,000 characters); a longer text is cut at a line
 # break, else at a space, so that any length is segmented in linear time.
 BLOCK_CHARS = 100_000
+# One parse at a time: a long text is cut in a worker thread while the event loop may cut a short one.
+_PARSING = threading.Lock()
 # Titles never end a sentence before a name: "Sgt. Tom Wright", "St. Louis".
 TITLES = frozenset(
     ("mr", "mrs", "ms", "dr", "st", "sgt", "det", "gov", "sen", "rep", "gen", "lt", "col", "capt", "cmdr", "adm",
@@ -100,7 +103,9 @@ def sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
     nlp = segmenter()
     spans: list[tuple[int, int, str, str]] = []  # start, end, first token, last token
     for b0, b1 in _blocks(text):
-        for sent in nlp(text[b0:b1]).sents:
+        with _PARSING:
+            doc = nlp(text[b0:b1])
+        for sent in doc.sents:
             words = [t for t in sent if not t.is_space]
             if not words:
                 continue

@@ -199,3 +199,31 @@ def test_alpha_beta_default_is_the_papers_and_a4_is_an_option() -> None:
     assert given_params(parser.parse_args(["--alpha-beta", "sentence-level"])) == {"alpha_beta": "sentence-level"}
     with pytest.raises(SystemExit):
         parser.parse_args(["--alpha-beta", "sometimes"])
+
+
+async def test_a_long_candidate_is_cut_off_the_event_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from voirdire.protocols.dcr import protocol
+    from voirdire.protocols.dcr.coverage import Candidate
+
+    threads: list[str] = []
+
+    class Recorded(Candidate):
+        def __init__(self, text: str) -> None:
+            threads.append(threading.current_thread().name)
+            super().__init__(text)
+
+    monkeypatch.setattr(protocol, "Candidate", Recorded)
+    filler = " ".join(f"Span {i} opened in 1932." for i in range(300))
+    assert len(filler) > protocol.LONG_REPLY_CHARS
+    t = await run(
+        tmp_path,
+        agents(evaluator=[dce((OPENED, GOOD)), dce((OPENED, GOOD))], converter=amc(1)),
+        items=[bridge(OPENED), bridge(f"{OPENED} {filler}").model_copy(update={"id": "long"})],
+        rounds=0,
+    )
+    assert threads[0] == threading.current_thread().name and threads[1] != threads[0]
+    long = t.sessions["long"].verdict
+    assert long is not None and long.statistics["sentences_start"] == 301
+    assert long.statistics["score"] == pytest.approx(1 / 301)  # one sentence marked +1, 300 not evaluated
