@@ -1,11 +1,9 @@
 """A choice among labels (entailment / neutral / contradiction, ...), read clause by clause.
 
 The caller names its labels and their word forms in a ``Labels``; inside the reader a form is a token ``<kI>`` (kind
-k, label I), and the two sides a directed label relates are ``<src>`` / ``<tgt>``. The reply is tokenised (lower
-case, quotes and markdown dropped, contractions expanded, a few fixed phrases resolved: "no doubt", "rather than",
-"instead of"), lines that echo the prompt's inputs ("Premise: ...") are skipped, and the rest is cut into sentences
-and clauses. A *mention* is a label word in any of its forms; adjacent mentions joined only by commas, "or", "and",
-"nor" or "/" form one group:
+k, label I), and the two sides a directed label relates are ``<src>`` / ``<tgt>``. Lines that echo the prompt's
+inputs ("Premise: ...") are skipped; sentences and clauses come from ``lexicon``. A *mention* is a label word in any
+of its forms; adjacent mentions joined only by commas, "or", "and", "nor" or "/" form one group:
 
 - all labels together are an echo of the prompt's options ("entailment, contradiction, or neutral") and say
   nothing, unless negated ("it is not entailment, contradiction, or neutral": none of them);
@@ -28,7 +26,7 @@ contrast, "but ...", demotes what precedes it in its sentence), then subordinate
 decides if it holds one label; the reply is refused when it asserts another label in any but the concessive rank,
 negates the decided one, or leaves another label possible in a main or concluding clause. With no asserted label,
 all labels but one ruled out and that one left open give it ("neither entailment nor contradiction" is neutral);
-anything else is refused. Linear in the reply's length: one tokenising regular expression, bounded look-backs.
+anything else is refused.
 """
 
 from __future__ import annotations
@@ -395,13 +393,7 @@ def _read_clauses(tokens: list[str], n_labels: int) -> list[_Clause]:
 
 
 def read_label(reply: str, labels: Labels) -> str:
-    """The one label of ``labels`` the reply gives (see the module's docstring), or ``ParseError`` saying why not.
-
-    "Entailment.", "**Neutral**", "Answer: contradiction", "The premise entails the hypothesis.", "It is not a
-    contradiction, it is entailment.", "The premise neither entails nor contradicts the hypothesis." (neutral) read
-    as one label; "not entailment", "entailment or neutral", "It might be entailment", an echo of the options and a
-    reply that gives two labels are refused.
-    """
+    """The one label of ``labels`` the reply gives (see the module's docstring), or ``ParseError`` saying why not."""
     if not reply.strip():
         raise ParseError("empty reply")
     clauses = _read_clauses(_tokens(reply, labels), len(labels.names))

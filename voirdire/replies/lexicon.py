@@ -1,6 +1,13 @@
-"""The words every reader starts from: lower case, quotes and dashes unified, contractions expanded.
+"""What every reader of closed answers shares: the one front end of the polar, label and yes/no readers.
 
-One tokenising regular expression without nested quantifiers, so tokenising is linear in the reply's length.
+``tokens``: lower case, quotes and dashes unified, contractions expanded, the caller's words mapped onto its tokens,
+fixed phrases resolved (echoes of the prompt's alternatives, "no doubt" and "not only" as emphatic, "by no means" and
+"rather than" as negations). ``sentences``: at . ! ? ; and line breaks, with questions, a leading "Yes," and a
+question after a lead-in ("...: when was it?") told apart. ``clauses``: a sentence cut at conjunctions and breaks.
+``concludes``: a clause that gives the reply's conclusion ("Therefore", "Verdict:", "I conclude"). ``negations``:
+the negations in scope, double ones cancelling ("not incorrect"). ``withheld``: a negated verb of knowing ("I
+cannot confirm"). ``answer_word``: a leading answer, emphatic forms included ("Absolutely not", "No doubt."). One
+tokenising regular expression without nested quantifiers and bounded look-backs: linear in the reply's length.
 """
 
 from __future__ import annotations

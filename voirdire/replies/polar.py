@@ -1,9 +1,8 @@
 """Verdicts of one polarity pair said of a subject: "correct" / "incorrect" about "the claim", read clause by clause.
 
 The caller names its pair and subject in a ``Polar`` (the words may have synonyms); inside the reader the words are
-the tokens ``<pos>``, ``<neg>`` and ``<subject>``. A reply is normalised (quotes, markdown emphasis, contractions,
-fixed phrases such as "by no means" or "not only"), tokenised, cut into sentences and the sentences into clauses at
-conjunctions and punctuation. Each clause has a *role*:
+the tokens ``<pos>``, ``<neg>`` and ``<subject>``. The reply's sentences and clauses come from ``lexicon``; each
+clause has a *role*:
 
 - *main*, or *contrast* when it opens with "but", "however", "yet" (a contrast overrides what came before it);
 - *subordinate*: concessive, causal and relative clauses ("although ...", "because ...", ", which ...");
@@ -24,10 +23,7 @@ rather than definite when a hedge governs it ("I cannot confirm that", "impossib
 Definite mentions are ranked: conclusion clauses ("therefore", "in conclusion", "Verdict:"), then main clauses,
 then subordinate ones. The first rank that has any decides if its mentions agree; if they disagree, or no rank has
 a definite mention, the reader refuses with ``ParseError``. A reading of the wrong polarity would flip a verdict,
-so every unclear case refuses.
-
-Linear in the reply's length: one regular expression without nested quantifiers tokenises, and each look-back is
-bounded by a fixed window.
+so every unclear case refuses. Linear in the reply's length: each look-back is bounded by a fixed window.
 """
 
 from __future__ import annotations
@@ -461,17 +457,8 @@ def _vocabulary(polar: Polar) -> dict[str, str]:
 
 
 def read_polar(text: str, polar: Polar) -> str:
-    """The verdict of ``polar`` the reply gives (its first positive or negative word), read clause by clause.
-
-    Negations in scope flip the verdict ("is not correct", "I do not think the claim is correct", "by no means
-    correct") and cancel in pairs ("not incorrect", "there is no doubt the claim is correct", "I cannot deny");
-    hedges make no verdict ("I cannot confirm that the claim is correct", "may be incorrect", "partially correct");
-    verdicts about something else are set aside ("one of the answers was incorrect", "the correct answer is
-    Paris"); a concessive clause yields to the main one ("Although one answer was incorrect, the claim is
-    correct"); a contrast overrides what precedes it ("The claim looks correct, but it is incorrect"); conclusions
-    ("Therefore, ...") outrank the rest; questions and echoes of the prompt ("correct or incorrect?") assert nothing.
-    A reply that says both, or neither, raises ``ParseError``.
-    """
+    """The verdict of ``polar`` the reply gives (see the module's docstring); ``ParseError`` when it says both or
+    neither."""
     said = lx.sentences(tokens(text, _vocabulary(polar)))
     conclusion: list[_Mention] = []
     main: list[_Mention] = []

@@ -14,20 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 # Keys a reply names its answer by, first found wins.
-ANSWER_KEYS = (
-    "answer",
-    "label",
-    "decision",
-    "verdict",
-    "score",
-    "rating",
-    "result",
-    "prediction",
-    "classification",
-    "relation",
-    "relationship",
-    "output",
-)
+_FIRST_KEYS = ("answer", "label", "decision", "verdict", "score", "rating", "result", "prediction")
+ANSWER_KEYS = (*_FIRST_KEYS, "classification", "relation", "relationship", "output")
 _FENCE = re.compile(r"```[a-zA-Z]*[ \t]*\n?")
 _OBJECT = re.compile(r"\{[^{}]*\}")  # flat objects only: no nested braces, so the search stays linear
 _PAIR = re.compile(
