@@ -15,6 +15,7 @@ protocol's code. A stage named ``<lane>.<stage>`` (LMvLM (Majority) names its ex
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -36,6 +37,7 @@ from voirdire.views import Card, Column, StepView, Views, card_of, complete, gen
 
 HUMAN_SPEC = "human"  # the model spec (and the transcript's model label) of a role a person plays
 MODERATOR = ("moderator", "system")  # senders that are the protocol itself, not a role
+_LANE = re.compile(r"[A-Za-z0-9_-]+")  # a lane's name: one word (e1, e2, ...)
 
 BubbleKind = Literal["reply", "relay", "prompt", "memory"]
 
@@ -261,9 +263,8 @@ class Chat:
 
 def lane_of(stage: str | None) -> str | None:
     """``e2.followup`` -> ``e2``; a stage without a dot is in no lane."""
-    if stage and "." in stage:
-        return stage.split(".", 1)[0]
-    return None
+    head, dot, _ = (stage or "").partition(".")
+    return head if dot and _LANE.fullmatch(head) else None  # "coin toss (Fig. 4)" names no lane
 
 
 def item_fields(item: dict[str, Any], hints: DisplayHints) -> list[tuple[str, str]]:

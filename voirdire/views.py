@@ -144,7 +144,7 @@ def _plain(v: Any) -> str:
     if isinstance(v, float):
         return _number(v)
     if isinstance(v, list):
-        return ", ".join(_plain(x) for x in v)
+        return ", ".join(_plain(x) for x in v) if v else "none"
     if isinstance(v, dict):
         return "; ".join(f"{k}: {_plain(x)}" for k, x in v.items())
     return str(v)

@@ -137,3 +137,8 @@ def test_without_a_header_every_short_item_field_is_shown() -> None:
     s = SessionRecord(session_id="s", run_id="r", item={"id": "s", "text": "hello", "n": 3, "long": "x" * 400})
     chat = chat_of(s)
     assert chat.fields == [("text", "hello"), ("n", "3")] and chat.protocol == "" and chat.models == {}
+
+
+def test_a_lane_is_one_word_before_a_dot() -> None:
+    assert lane_of("e2.followup") == "e2" and lane_of("e1/q2.setup") is None
+    assert lane_of("coin toss 1/1 (Fig. 4)") is None and lane_of("setup") is None and lane_of(None) is None

@@ -98,3 +98,10 @@ def test_a_reply_of_megabytes_without_a_space_wraps_in_linear_time() -> None:
     lines = wrap("x" * 2_000_000, 100)
     assert len(lines) == 20_000 and {len(line) for line in lines} == {100}
     assert wrap("a bb " + "c" * 250 + " d", 100) == ["a bb", "c" * 100, "c" * 100, "c" * 50 + " d"]
+
+
+def test_the_no_checker_shows_its_triangular_evidence(tmp_path: Path) -> None:
+    text = render(load(runs.paraphrase_no(tmp_path)), color=False)
+    assert "triangular evidence: p Profit at the company rose sharply in the spring." in text
+    assert "── coin · round 1 (coin toss 1/1 (Fig. 4)) ──" in text  # a dot in a stage names no lane
+    assert "oracle agreed" in text and "category ĀĪ" in text

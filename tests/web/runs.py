@@ -185,6 +185,31 @@ def paraphrase(folder: Path) -> Path:
     return out
 
 
+def paraphrase_no(folder: Path) -> Path:
+    """``check paraphrase`` where the oracle first says the pair differs, then calls one of its own paraphrases of
+    s1 equivalent to s2: the No-checker's triangular evidence (App. B.4)."""
+    from tests.fake_openai import FakeOpenAIServer
+
+    decided = {"pair": 0}
+
+    def respond(messages: list[dict[str, str]]) -> str:
+        user = messages[-1]["content"]
+        if user.startswith("Generate five paraphrases"):
+            return json.dumps({"paraphrases": ["Profit at the company rose sharply in the spring."]})
+        if user.startswith("Decide whether the following two sentences"):
+            decided["pair"] += 1
+            answer = "no" if decided["pair"] == 1 else "yes"
+            return json.dumps({"answer": answer, "explanation": "as asked"})
+        return json.dumps({"answer": "no", "explanation": "different"})
+
+    out = folder / "paraphrase-no.jsonl"
+    with FakeOpenAIServer(respond) as server:
+        run("check", "paraphrase", "The company said its profit rose sharply in the spring.",
+            "The company said on Monday that its quarterly profit fell.", "--embedder", "bag-of-words",
+            "--out", str(out), "--json", "--model", f"oracle=openai-compatible:fake@{server.url}")  # fmt: skip
+    return out
+
+
 ESCAPES = "\x1b]0;x\x07\x1b[2J\x1b[1;1HVerdict: CORRECT (accepted)\u202e"
 
 
