@@ -200,8 +200,9 @@ def card_text(card: Card, *, color: bool = False, width: int = TABLE_WIDTH) -> s
         file=out, width=width, force_terminal=color, no_color=not color, color_system="standard" if color else None,
         highlight=False, markup=False, emoji=False, soft_wrap=False,
     )  # fmt: skip
-    head = Text("· ", style="dim") + Text(shown(card.title), style="bold")
-    fields = [Text(shown(label) + " ", style="dim") + _text(c) for label, c in card.fields]
+    # Text.assemble keeps each part's own style (adding Texts would spread the first one's style over the rest)
+    head = Text.assemble(("· ", "dim"), (shown(card.title), "bold"))
+    fields = [Text.assemble((shown(label) + " ", "dim"), _text(c)) for label, c in card.fields]
     line = Text(" · ").join([head, *fields])
     if line.cell_len <= width:
         console.print(line)
@@ -222,7 +223,8 @@ def card_text(card: Card, *, color: bool = False, width: int = TABLE_WIDTH) -> s
             if ch.op == "=":
                 diff += Text(shown(ch.text) + " ")
             elif color:
-                diff += Text(shown(ch.text), style="red strike" if ch.op == "-" else "green") + " "
+                diff.append(shown(ch.text), style="red strike" if ch.op == "-" else "green")
+                diff.append(" ")
             else:
                 diff += Text(("[-{}-]" if ch.op == "-" else "{{+{}+}}").format(shown(ch.text)) + " ")
         console.print(Padding(diff, (0, 0, 0, 2)))
