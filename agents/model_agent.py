@@ -445,6 +445,10 @@ class ModelAgent(BaseChatAgent):
         self, conversation: list[LLMMessage], args: dict[str, Any], n: int, token: CancellationToken
     ) -> tuple[Completion, int]:
         """Call the model, retrying transient failures (see the module's retry policy); returns the retry count."""
+        try:
+            return await self._request(conversation, args, n, token), 0
+        except Exception as exc:
+            first: Exception | None = exc  # most calls succeed at once: tenacity is set up only for a failure
         retrying = AsyncRetrying(
             retry=retry_if_exception(self._retried),
             stop=stop_after_attempt(self.max_retries + 1),
@@ -455,12 +459,15 @@ class ModelAgent(BaseChatAgent):
         try:
             async for attempt in retrying:
                 with attempt:
+                    if first is not None:  # the first attempt, already made: its failure, to tenacity
+                        failed, first = first, None
+                        raise failed
                     done = await self._request(conversation, args, n, token)
         except Exception as exc:
             retries = retrying.statistics.get("attempt_number", 1) - 1
-            why = self._why_given_up(exc, retries)
-            message = f"{self.name} via {self.model_label}: {describe(exc)}{why}"
-            raise ModelCallError(message, role=self.name, retries=retries) from exc
+            raise ModelCallError(
+                f"{self.name} via {self.model_label}: {describe(exc)}{self._why_given_up(exc, retries)}"
+            ) from exc
         return done, retrying.statistics.get("attempt_number", 1) - 1
 
     def _retried(self, exc: BaseException) -> bool:
