@@ -13,17 +13,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from voirdire.errors import cannot_write
+from voirdire.limits import TOKEN_COUNT_MAX, too_deep
 from voirdire.secrets import mask_tree
 from voirdire.transcript import drop_torn_tail
 
 
 class CachedReply(BaseModel):
     text: str
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
+    prompt_tokens: int = Field(0, ge=0, le=TOKEN_COUNT_MAX)  # a cache file is read from outside too
+    completion_tokens: int = Field(0, ge=0, le=TOKEN_COUNT_MAX)
     finish_reason: str | None = None
     enforcement: str | None = None
 
@@ -41,10 +42,12 @@ class ResponseCache:
         if self.path.exists():
             for line in self.path.read_text(encoding="utf-8").splitlines():
                 try:
+                    if too_deep(line.encode()):
+                        continue
                     rec = json.loads(line)
                     self._replies[rec["digest"]] = CachedReply.model_validate(rec["reply"])
-                except (json.JSONDecodeError, KeyError, ValueError):
-                    continue  # a torn or foreign line costs one model call, never a crash
+                except (KeyError, TypeError, ValueError):  # JSONDecodeError and ValidationError are ValueErrors
+                    continue  # a torn, foreign or forged line costs one model call, never a crash
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.exists():

@@ -97,3 +97,19 @@ def test_the_reply_cap_must_be_a_whole_number(bad: str, monkeypatch: pytest.Monk
     monkeypatch.setenv("VOIRDIRE_MAX_REPLY_CHARS", bad)
     with pytest.raises(LimitError, match="VOIRDIRE_MAX_REPLY_CHARS"):
         max_reply_chars()
+
+
+def test_a_forged_cache_line_costs_a_call_never_a_crash(tmp_path: Path) -> None:
+    from voirdire.cache import ResponseCache
+
+    path = tmp_path / "c.jsonl"
+    good = {"digest": "sha256:ok", "reply": {"text": "Paris.", "prompt_tokens": 3, "completion_tokens": 1}}
+    lines = [
+        good,
+        {"digest": "sha256:neg", "reply": {"text": "x", "prompt_tokens": -1800}},
+        {"digest": "sha256:big", "reply": {"text": "x", "completion_tokens": 10**400}},
+        [1, 2],
+    ]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines) + '{"a":' * 5000 + "\n")
+    cache = ResponseCache(path)
+    assert len(cache) == 1 and cache.get("sha256:ok") is not None
