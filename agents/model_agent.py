@@ -466,7 +466,9 @@ class ModelAgent(BaseChatAgent):
         except Exception as exc:
             retries = retrying.statistics.get("attempt_number", 1) - 1
             raise ModelCallError(
-                f"{self.name} via {self.model_label}: {describe(exc)}{self._why_given_up(exc, retries)}"
+                f"{self.name} via {self.model_label}: {describe(exc)}{self._why_given_up(exc, retries)}",
+                role=self.name,
+                retries=retries,
             ) from exc
         return done, retrying.statistics.get("attempt_number", 1) - 1
 

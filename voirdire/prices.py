@@ -125,11 +125,14 @@ class Cost:
         """The model names a price file would key the unpriced models by (``gpt-4o``, not the whole label)."""
         return list(dict.fromkeys(model_name(label)[0] for label in self.unpriced))
 
+    @property
+    def amount(self) -> str:
+        """The priced part alone: ``$0.0027``, or ``unknown``."""
+        return "unknown" if self.usd is None else usd(self.usd)
+
     def text(self) -> str:
         """``$0.0027``; ``at least $0.0027 (partial)``; ``unknown``."""
-        if self.usd is None:
-            return "unknown"
-        return f"at least {usd(self.usd)} (partial)" if self.partial else usd(self.usd)
+        return f"at least {self.amount} (partial)" if self.partial else self.amount
 
 
 def usd(x: float) -> str:
