@@ -166,6 +166,7 @@ _WINDOW = 16  # how far a mention looks back in its clause, in tokens
 Status = Literal["asserted", "negated", "possible", "undetermined"]
 Rank = Literal["conclusion", "main", "subordinate", "concessive", "none"]
 _RANK_ORDER: tuple[Rank, ...] = ("conclusion", "main", "subordinate", "concessive")
+_ANSWERED: dict[str, Status] = {"yes": "asserted", "no": "negated"}
 
 
 @dataclass(slots=True)
@@ -339,8 +340,15 @@ def _mentions(words: list[str], n_labels: int) -> list[_Mention]:
 def _read_clauses(tokens: list[str], n_labels: int) -> list[_Clause]:
     clauses: list[_Clause] = []
     carry = False  # a heading such as "Answer:" or "The answer is:" makes the next clause with a label conclude
-    for sentence in lx.sentences(tokens):
+    said = lx.sentences(tokens)
+    for i, sentence in enumerate(said):
         sent, question = sentence.tokens, sentence.question
+        restated = lx.answered(said, i)
+        if restated is not None:  # "Entailment? Yes.", "Is it a contradiction? No.": one label asked and answered
+            asked = [m for m in _mentions(restated[0], n_labels) if m.status == "asserted" and len(m.labels) == 1]
+            for m in asked[:1] if len(asked) == 1 else []:
+                clauses.append(_Clause(restated[0], "main", [_Mention(m.labels, _ANSWERED[restated[1]], "main")]))
+            continue
         hypothetical = sent[0] in lx.HYPOTHETICAL
         spans = _clauses(sent)
         here: list[_Clause] = []

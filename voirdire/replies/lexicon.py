@@ -334,3 +334,16 @@ def withheld(words: list[str], knowing: frozenset[str] = KNOWING) -> bool:
     negation = next((j for j, w in enumerate(words) if w in NEGATORS), len(words))
     known = knowing.intersection(words[negation + 1 :])
     return bool(known) and not (known == {"say"} and "would" in words and not {"can", "could"}.intersection(words))
+
+
+def answered(said: list[Sentence], k: int) -> tuple[list[str], str] | None:
+    """A question restated and answered right away ("Is the claim correct? No.", "Entailment? Yes.", "Q: ...? A:
+    No."): the question's words (without its leading auxiliary) and the answer, "yes" or "no"."""
+    if not said[k].question or k + 1 >= len(said):
+        return None
+    reply = said[k + 1].tokens
+    if len(reply) > 2 and reply[0] in ("a", "answer", "response", "reply") and reply[1] == ":":
+        reply = reply[2:]
+    answer = answer_word(reply)
+    asked = said[k].tokens
+    return None if answer is None else (asked[1:] if asked[0] in AUX else asked, answer)

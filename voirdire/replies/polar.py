@@ -415,22 +415,14 @@ def _doubts(clause: list[str]) -> bool:
     return False
 
 
-def _answered_question(question: list[str], answer: lx.Sentence | None) -> _Mention | None:
+def _answered_question(said: list[lx.Sentence], k: int) -> _Mention | None:
     """ "Is the claim correct? No.", "Correct? No." — a polar question about the subject answered right away."""
-    reply = answer.tokens if answer is not None else []
-    if len(reply) > 2 and reply[0] in ("a", "answer", "response", "reply") and reply[1] == ":":
-        reply = reply[2:]  # "Q: Is the claim correct? A: No."
-    said = lx.answer_word(reply)
-    if said is None:
-        return None
-    asked = question[1:] if question and question[0] in lx.AUX else question
-    mentions = [m for m in _clause_mentions(asked) if m.about in ("claim", "bare")]
+    answered = lx.answered(said, k)
+    mentions = [m for m in _clause_mentions(answered[0]) if m.about in ("claim", "bare")] if answered else []
     if len(mentions) != 1 or mentions[0].value is None:
         return None
     value = mentions[0].value
-    if said == "no":
-        value = _OTHER[value]
-    return _Mention(value, "claim")
+    return _Mention(_OTHER[value] if answered[1] == "no" else value, "claim")  # type: ignore[index]
 
 
 def _resolve(tiers: list[list[_Mention]], names: tuple[str, str]) -> str:
@@ -466,8 +458,7 @@ def read_polar(text: str, polar: Polar) -> str:
     carry = False
     for k, sent in enumerate(said):
         if sent.question:
-            nxt = said[k + 1] if k + 1 < len(said) else None
-            answered = _answered_question(sent.tokens, nxt) if _VERDICTS.intersection(sent.tokens) else None
+            answered = _answered_question(said, k) if _VERDICTS.intersection(sent.tokens) else None
             if answered is not None:
                 main.append(answered)
             carry = False
