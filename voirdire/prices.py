@@ -143,7 +143,7 @@ def run_cost(usage: Mapping[str, tuple[int, int, int]], prices: Prices) -> Cost:
     """The cost of ``usage``: model label -> (billed prompt tokens, billed completion tokens, requests). Cached
     replies are not billed (leave their tokens out); a free model costs 0; a billed model without a price, that
     used tokens or requests, makes the cost partial (or unknown when nothing is priced)."""
-    total: float | None = None
+    total: float | None = None if usage else 0.0  # no model call at all (rule agents): nothing was billed
     unpriced: list[str] = []
     for label, (prompt, completion, requests) in usage.items():
         pricing = prices.pricing(label)

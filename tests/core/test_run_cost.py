@@ -31,3 +31,7 @@ def test_a_model_without_a_price_makes_the_cost_partial_or_unknown() -> None:
     assert unknown.usd is None and unknown.text() == "unknown"
     cached_only = run_cost({"openai-compatible:llama@http://h:8/v1": (0, 0, 0)}, PRICES)  # nothing was billed
     assert cached_only.usd == 0
+
+
+def test_a_run_without_model_calls_costs_nothing() -> None:
+    assert run_cost({}, PRICES).text() == "$0.0000"
