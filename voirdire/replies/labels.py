@@ -123,10 +123,7 @@ _OBJECT_FOLLOWERS = lx.words(
 )
 _GROUP_GLUE = lx.words(", or and nor / either neither a an the")
 
-_SPLIT_ALWAYS = lx.words("but however although though whereas because if unless yet nevertheless nonetheless despite")
-_SPLIT_AFTER_COMMA = _SPLIT_ALWAYS | lx.words(
-    "which since as while so therefore thus hence and if when meaning indicating suggesting given or"
-)
+_SPLIT_ALWAYS = lx.SPLIT_ALWAYS | {"if"}  # "entailment only if ...": a condition, however it is joined
 _CONCESSIVE = lx.words("although though despite albeit initially")
 _OPENING_CONCESSIVE = _CONCESSIVE | lx.words("while whereas")  # "While it may seem neutral, ..."
 _SUBORDINATE = lx.words("because since as which while whereas given when where that who")
@@ -214,7 +211,7 @@ def _groups(sent: list[str]) -> list[tuple[int, int]]:
 def _clauses(sent: list[str]) -> list[tuple[int, int, str]]:
     """Clause spans [start, end) of a sentence with the word that opened each; groups are never cut."""
     inside = {k for start, end in _groups(sent) for k in range(start + 1, end)}
-    return [(a, b, sent[a]) for a, b in lx.clauses(sent, _SPLIT_ALWAYS, _SPLIT_AFTER_COMMA, keep=inside)]
+    return [(a, b, sent[a]) for a, b in lx.clauses(sent, _SPLIT_ALWAYS, lx.SPLIT_AFTER_COMMA, keep=inside)]
 
 
 def _direction_ok(words: list[str], k: int) -> bool:

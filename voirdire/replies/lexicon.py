@@ -201,6 +201,21 @@ def sentences(tokens: list[str]) -> list[Sentence]:
 
 
 HARD_BREAK = words(": — ( ) [ ] { }")
+CONTRAST = words("but however yet nevertheless nonetheless still instead rather")
+HYPOTHETICAL = words("if unless whether assuming suppose supposing provided")
+SUBORDINATE = words(
+    "although though whereas while despite because since as which who whom whose where when given considering"
+)
+# Words that open a new clause anywhere; the rest only after a comma.
+SPLIT_ALWAYS = words(
+    "but although though whereas while however because and or nevertheless nonetheless despite unless yet"
+)
+SPLIT_AFTER_COMMA = (
+    CONTRAST
+    | SUBORDINATE
+    | HYPOTHETICAL
+    | words("and or so therefore thus hence not meaning indicating suggesting implying making")
+)
 
 
 def clauses(
@@ -263,8 +278,6 @@ NEGATORS = words(
     "denied denies dispute disputed disputes refute refuted unlikely fail fails failed failing lack lacks lacking non "
     "absence"
 )
-CONTRAST = words("but however yet nevertheless nonetheless still instead rather")
-HYPOTHETICAL = words("if unless whether assuming suppose supposing provided")
 # Hedges: a reply that cannot tell ("unclear", "I cannot confirm"), a possibility ("maybe"), a partial degree.
 UNDETERMINED = words(
     "unable impossible unclear uncertain unsure insufficient inconclusive unknown unverified unverifiable undetermined "

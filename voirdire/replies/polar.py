@@ -71,16 +71,6 @@ def tokens(text: str, vocabulary: dict[str, str] | None = None) -> list[str]:
 
 # ---------------------------------------------------------------------------------------------------- clauses
 
-_SUBORDINATE = lx.words(
-    "although though whereas while despite because since as which who whom whose where when given considering"
-)
-_COORDINATE = lx.words("and or so therefore thus hence not meaning indicating suggesting implying making")
-# Words that open a new clause anywhere; the rest only after a comma.
-_SPLIT_ALWAYS = lx.words(
-    "but although though whereas while however because and or nevertheless nonetheless despite unless"
-)
-_SPLIT_AFTER_COMMA = lx.CONTRAST | _SUBORDINATE | lx.HYPOTHETICAL | _COORDINATE
-
 
 @dataclass(frozen=True, slots=True)
 class _Clause:
@@ -92,7 +82,7 @@ class _Clause:
 def _role(first: str) -> Role:
     if first in lx.CONTRAST:
         return "contrast"
-    if first in _SUBORDINATE:
+    if first in lx.SUBORDINATE:
         return "subordinate"
     if first in lx.HYPOTHETICAL:
         return "hypothetical"
@@ -107,7 +97,7 @@ def _clauses(sentence: list[str]) -> list[_Clause]:
     def comma_ends(start: int, k: int) -> bool:
         return _role(sentence[start]) in ("subordinate", "hypothetical") and _opens_clause(sentence, k)
 
-    spans = lx.clauses(sentence, _SPLIT_ALWAYS, _SPLIT_AFTER_COMMA, comma_ends)
+    spans = lx.clauses(sentence, lx.SPLIT_ALWAYS, lx.SPLIT_AFTER_COMMA, comma_ends)
     pieces = [sentence[a:b] for a, b in spans]
     hypothetical = bool(pieces) and _role(pieces[0][0]) == "hypothetical"
     out: list[_Clause] = []
@@ -372,15 +362,7 @@ def _mention(tokens: list[str], v: int, lo: int) -> _Mention | None:
     return _Mention(value, about)
 
 
-_CONNECTIVES = (_SPLIT_ALWAYS | lx.CONTRAST | _COORDINATE | lx.HYPOTHETICAL | _SUBORDINATE | {","}) - {
-    "not",
-    "which",
-    "who",
-    "whom",
-    "whose",
-    "given",
-    "considering",
-}
+_CONNECTIVES = (lx.SPLIT_ALWAYS | lx.SPLIT_AFTER_COMMA | {","}) - lx.words("not which who whom whose given considering")
 
 
 def _clause_mentions(clause: list[str]) -> list[_Mention]:
