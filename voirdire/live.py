@@ -19,7 +19,7 @@ from typing import Literal, TextIO
 
 from pydantic import TypeAdapter, ValidationError
 
-from voirdire.chat import chat_of
+from voirdire.chat import Bubble, chat_of
 from voirdire.secrets import mask_secrets
 from voirdire.transcript import ErrorEvent, Line, RunHeader, SessionRecord, SessionStart, Verdict
 from voirdire.view import Style, heading, render_chat, totals_text, turn_lines, use_color
@@ -145,7 +145,10 @@ class LiveChat:
         if not s.headed:
             s.headed = True
             lines.append(heading(chat, self.color))
-        for turn in chat.turns:
+        turns = chat.turns
+        if not s.done and turns and isinstance(turns[-1], Bubble) and turns[-1].kind == "reply":
+            turns = turns[:-1]  # the other samples of its call may follow: printed with the next event
+        for turn in turns:
             key = (type(turn).__name__, getattr(turn, "seq", -1))
             if key not in s.printed:
                 s.printed.add(key)
