@@ -126,7 +126,7 @@ _GROUP_GLUE = lx.words(", or and nor / either neither a an the")
 _SPLIT_ALWAYS = lx.SPLIT_ALWAYS | {"if"}  # "entailment only if ...": a condition, however it is joined
 _CONCESSIVE = lx.words("although though despite albeit initially")
 _OPENING_CONCESSIVE = _CONCESSIVE | lx.words("while whereas")  # "While it may seem neutral, ..."
-_SUBORDINATE = lx.words("because since as which while whereas given when where that who")
+_SUBORDINATE = lx.SUBORDINATE | {"that"}
 _OPENING_SUBORDINATE = lx.words("because since as given when")
 # A label reply concludes with a heading naming what it gives ("Label:", "Relationship:") or "the answer is".
 _HEADINGS = lx.CONCLUSION_HEADINGS | lx.words("label relation relationship result prediction classification output")
