@@ -42,6 +42,7 @@ from voirdire.transcript import DisplayHints, Verdict
 
 from .alignment import BagOfWordsEmbedder, Candidate, Embedder, MiniLMEmbedder, candidate, describe, phi
 from .items import digest
+from .paraphrase_report import ParaphraseOutcome
 from .trees import PhraseParser, PhraseTree, SpacyParser, StanzaParser
 from .views import PARAPHRASE_VIEWS
 
@@ -248,6 +249,7 @@ class ParaphraseChecker(Protocol[PairItem, ParaphraseParams]):
     display = DISPLAY
     Item = PairItem
     Params = ParaphraseParams
+    Outcome = ParaphraseOutcome
     prompt_folder = "oracle_checker"
 
     def rule_roles(self) -> tuple[str, ...]:
