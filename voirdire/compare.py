@@ -74,7 +74,8 @@ class Comparison(BaseModel):
         return next((p for p in self.pairs if {p.a, p.b} == {a, b}), None)
 
     def text(self, *, disagree_only: bool = False, limit: int = 50) -> str:
-        lines = [f"{len(self.rows)} items shared by {len(self.runs)} runs (verdicts compared by {self.by})"]
+        n = len(self.rows)
+        lines = [f"{n} item{'s' if n != 1 else ''} shared by {len(self.runs)} runs (verdicts compared by {self.by})"]
         for i, run in enumerate(self.runs):
             gold = (
                 f"{run.gold_agree}/{run.gold_known} agree with gold ({100 * (run.gold_rate or 0):.1f}%)"
@@ -88,7 +89,8 @@ class Comparison(BaseModel):
         for p in self.pairs:
             agreement = "–" if p.agreement is None else f"{100 * p.agreement:.1f}%"
             kappa = "undefined" if p.kappa is None else f"{p.kappa:.3f}"
-            lines.append(f"  [{p.a + 1}] vs [{p.b + 1}]: agreement {agreement} on {p.n} items, Cohen's κ {kappa}")
+            items = f"{p.n} item{'s' if p.n != 1 else ''}"
+            lines.append(f"  [{p.a + 1}] vs [{p.b + 1}]: agreement {agreement} on {items}, Cohen's κ {kappa}")
         shown = [r for r in self.rows if r.agree is False] if disagree_only else self.rows
         lines.append(f"{'disagreements' if disagree_only else 'items'} ({len(shown)}; {self.disagreements} disagree):")
         width = min(max([len(r.item_id) for r in shown[:limit]] + [4]), 40)
