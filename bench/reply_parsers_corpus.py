@@ -4,17 +4,23 @@ A *flip* is a value other than the label where neither is a refusal; an *over-re
 labelled ``refuse``; the *refusal rate* is the share of replies with a non-refuse label that the reader refused
 (each one an inconclusive item, never a wrong one). Numbers per reader, for the whole corpus and its held-out part.
 
-    python bench/reply_parsers_corpus.py [--at COMMIT] [--out docs/results/reply_corpus.json]
+    python bench/reply_parsers_corpus.py [--at COMMIT] [--out docs/results/reply_corpus.json] [--lines]
 
 ``--at COMMIT`` measures the reader modules as that commit had them (``git show``) on today's corpus: the
-numbers before the core reader are ``--at 897e2b39``.
+numbers before the core reader are ``--at 897e2b39``. ``--lines`` counts the lines of reply-reading code instead
+(``voirdire/replies/``, the protocols' ``parsing.py`` files and the oracle-checker's reader), in all and as code
+only (no blank, comment or docstring lines), at ``--at`` or in the working tree.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import io
 import json
+import subprocess
 import sys
+import tokenize
 from collections import defaultdict
 from pathlib import Path
 
@@ -55,11 +61,75 @@ def measure(rows: list[dict], readers: Table = CURRENT) -> dict[str, dict[str, f
     return out
 
 
+# The oracle-checker's reader lives among other code: only these definitions are counted.
+ORACLE = ("protocols/oracle_checker/paraphrase.py", ("_json_object", "EQUIVALENCE", "read_yes_no"))
+
+
+def _source(path: str, at: str | None) -> str | None:
+    if at is None:
+        file = ROOT / path
+        return file.read_text(encoding="utf-8") if file.exists() else None
+    shown = subprocess.run(["git", "show", f"{at}:{path}"], cwd=ROOT, capture_output=True, text=True)
+    return shown.stdout if shown.returncode == 0 else None
+
+
+def _counts(source: str, names: tuple[str, ...] = ()) -> tuple[int, int]:
+    """Lines in all and code lines (no blank, comment or docstring line), of the whole file or of ``names``."""
+    tree = ast.parse(source)
+    keep: set[int] | None = None
+    if names:
+        keep = set()
+        for node in tree.body:
+            targets = [getattr(t, "id", "") for t in getattr(node, "targets", [])] + [getattr(node, "name", "")]
+            if any(t in names for t in targets):
+                keep.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    docs: set[int] = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        first = body[0] if isinstance(body, list) and body else None
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            docs.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+    code: set[int] = set()
+    skip = (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER)
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type not in skip:
+            code.update(n for n in range(tok.start[0], tok.end[0] + 1) if n not in docs)
+    lines = set(range(1, len(source.splitlines()) + 1))
+    if keep is not None:
+        lines, code = lines & keep, code & keep
+    return len(lines), len(code)
+
+
+def count_lines(at: str | None) -> dict[str, tuple[int, int]]:
+    """Lines and code lines of every file holding reply-reading code, at ``at`` or in the working tree."""
+    listed = (
+        subprocess.run(
+            ["git", "ls-tree", "--name-only", at, "voirdire/replies/"], cwd=ROOT, capture_output=True, text=True
+        ).stdout.split()
+        if at
+        else [str(p.relative_to(ROOT)) for p in sorted((ROOT / "voirdire/replies").glob("*.py"))]
+    )
+    paths = [p for p in listed if p.endswith(".py")]
+    paths += ["protocols/cross_examination/parsing.py", "protocols/qa_entailment/parsing.py"]
+    out = {p: _counts(src) for p in paths if (src := _source(p, at)) is not None}
+    src = _source(ORACLE[0], at)
+    if src is not None:
+        out[f"{ORACLE[0]} ({', '.join(ORACLE[1])})"] = _counts(src, ORACLE[1])
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, help="write the numbers as JSON here")
     ap.add_argument("--at", metavar="COMMIT", help="measure the readers as this commit had them")
+    ap.add_argument("--lines", action="store_true", help="count the lines of reply-reading code instead")
     args = ap.parse_args()
+    if args.lines:
+        counts = count_lines(args.at)
+        for path, (lines, code) in counts.items():
+            print(f"{lines:6d} {code:6d}  {path}")
+        print(f"{sum(c[0] for c in counts.values()):6d} {sum(c[1] for c in counts.values()):6d}  total (lines, code)")
+        return
     rows = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]
     numbers = measure(rows, readers_at(ROOT, args.at) if args.at else CURRENT)
     print("| reader | n | accuracy | flips | over-reads | refusal rate |\n|---|---|---|---|---|---|")
