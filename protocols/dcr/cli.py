@@ -17,6 +17,8 @@ from voirdire.registry import CommandSpec, InputError, Inputs, RunOutcome, defau
 
 from .data import LOADERS, DataError, load_benchmark
 from .items import DCRItem
+from .outcome import DCROutcome
+from .protocol import Round
 
 PARAMS = ParamsCLI(metavar={"rounds": "M"})
 # §4.1: temperature 0 (greedy); replies are JSON lists of reasons, which need more than the default 256 tokens.
@@ -71,28 +73,25 @@ def load_pairs(args: argparse.Namespace, protocol: Protocol[Any, Any]) -> Inputs
 
 def rounds_text(statistics: dict[str, Any]) -> str:
     """The score of each round and the final candidate, as printed after one pair's chat."""
+    o = DCROutcome.model_validate(statistics)
     lines = []
-    for h in statistics.get("history", []):
-        score = "unscored" if h.get("score") is None else f"{h['score']:.3f}"
-        lines.append(f"round {h['round']}: score {score}")
-        marks = h.get("marks") or []
-        status = h.get("reason_status") or []
-        for i, g in enumerate(h.get("reasons", [])):
-            z = marks[i] if len(marks) == len(h["reasons"]) else None
+    stray = {"not_in_candidate": " (not in the candidate: not scored)", "repeated": " (repeated: not scored)"}
+    for h in (Round.model_validate(r) for r in o.history):
+        lines.append(f"round {h.round}: score {'unscored' if h.score is None else f'{h.score:.3f}'}")
+        marks = h.marks or []
+        for i, g in enumerate(h.reasons):
+            z = marks[i] if len(marks) == len(h.reasons) else None
             mark = "  " if z is None else ("+1" if z > 0 else "-1")
-            stray = {"not_in_candidate": " (not in the candidate: not scored)", "repeated": " (repeated: not scored)"}
-            lines.append(f"  {mark} {g['sentence']}{stray.get(status[i], '') if i < len(status) else ''}")
-        sentences = h.get("sentences") or []
-        minus = "  " if h.get("score") is None else "-1"
-        lines += [f"  {minus} {sentences[j]} (not evaluated)" for j in h.get("not_evaluated", []) if j < len(sentences)]
-    final = statistics.get("score")
-    lines.append(f"final score {'unscored' if final is None else f'{final:.3f}'} ({statistics.get('stopped')})")
-    lines.append(("improved candidate: " if statistics.get("improved") else "candidate: ") + statistics["candidate"])
-    if statistics.get("lost_sentences"):
-        start, end = statistics["sentences_start"], statistics["sentences_end"]
-        lines.append(f"the final candidate has {end} sentences, the original {start}")
-    if statistics.get("unscored_candidate"):
-        lines.append(f"last improvement (not scored): {statistics['unscored_candidate']}")
+            why = stray.get(h.reason_status[i], "") if i < len(h.reason_status) else ""
+            lines.append(f"  {mark} {g.sentence}{why}")
+        minus = "  " if h.score is None else "-1"
+        lines += [f"  {minus} {h.sentences[j]} (not evaluated)" for j in h.not_evaluated if j < len(h.sentences)]
+    lines.append(f"final score {'unscored' if o.score is None else f'{o.score:.3f}'} ({o.stopped})")
+    lines.append(("improved candidate: " if o.improved else "candidate: ") + o.candidate)
+    if o.lost_sentences:
+        lines.append(f"the final candidate has {o.sentences_end} sentences, the original {o.sentences_start}")
+    if o.unscored_candidate:
+        lines.append(f"last improvement (not scored): {o.unscored_candidate}")
     return "\n".join(lines)
 
 

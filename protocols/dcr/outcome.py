@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
+
+from pydantic import Field
 
 from voirdire.protocol import Statistics
 
@@ -15,6 +17,13 @@ class DCROutcome(Statistics):
     initial_score: float | int | None = None
     scores: list[float | int | None] | None = None  # one per scored round, the original candidate's first
     stopped: str | None = "?"  # a Stop reason; "?" in a transcript that did not record it
+    candidate: str = ""  # the candidate reported: the last scored one
+    improved: bool = False
+    unscored_candidate: str | None = None  # a last improvement the loop did not score
+    sentences_start: int | None = None
+    sentences_end: int | None = None
+    lost_sentences: bool = False
+    history: list[dict[str, Any]] = Field(default_factory=list)  # each scored round (``Round``), in order
 
     def metric(self, score: Score) -> float | int | None:
         return self.initial_score if score == "initial_score" else self.score
