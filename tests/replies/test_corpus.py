@@ -89,7 +89,7 @@ MIN_ACCURACY = {
     "datapoint": 0.99,
 }
 MIN_CATEGORY_ACCURACY = 0.7
-# "Incorrect is not how I would describe this claim; it is accurate.": a verdict word talked about is refused.
+# A verdict word talked about ("Correct is the last word I would use") is refused.
 CATEGORY_FLOORS = {("decision", "negated_label"): 0.0}
 
 
@@ -132,7 +132,7 @@ def test_no_flips_no_over_reads_on_the_held_out_part() -> None:
     ("reader", "text", "expected"),
     [
         # The replies the issue names, read by the earlier readers as the opposite answer or as an answer at all.
-        ("decision", "Incorrect is not how I would describe this claim; it is accurate.", "refuse"),
+        ("decision", "Incorrect is not how I would describe this claim; it is accurate.", "correct"),
         ("entailment", "Ce n'est pas une contradiction.", "refuse"),
         ("paraphrase", "No doubt about it: the two sentences say the same thing.", "yes"),
         ("paraphrase", '{"answer": "Yes and no"}', "refuse"),

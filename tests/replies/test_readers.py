@@ -96,7 +96,7 @@ def test_yes_no_reads_what_is_said_of_the_subject_when_no_answer_word_does(text:
         ("Correct? Yes.", "correct"),
         ("Is the claim incorrect? No.", "correct"),
         ("Is the claim correct? Absolutely not.", "incorrect"),
-        ("Incorrect is not how I would describe this claim; it is accurate.", "refuse"),
+        ("Incorrect is not how I would describe this claim; it is accurate.", "correct"),
         ("Correct is the last word I would use for this claim.", "refuse"),
         ("Correct is my answer.", "correct"),
         ("Not incorrect, but not entirely correct either.", "refuse"),

@@ -132,16 +132,6 @@ _OPENING_SUBORDINATE = lx.words("because since as given when")
 _HEADINGS = lx.CONCLUSION_HEADINGS | lx.words("label relation relationship result prediction classification output")
 _CONCLUSION_PAIRS = {("the", w) for w in ("answer", "label", "relationship", "relation")} | {("final", "label")}
 
-# A label as the subject of a verdict on it: "Entailment is false", "Contradiction does not apply", "Neutral is
-# correct". Other predicates ("Entailment requires ...", "Entailment is when ...") define the word, asserting nothing.
-_SUBJECT_VERBS = lx.words("is was are does do would will seems seem applies apply holds hold fits fit can should must")
-_NEGATIVE_PREDICATES = lx.words(
-    "wrong false incorrect inaccurate invalid inappropriate excluded unlikely impossible ruled untrue"
-)
-_POSITIVE_PREDICATES = lx.words(
-    "correct right true answer appropriate valid case best label applies apply holds hold fits fit accurate "
-    "relationship relation one verdict classification guess choice pick bet"
-)
 # "entailment: no", "contradiction = true": a value after a label word.
 _NEGATIVE_VALUES = lx.words("no none false 0 n incorrect wrong")
 _POSITIVE_VALUES = lx.words("yes true 1 y correct right")
@@ -252,14 +242,11 @@ def _status(words: list[str], k: int, lo: int) -> Status | None:
 
 def _predicate(words: list[str], start: int, end: int, status: Status) -> Status | None:
     """A noun label followed by a verb is that verb's subject: its predicate says whether the label holds."""
-    if words[end - 1] not in _NOUNS or end >= len(words) or words[end] not in _SUBJECT_VERBS:
+    if words[end - 1] not in _NOUNS or end >= len(words) or words[end] not in lx.SUBJECT_VERBS:
         return status
-    after = words[end : end + 6]
-    negative = any(w in _NEGATIVE_PREDICATES for w in after) != any(w in lx.NEGATORS for w in after)
-    if not negative and not any(w in _POSITIVE_PREDICATES for w in after):
-        return None  # "Entailment requires ...", "Entailment is when ...": a definition
-    if not negative:
-        return status
+    judged = lx.judged(words[end : end + 6])
+    if judged is None or judged:
+        return None if judged is None else status
     return {"asserted": "negated", "negated": "asserted"}.get(status, status)  # type: ignore[return-value]
 
 

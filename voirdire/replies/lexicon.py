@@ -360,3 +360,25 @@ def answered(said: list[Sentence], k: int) -> tuple[list[str], str] | None:
     answer = answer_word(reply)
     asked = said[k].tokens
     return None if answer is None else (asked[1:] if asked[0] in AUX else asked, answer)
+
+
+# A word that is the subject of a predicate: "Entailment is false", "Correct is my answer", "Incorrect is not how
+# I would describe it". Other predicates ("Entailment is when ...") define the word, asserting nothing.
+SUBJECT_VERBS = words(
+    "is was are does do would will seems seem sounds applies apply holds hold fits fit describes can should must"
+)
+_DENYING = words("wrong false incorrect inaccurate invalid inappropriate excluded unlikely impossible ruled untrue")
+_AFFIRMING = words(
+    "correct right true answer appropriate valid case best label applies apply holds hold fits fit accurate "
+    "relationship relation one verdict classification guess choice pick bet decision conclusion assessment judgment "
+    "judgement"
+)
+
+
+def judged(predicate: list[str]) -> bool | None:
+    """Whether the predicate of a word used as its subject affirms the word (True), denies it (False), or does
+    neither (None: a definition, or "the last word I would use")."""
+    if {"last", "least", "worst"}.intersection(predicate):
+        return None
+    negative = any(w in _DENYING for w in predicate) != any(w in NEGATORS for w in predicate)
+    return None if not negative and not _AFFIRMING.intersection(predicate) else not negative

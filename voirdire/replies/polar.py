@@ -281,18 +281,6 @@ def _hedged(words: list[str], vg: bool) -> bool:
 
 
 _NAMING = lx.words("word term label")
-_LABEL_COPULAS = lx.words("is was would will seems sounds does fits applies describes")
-_VERDICT_NOUNS = lx.words("answer verdict decision conclusion assessment judgment judgement label")
-_LESSER = lx.words("last least worst wrong inappropriate")
-
-
-def _names_verdict(after: list[str]) -> bool:
-    """ "Correct is my answer", "Incorrect is the verdict": the predicate names the word as the reply's verdict."""
-    return (
-        after[:1] == ["is"]
-        and any(w in _VERDICT_NOUNS for w in after)
-        and not any(w in lx.NEGATORS or w in _LESSER for w in after)
-    )
 
 
 def _mention(tokens: list[str], v: int, lo: int) -> _Mention | None:
@@ -303,8 +291,10 @@ def _mention(tokens: list[str], v: int, lo: int) -> _Mention | None:
     nxt = tokens[v + 1] if v + 1 < len(tokens) else ""
     if word == "<pos>" and prev in _VERB_BEFORE and prev != "and":
         return None
-    if (v == lo or prev in _NAMING) and nxt in _LABEL_COPULAS and not _names_verdict(tokens[v + 1 : v + 8]):
-        return _Mention(None, "bare")  # "Incorrect is not how I would describe it": the word is talked about
+    if (v == lo or prev in _NAMING) and nxt in lx.SUBJECT_VERBS:  # "Incorrect is not how I would describe it"
+        judged = lx.judged(tokens[v + 1 : v + 7])
+        if not judged:
+            return _Mention(None if judged is None else _OTHER[word], "bare")  # type: ignore[index]
     # Walk back over the verb group; a comma-delimited parenthesis inside it is stepped over.
     j = v - 1
     vg: list[str] = []
