@@ -22,6 +22,15 @@ def words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+def _table(spec: str) -> dict[tuple[str, ...], list[str]]:
+    """A phrase table from "a b|c d=x; e f=y": each phrase (split at |) is replaced by the words after its '='."""
+    out: dict[tuple[str, ...], list[str]] = {}
+    for entry in spec.split(";"):
+        phrases, _, replacement = entry.rpartition("=")
+        out.update({tuple(p.split()): replacement.split() for p in phrases.split("|")})
+    return out
+
+
 TOKEN = re.compile(r"[a-z0-9]+(?:['\-][a-z0-9]+)*|\n|[^\sa-z0-9]")
 TRANSLATE = str.maketrans(
     {"“": '"', "”": '"', "„": '"', "«": '"', "»": '"', "’": "'", "‘": "'", "`": "'", "—": " — ", "–": " — ", "…": "."}
@@ -29,19 +38,12 @@ TRANSLATE = str.maketrans(
 _NT_BASE = {"ca": "can", "wo": "will", "sha": "shall", "ai": "is"}
 _CONTRACTIONS_S = words("it that there here what he she who this where how")
 _SUFFIXES = {"'re": "are", "'m": "am", "'ve": "have", "'ll": "will", "'d": "would"}
-_NO_APOSTROPHE = {
-    "dont": ["do", "not"],
-    "doesnt": ["does", "not"],
-    "didnt": ["did", "not"],
-    "isnt": ["is", "not"],
-    "cant": ["can", "not"],
-    "cannot": ["can", "not"],
-    "wont": ["will", "not"],
-    "wasnt": ["was", "not"],
-    "arent": ["are", "not"],
-    "im": ["i", "am"],
-    "couldnt": ["could", "not"],
-    "wouldnt": ["would", "not"],
+_NO_APOSTROPHE = {  # contractions written without their apostrophe
+    w: full
+    for (w,), full in _table(
+        "dont=do not;doesnt=does not;didnt=did not;isnt=is not;cant=can not;cannot=can not;wont=will not;wasnt=was "
+        "not;arent=are not;im=i am;couldnt=could not;wouldnt=would not"
+    ).items()
 }
 
 
@@ -62,7 +64,7 @@ def expand(word: str) -> list[str]:
     return [word]
 
 
-def resolve_phrases(tokens: list[str], table: dict[tuple[str, ...], list[str]]) -> list[str]:
+def resolve_phrases(tokens: list[str], table: Mapping[tuple[str, ...], list[str]]) -> list[str]:
     """Fixed phrases replaced, longest first ("by no means" → not); the table's longest key bounds the look-ahead."""
     first = frozenset(k[0] for k in table)
     longest = max(len(k) for k in table)
@@ -85,15 +87,6 @@ def resolve_phrases(tokens: list[str], table: dict[tuple[str, ...], list[str]]) 
     return out
 
 
-def _table(spec: str) -> dict[tuple[str, ...], list[str]]:
-    """A phrase table from "a b|c d=x; e f=y": each phrase (split at |) is replaced by the words after its '='."""
-    out: dict[tuple[str, ...], list[str]] = {}
-    for entry in spec.split(";"):
-        phrases, _, replacement = entry.rpartition("=")
-        out.update({tuple(p.split()): replacement.split() for p in phrases.split("|")})
-    return out
-
-
 # Fixed phrases: echoes of the prompt's own alternatives ("correct or incorrect"), emphatic positives that contain a
 # negation ("no doubt", "not only"), negations spelled in several words, and a few synonyms of the readers' words.
 PHRASES = _table(
@@ -112,7 +105,6 @@ NOISE = words("* _ # > ~ |")
 def tokens(
     text: str,
     vocabulary: Mapping[str, str],
-    phrases: Mapping[tuple[str, ...], list[str]] = PHRASES,
     *,
     echo: re.Pattern[str] | None = None,
     quoted: frozenset[str] | None = None,
@@ -135,7 +127,7 @@ def tokens(
             raw.extend(vocabulary.get(w, w) for w in expand(tok))
         if raw and raw[-1] != "\n":
             raw.append("\n")
-    return resolve_phrases(raw if quoted is None else quotations(raw, quoted), phrases)
+    return resolve_phrases(raw if quoted is None else quotations(raw, quoted), PHRASES)
 
 
 def quotations(raw: list[str], keep: frozenset[str], span: int = 60) -> list[str]:
