@@ -149,3 +149,17 @@ def test_correlate_plot_draws_metric_against_human_with_the_correlation_in_the_t
     assert main([*args, "--plot", str(tmp_path / "b")]) == 0
     (svg,) = (tmp_path / "b").glob("correlate-*-dcr.svg")
     assert any("AUROC = 1.000 (n = 2)" in t for t in texts(svg))
+
+
+def test_a_bad_plot_folder_is_a_one_line_error_before_the_report(
+    transcripts: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    afile = tmp_path / "a-file"
+    afile.write_text("x")
+    assert main(["report", str(transcripts["qa_lexical"]), "--plot", str(afile)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.strip() == f"voirdire: error: --plot {afile}: not a folder"
+    header_only = tmp_path / "empty.jsonl"
+    header_only.write_text(transcripts["qa_lexical"].read_text(encoding="utf-8").splitlines()[0] + "\n")
+    assert main(["report", str(header_only), "--plot", str(tmp_path / "none")]) == 0
+    assert "no chart to draw" in capsys.readouterr().err and not list((tmp_path / "none").iterdir())

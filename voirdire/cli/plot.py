@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from voirdire.cli.options import CLIError
 from voirdire.prices import load_prices
 
 
@@ -21,6 +22,12 @@ def check_plots(args: argparse.Namespace) -> None:
         from voirdire.plots import require
 
         require()
+        if args.plot.exists() and not args.plot.is_dir():
+            raise CLIError(f"--plot {args.plot}: not a folder")
+        try:
+            args.plot.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CLIError(f"--plot {args.plot}: cannot create the folder ({exc.strerror})") from None
 
 
 def write_plots(args: argparse.Namespace) -> None:
@@ -29,5 +36,8 @@ def write_plots(args: argparse.Namespace) -> None:
     from voirdire.plots import save, transcript_charts
 
     _, charts = transcript_charts(args.transcript, prices=load_prices(args.prices))
+    if not charts:
+        print(f"no chart to draw in {args.plot}: no session has a verdict or a model call yet", file=sys.stderr)
+        return
     written = save(charts, args.plot, tuple(args.plot_formats or ["svg"]))
     print(f"{len(written)} chart files in {args.plot}: " + ", ".join(p.name for p in written), file=sys.stderr)
