@@ -78,6 +78,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         print(listing())
         print(f"\n{len(reproductions())} tables and figures; run one with: voirdire reproduce NAME")
         return 0
+    if args.name or args.offline:  # before minutes of work: where it all goes must be writable
+        try:
+            args.out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CLIError(f"--out {args.out}: cannot create the folder ({exc.strerror})") from None
     if args.offline:
         if args.name:
             raise CLIError("--offline: runs every offline reproduction; give no NAME with it")
