@@ -42,6 +42,12 @@ def _or_refuse(read, text: str) -> str:  # type: ignore[no-untyped-def]
         ("The claim is not incorrect.", "correct", None),
         ("It is neutral rather than a contradiction.", None, "neutral"),
         ("This is far from a contradiction; it is entailment.", None, "entailment"),
+        # A reply that doubts itself leaves its sentence open, unless a contrast overrides the doubt.
+        ("The claim is correct, though I am not certain.", "refuse", None),
+        ("It is entailment, though I am not certain.", None, "refuse"),
+        ("Entailment, but I am unsure.", None, "refuse"),
+        ("I am not sure, but I think it is neutral.", None, "neutral"),
+        ("I am not sure, but I think the claim is correct.", "correct", None),
         # A negated verb of knowing withholds the verdict.
         ("I cannot confirm that the claim is correct.", "refuse", None),
         ("I cannot tell whether it is entailment.", None, "refuse"),

@@ -380,6 +380,9 @@ def _read_clauses(tokens: list[str], n_labels: int) -> list[_Clause]:
                 m.rank = rank
             unsure = not mentions and not question and rank in ("conclusion", "main") and _unsure(words)
             here.append(_Clause(words, rank, mentions, unsure))
+        if lx.doubted([c.tokens for c in here]):  # "Entailment, though I am not certain": left open
+            for m in (m for c in here for m in c.mentions if m.status == "asserted"):
+                m.status = "possible"
         clauses.extend(here)
     return clauses
 

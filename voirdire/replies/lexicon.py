@@ -374,3 +374,24 @@ def judged(predicate: list[str]) -> bool | None:
         return None
     negative = any(w in _DENYING for w in predicate) != any(w in NEGATORS for w in predicate)
     return None if not negative and not _AFFIRMING.intersection(predicate) else not negative
+
+
+_DOUBTED = words("sure certain confident positive convinced")
+_ASKING = words("why how what which who whom where when whether if")
+
+
+def doubted(clauses: list[list[str]]) -> bool:
+    """Whether a sentence doubts itself ("..., though I am not certain", "..., but I'm unsure"): its verdicts are
+    then open. A doubt that a later contrast overrides ("I am not sure, but I think it is neutral") is not."""
+    last = max((i for i, c in enumerate(clauses) if _doubts(c)), default=None)
+    return last is not None and not any(c[:1] and c[0] in CONTRAST for c in clauses[last + 1 :])
+
+
+def _doubts(clause: list[str]) -> bool:
+    for k, w in enumerate(clause):
+        before = clause[max(0, k - 5) : k]
+        if "i" not in before or (k + 1 < len(clause) and clause[k + 1] in _ASKING):
+            continue
+        if (w in _DOUBTED and "not" in clause[max(0, k - 3) : k]) or w in ("unsure", "uncertain"):
+            return True
+    return False

@@ -371,22 +371,6 @@ def _clause_mentions(clause: list[str]) -> list[_Mention]:
 _OTHER = {"<pos>": "<neg>", "<neg>": "<pos>"}
 
 
-_DOUBTED = lx.words("sure certain confident positive convinced")
-_ASKING = lx.words("why how what which who whom where when whether if")
-
-
-def _doubts(clause: list[str]) -> bool:
-    """A clause in which the reply doubts itself ("though I am not certain", "but I'm unsure"): the verdicts of its
-    sentence are open."""
-    for k, w in enumerate(clause):
-        before = clause[max(0, k - 5) : k]
-        if "i" not in before or (k + 1 < len(clause) and clause[k + 1] in _ASKING):
-            continue
-        if (w in _DOUBTED and "not" in clause[max(0, k - 3) : k]) or w in ("unsure", "uncertain"):
-            return True
-    return False
-
-
 def _answered_question(said: list[lx.Sentence], k: int) -> _Mention | None:
     """ "Is the claim correct? No.", "Correct? No." — a polar question about the subject answered right away."""
     answered = lx.answered(said, k)
@@ -439,7 +423,7 @@ def read_polar(text: str, polar: Polar) -> str:
             carry = len(sent.tokens) <= 4 and lx.concludes(sent.tokens)
             continue
         clauses = _clauses(sent.tokens)
-        doubted = any(_doubts(c.tokens) for c in clauses)
+        doubted = lx.doubted([c.tokens for c in clauses])
         for i, clause in enumerate(clauses):
             mentions = [m for m in _clause_mentions(clause.tokens) if m.about != "other"]
             if doubted:
