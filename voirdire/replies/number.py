@@ -14,6 +14,8 @@ from functools import cache
 
 from voirdire.structured import ParseError
 
+from .lexicon import MAYBE, NEGATORS, words
+
 # Wrappers a chat model puts around a one-word answer: markdown emphasis/code, quotes, trailing punctuation.
 _WRAPPERS = "*_`\"'“”‘’ \t"
 
@@ -51,10 +53,7 @@ _SCORE_TOKEN = re.compile(r"\d+(?:[.,]\d+)?|[a-z0-9]+(?:['\-][a-z0-9]+)*|[^\sa-z
 # What may follow a number that is a score ("a 3.", "2 (Easy)", "4 out of 5", "4/5"); "3 steps" is no score.
 _SCORE_NEXT = frozenset({"", ".", ",", ":", ";", "(", ")", "-", "–", "—", "/", "out", "!", "*"})
 _RANGE_WORDS = frozenset({"to", "-", "–", "—", "and", "or", "/"})
-_SCORE_HEDGES = frozenset(
-    {"maybe", "perhaps", "around", "about", "approximately", "roughly", "possibly", "between", "or", "either"}
-)
-_SCORE_NEGATIONS = frozenset({"not", "no", "never", "isn't", "wasn't", "won't", "wouldn't", "cannot", "can't"})
+_SCORE_HEDGES = MAYBE | words("around about approximately roughly between or either")
 _STEP_WORDS = frozenset({"step", "steps", "line", "row", "point", "number", "item", "s", "#"})
 
 
@@ -162,7 +161,7 @@ def _prose_scores(
             if w in (",", ";", ".", ":", "!"):
                 break
             scope.append(w)
-        if any(w in _SCORE_NEGATIONS or w.endswith("n't") for w in scope):
+        if any(w in NEGATORS or w == "cannot" or w.endswith("n't") for w in scope):
             continue  # "not 5", "not a 5", "I would not give it a 5"
         if nxt in (":", "(", "-", "–", "—") and scale is not None:
             label = []
