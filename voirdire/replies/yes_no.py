@@ -119,7 +119,8 @@ def read_yes_no(text: str, content: Polar | None = None) -> YesNo:
             if len(toks) == 1 and toks[0] in ("yes", "no"):
                 found.append(toks[0])  # "Yes? No.": a tentative answer counts, so the two disagree
             continue
-        for clause in _split_on(toks, ("but", ";", ":", "—")):
+        for a, b in lx.clauses(toks, frozenset({"but"}), frozenset(), lambda start, comma: False):
+            clause = toks[a + (toks[a] == "but") : b]
             if _ANSWER_WORDS.isdisjoint(clause):
                 continue
             lead = lx.answer_word(clause)
@@ -145,16 +146,6 @@ def _asks(line: str) -> bool:
     """A listed question of the reply's own, not the prompt repeated ("1. Do you have any follow-up questions?")."""
     words = tokens(line)
     return "?" in words and "<echo>" not in words and "follow-up" not in words and "sure" not in words
-
-
-def _split_on(toks: list[str], words: tuple[str, ...]) -> list[list[str]]:
-    out: list[list[str]] = [[]]
-    for w in toks:
-        if w in words:
-            out.append([])
-        else:
-            out[-1].append(w)
-    return [c for c in out if c]
 
 
 def _lone_answers(tokens: list[str]) -> list[YesNo]:
