@@ -376,7 +376,7 @@ def judged(predicate: list[str]) -> bool | None:
     return None if not negative and not _AFFIRMING.intersection(predicate) else not negative
 
 
-_DOUBTED = words("sure certain confident positive convinced")
+SURE = words("sure certain confident positive convinced")
 _ASKING = words("why how what which who whom where when whether if")
 
 
@@ -392,6 +392,6 @@ def _doubts(clause: list[str]) -> bool:
         before = clause[max(0, k - 5) : k]
         if "i" not in before or (k + 1 < len(clause) and clause[k + 1] in _ASKING):
             continue
-        if (w in _DOUBTED and "not" in clause[max(0, k - 3) : k]) or w in ("unsure", "uncertain"):
+        if (w in SURE and "not" in clause[max(0, k - 3) : k]) or w in ("unsure", "uncertain"):
             return True
     return False

@@ -28,10 +28,9 @@ _QUANTITY = lx.words(
     "some a few couple more additional further several two three four five another other one many follow-up followup "
     "of an"
 )
-_SURE = lx.words("sure certain confident positive")
 _SURE_DEGREE = lx.words("am not very absolutely completely quite fairly pretty entirely totally 100 %")
 _DONE = {("that", "is", "all"), ("i", "am", "done")}
-_STATEMENT_WORDS = _SURE | lx.words(
+_STATEMENT_WORDS = lx.SURE | lx.words(
     "question questions ask need unsure uncertain <emph> think believe guess hope doubt doubts afraid do am enough "
     "everything all done nothing"
 )
@@ -66,7 +65,7 @@ def _statements(tokens: list[str]) -> list[YesNo]:
             and any(t in ("more", "further", "additional", "anything", "else") for t in nxt[:3])
         ):
             out.append("no")  # "I do not need any more information"
-        elif w in _SURE and k >= 1 and tokens[k - 1] in _SURE_DEGREE:
+        elif w in lx.SURE and k >= 1 and tokens[k - 1] in _SURE_DEGREE:
             window = tokens[max(0, k - 4) : k]
             if nxt[:1] and nxt[0] in ("how", "what", "if", "whether", "which", "where", "when", "who", "why"):
                 continue  # "I'm not sure how to answer": not about the claim
