@@ -11,6 +11,9 @@ Before any reader looks at the words, a reply is checked for two things the read
 - its shape: a JSON object with an answer key (``{"answer": "no", "explanation": ...}``), fenced or not, or a bare
   quoted value (``"Incorrect"``), gives that key's value, read by the same reader; text around the object must not
   say otherwise, and two objects must agree (``shape.py``).
+
+The words are then read through one front end (``lexicon.py``): tokens, sentences, clauses, conclusions, negations,
+hedges, answer words and restated questions are the same for every reader.
 """
 
 from __future__ import annotations
