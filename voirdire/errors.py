@@ -8,6 +8,7 @@ that caught the builtin keeps working.
 from __future__ import annotations
 
 import errno
+import re
 
 
 class VoirdireError(Exception):
@@ -27,6 +28,7 @@ def run_stopping(error: str) -> str | None:
         return None
     who, _, why = error.partition(mark)
     who = who.partition(": ")[2] or who  # drop the outer exception's name
+    why = re.sub(r" \(after \d+ retries\)$", "", why)  # which session retried first says nothing of the run
     return f"{who}: {why}"
 
 

@@ -25,6 +25,7 @@ from voirdire.cli.options import (
 )
 from voirdire.cli.roles import check_role_options, roles_from_options, warn_unused_config_roles, with_role_defaults
 from voirdire.datasets import describe, load_items
+from voirdire.errors import run_stopping
 from voirdire.live import LiveChat, Mode, live_mode
 from voirdire.models import RoleSettings
 from voirdire.options import add_params_options, build_params, given_params
@@ -213,10 +214,13 @@ def finish(opts: CommandOptions, result: RunResult, payload: dict[str, Any], tex
                 f"transcript{retried})"
             )
         print(f"{'' if timing else chr(10)}transcript: {result.out}")
-    print_errors(result.errors)
+    # Sessions that met the error which stopped the run (a down endpoint) are counted in its one message.
+    stopping = {sid for sid, err in result.errors.items() if result.stopped and run_stopping(err) is not None}
+    print_errors({sid: err for sid, err in result.errors.items() if sid not in stopping})
     if result.stopped:
+        met = f"{len(stopping)} sessions failed with it, " if stopping else ""
         print(
-            f"voirdire: run stopped: {mask_secrets(result.stopped)}; {result.not_started} sessions not started. "
+            f"voirdire: run stopped: {mask_secrets(result.stopped)}; {met}{result.not_started} sessions not started. "
             "The transcript holds every finished session: run the same command again to resume.",
             file=sys.stderr,
         )
