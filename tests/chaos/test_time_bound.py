@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -64,3 +67,53 @@ def test_every_request_hanging_each_call_ends_after_its_attempts_each_at_its_dea
     waited = sum("spent waiting" in str(exc) for _, _, exc in attempts)
     assert sent + waited <= len(attempts) and (waited == 0 or concurrency > 1)
     assert len(load(out).sessions) == sessions
+
+
+class Trickle(BaseHTTPRequestHandler):
+    """Answers 200 at once, then a byte of its body every 0.1 s: a server that is never silent long enough for a
+    read timeout, and never done."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args: object) -> None:
+        return None
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.server.posts += 1  # type: ignore[attr-defined]
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", "100000")
+        self.end_headers()
+        try:
+            for _ in range(100_000):
+                self.wfile.write(b" ")
+                self.wfile.flush()
+                time.sleep(0.1)
+        except OSError:  # the client gave up
+            pass
+
+
+async def test_a_trickling_reply_ends_at_its_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    from autogen_core.models import UserMessage
+
+    from voirdire.models.openai import openai_compatible_client
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Trickle)
+    server.daemon_threads = True
+    server.posts = 0  # type: ignore[attr-defined]
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    client = openai_compatible_client("m", url, spec_text=f"openai-compatible:m@{url}", api_key=None)
+    loop = asyncio.get_running_loop()
+    try:
+        started = loop.time()
+        with pytest.raises(ReplyTimeout):
+            await client.complete([UserMessage(content="Answer: x", source="u")], {"timeout": TIMEOUT_S})
+        took = loop.time() - started
+    finally:
+        await client.close()
+        server.shutdown()
+        server.server_close()
+    assert server.posts == 1  # type: ignore[attr-defined]
+    assert took < TIMEOUT_S + LAG_S  # every byte in time for a read timeout, yet the whole reply had one deadline
