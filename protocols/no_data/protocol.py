@@ -155,6 +155,8 @@ class NoDataProtocolParams(AlgorithmParams):
     @classmethod
     def _a_file_needs_its_rubric(cls, data: str, info: ValidationInfo) -> str:
         if data not in FILES and not os.path.exists(data):  # neither: say so, rather than ask for its rubric
+            if os.sep in data or os.path.splitext(data)[1]:  # a path the user meant as a file
+                raise ValueError(f"{data}: data file not found")
             close = difflib.get_close_matches(data, list(FILES), n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise ValueError(f"{data!r} is neither a built-in data set ({', '.join(FILES)}) nor a file{hint}")

@@ -180,18 +180,26 @@ async def test_resume_skips_finished_sessions_and_adds_seeds(tmp_path: Path) -> 
     assert len(load(out).sessions) == 40
 
 
-def test_params_validation() -> None:
+def test_params_validation(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="generator 'llm' needs evaluator 'llm'"):
         NoDataProtocolParams(generator="llm")
     with pytest.raises(ValueError, match="epsilon"):
         NoDataProtocolParams(epsilon=0.7)
     with pytest.raises(ValueError, match="needs an evaluator object"):
         NoDataProtocol(NoDataProtocolParams(evaluator="scripted"))
+    other = tmp_path / "other_file.json"
+    other.write_text("[]")
     with pytest.raises(ValueError, match="is a data file: give its verifier rubric"):
-        NoDataProtocolParams(data="some/other_file.json")  # no rubric guessed from the name
-    with pytest.raises(ValueError, match="is a file: give its verifier rubric"):
-        ExperimentConfig(data="some/other_file.json")
-    assert NoDataProtocolParams(data="some/other_file.json", rubric="ip").rubric_name == "ip"
+        NoDataProtocolParams(data=str(other))  # no rubric guessed from the name
+    with pytest.raises(ValueError, match="is a data file: give its verifier rubric"):
+        ExperimentConfig(data=str(other))
+    with pytest.raises(ValueError, match="some/missing.json: data file not found"):
+        NoDataProtocolParams(data="some/missing.json", rubric="ip")
+    with pytest.raises(
+        ValueError, match=r"'ipp' is neither a built-in data set \(ip, oop\) nor a file \(did you mean 'ip'\?\)"
+    ):
+        NoDataProtocolParams(data="ipp")
+    assert NoDataProtocolParams(data=str(other), rubric="ip").rubric_name == "ip"
     assert NoDataProtocolParams(data="oop", rubric="ip").rubric_name == "ip"
     assert NoDataProtocol(NoDataProtocolParams(evaluator="llm", generator="lie-f")).required_roles() == (
         "evaluator",
