@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 from pathlib import Path
 
 import numpy as np
@@ -193,10 +194,10 @@ def test_params_validation(tmp_path: Path) -> None:
         NoDataProtocolParams(data=str(other))  # no rubric guessed from the name
     with pytest.raises(ValueError, match="is a data file: give its verifier rubric"):
         ExperimentConfig(data=str(other))
-    with pytest.raises(ValueError, match="some/missing.json: data file not found"):
+    with pytest.raises(ValueError, match=re.escape("some/missing.json: data file not found")):
         NoDataProtocolParams(data="some/missing.json", rubric="ip")
     with pytest.raises(
-        ValueError, match=r"'ipp' is neither a built-in data set \(ip, oop\) nor a file \(did you mean 'ip'\?\)"
+        ValueError, match=re.escape("'ipp' is neither a built-in data set (ip, oop) nor a file (did you mean 'ip'?)")
     ):
         NoDataProtocolParams(data="ipp")
     assert NoDataProtocolParams(data=str(other), rubric="ip").rubric_name == "ip"
