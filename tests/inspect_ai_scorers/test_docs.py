@@ -14,7 +14,7 @@ pytest.importorskip("inspect_ai")
 import inspect_ai.model
 from inspect_ai import eval
 
-from tests.inspect.test_scorers import mock_model
+from tests.inspect_ai_scorers.test_scorers import mock_model
 from voirdire.cli import main
 from voirdire.transcript import load
 
