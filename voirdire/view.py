@@ -148,8 +148,7 @@ def turn_lines(turn: Turn, chat: Chat, *, prompts: bool = False, color: bool = F
             return []
         lane = f"{turn.lane} · " if turn.lane else ""
         undeclared = " (undeclared edge)" if not turn.declared else ""
-        stage = f" ({turn.stage_name})" if turn.stage_name and turn.stage_name not in turn.state else ""
-        return [st("2", f"── {shown(lane + turn.label + stage)}{undeclared} ──")]
+        return [st("2", f"── {shown(lane + turn.label)}{undeclared} ──")]
     if isinstance(turn, Bubble):
         return _bubble_lines(turn, chat, st, prompts)
     if isinstance(turn, Failure):

@@ -103,5 +103,5 @@ def test_a_reply_of_megabytes_without_a_space_wraps_in_linear_time() -> None:
 def test_the_no_checker_shows_its_triangular_evidence(tmp_path: Path) -> None:
     text = render(load(runs.paraphrase_no(tmp_path)), color=False)
     assert "triangular evidence: p Profit at the company rose sharply in the spring." in text
-    assert "── coin · round 1 (coin toss 1/1 (Fig. 4)) ──" in text  # a dot in a stage names no lane
+    assert "── coin · round 1 ──" in text  # a dot in the stage "coin toss 1/1 (Fig. 4)" names no lane
     assert "oracle agreed" in text and "category ĀĪ" in text
