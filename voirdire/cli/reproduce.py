@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from voirdire.cli.options import CLIError, at_least
-from voirdire.reproduce import get, listing, reproductions, run, text, write
+from voirdire.reproduce import check, get, listing, reproductions, run, text, write
 from voirdire.reproduction import Options, ReproductionError
 
 
@@ -78,6 +78,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         print(listing())
         print(f"\n{len(reproductions())} tables and figures; run one with: voirdire reproduce NAME")
         return 0
+    if args.name and not args.offline:  # a missing model is said before anything is made
+        check(get(args.name), Options(models=models(args.model)))
     if args.name or args.offline:  # before minutes of work: where it all goes must be writable
         try:
             args.out.mkdir(parents=True, exist_ok=True)
