@@ -99,6 +99,15 @@ class DyingParams(ChaosParams):
     parent: int = 0  # never the test's own process
 
 
+def _first(marker: str) -> bool:
+    """True for the one process that creates ``marker`` (atomically: two workers may reach it at once)."""
+    try:
+        os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return False
+    return True
+
+
 class Dying(Chaos):
     """The chaos protocol, whose worker is killed (SIGKILL) in the middle of one session, once. The run's own process
     runs sessions too, so which session dies is the first one from ``die_from`` on that a worker gets."""
@@ -109,10 +118,9 @@ class Dying(Chaos):
 
     async def run(self, item: Question, session: Any) -> Verdict:
         p = self.params
-        if item.id >= p.die_from and not Path(p.marker).exists() and os.getpid() != p.parent:
+        if item.id >= p.die_from and os.getpid() != p.parent and _first(p.marker):
             session.enter("answer", stage="answer")
             await session.ask("witness", "answer", question=item.question)  # some events written, no verdict
-            Path(p.marker).touch()
             os.kill(os.getpid(), signal.SIGKILL)
         return await super().run(item, session)
 

@@ -1,14 +1,19 @@
 """``--workers N``: a run's sessions shared among N processes on this machine, in one transcript.
 
 The run's process (the parent) holds the transcript lock, has resumed the transcript and knows what is left. It is
-one of the N: it runs sessions in its own event loop beside its bookkeeping, and starts N - 1 workers
-(``python -c``, not a fork of itself: forking a process that runs an event loop and threads is unsafe, and unlike
-multiprocessing's spawn this never re-imports the user's ``__main__``), each in a process group of its own, so a
-Ctrl-C at the terminal reaches the parent alone, which then stops the workers in order. Each worker builds its own
-clients from the roles' specs and runs ``concurrency`` sessions at a time in its own event loop, as the parent
-does. A worker keeps each session's records (masked) until the session ends and sends them with its end; the
-parent, the one writer of the transcript, appends them as one write, so a worker killed mid-session leaves nothing
-of it in the transcript.
+one of the N: it runs sessions in its own event loop beside its bookkeeping, and starts N - 1 workers, each in a
+process group of its own, so a Ctrl-C at the terminal reaches the parent alone, which then stops the workers in
+order. A worker is a fork of the parent, made before the parent builds its clients: it has every module imported
+and the job built, so it starts in milliseconds instead of spending most of a second of CPU importing autogen and
+langchain-core and unpickling the job. The fork leaves the parent's event loop behind (a new one of its own, the
+default signal handling) and is made only while the parent runs no other Python thread, whose locks would stay
+held in the child, and has not loaded torch, whose OpenMP pool a forked child cannot use; otherwise a worker is a
+new interpreter (``python -c``; unlike multiprocessing's spawn it never re-imports the user's ``__main__``) that
+receives the job pickled. The job is pickled either way, so a run that works with one way works with the other.
+Each worker builds its own clients from the roles' specs and runs ``concurrency`` sessions at a time in its own
+event loop, as the parent does. A worker keeps each session's records (masked) until the session ends and sends
+them with its end; the parent, the one writer of the transcript, appends them as one write, so a worker killed
+mid-session leaves nothing of it in the transcript.
 
 The parent deals sessions out one at a time (over a socket pair per worker, to its own tasks directly), a new one
 each time one ends, so the load balances and the parent always knows which sessions each process has in flight.
@@ -25,6 +30,8 @@ from __future__ import annotations
 import asyncio
 import builtins
 import contextlib
+import gc
+import os
 import pickle
 import signal
 import socket
@@ -77,7 +84,7 @@ def exit_text(code: int | None) -> str:
 class _Worker:
     """The parent's side of one worker process."""
 
-    def __init__(self, index: int, proc: subprocess.Popen[bytes], conn: Connection) -> None:
+    def __init__(self, index: int, proc: subprocess.Popen[bytes] | _Forked, conn: Connection) -> None:
         self.index = index
         self.proc = proc
         self.conn = conn
@@ -163,7 +170,101 @@ def _listen(worker: _Worker, loop: asyncio.AbstractEventLoop, events: Events) ->
     loop.add_reader(fd, readable)
 
 
-def _start(index: int, setup: Sequence[bytes]) -> _Worker:
+class _Forked:
+    """A forked worker as the parent sees it: the little of ``subprocess.Popen`` the executor uses."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:  # reaped by someone else: ended, its status gone
+                self.returncode = 0
+            else:
+                if pid:
+                    self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        delay = 0.0005
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() >= deadline:
+                raise subprocess.TimeoutExpired(f"worker {self.pid}", timeout or 0.0)
+            time.sleep(delay)
+            delay = min(2 * delay, 0.05)
+        return self.returncode  # type: ignore[return-value]  # set by poll
+
+    def kill(self) -> None:
+        if self.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+
+
+def _can_fork() -> bool:
+    """Whether a worker may be a fork of this process: only while no other Python thread runs (a lock one holds
+    would stay held in the child) and no OpenMP pool may exist (torch's, which a forked child cannot use)."""
+    return hasattr(os, "fork") and threading.active_count() == 1 and "torch" not in sys.modules
+
+
+def _fork(index: int, job: SessionJob, others: Sequence[_Worker]) -> _Worker:
+    """A worker forked from this process: it has the run's modules imported and its job built already, so it
+    starts in milliseconds where a new interpreter spends most of a second of CPU importing and unpickling."""
+    mine, theirs = socket.socketpair()
+    for stream in (sys.stdout, sys.stderr):  # what is buffered would be written twice
+        with contextlib.suppress(Exception):
+            stream.flush()
+    frozen = gc.get_freeze_count() == 0
+    if frozen:
+        gc.freeze()  # the child's collector then leaves the inherited objects (and their pages) alone
+    pid = -1
+    try:
+        pid = os.fork()
+    except OSError as exc:
+        mine.close()
+        theirs.close()
+        raise RunSetupError(f"cannot start worker processes: {exc.strerror or exc}") from None
+    finally:
+        if frozen and pid != 0:  # the parent's collector as it was
+            gc.unfreeze()
+    if pid == 0:  # the worker: it never returns into the parent's event loop
+        code = 70
+        try:
+            mine.close()
+            for other in others:  # the parent's ends of the other workers' sockets: theirs see the parent's end
+                os.close(other.conn.fileno())
+            code = _forked_main(Connection(theirs.detach()), job)
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            with contextlib.suppress(Exception):
+                sys.stderr.flush()
+            os._exit(code)
+    theirs.close()
+    with contextlib.suppress(OSError):  # also done by the child: whichever runs first, Ctrl-C is the parent's
+        os.setpgid(pid, pid)
+    return _Worker(index, _Forked(pid), Connection(mine.detach()))
+
+
+def _forked_main(conn: Connection, job: SessionJob) -> int:
+    """A forked worker: its own process group, the default signal handling, stdout sent to stderr (not --json's),
+    and an event loop of its own."""
+    os.setpgid(0, 0)
+    signal.set_wakeup_fd(-1)  # the parent's event loop's, which this process must not wake
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if sys.__stderr__ is not None:
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(sys.__stderr__.fileno(), 1)
+    asyncio.events._set_running_loop(None)  # the fork's copy of the parent's loop is not this process's
+    return asyncio.run(_serve(job, conn))
+
+
+def _spawn(index: int, setup: Sequence[bytes]) -> _Worker:
+    """A worker started as a new interpreter (``python -c``), when this process cannot fork safely."""
     mine, theirs = socket.socketpair()
     try:
         proc = subprocess.Popen(
@@ -190,7 +291,8 @@ async def run_in_processes(
     """Run the ``pending`` sessions in ``count`` processes: this one and ``count - 1`` workers; ``header`` is
     written once every process has built its clients (a spec that cannot start fails the run before the
     transcript gets anything)."""
-    setup = (pickle.dumps(list(sys.path)), pickled(job, "worker processes"))
+    setup = (pickle.dumps(list(sys.path)), pickled(job, "worker processes"))  # checked where workers fork too
+    fork = _can_fork()
     loop = asyncio.get_running_loop()
     events: Events = asyncio.Queue()
     workers: list[_Worker] = []
@@ -199,7 +301,7 @@ async def run_in_processes(
     done = False
     try:
         for index in range(1, count):
-            worker = _start(index, setup)
+            worker = _fork(index, job, workers) if fork else _spawn(index, setup)
             workers.append(worker)
             _listen(worker, loop, events)
         await start_clients(pool, job.bound, {})  # while the workers start theirs
