@@ -196,22 +196,17 @@ class Slow(Chaos):
 
 
 def worker_pids() -> list[int]:
-    """This process's worker processes (children running ``voirdire.executors.local``)."""
+    """This process's worker processes: live children, each in a process group of its own (forks of this process
+    or new interpreters running ``voirdire.executors.local``)."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+            state, parent, group = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[:3]
         except OSError:
             continue
-        parent = int(stat.rsplit(")", 1)[1].split()[1])
-        if (
-            parent == os.getpid()
-            and b"voirdire.executors.local" in cmdline
-            and stat.rsplit(")", 1)[1].split()[0] != "Z"
-        ):
+        if int(parent) == os.getpid() and int(group) == int(entry) and state != "Z":
             found.append(int(entry))
     return found
 

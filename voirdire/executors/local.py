@@ -206,8 +206,11 @@ class _Forked:
 
 def _can_fork() -> bool:
     """Whether a worker may be a fork of this process: only while no other Python thread runs (a lock one holds
-    would stay held in the child) and no OpenMP pool may exist (torch's, which a forked child cannot use)."""
-    return hasattr(os, "fork") and threading.active_count() == 1 and "torch" not in sys.modules
+    would stay held in the child), but for the progress bar's monitor, which takes only tqdm's lock, which a worker
+    never uses; and while no OpenMP pool may exist (torch's, which a forked child cannot use)."""
+    monitor = getattr(sys.modules.get("tqdm._monitor"), "TMonitor", ())
+    others = [t for t in threading.enumerate() if t is not threading.main_thread() and not isinstance(t, monitor)]
+    return hasattr(os, "fork") and not others and "torch" not in sys.modules
 
 
 def _fork(index: int, job: SessionJob, others: Sequence[_Worker]) -> _Worker:
