@@ -4,7 +4,9 @@ bar's monitor, no torch), new interpreters otherwise; either way a run gives one
 from __future__ import annotations
 
 import io
+import json
 import os
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -44,6 +46,7 @@ def without_where(verdicts: dict[str, Verdict]) -> dict[str, Verdict]:
 
 
 async def test_workers_are_forks_of_the_run_s_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(local, "_can_fork", lambda: True)  # as in a run's process (pytest may leave idle threads)
     monkeypatch.setitem(SET_AT_RUN_TIME, "value", "set at run time")
     roles, qs = script(tmp_path), items(24)
     one = await run_protocol(Chaos(), qs, out=tmp_path / "one.jsonl", roles=roles, concurrency=2)
@@ -67,21 +70,46 @@ async def test_where_it_cannot_fork_workers_are_new_interpreters(
 
 
 def test_it_forks_only_while_no_other_thread_runs(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert local._can_fork()
+    main = threading.main_thread()
+    assert local._can_fork([main])
     bar = tqdm(total=3, file=io.StringIO())  # its monitor thread takes only tqdm's lock, never a worker's
     try:
-        assert any(type(t).__name__ == "TMonitor" for t in threading.enumerate())
-        assert local._can_fork()
-        release = threading.Event()
-        other = threading.Thread(target=release.wait)
-        other.start()
-        try:
-            assert not local._can_fork()
-        finally:
-            release.set()
-            other.join()
+        monitors = [t for t in threading.enumerate() if type(t).__name__ == "TMonitor"]
+        assert monitors and local._can_fork([main, *monitors])
+        assert not local._can_fork([main, *monitors, threading.Thread(target=print)])
     finally:
         bar.close()
-    assert local._can_fork()
     monkeypatch.setitem(sys.modules, "torch", object())  # an OpenMP pool may exist
-    assert not local._can_fork()
+    assert not local._can_fork([main])
+
+
+RUN_TWICE = """
+import asyncio, json, sys, tempfile
+from pathlib import Path
+from tests.core.test_worker_start import SET_AT_RUN_TIME, Where, by_workers
+from tests.core.test_workers import items, script
+from voirdire.runner import run_protocol
+
+async def main() -> None:
+    SET_AT_RUN_TIME["value"] = "set at run time"
+    folder, seen = Path(sys.argv[1]), []
+    for n in range(2):
+        result = await run_protocol(
+            Where(), items(12), out=folder / f"t{n}.jsonl", roles=script(folder), workers=2, concurrency=2,
+            progress=True,
+        )
+        seen.append(sorted(by_workers(result.verdicts)))
+    print(json.dumps(seen))
+
+asyncio.run(main())
+"""
+
+
+def test_a_run_with_a_progress_bar_forks_and_so_does_the_next(tmp_path: Path) -> None:
+    repo = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(repo), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, "-c", RUN_TWICE, str(tmp_path)], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [["set at run time"], ["set at run time"]]

@@ -204,12 +204,14 @@ class _Forked:
                 os.kill(self.pid, signal.SIGKILL)
 
 
-def _can_fork() -> bool:
-    """Whether a worker may be a fork of this process: only while no other Python thread runs (a lock one holds
-    would stay held in the child), but for the progress bar's monitor, which takes only tqdm's lock, which a worker
-    never uses; and while no OpenMP pool may exist (torch's, which a forked child cannot use)."""
+def _can_fork(threads: Sequence[threading.Thread] | None = None) -> bool:
+    """Whether a worker may be a fork of this process (running ``threads``, by default its threads): only while no
+    other Python thread runs (a lock one holds would stay held in the child), but for the progress bar's monitor,
+    which takes only tqdm's lock, which a worker never uses; and while no OpenMP pool may exist (torch's, which a
+    forked child cannot use)."""
     monitor = getattr(sys.modules.get("tqdm._monitor"), "TMonitor", ())
-    others = [t for t in threading.enumerate() if t is not threading.main_thread() and not isinstance(t, monitor)]
+    running = threading.enumerate() if threads is None else threads
+    others = [t for t in running if t is not threading.main_thread() and not isinstance(t, monitor)]
     return hasattr(os, "fork") and not others and "torch" not in sys.modules
 
 
@@ -225,7 +227,9 @@ def _fork(index: int, job: SessionJob, others: Sequence[_Worker]) -> _Worker:
         gc.freeze()  # the child's collector then leaves the inherited objects (and their pages) alone
     pid = -1
     try:
-        pid = os.fork()
+        with warnings.catch_warnings():  # Python 3.12+ counts native threads too (BLAS pools, fork-safe ones)
+            warnings.filterwarnings("ignore", r"This process .* is multi-threaded", DeprecationWarning)
+            pid = os.fork()
     except OSError as exc:
         mine.close()
         theirs.close()
@@ -335,7 +339,7 @@ async def _until_ready(workers: list[_Worker], events: Events) -> None:
         elif message[0] == "failed":
             raise RunSetupError(message[1])
         elif message[0] == "eof":
-            code = await asyncio.get_running_loop().run_in_executor(None, worker.proc.wait)
+            code = await _exit_code(worker)
             raise RunSetupError(f"{worker.describe()} ended as it started ({exit_text(code)}); see the errors above")
 
 
@@ -367,7 +371,6 @@ async def _deal(
 
     for worker in workers:
         deal(worker)
-    loop = asyncio.get_running_loop()
     while any(w.alive for w in workers):
         worker, message = await events.get()
         kind = message[0]
@@ -399,7 +402,7 @@ async def _deal(
             raise RuntimeError(f"{worker.describe()}: {message[2]}")
         elif kind == "eof" and isinstance(worker, _Worker):
             worker.alive = False
-            code = await loop.run_in_executor(None, worker.proc.wait)
+            code = await _exit_code(worker)
             if code != 0:  # its last report of requests in flight no longer holds
                 worker.limits = {}
             lost, worker.in_flight = worker.in_flight, {}
@@ -421,6 +424,16 @@ async def _deal(
                     exhausted = True
                 else:  # nobody is left to run the rest: a re-run resumes them (and the dead workers' sessions)
                     tally.stop(f"every worker process died (the last: {exit_text(code)})")
+
+
+async def _exit_code(worker: _Worker) -> int:
+    """A worker's exit status once it ends (its end of the socket is closed: it is ending), polled from the event
+    loop: a thread waiting here would outlive the run and keep the next run in this process from forking."""
+    delay = 0.001
+    while (code := worker.proc.poll()) is None:
+        await asyncio.sleep(delay)
+        delay = min(2 * delay, 0.05)
+    return code
 
 
 def _verdict(sent: Verdict | str | None) -> Verdict | None:
