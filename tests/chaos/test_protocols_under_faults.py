@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 
 from tests.chaos.server import FAULTS, ChaosServer
-from tests.core.test_ray_executor import ray_home  # noqa: F401  (a fixture: Ray's files in a temporary folder)
 from voirdire.cli import main
 from voirdire.transcript import SessionStart, load, read_lines
 
@@ -112,7 +111,7 @@ def test_check_under_faults(command: list[str], tmp_path: Path, capsys: Any, mon
 
 
 @pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="ray is not installed (voirdire[ray])")
-async def test_ray_executor_under_faults(ray_home: Path, tmp_path: Path) -> None:  # noqa: F811
+async def test_ray_executor_under_faults(ray_home: Path, tmp_path: Path) -> None:
     from tests.chaos.protocol import Chaos, replies
     from tests.core.test_workers import items
     from voirdire.models import RoleSettings

@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 
 from tests.chaos.protocol import Question
-from tests.core.test_ray_executor import ray_home  # noqa: F401  (a fixture)
 from tests.core.test_workers import Slow, script, verdicts_per_session
 from voirdire.runner import run_protocol
 from voirdire.transcript import load
@@ -26,7 +25,7 @@ SESSIONS = 40
 
 
 @pytest.fixture
-def cluster(ray_home: Path) -> Any:  # noqa: F811
+def cluster(ray_home: Path) -> Any:
     """A head node and a worker node of one CPU each, and this process connected to them: each of a run's two
     actors (one CPU each) lands on its own node."""
     import ray

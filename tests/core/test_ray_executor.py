@@ -5,10 +5,7 @@ under a temporary folder); it is skipped only where Ray is not installed."""
 from __future__ import annotations
 
 import importlib.util
-import shutil
 import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,18 +18,6 @@ from voirdire.runner import RunSetupError, run_protocol
 from voirdire.transcript import ModelCall, load
 
 needs_ray = pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="ray is not installed (voirdire[ray])")
-
-
-@pytest.fixture
-def ray_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Where Ray may write: a short temporary folder (its socket paths must fit in 107 bytes), as its temp folder
-    and as HOME (it saves an auth token under ~/.ray); no usage statistics sent."""
-    folder = Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))
-    monkeypatch.setenv("RAY_TMPDIR", str(folder))
-    monkeypatch.setenv("HOME", str(folder))
-    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 @needs_ray
