@@ -10,7 +10,6 @@ where the API takes one, differ by the sample's index, so a seeded vote does not
 from __future__ import annotations
 
 import asyncio
-import json
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -22,19 +21,13 @@ from voirdire.models.base import (
     TIMEOUT_ARG,
     Completion,
     InvalidReply,
-    ModelConnectionError,
 )
 from voirdire.models.openai import (
     CHAT_TIMEOUT_S,
     OpenAIChatClient,
-    _connection_errors,
-    _encode,
     _Reply,
     _Shard,
-    _status_error,
-    _timeout_errors,
 )
-from voirdire.secrets import redact_url
 
 
 def count(value: Any, what: str) -> int:
@@ -71,23 +64,12 @@ class NativeChatClient(OpenAIChatClient):
     def _read(self, data: dict[str, Any]) -> _Reply:
         """The reply's text (the JSON a schema asked for, when one was), finish reason and usage."""
 
+    @property
+    def reply_name(self) -> str:  # type: ignore[override]
+        return f"{self.api} reply"
+
     async def _post(self, shard: _Shard, body: dict[str, Any], deadline: float) -> _Reply:
-        http = shard.http
-        request = http.build_request(
-            "POST", self._url, content=_encode(body), headers=self._headers, timeout=self._timeout(deadline)
-        )
-        try:
-            response = await http.send(request)
-        except _timeout_errors() as exc:
-            raise TimeoutError(str(exc)) from exc
-        except _connection_errors() as exc:  # refused, reset, dropped, a body cut off mid-transfer
-            raise ModelConnectionError(f"no answer from {redact_url(self.endpoint)}") from exc
-        if response.status_code >= 400:
-            raise _status_error(response)
-        try:
-            data = json.loads(response.content)
-        except ValueError as exc:  # not JSON, or not text at all (UnicodeDecodeError)
-            raise InvalidReply(f"HTTP 200 whose body is not a JSON {self.api} reply ({type(exc).__name__})") from exc
+        data = await self._post_json(shard, body, deadline)
         if not isinstance(data, dict):
             raise InvalidReply(f"HTTP 200 whose body is not a {self.api} reply")
         return self._read(data)

@@ -266,7 +266,14 @@ class OpenAIChatClient(TextOnlyClient):
             endpoint.limit.release(ticket, outcome, cause)
 
     async def _post(self, shard: _Shard, body: dict[str, Any], deadline: float) -> _Reply:
-        """POST the body on one of the endpoint's pools; voirdire's errors for what went wrong."""
+        """POST the body on one of the endpoint's pools and read the chat completion."""
+        return _read_completion(await self._post_json(shard, body, deadline))
+
+    reply_name = "chat completion"  # what a body that is not JSON is said not to be
+
+    async def _post_json(self, shard: _Shard, body: dict[str, Any], deadline: float) -> Any:
+        """POST the body on one of the endpoint's pools; the decoded JSON reply, or voirdire's error for what went
+        wrong."""
         http = shard.http
         request = http.build_request(
             "POST", self._url, content=_encode(body), headers=self._headers, timeout=self._timeout(deadline)
@@ -280,10 +287,9 @@ class OpenAIChatClient(TextOnlyClient):
         if response.status_code >= 400:
             raise _status_error(response)
         try:
-            data = json.loads(response.content)
+            return json.loads(response.content)
         except ValueError as exc:  # not JSON, or not text at all (UnicodeDecodeError)
-            raise InvalidReply(f"HTTP 200 whose body is not a JSON chat completion ({type(exc).__name__})") from exc
-        return _read_completion(data)
+            raise InvalidReply(f"HTTP 200 whose body is not a JSON {self.reply_name} ({type(exc).__name__})") from exc
 
     def _timeout(self, deadline: float) -> Any:
         found = self._timeouts.get(deadline)
