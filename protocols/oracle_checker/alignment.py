@@ -123,12 +123,13 @@ class BagOfWordsEmbedder:
         return out / np.where(norms == 0, 1, norms)
 
 
-def matching_graph(u: PhraseTree, v: PhraseTree, embedder: Embedder) -> dict[Node, Node]:
-    """Algorithm 1, lines 2-3: each node μ of U → its most similar node ν of V."""
+def matching_graph(u: PhraseTree, v: PhraseTree, embedder: Embedder) -> tuple[dict[Node, Node], dict[Node, float]]:
+    """Algorithm 1, lines 2-3: each node μ of U → its most similar node ν of V, and that edge's cosine similarity."""
     un, vn = u.nodes, v.nodes
     emb = embedder.embed([u.text(n) for n in un] + [v.text(n) for n in vn])
     sims = emb[: len(un)] @ emb[len(un) :].T
-    return {mu: vn[int(np.argmax(sims[i]))] for i, mu in enumerate(un)}
+    best = [int(np.argmax(sims[i])) for i in range(len(un))]
+    return {mu: vn[best[i]] for i, mu in enumerate(un)}, {mu: float(sims[i, best[i]]) for i, mu in enumerate(un)}
 
 
 def matching_path(u: PhraseTree, edges: dict[Node, Node], x: Node) -> list[Node]:
@@ -157,24 +158,30 @@ class Candidate:
     pairs: list[tuple[Node, Node]]
     leftover: list[str]
     star: bool
+    similarities: list[float]  # each pair's cosine similarity, in the order of ``pairs``
 
     @property
     def covered(self) -> bool:
         return not self.leftover
 
     def phrase_pairs(self) -> list[tuple[str, str]]:
-        seen: list[tuple[str, str]] = []
-        for mu, nu in self.pairs:
-            p = (self.source.text(mu), self.target.text(nu))
-            if p not in seen:
-                seen.append(p)
-        return seen
+        return [pair for pair, _ in self._distinct()]
+
+    def pair_similarities(self) -> list[float]:
+        """The cosine similarity of each of ``phrase_pairs()``, rounded for display."""
+        return [round(sim, 3) for _, sim in self._distinct()]
+
+    def _distinct(self) -> list[tuple[tuple[str, str], float]]:
+        seen: dict[tuple[str, str], float] = {}
+        for (mu, nu), sim in zip(self.pairs, self.similarities, strict=True):
+            seen.setdefault((self.source.text(mu), self.target.text(nu)), sim)
+        return list(seen.items())
 
 
 def candidate(u: PhraseTree, v: PhraseTree, embedder: Embedder, *, star: bool = False) -> Candidate:
     """Algorithm 1 up to align(): S_U from every leaf's matching path, and the coverage check of ρ (the source's
     tokens) or ρ* (the target's tokens)."""
-    edges = matching_graph(u, v, embedder)
+    edges, similarity = matching_graph(u, v, embedder)
     tops: list[Node] = []
     for x in u.leaves:
         path = matching_path(u, edges, x)
@@ -186,7 +193,8 @@ def candidate(u: PhraseTree, v: PhraseTree, embedder: Embedder, *, star: bool = 
     for n in spans:
         covered.update(range(n.start, n.end))
     leftover = [t for i, t in enumerate(tree.tokens) if i not in covered and not skippable(t)]
-    return Candidate(source=u, target=v, pairs=pairs, leftover=leftover, star=star)
+    sims = [similarity[mu] for mu in tops]
+    return Candidate(source=u, target=v, pairs=pairs, leftover=leftover, star=star, similarities=sims)
 
 
 KINDS = ("rho_12", "rho*_12", "rho_21", "rho*_21")
@@ -213,4 +221,9 @@ def phi(found: dict[str, bool], kind: str) -> bool:
 
 
 def describe(c: Candidate) -> dict[str, Any]:
-    return {"pairs": c.phrase_pairs(), "leftover": c.leftover, "covered": c.covered}
+    return {
+        "pairs": c.phrase_pairs(),
+        "similarities": c.pair_similarities(),
+        "leftover": c.leftover,
+        "covered": c.covered,
+    }

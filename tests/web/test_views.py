@@ -62,6 +62,7 @@ def test_an_entities_session_shows_each_linearity_test_with_its_vectors(transcri
 def test_a_paraphrase_session_shows_the_aligned_phrase_pairs(transcripts: dict[str, Path]) -> None:
     text = text_of(only_session(client_for(transcripts), "paraphrase.jsonl"))
     assert "φ_or alignment · proof of yes" in text and "The company → The company" in text
+    assert "not recorded" not in text  # each aligned pair's similarity is shown
 
 
 def test_escapes_and_overrides_are_visible_and_inert(transcripts: dict[str, Path], tmp_path: Path) -> None:
