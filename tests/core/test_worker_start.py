@@ -70,6 +70,7 @@ async def test_where_it_cannot_fork_workers_are_new_interpreters(
 
 
 def test_it_forks_only_while_no_other_thread_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(sys.modules, "torch", raising=False)  # an earlier test of this process may have loaded it
     main = threading.main_thread()
     assert local._can_fork([main])
     bar = tqdm(total=3, file=io.StringIO())  # its monitor thread takes only tqdm's lock, never a worker's
