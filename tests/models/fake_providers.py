@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -45,14 +46,15 @@ def fitting(schema: dict[str, Any], text: str) -> Any:
 
 
 @dataclass
-class _Fake:
+class _Fake(ABC):
     responder: Responder
     fail: list[tuple[int, dict[str, str]]] = field(default_factory=list)
     requests: list[Seen] = field(default_factory=list)
     url: str = ""
 
+    @abstractmethod
     def answer(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        raise NotImplementedError
+        """The status and JSON body this provider's API answers to a request."""
 
     def __enter__(self) -> _Fake:
         fake = self
