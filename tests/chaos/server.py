@@ -16,6 +16,8 @@ drop       reads the request and closes the connection without a response
 garbage    HTTP 200, ``application/json``, bytes that are not JSON
 wrong_json HTTP 200 with JSON that is not a chat completion
 empty      HTTP 200 with a chat completion that has no choices
+401        HTTP 401 (a bad key)
+403        HTTP 403 (a content filter refusing this prompt)
 ========== =========================================================================================
 
 ``echo_auth`` puts the request's ``Authorization`` header (and its base64 form) into error messages and
@@ -171,6 +173,12 @@ class ChaosServer:
 
             def _not_found(self, body: dict[str, Any]) -> None:
                 self._json(404, {"error": {"message": "not found"}})
+
+            def _401(self, body: dict[str, Any]) -> None:
+                self._json(401, {"error": {"message": "invalid key"}})
+
+            def _403(self, body: dict[str, Any]) -> None:
+                self._json(403, {"error": {"message": "the content filter refused this prompt"}})
 
             # ---------------------------------------------------------------- plumbing
             def _auth(self) -> str:

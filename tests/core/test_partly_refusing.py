@@ -16,22 +16,6 @@ from tests.chaos.server import ChaosServer
 from voirdire.cli import main
 from voirdire.transcript import SessionStart, load, read_lines
 
-
-def with_refusals(server: ChaosServer) -> ChaosServer:
-    """The chaos server answering the faults ``403`` and ``401`` too."""
-    base = server._httpd.RequestHandlerClass
-
-    class Handler(base):  # type: ignore[misc, valid-type]
-        def _403(self, body: dict[str, Any]) -> None:
-            self._json(403, {"error": {"message": "the content filter refused this prompt"}})
-
-        def _401(self, body: dict[str, Any]) -> None:
-            self._json(401, {"error": {"message": "invalid key"}})
-
-    server._httpd.RequestHandlerClass = Handler
-    return server
-
-
 REFUSED = {"Capital 0?": "403", "Capital 1?": "404", "Capital 2?": "403"}
 
 
@@ -45,7 +29,7 @@ def test_three_items_refused_of_100_are_their_sessions_errors_and_the_run_finish
     chaos_cli: None, tmp_path: Path, capsys: pytest.CaptureFixture[str], concurrency: str  # noqa: F811
 ) -> None:
     data, out = questions(tmp_path / "qs.jsonl", 100), tmp_path / "t.jsonl"
-    with with_refusals(ChaosServer(replies, refuse_three)) as server:
+    with ChaosServer(replies, refuse_three) as server:
         code = main(
             ["run", "chaos", "--data", str(data), "--out", str(out), "--concurrency", concurrency, "--no-progress",
              "--model", f"openai-compatible:m@{server.url}"]
@@ -64,7 +48,7 @@ def test_three_refused_items_still_count_toward_max_errors(
     chaos_cli: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]  # noqa: F811
 ) -> None:
     data, out = questions(tmp_path / "qs.jsonl", 100), tmp_path / "t.jsonl"
-    with with_refusals(ChaosServer(replies, refuse_three)) as server:
+    with ChaosServer(replies, refuse_three) as server:
         code = main(
             ["run", "chaos", "--data", str(data), "--out", str(out), "--concurrency", "1", "--no-progress",
              "--max-errors", "1", "--model", f"openai-compatible:m@{server.url}"]
@@ -77,7 +61,7 @@ def test_an_endpoint_answering_401_to_every_call_is_down(
     chaos_cli: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]  # noqa: F811
 ) -> None:
     data, out = questions(tmp_path / "qs.jsonl", 100), tmp_path / "t.jsonl"
-    with with_refusals(ChaosServer(replies, lambda index, body: "401")) as server:
+    with ChaosServer(replies, lambda index, body: "401") as server:
         code = main(
             ["run", "chaos", "--data", str(data), "--out", str(out), "--concurrency", "4", "--no-progress",
              "--model", f"openai-compatible:m@{server.url}"]

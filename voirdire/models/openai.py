@@ -21,7 +21,7 @@ for 408, 409, 429 and 5xx, with the server's headers for ``Retry-After``), a bro
 Every request has a deadline (``TIMEOUT_ARG`` in the call's arguments, else the client's ``timeout``) that starts
 when it asks the endpoint's limit for a slot, so the wait for one counts (a run's time bound holds however far the
 limit was cut): connecting may take at most ``CONNECT_TIMEOUT_S`` of it, and a request with no complete reply by
-then raises ``ReplyTimeout``. A refused connection and HTTP 401/403/404 are refusals: an endpoint that gives
+then raises ``ReplyTimeout``. A refused connection and HTTP 401 are refusals: an endpoint that gives
 nothing else stops the run at once (``EndpointDown``, ``voirdire.models.limiter``). An HTTP 200 that is not a chat
 completion (a body cut off, not JSON, no choices) raises ``InvalidReply``. Both are transient: the role's agent
 retries them, and counts every attempt.
@@ -74,9 +74,11 @@ NO_KEY = "not-needed"
 was not named."""
 OPENAI_URL = "https://api.openai.com/v1"
 
-REFUSING_STATUS = frozenset({401, 403, 404})
-"""Answers that say the endpoint will not serve this client at all (a bad key, no access, no such model or path):
-refusals, which stop a run at once when an endpoint gives nothing else (``voirdire.models.limiter``)."""
+REFUSING_STATUS = frozenset({401})
+"""Answers that say the endpoint will not serve this client at all (a bad key): refusals, which stop a run at once
+when an endpoint gives nothing else (``voirdire.models.limiter``). A 403 or 404 is not one: a content filter or a
+deployment missing for one model refuses some items only, and three of them at the start of a run said nothing
+about the rest; each is its session's error, and ``--max-errors`` stops a run where every call gets one."""
 MAX_CONNECTIONS_ENV = "VOIRDIRE_MAX_CONNECTIONS"
 DEFAULT_MAX_CONNECTIONS = 256
 """Connections per endpoint, all kept alive, and so the most requests in flight to it: a run of up to 256 sessions
@@ -252,7 +254,7 @@ class OpenAIChatClient(TextOnlyClient):
             except ModelHTTPError as exc:
                 if exc.status_code == 429:
                     outcome = Outcome.OVERLOAD
-                elif exc.status_code in REFUSING_STATUS:  # a wrong URL, model or key: the next call fares no better
+                elif exc.status_code in REFUSING_STATUS:  # a bad key: the next call fares no better
                     outcome, cause = Outcome.REFUSED, str(exc)
                 raise
             except ModelConnectionError as exc:
