@@ -174,3 +174,33 @@ def test_inspect_eval_from_the_command_line(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     (folder,) = (tmp_path / "logs").glob("*.voirdire")
     assert sorted(p.name for p in folder.iterdir()) == ["a_epoch1.jsonl", "b_epoch1.jsonl"]
+
+
+# Ids that one file name held before: the same once unsafe characters are replaced, or the same first 100 characters.
+CLASHING_IDS = ["a/b", "a_b", "a b", "a:b", "x" * 100 + "1", "x" * 100 + "2", "x" * 100 + "/"]
+
+
+@pytest.mark.parametrize("max_samples", [7, 1], ids=["concurrent", "sequential"])
+def test_one_transcript_per_sample_whatever_its_id(tmp_path: Path, max_samples: int) -> None:
+    claims = {sample_id: f"Claim number {k}." for k, sample_id in enumerate(CLASHING_IDS)}
+    task = Task(
+        dataset=[Sample(input=claim, target="", id=sample_id) for sample_id, claim in claims.items()],
+        solver=generate(),
+        scorer=vi.cross_examination(fields={"claim": "input"}, max_followup_rounds=0),
+    )
+    (log,) = eval(
+        task, model=mock_model(), log_dir=str(tmp_path / "logs"), display="none", max_samples=max_samples
+    )
+    assert log.status == "success" and log.samples is not None and len(log.samples) == 7
+    paths = {}
+    for sample in log.samples:
+        (score,) = sample.scores.values()  # type: ignore[union-attr]
+        assert score.value in ("C", "I"), score.explanation  # scored, not an error
+        paths[sample.id] = Path(score.metadata["transcript"])  # type: ignore[index]
+    assert len(set(paths.values())) == 7  # a file each
+    for sample_id, path in paths.items():
+        ((session,),) = [list(load(path).sessions.values())]  # its own session only, never overwritten
+        assert session.item["claim"] == claims[str(sample_id)]
+        assert len(path.name.encode()) < 200
+    folder = next(iter(paths.values())).parent
+    assert len(list(folder.iterdir())) == 7
