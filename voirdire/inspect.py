@@ -26,6 +26,7 @@ retries, limits and log); voirdire's model specs through voirdire's clients.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -174,8 +175,19 @@ def _transcript_path(folder: str | None, state: Any) -> Path:
     return stem.parent / f"{stem.name}.voirdire" / name
 
 
+SAFE_NAME = re.compile(r"[A-Za-z0-9._-]{1,100}")
+"""A sample id used as it is in its transcript's file name."""
+
+
 def _safe(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]", "_", text)[:100] or "sample"
+    """The file name part for a sample id; distinct ids give distinct names. An id of at most 100 safe characters
+    is itself; any other is its first 100 characters with the rest made safe, then ``~`` and a digest of the whole
+    id: ``a/b``, ``a b`` and ``a:b`` (all ``a_b`` once made safe) and ids sharing their first 100 characters each
+    get a file of their own. ``~`` never occurs in a name of the first kind, so the two kinds never meet."""
+    if SAFE_NAME.fullmatch(text):
+        return text
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{re.sub(r'[^A-Za-z0-9._-]', '_', text)[:100]}~{digest}"
 
 
 def scorer(name: str, **options: Any) -> Any:
