@@ -22,6 +22,11 @@ def exclusive(out: Path) -> Iterator[None]:
     releases it: whoever locks the old file next sees it was removed, and only the new file at the path counts.
     The lock sits beside the file ``out`` really names (symbolic links resolved): two paths to one transcript, a
     link to it among them, share one lock.
+
+    The transcript itself is held with ``flock`` too, for the run's length: a lock on the file (its device and
+    inode), not on a name, so a hard link to it or the same file bind-mounted on another path (names no path
+    lock can tell are one file) is refused as well. A transcript not there yet is created empty to be held, and
+    removed at the end if the run wrote nothing to it.
     """
     out.parent.mkdir(parents=True, exist_ok=True)
     real = out.resolve()
@@ -29,7 +34,8 @@ def exclusive(out: Path) -> Iterator[None]:
     lock = real.with_name(real.name + ".lock")
     fh = _acquire(lock, out)
     try:
-        yield
+        with _hold_file(real, out):
+            yield
     finally:
         try:
             if _same_file(fh, lock):
@@ -37,6 +43,37 @@ def exclusive(out: Path) -> Iterator[None]:
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
             fh.close()
+
+
+@contextmanager
+def _hold_file(real: Path, out: Path) -> Iterator[None]:
+    """``flock`` on the transcript file itself (whatever path reached it) for the length of the block."""
+    created = False
+    try:
+        fd = os.open(real, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        fd = os.open(real, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        created = True
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ResumeError(f"{out}: another run is writing this transcript (through another path)") from None
+        try:
+            yield
+        finally:
+            if created and _empty_same(fd, real):  # the run wrote nothing: leave no file it did not ask for
+                real.unlink(missing_ok=True)
+    finally:
+        os.close(fd)  # releases the flock
+
+
+def _empty_same(fd: int, path: Path) -> bool:
+    try:
+        here, there = os.fstat(fd), os.stat(path)
+    except FileNotFoundError:
+        return False
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino) and there.st_size == 0
 
 
 def _same_file(fh: Any, path: Path) -> bool:

@@ -38,11 +38,13 @@ def resume(
     out: Path, header: RunHeader, items: Mapping[str, BaseModel], *, resume: bool, keep_verdicts: bool
 ) -> Resumed:
     """The finished sessions of ``items`` (by session id) in ``out``, checked to be this run's; with
-    ``resume=False`` the file is removed instead. Called under the run's lock (``voirdire.runner.lock``)."""
+    ``resume=False`` the file is emptied instead. Called under the run's lock (``voirdire.runner.lock``)."""
     if not out.exists() or out.stat().st_size == 0:
         return Resumed()
     if not resume:
-        out.unlink()
+        # Emptied, not removed: the run holds its lock on this file (``voirdire.runner.lock``), which a new file
+        # at the path would not carry.
+        os.truncate(out, 0)
         return Resumed()
     done = resumable(out, header)
     resumed = Resumed(finished=done.finished() & set(items))
