@@ -12,7 +12,6 @@ import argparse
 import contextlib
 import html
 import io
-import itertools
 import json
 import os
 import sys
@@ -40,27 +39,6 @@ def browser(width: int, height: int) -> Any:
         options.add_argument(arg)
     options.add_argument(f"--window-size={width},{height}")
     return webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
-
-
-def sampled_entities(folder: Path) -> Path:
-    """``check entities`` with k = 11 samples per extraction, two of the first call's samples unreadable."""
-    from tests.fake_openai import FakeOpenAIServer
-    from tests.protocols.oracle_checker.test_cli import EXTRACT, respond
-
-    counter = itertools.count()
-
-    def varied(messages: list[dict[str, Any]]) -> str:
-        if messages[-1]["content"].startswith(EXTRACT):
-            n = next(counter)
-            if n in (3, 7):  # the 4th and 8th sample of the first call
-                return f"I am not sure which entities you mean (sample {n + 1})."
-        return respond(messages)
-
-    out = folder / "entities-k11.jsonl"
-    with FakeOpenAIServer(varied) as server:
-        runs.run("check", "entities", "Barack Obama was born in Hawaii and studied at Harvard.", "--tests", "1",
-                 "--model", f"oracle=openai-compatible:fake@{server.url}", "--out", str(out), "--json")  # fmt: skip
-    return out
 
 
 def terminal(args: list[str], columns: int = 80) -> str:
@@ -95,7 +73,7 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     folder, scripts, other, pages = (Path(tempfile.mkdtemp()) for _ in range(4))
     os.chdir(tempfile.mkdtemp())
-    sampled_entities(folder)
+    runs.sampled_entities(folder)
     runs.paraphrase(folder)
     runs.dcr(folder, scripts)
     runs.no_data(folder)
@@ -109,11 +87,12 @@ def main() -> None:
     compare_text = terminal(["compare", str(folder / "examine.jsonl"), str(other / "examine.jsonl"),
                              str(folder / "skeptic.jsonl")])  # fmt: skip
     viewer = Viewer([folder, other], port=0).start()
-    sid = next(json.loads(line)["session_id"] for line in (folder / "entities-k11.jsonl").open() if '"session_start"' in line)
+    lines = (folder / "entities-k11.jsonl").open()
+    sid = next(json.loads(line)["session_id"] for line in lines if '"session_start"' in line)
     two = "compare?run=examine.jsonl&run=examine.jsonl~2&run=skeptic.jsonl&by=decision"
     shots: dict[str, tuple[str, int]] = {
         "samples": (viewer.url + f"run/entities-k11.jsonl/session/{sid}", 1500),
-        "samples-terminal": (text_page(pages, "k", "voirdire show entities-k11.jsonl (80 columns)", show_k).as_uri(), 1500),
+        "samples-terminal": (text_page(pages, "k", "voirdire show entities-k11.jsonl", show_k).as_uri(), 1500),
         "paraphrase-table": (viewer.url + "run/paraphrase.jsonl", 1100),
         "dcr-terminal": (text_page(pages, "dcr", "voirdire show dcr.jsonl (80 columns)", show_dcr).as_uri(), 1400),
         "runs-two-folders": (viewer.url, 700),

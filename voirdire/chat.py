@@ -54,10 +54,39 @@ class Call:
     cached: bool
     finish_reason: str | None
     coalesced: bool = False  # answered by an identical request of the same session
+    samples: int = 1  # replies the call drew
+    enforcement: str | None = None  # how a reply schema was held (tool_use, response_format, grammar, ...)
 
     @property
     def human(self) -> bool:
         return self.model == HUMAN_SPEC
+
+    @property
+    def cut_off(self) -> bool:
+        """The reply ended at the token limit (``finish_reason: length``): it may be incomplete."""
+        return self.finish_reason == "length"
+
+
+# what a structured reply had to be, by how the backend held it to its schema
+_FORMS = {"tool_use": "a tool call", "grammar": "JSON (grammar)", "text-fallback": "JSON (asked in the prompt)"}
+
+
+def wanted_form(enforcement: str | None, expected: str) -> str:
+    """``a tool call / JSON {"answer": …}``: the form a structured reply had to take, for a refusal's message."""
+    if enforcement is None:
+        return expected
+    form = _FORMS.get(enforcement, "JSON")
+    choices = expected.startswith("one of ") or " or " in expected
+    shape = ' {"answer": …}' if choices and form.startswith("JSON") else ""
+    return f"{form}{shape} ({expected})" if expected else form + shape
+
+
+def got_form(raw: str) -> str:
+    """What a reply that could not be read was: plain text, or JSON (or a fenced block) that did not fit."""
+    body = raw.strip()
+    if not body:
+        return "an empty reply"
+    return "JSON that does not fit" if body.startswith(("{", "[", "```", '"')) else "plain text"
 
 
 @dataclass
@@ -81,15 +110,30 @@ class Bubble:
     """The messages this reply answers (prompts and relays to the role since its last reply)."""
     folded: bool = False
     """A structured reply whose step card shows it (the display hints fold the role's replies)."""
-    samples: list[str] = field(default_factory=list)
-    """The other replies the same call drew (a protocol that samples k replies), after ``text``."""
+    samples: list[Sample] = field(default_factory=list)
+    """Every reply of a call that drew k > 1 (a protocol that samples k replies), in order, each with the parse
+    failure of that sample; empty for a call of one reply (its failure, if any, is a turn of its own)."""
 
-    def sample_counts(self) -> list[tuple[str, int]]:
-        """Every reply of the call (``text`` and ``samples``), distinct texts with how often each was drawn."""
-        counts: dict[str, int] = {}
-        for t in [self.text, *self.samples]:
-            counts[t] = counts.get(t, 0) + 1
-        return list(counts.items())
+    def sample_groups(self) -> list[SampleGroup]:
+        """The samples by distinct text, in order of first appearance, with the sample numbers that drew each."""
+        groups: dict[str, SampleGroup] = {}
+        for s in self.samples:
+            g = groups.setdefault(s.text, SampleGroup(s.text, [], s.failure))
+            g.numbers.append(s.number)
+            g.failure = g.failure or s.failure
+        return list(groups.values())
+
+    def sample_summary(self) -> str:
+        """``11 samples, 2 distinct, 2 unreadable``"""
+        k, distinct = len(self.samples), len({s.text for s in self.samples})
+        bad = sum(s.failure is not None for s in self.samples)
+        expected = self.call.samples if self.call is not None else k
+        parts = [f"{k} sample{'s' if k != 1 else ''}", f"{distinct} distinct"]
+        if bad:
+            parts.append(f"{bad} unreadable")
+        if expected > k:
+            parts.append(f"{expected - k} not recorded")
+        return ", ".join(parts)
 
     @property
     def human(self) -> bool:
@@ -140,6 +184,56 @@ class Failure:
     error: str
     outcome: str
     lane: str | None
+    enforcement: str | None = None
+    """How the reply's call held it to a schema (structured mode), None for a reply read as the paper's text."""
+
+    @property
+    def wanted(self) -> str:
+        """What the reply had to be: the expected form, and in structured mode how it was asked for."""
+        return wanted_form(self.enforcement, self.expected)
+
+    @property
+    def got(self) -> str:
+        return got_form(self.raw)
+
+    @property
+    def summary(self) -> str:
+        """Why the reply could not be read: the parser's error, and for a structured reply what form was asked for
+        and what came (``expected a tool call ('correct' or 'incorrect'), got plain text``)."""
+        if self.enforcement is None:
+            return self.error
+        said = f" ({self.error})" if self.expected not in self.error else ""
+        return f"expected {self.wanted}, got {self.got}{said}"
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One reply of a call that drew k; ``number`` counts from 1; ``failure`` when it could not be read."""
+
+    number: int
+    text: str
+    failure: Failure | None = None
+
+
+@dataclass
+class SampleGroup:
+    """Samples of one call with the same text."""
+
+    text: str
+    numbers: list[int]
+    failure: Failure | None
+
+    @property
+    def label(self) -> str:
+        """``samples 1–3, 5, 9–11``"""
+        runs: list[list[int]] = []
+        for n in self.numbers:
+            if runs and n == runs[-1][-1] + 1:
+                runs[-1].append(n)
+            else:
+                runs.append([n])
+        spans = [str(r[0]) if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs]
+        return f"sample{'s' if len(self.numbers) > 1 else ''} " + ", ".join(spans)
 
 
 @dataclass(frozen=True)
@@ -300,8 +394,12 @@ def chat_of(session: SessionRecord, header: RunHeader | None = None, *, merge: b
     waiting: dict[str, list[Bubble]] = {}  # role -> messages it has been sent since its last reply
     calls: dict[str, Call] = {}  # role -> the call whose reply has not been recorded yet
     billed: dict[str, tuple[int, int, int]] = {}
+    sampling: dict[tuple[str, str | None], Bubble] = {}  # (role, lane) -> the bubble of a call drawing k samples
+    last: Bubble | None = None  # the reply just read: a parse failure right after it is that reply's
     for e in reading_order(session.events):
         lane = lane_of(e.stage)
+        if not isinstance(e, Message | ParseFailure):
+            last = None
         if isinstance(e, Transition):
             declared = not edges or e.to_state in edges.get(e.from_state or "[*]", [])
             turns.append(
@@ -327,6 +425,8 @@ def chat_of(session: SessionRecord, header: RunHeader | None = None, *, merge: b
                 cached=e.cached,
                 finish_reason=e.finish_reason,
                 coalesced=e.coalesced,
+                samples=e.samples,
+                enforcement=e.enforcement,
             )
             calls[e.role] = call
             totals.setdefault(e.role, RoleTotals(e.role)).add(call)
@@ -335,15 +435,37 @@ def chat_of(session: SessionRecord, header: RunHeader | None = None, *, merge: b
                 p, c = p + e.usage.prompt_tokens, c + e.usage.completion_tokens
             billed[e.model] = (p, c, r + e.requests)
         elif isinstance(e, Message):
+            if e.sample and (e.sender, lane) in sampling and e.receiver == "moderator":
+                # another reply of a call that drew k: a sample of its bubble, not a bubble of its own
+                last = sampling[(e.sender, lane)]
+                last.samples.append(Sample(e.sample + 1, e.content))
+                continue
             bubble = _bubble(e, lane, waiting, calls)
             bubble.folded = bubble.kind == "reply" and bubble.sender in views.folded
-            last = turns[-1] if turns else None
-            if _sample_of(bubble, last):  # the other replies one call drew (k samples): one bubble
-                last.samples.append(bubble.text)  # type: ignore[union-attr]
-            else:
-                turns.append(bubble)
+            before = turns[-1] if turns else None
+            if e.sample is None and _sample_of(bubble, before):  # written before replies carried their sample
+                if not before.samples:  # type: ignore[union-attr]
+                    before.samples.append(Sample(1, before.text))  # type: ignore[union-attr]
+                before.samples.append(Sample(len(before.samples) + 1, bubble.text))  # type: ignore[union-attr]
+                last = before  # type: ignore[assignment]
+                continue
+            if e.sample == 0 and bubble.kind == "reply":
+                bubble.samples.append(Sample(1, bubble.text))
+                sampling[(e.sender, lane)] = bubble
+            elif bubble.kind == "reply":
+                sampling.pop((e.sender, lane), None)
+            last = bubble if bubble.kind == "reply" else None
+            turns.append(bubble)
+            continue
         elif isinstance(e, ParseFailure):
-            turns.append(Failure(e.seq, e.role, e.prompt, e.expected, e.raw, e.error, e.outcome, lane))
+            enforcement = last.call.enforcement if last is not None and last.call is not None else None
+            failure = Failure(e.seq, e.role, e.prompt, e.expected, e.raw, e.error, e.outcome, lane, enforcement)
+            if last is not None and last.sender == e.role and last.samples:
+                i = len(last.samples) - 1  # the sample just read
+                last.samples[i] = Sample(last.samples[i].number, last.samples[i].text, failure)
+            else:
+                turns.append(failure)
+            last = None
         elif isinstance(e, Step):
             note = _note(e, lane, views.steps.get(e.name), turns if merge else [])
             if note is not None:

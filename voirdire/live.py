@@ -20,11 +20,20 @@ from typing import Literal, TextIO
 from pydantic import TypeAdapter, ValidationError
 
 from voirdire.chat import Bubble, chat_of
+from voirdire.models.human import BEFORE_PROMPT
 from voirdire.secrets import mask_secrets
 from voirdire.transcript import ErrorEvent, Line, RunHeader, SessionRecord, SessionStart, Verdict
 from voirdire.view import Style, heading, render_chat, totals_text, turn_lines, use_color
 
 Mode = Literal["turns", "sessions"]
+
+
+def _waiting(turn: object) -> bool:
+    """A reply that may still grow: a call of k samples (the next sample, or the last one's parse failure, may
+    follow) or a reply with no call of its own (the other replies of its call may follow)."""
+    if not isinstance(turn, Bubble) or turn.kind != "reply":
+        return False
+    return turn.call is None or turn.call.samples > 1  # its last sample's failure may be the next event
 _LINE: TypeAdapter[Line] = TypeAdapter(Line)
 
 
@@ -70,6 +79,7 @@ class LiveChat:
         self._header: RunHeader | None = None
         self._sessions: dict[tuple[str, str], _Session] = {}
         self._stop = threading.Event()
+        self._reading = threading.Lock()  # the follower thread and a flush before a person's turn
         self._thread = threading.Thread(target=self._follow, name="voirdire-live", daemon=True)
 
     def __enter__(self) -> LiveChat:
@@ -78,9 +88,12 @@ class LiveChat:
         except OSError:
             self._offset = 0
         self._thread.start()
+        BEFORE_PROMPT.append(self.flush)
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self.flush in BEFORE_PROMPT:
+            BEFORE_PROMPT.remove(self.flush)
         self._stop.set()
         self._thread.join()
         self.poll()  # the last lines, written after the thread's last look
@@ -95,7 +108,11 @@ class LiveChat:
             self.poll()
 
     def poll(self) -> None:
-        """Read what was appended and print what is new."""
+        """Read what was appended and print what is new (from the follower thread, or at once by ``flush``)."""
+        with self._reading:
+            self._poll()
+
+    def _poll(self) -> None:
         try:
             with self.path.open("rb") as fh:
                 fh.seek(self._offset)
@@ -146,8 +163,8 @@ class LiveChat:
             s.headed = True
             lines.append(heading(chat, self.color))
         turns = chat.turns
-        if not s.done and turns and isinstance(turns[-1], Bubble) and turns[-1].kind == "reply":
-            turns = turns[:-1]  # the other samples of its call may follow: printed with the next event
+        if not s.done and turns and _waiting(turns[-1]):
+            turns = turns[:-1]  # the other samples of its call (or this reply's parse failure) follow
         for turn in turns:
             key = (type(turn).__name__, getattr(turn, "seq", -1))
             if key not in s.printed:
@@ -155,6 +172,11 @@ class LiveChat:
                 lines += turn_lines(turn, chat, color=self.color)
         if lines:
             self._write("\n".join(lines))
+
+    def flush(self) -> None:
+        """Print what the run has written so far, now (before a person is asked to reply, so the turn they answer
+        is on the screen above the question, not after it)."""
+        self.poll()
 
     def _write(self, text: str) -> None:
         from tqdm import tqdm

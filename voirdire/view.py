@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import sys
 from typing import TextIO
 
@@ -45,9 +46,26 @@ def use_color(stream: TextIO) -> bool:
     return stream.isatty() and "NO_COLOR" not in os.environ
 
 
-WIDTH = 100  # columns of wrapped text
+WIDTH = 100  # columns of wrapped text at most
 TABLE_WIDTH = 160  # columns of a step's table at most
 MAX_LINE = 200  # no line of ours is longer
+INDENT = 4  # a message's text is indented this much
+NARROWEST = 40  # a terminal narrower than this is treated as this wide
+WORD = 24  # a table column is never narrower than its longest word, up to this many columns
+
+
+def columns() -> int | None:
+    """The terminal's width (``COLUMNS``, else stdout's terminal), so text wraps there once and never again by the
+    terminal; None when output goes to no terminal (a file, a pipe)."""
+    if os.environ.get("COLUMNS", "").isdigit() or sys.stdout.isatty():
+        return max(NARROWEST, shutil.get_terminal_size((WIDTH + INDENT, 24)).columns)
+    return None
+
+
+def text_width(lead: int = INDENT) -> int:
+    """Columns of wrapped text after ``lead`` columns: the terminal's width less the lead, 100 at most."""
+    cols = columns()
+    return min(WIDTH, cols - lead) if cols else WIDTH
 
 
 def wrap(paragraph: str, width: int = WIDTH) -> list[str]:
@@ -72,7 +90,8 @@ def wrap(paragraph: str, width: int = WIDTH) -> list[str]:
     return [x.rstrip() for x in lines]
 
 
-def _indent(text: str, width: int = WIDTH) -> str:
+def _indent(text: str, width: int | None = None) -> str:
+    width = width or text_width()
     out = []
     for para in shown(text).strip().splitlines() or [""]:
         out.extend(wrap(para, width))
@@ -108,25 +127,53 @@ def _bubble_lines(b: Bubble, chat: Chat, st: Style, prompts: bool) -> list[str]:
         ]
     if b.kind == "reply":
         who = _name(b.sender) + (" (human)" if b.human else "")
-        head = st(colour, f"{who}:") + (st("2", "  " + call_text(b.call)) if b.call else "")
+        parts = [(colour, f"{who}:")] + ([("2", "  " + call_text(b.call))] if b.call else [])
+        if b.call is not None and b.call.cut_off:
+            parts.append(("33", " · cut off at the token limit (finish_reason: length)"))
+        if len(b.samples) > 1:
+            parts.append(("2", f" · {b.sample_summary()}"))
         if b.folded and not prompts:
-            return [head + st("2", " · structured reply, shown in its step (--prompts prints it)")]
-        if not b.samples:
-            return [head, _indent(b.text)]
-        counts = b.sample_counts()
-        lines = [head + st("2", f" · {1 + len(b.samples)} samples, {len(counts)} distinct")]
-        for text, n in counts:
-            lines += [st("2", f"  ×{n}"), _indent(text)]
+            parts.append(("2", " · structured reply, shown in its step (--prompts prints it)"))
+            return [_parts_line(parts, st)]
+        head = _parts_line(parts, st)
+        if len(b.samples) <= 1:
+            failure = b.samples[0].failure if b.samples else None
+            return [head, _indent(b.text)] + ([_failure_line(failure, st, "    ")] if failure else [])
+        lines = [head]
+        for group in b.sample_groups():
+            lines += [st("2", f"  ×{len(group.numbers)} ({group.label})"), _indent(group.text)]
+            if group.failure is not None:
+                lines.append(_failure_line(group.failure, st, "    "))
         return lines
     if b.kind == "memory":
         return [st(colour, f"{_name(b.sender)} (memory):"), _indent(b.text)]
     return [st(colour, f"{_name(b.sender)} → {_name(b.receiver)}:"), _indent(b.content if prompts else b.text)]
 
 
-def _wrapped(text: str, width: int = WIDTH) -> str:
-    """One line of ours around transcript text, wrapped (first line flush, the rest indented)."""
+def _parts_line(parts: list[tuple[str, str]], st: Style) -> str:
+    """Styled parts of one line of ours; a part that would pass the terminal's edge starts a new, indented line
+    (its leading `` · `` dropped)."""
+    width = columns() or MAX_LINE
+    out, used = "", 0
+    for code, text in parts:
+        if used and used + len(text) > width:
+            text = "    " + text.removeprefix(" · ").lstrip()
+            out, used = out + "\n", 0
+        out += st(code, text)
+        used += len(text)
+    return out
+
+
+def _wrapped(text: str, width: int | None = None, lead: str = "") -> str:
+    """One line of ours around transcript text, wrapped at the terminal (first line flush, the rest indented)."""
+    width = width or text_width(len(lead) + INDENT)
     lines = wrap(shown(text), width)
-    return "\n".join([lines[0], *("    " + x for x in lines[1:])])
+    return "\n".join([lead + lines[0], *(lead + "    " + x for x in lines[1:])])
+
+
+def _failure_line(f: Failure, st: Style, lead: str = "") -> str:
+    """``!! examiner: expected a tool call ('correct' or 'incorrect'), got plain text (…); the outcome``"""
+    return st("31", _wrapped(f"!! {shown(f.role)}: could not parse ({f.summary}); {f.outcome}", lead=lead))
 
 
 def heading(chat: Chat, color: bool = False) -> str:
@@ -152,7 +199,7 @@ def turn_lines(turn: Turn, chat: Chat, *, prompts: bool = False, color: bool = F
     if isinstance(turn, Bubble):
         return _bubble_lines(turn, chat, st, prompts)
     if isinstance(turn, Failure):
-        return [st("31", _wrapped(f"!! {turn.role}: could not parse ({turn.error}); {turn.outcome}"))]
+        return [_failure_line(turn, st)]
     if isinstance(turn, Note):
         return [card_text(turn.card, color=color)]
     if isinstance(turn, Problem):
@@ -180,7 +227,7 @@ def render_chat(chat: Chat, *, prompts: bool = False, color: bool = False) -> st
     lines = [heading(chat, color)]
     for turn in chat.turns:
         lines += turn_lines(turn, chat, prompts=prompts, color=color)
-    lines.append(Style(color)("2", _wrapped(totals_text(chat), MAX_LINE)))
+    lines.append(Style(color)("2", _wrapped(totals_text(chat), text_width(INDENT) if columns() else MAX_LINE)))
     return "\n".join(lines)
 
 
@@ -191,9 +238,15 @@ def _text(c: Cell) -> Text:
     return Text(shown(c.text), style=_TONES[c.tone])
 
 
-def card_text(card: Card, *, color: bool = False, width: int = TABLE_WIDTH) -> str:
+def _longest_word(cells: list[Cell]) -> int:
+    return max((len(w) for c in cells for w in shown(c.text).split()), default=1)
+
+
+def card_text(card: Card, *, color: bool = False, width: int | None = None) -> str:
     """A step card: its title and fields on one line, its table, its word diff (``[-deleted-]{+inserted+}``
-    without colour)."""
+    without colour). The table fits the terminal: a column is at least as wide as its longest word (up to 24
+    columns), so words wrap at spaces instead of breaking."""
+    width = width or min(TABLE_WIDTH, columns() or TABLE_WIDTH)
     out = io.StringIO()
     console = Console(
         file=out, width=width, force_terminal=color, no_color=not color, color_system="standard" if color else None,
@@ -202,17 +255,20 @@ def card_text(card: Card, *, color: bool = False, width: int = TABLE_WIDTH) -> s
     # Text.assemble keeps each part's own style (adding Texts would spread the first one's style over the rest)
     head = Text.assemble(("· ", "dim"), (shown(card.title), "bold"))
     fields = [Text.assemble((shown(label) + " ", "dim"), _text(c)) for label, c in card.fields]
-    line = Text(" · ").join([head, *fields])
-    if line.cell_len <= width:
-        console.print(line)
-    else:  # long values: one field a line, wrapped under its label
-        console.print(head)
-        for f in fields:
-            console.print(Text("  ") + f)
+    line = head  # the fields after the title, as many to a line as fit; a longer field wraps under its label
+    for f in fields:
+        if line.cell_len + 3 + f.cell_len <= width:
+            line = Text(" · ").join([line, f])
+        else:
+            console.print(line)
+            line = Text("  ") + f
+    console.print(line)
     if card.headers:
         table = Table(box=None, padding=(0, 1), show_edge=False, pad_edge=False, header_style="dim")
-        for h in card.headers:
-            table.add_column(shown(h), overflow="fold")
+        for i, h in enumerate(card.headers):
+            cells = [row[i] for row in card.rows if i < len(row)]
+            words = min(WORD, max(_longest_word(cells), max((len(w) for w in shown(h).split()), default=1)))
+            table.add_column(shown(h), overflow="fold", min_width=words)
         for row in card.rows:
             table.add_row(*(_text(c) for c in row))
         console.print(Padding(table, (0, 0, 0, 2)) if card.rows else Text("  (none)", style="dim"))

@@ -3,8 +3,10 @@ scripted models or model-free evaluators, plus a transcript whose every text fie
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
+from typing import Any
 
 from voirdire.cli import main
 from voirdire.transcript import (
@@ -163,6 +165,27 @@ def entities(folder: Path) -> Path:
     with FakeOpenAIServer(respond) as server:
         run("check", "entities", SENTENCE, "--model", f"oracle=openai-compatible:fake@{server.url}", "--out", str(out),
             "--json")  # fmt: skip
+    return out
+
+
+def sampled_entities(folder: Path) -> Path:
+    """``check entities`` with k = 11 samples per extraction, two of the first call's samples unreadable."""
+    from tests.fake_openai import FakeOpenAIServer
+    from tests.protocols.oracle_checker.test_cli import EXTRACT, respond
+
+    counter = itertools.count()
+
+    def varied(messages: list[dict[str, Any]]) -> str:
+        if messages[-1]["content"].startswith(EXTRACT):
+            n = next(counter)
+            if n in (3, 7):  # the 4th and 8th sample of the first call
+                return f"I am not sure which entities you mean (sample {n + 1})."
+        return respond(messages)
+
+    out = folder / "entities-k11.jsonl"
+    with FakeOpenAIServer(varied) as server:
+        run("check", "entities", "Barack Obama was born in Hawaii and studied at Harvard.", "--tests", "1",
+            "--model", f"oracle=openai-compatible:fake@{server.url}", "--out", str(out), "--json")  # fmt: skip
     return out
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, TextIO
 
 from autogen_core.models import AssistantMessage, CreateResult, LLMMessage, RequestUsage, SystemMessage
@@ -22,6 +22,8 @@ from voirdire.errors import VoirdireError
 from voirdire.models.base import TextOnlyClient, text_of
 
 RULE = "─" * 72
+# Called before a person is asked (a live chat prints the turns written so far, so the turn they answer is above).
+BEFORE_PROMPT: list[Callable[[], None]] = []
 
 
 class HumanInputEnded(VoirdireError, EOFError):
@@ -99,6 +101,8 @@ class HumanClient(TextOnlyClient):
             stream = self._stdin or sys.stdin
             if self._ended or stream is None or stream.closed:
                 raise HumanInputEnded("the input has ended: no answer to record")
+            for hook in list(BEFORE_PROMPT):
+                hook()
             print(self.context(messages), file=out, flush=True)
             while True:
                 text, ended = read_reply(stream)
