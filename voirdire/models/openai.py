@@ -43,6 +43,7 @@ import ssl
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
+from urllib.parse import urljoin
 
 from autogen_core.models import CreateResult, LLMMessage, RequestUsage
 
@@ -156,11 +157,13 @@ class _Shard:
         http = _http()
         self.in_flight = 0
         # max_keepalive = max_connections: requests are capped at the pool's size (``_Endpoint.take``), so a
-        # connection is never opened only to be dropped. Redirects followed, as the SDK's own pool does.
+        # connection is never opened only to be dropped. Redirects are never followed: a key header travels with
+        # a followed request (the HTTP library strips Authorization across hosts, not x-api-key or api-key), so a
+        # redirect is an error naming its target (``_redirect_error``), for every provider alike.
         self.http = http.AsyncClient(
             limits=http.Limits(max_connections=size, max_keepalive_connections=size),
             timeout=_http_timeout(CHAT_TIMEOUT_S),
-            follow_redirects=True,
+            follow_redirects=False,
             verify=_tls_context(),
         )
 
@@ -254,7 +257,7 @@ class OpenAIChatClient(TextOnlyClient):
             except ModelHTTPError as exc:
                 if exc.status_code == 429:
                     outcome = Outcome.OVERLOAD
-                elif exc.status_code in REFUSING_STATUS:  # a bad key: the next call fares no better
+                elif exc.status_code in REFUSING_STATUS or exc.code == REDIRECT_CODE:  # the next call fares no better
                     outcome, cause = Outcome.REFUSED, str(exc)
                 raise
             except ModelConnectionError as exc:
@@ -286,6 +289,8 @@ class OpenAIChatClient(TextOnlyClient):
             raise TimeoutError(str(exc)) from exc
         except _connection_errors() as exc:  # refused, reset, dropped, a body cut off mid-transfer
             raise ModelConnectionError(f"no answer from {redact_url(self.endpoint)}") from exc
+        if 300 <= response.status_code < 400:
+            raise _redirect_error(response, self._url)
         if response.status_code >= 400:
             raise _status_error(response)
         try:
@@ -407,6 +412,27 @@ def _headers(api_key: str) -> dict[str, str]:
     if project:
         headers["OpenAI-Project"] = project
     return headers
+
+
+REDIRECT_CODE = "redirect"
+"""The ``code`` of the error for a redirect answer: a refusal like a 401, since every call to that URL gets one."""
+
+
+def _redirect_error(response: Any, url: str) -> ModelHTTPError:
+    """The error for a 3xx answer: never followed (a model call carries its key), the target named redacted (no
+    credentials, no query string), not retried (the next attempt is redirected too)."""
+    location = response.headers.get("location") or ""
+    try:
+        target = redact_url(urljoin(url, location)) if location else "nowhere named (no Location header)"
+    except ValueError:  # a Location urllib cannot split (a bad port, an unclosed [)
+        target = "a URL that is not valid"
+    return http_error(
+        response.status_code,
+        f"redirected to {target}; not followed: a model call's redirect would carry its key elsewhere. If that "
+        "is where the model is, put that URL in the model spec",
+        code=REDIRECT_CODE,
+        headers={},
+    )
 
 
 def _status_error(response: Any) -> ModelHTTPError:
