@@ -9,7 +9,6 @@ seed only: it is not forwarded to model roles (see docs/no_data.md).
 from __future__ import annotations
 
 import argparse
-import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -69,12 +68,10 @@ def load_inputs(args: argparse.Namespace, protocol: Protocol[Any, Any]) -> Input
     if not items:
         rows = len(dataset.rows)
         raise InputError(f"--offset: {args.offset} skips every datapoint of {dataset.path} (it has {rows})")
-    # Stable per parameter set (the data path as given among them) and model bindings: the same command resumes,
-    # another one (φ, lie, r, another file of the same name, another evaluator model ...) gets its own file.
+    # The command line adds a digest of the parameters and the model bindings to this name (``default_out``): the
+    # same command resumes, another one (φ, lie, r, another file of the same name, another model) gets its own file.
     tag = p.data if p.data in FILES else Path(p.data).stem
-    models = [*args.model, *([f"config={args.config}"] if args.config else [])]
-    digest = hashlib.sha256((p.model_dump_json() + "".join(f"\n{m}" for m in models)).encode()).hexdigest()[:8]
-    out = Path("transcripts") / f"no_data-{tag}-{p.evaluator}-{p.generator}-{digest}.jsonl"
+    out = Path("transcripts") / f"no_data-{tag}-{p.evaluator}-{p.generator}.jsonl"
     return Inputs(items=items, dataset=dataset.path, out=out, seed=args.seed)
 
 

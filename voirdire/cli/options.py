@@ -20,6 +20,11 @@ from voirdire.runner import ErrorBudget, RunOptions
 from voirdire.runner.options import DEFAULT_MAX_ERRORS
 from voirdire.secrets import mask_secrets
 
+REMOTE_CONCURRENCY = 10
+"""``--concurrency``'s default when every model role is a remote endpoint: Inspect AI keeps 10 connections per model
+by default (its ``max_connections``), which a hosted API and a local server both take; the embedded model answers one
+call at a time, a script's replies in order and a person one question at a time, so those runs default to 1."""
+
 
 class CLIError(VoirdireError):
     """A command line that cannot run; the message names the option."""
@@ -108,7 +113,11 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("run")
     g.add_argument("--out", type=Path, help="transcript file (JSONL); a batch resumes it if it exists")
     g.add_argument("--fresh", action="store_true", help="overwrite --out instead of resuming it")
-    g.add_argument("--concurrency", type=at_least(1), default=1, metavar="N", help="sessions at a time (default 1)")
+    g.add_argument(
+        "--concurrency", type=at_least(1), metavar="N",
+        help=f"sessions at a time (default {REMOTE_CONCURRENCY} when every model role is a remote endpoint, as "
+        "Inspect AI's 10 connections per model; 1 when a role runs on the embedded model, a script or a person)",
+    )  # fmt: skip
     g.add_argument("--limit", type=at_least(1), metavar="N", help="first N items of the dataset")
     g.add_argument(
         "--offset", type=at_least(0), default=0, metavar="N", help="skip the first N items (counted from the start)"
@@ -207,7 +216,7 @@ class CommandOptions(BaseModel):
         if given["ray_address"] is not None and given["executor"] != "ray":
             raise CLIError("--ray-address: only with --executor ray")
         run = RunOptions(
-            concurrency=given["concurrency"],
+            concurrency=given["concurrency"] or 1,  # unset: the command sets it from the roles (default_concurrency)
             resume=not given["fresh"],
             progress=not (given["no_progress"] or given["json"]),
             seed=given["seed"],

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from voirdire.cli.options import (
+    REMOTE_CONCURRENCY,
     SHARED_HELP,
     CLIError,
     CommandOptions,
@@ -23,17 +24,27 @@ from voirdire.cli.options import (
     add_prices_option,
     add_run_options,
 )
+from voirdire.cli.refusal import refusal
 from voirdire.cli.roles import check_role_options, roles_from_options, warn_unused_config_roles, with_role_defaults
 from voirdire.datasets import describe, load_items
 from voirdire.errors import run_stopping
 from voirdire.live import LiveChat, Mode, live_mode
-from voirdire.models import RoleSettings
+from voirdire.models import RoleSettings, parse_spec
 from voirdire.options import add_params_options, build_params, given_params
 from voirdire.prices import load_prices
 from voirdire.protocol import Protocol
 from voirdire.registry import CommandSpec, Inputs, Registration, RunOutcome, default_summary
 from voirdire.report import report_file
-from voirdire.runner import RunResult, check_writable, default_out, run_protocol
+from voirdire.runner import (
+    ResumeError,
+    RoleTable,
+    RunResult,
+    check_writable,
+    default_out,
+    model_roles,
+    run_identity,
+    run_protocol,
+)
 from voirdire.safe_text import shown as safe
 from voirdire.secrets import mask_secrets, mask_tree
 from voirdire.transcript import Transcript
@@ -136,16 +147,29 @@ def cmd_run(reg: Registration, args: argparse.Namespace) -> int:
         raise CLIError(f"{inputs.dataset or protocol.name}: no items to run (after --offset / --limit)")
     if inputs.seed is not None:  # the protocol's own seed, defaulted by it: the header records that one
         opts = opts.model_copy(update={"run": opts.run.model_copy(update={"seed": inputs.seed})})
-    out = opts.out or inputs.out or default_out(protocol.name, inputs.dataset)
+    warn_unused_config_roles(protocol, opts.models)
+    roles = with_role_defaults(protocol, opts.models, roles, spec.role_defaults)
+    if args.concurrency is None:
+        concurrency = default_concurrency(protocol, roles)
+        opts = opts.model_copy(update={"run": opts.run.model_copy(update={"concurrency": concurrency})})
+    # A dataset's run gets a name that digests what makes it distinct (parameters, models), so two commands on the
+    # same data never refuse each other's transcript, and the same command resumes its own.
+    identity = run_identity(protocol, roles)
+    out = opts.out or (
+        default_out(protocol.name, inputs.dataset, identity, base=inputs.out)
+        if inputs.dataset is not None
+        else inputs.out or default_out(protocol.name, None)
+    )
     # Every output path before the run starts: a run must not pay for its model calls and then fail to write.
     check_writable(out, "--out" if opts.out else "transcript")
     for flag, path in (("--report", opts.report), ("--cache", opts.run.cache)):
         if path is not None:
             check_writable(path, flag)
-    warn_unused_config_roles(protocol, opts.models)
-    roles = with_role_defaults(protocol, opts.models, roles, spec.role_defaults)
     live = live_mode(follow=args.follow, as_json=opts.as_json, single=inputs.single)
-    result = run(protocol, inputs.items, opts, out, inputs.dataset, roles, live)
+    try:
+        result = run(protocol, inputs.items, opts, out, inputs.dataset, roles, live)
+    except ResumeError as exc:  # said by the option that differs, not in the Python API's words
+        raise CLIError(refusal(exc, spec.params, args.argv)) from None
     report, folded = report_file(out, reg.fold, prices=prices)  # streamed: flat memory whatever the run's length
     chat = _chat if live is None else _printed  # a chat printed live is not printed again
     outcome = RunOutcome(protocol, inputs, result, out, report, reg.fold, folded.session_ids(), prices, chat)
@@ -154,6 +178,14 @@ def cmd_run(reg: Registration, args: argparse.Namespace) -> int:
         text = "\n".join([text.rstrip("\n"), *report.usage_lines()]).strip("\n")
     payload = {**run_summary(result, out), **fields}
     return finish(opts, result, payload, text, timing=not inputs.single)
+
+
+def default_concurrency(protocol: Protocol[Any, Any], roles: dict[str, RoleSettings]) -> int:
+    """``--concurrency``'s default: ``REMOTE_CONCURRENCY`` when every role played by a model is a remote endpoint
+    (or no role is: rules only), 1 when one runs on the embedded model, a script or a person."""
+    table = RoleTable(roles)
+    here = {"local", "scripted", "human"}
+    return 1 if any(parse_spec(table[r].model).kind in here for r in model_roles(protocol)) else REMOTE_CONCURRENCY
 
 
 def _chat(transcript: Transcript, session_id: str) -> str:

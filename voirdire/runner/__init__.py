@@ -29,7 +29,14 @@ from voirdire.runner.execute import execute
 from voirdire.runner.lock import _same_file, exclusive
 from voirdire.runner.memory import run_in_memory
 from voirdire.runner.options import ErrorBudget, RunOptions
-from voirdire.runner.prepare import Prepared, check_writable, default_out, package_versions, prepare
+from voirdire.runner.prepare import (
+    Prepared,
+    check_writable,
+    default_out,
+    package_versions,
+    prepare,
+    run_identity,
+)
 from voirdire.runner.resume import START_OVER, ResumeError, resume
 from voirdire.runner.roles import (
     EVERY_ROLE,
@@ -66,6 +73,7 @@ __all__ = [
     "model_roles",
     "package_versions",
     "role_problem",
+    "run_identity",
     "run_in_memory",
     "run_protocol",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata
+import json
 import os
 import uuid
 import warnings
@@ -150,22 +151,41 @@ def _header(
     return RunHeader.model_validate(mask_tree(header.model_dump(mode="json")))
 
 
-def default_out(kind: str, dataset: str | Path | None) -> Path:
+def default_out(
+    kind: str, dataset: str | Path | None, identity: Mapping[str, Any] | None = None, *, base: Path | None = None
+) -> Path:
     """``transcripts/<kind>-<name>-<digest>.jsonl`` for a dataset, else a timestamped file.
 
-    The digest is of the dataset's path relative to the working folder (``transcripts/`` is relative to it too):
-    stable, so re-running the same command resumes, and different for two files of the same name in different
-    folders, so their sessions never share a transcript."""
+    The digest is of the dataset's path relative to the working folder (``transcripts/`` is relative to it too)
+    and of ``identity``, what else makes a run distinct (its parameters and the roles' models and settings, as the
+    resume check compares them): stable, so re-running the same command resumes, and different for two files of
+    the same name in different folders, or for another ``--rounds`` or another model, so two runs never refuse
+    each other's transcript. ``base``: the name a protocol gives a built-in dataset's run
+    (``transcripts/dcr-summeval.jsonl``), which gets the digest too."""
     if dataset is not None:
         where = Path(dataset)
         try:
             place = os.path.relpath(where.resolve(), Path.cwd().resolve())
         except ValueError:  # another drive (Windows)
             place = str(where.resolve())
-        digest = hashlib.sha256(place.encode()).hexdigest()[:8]
+        text = place if identity is None else json.dumps([place, identity], sort_keys=True, default=str)
+        digest = hashlib.sha256(text.encode()).hexdigest()[:8]
+        if base is not None:
+            return base.parent / f"{base.stem}-{digest}{base.suffix or '.jsonl'}"
         return Path("transcripts") / f"{kind}-{where.stem}-{digest}.jsonl"
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     return Path("transcripts") / f"{kind}-{stamp}-{uuid.uuid4().hex[:4]}.jsonl"
+
+
+def run_identity(protocol: Protocol[Any, Any], roles: Mapping[str, RoleSettings]) -> dict[str, Any]:
+    """What a default transcript name digests besides the dataset: the protocol, its parameters and each role's
+    model and generation settings (those the run header records and a resume compares)."""
+    kept = ("model", "temperature", "max_tokens", "seed", "structured")
+    return {
+        "protocol": protocol.name,
+        "parameters": protocol.params.model_dump(mode="json"),
+        "roles": {r: {k: getattr(s, k) for k in kept} for r, s in sorted(roles.items())},
+    }
 
 
 def check_writable(path: str | Path, label: str) -> None:

@@ -10,6 +10,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -18,12 +19,32 @@ from voirdire.secrets import mask_tree
 from voirdire.transcript import RunHeader, Transcript, Verdict, load_outline
 
 
+@dataclass(frozen=True)
+class Difference:
+    """What differs between the run a transcript holds and the run asked for: ``what`` is ``protocol``,
+    ``dataset``, ``parameters`` (``key``: the parameter), ``roles`` (``key``: ``ROLE.SETTING``), ``prompts``
+    (``key``: the prompt file) or ``item`` (``key``: the session id); the values as recorded and as given now."""
+
+    what: str
+    key: str
+    recorded: Any
+    given: Any
+
+
 class ResumeError(VoirdireError, ValueError):
-    """The output transcript belongs to a different run (protocol, dataset, parameters or models differ)."""
+    """The output transcript belongs to a different run (protocol, dataset, parameters or models differ).
+
+    ``difference`` says what differs, so the command line can name it by its option (``voirdire.cli.run``);
+    the message names it in the Python API's words."""
+
+    def __init__(self, message: str, *, out: Path | None = None, difference: Difference | None = None) -> None:
+        super().__init__(message)
+        self.out = out
+        self.difference = difference
 
 
-# How to start over, said by every refusal to resume: the command line's and the Python API's words.
-START_OVER = "use another --out (out=), or --fresh (fresh=True) to start over"
+# How to start over, said by every refusal to resume, in the Python API's words (the command line says its own).
+START_OVER = "pass another out, or fresh=True to start over"
 
 
 @dataclass
@@ -50,7 +71,11 @@ def resume(
     resumed = Resumed(finished=done.finished() & set(items))
     for sid in resumed.finished:
         if done.sessions[sid].item != mask_tree(items[sid].model_dump(mode="json")):
-            raise ResumeError(f"{out}: session {sid!r} was run on a different item; {START_OVER}")
+            raise ResumeError(
+                f"{out}: session {sid!r} was run on a different item; {START_OVER}",
+                out=out,
+                difference=Difference("item", sid, None, None),
+            )
         if keep_verdicts:
             resumed.verdicts[sid] = done.sessions[sid].verdict  # type: ignore[assignment]
     return resumed  # ``done``, every event outline of the earlier runs, is not kept for the length of this one
@@ -68,10 +93,18 @@ def resumable(out: Path, header: RunHeader) -> Transcript:
     if last is None:
         return previous
     if last.dataset and header.dataset and not _same_dataset(last.dataset, header.dataset):
-        raise ResumeError(f"{out}: holds a run on another dataset ({last.dataset}, not {header.dataset}); {START_OVER}")
+        raise ResumeError(
+            f"{out}: holds a run on another dataset ({last.dataset}, not {header.dataset}); {START_OVER}",
+            out=out,
+            difference=Difference("dataset", "", last.dataset, header.dataset),
+        )
     for name in ("protocol", "parameters", "roles", "prompts"):
-        if getattr(last, name) != getattr(header, name):
-            raise ResumeError(f"{out}: holds a run with different {name} ({getattr(last, name)!r}); {START_OVER}")
+        found = first_difference(name, getattr(last, name), getattr(header, name))
+        if found is not None:
+            where = f" ({found.key}: {found.recorded!r} there, {found.given!r} now)" if found.key else ""
+            raise ResumeError(
+                f"{out}: holds a run with different {name}{where}; {START_OVER}", out=out, difference=found
+            )
     return previous
 
 
@@ -83,3 +116,21 @@ def _same_dataset(recorded: str, given: str) -> bool:
         return os.path.samefile(recorded, given)
     except OSError:
         return False
+
+
+def first_difference(what: str, recorded: Any, given: Any) -> Difference | None:
+    """The first value that differs between two header fields, down to a parameter or a role's setting."""
+    if recorded == given:
+        return None
+    if not (isinstance(recorded, Mapping) and isinstance(given, Mapping)):
+        return Difference(what, "", recorded, given)
+    for key in sorted(set(recorded) | set(given), key=str):
+        a, b = recorded.get(key), given.get(key)
+        if a == b:
+            continue
+        if what == "roles" and isinstance(a, BaseModel) and isinstance(b, BaseModel):
+            a_fields, b_fields = a.model_dump(mode="json"), b.model_dump(mode="json")
+            setting = next(k for k in sorted(set(a_fields) | set(b_fields)) if a_fields.get(k) != b_fields.get(k))
+            return Difference(what, f"{key}.{setting}", a_fields.get(setting), b_fields.get(setting))
+        return Difference(what, str(key), a, b)
+    return Difference(what, "", recorded, given)  # pragma: no cover - equal mappings compare equal

@@ -81,7 +81,7 @@ def test_cli_json_seeds_and_resume(small: Path, tmp_path: Path, capsys) -> None:
     assert {s.item["seed"] for s in t.sessions.values()} == {2, 3, 4}
     # Other parameters on the same transcript are refused, not mixed.
     code, refused = nodata(capsys, *args[:-2], "--seed", "2", "--phi", "0.5", "--out", str(out))
-    assert code == 2 and "different parameters" in refused["stderr"]
+    assert code == 2 and "--phi: 0.6 in " in refused["stderr"] and "0.5 now; use --out or --fresh" in refused["stderr"]
 
 
 @pytest.mark.parametrize(("data", "generator"), [("oop", "oracle"), ("ip", "lie-sigma")])

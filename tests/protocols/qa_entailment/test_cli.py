@@ -83,7 +83,7 @@ def test_token_f1_and_system_selection_by_paper_name(tmp_path: Path, capsys) -> 
     assert scores(report, "chatgpt") == (0, 0, 4, 1)  # long sentences: F1 below 0.5 even when right
     other = ["--data", str(FIXTURE), "--evaluator", "f1", "--threshold", "0.1", "--out", str(tmp_path / "f1.jsonl")]
     code, _, err = qa_eval(capsys, *other)
-    assert code == 2 and "different parameters" in err  # another threshold: the transcript is not mixed
+    assert code == 2 and "--threshold: 0.5 in " in err and "0.1 now; use --out or --fresh" in err  # not mixed
     code, report, _ = qa_eval(capsys, *other, "--fresh", "--json", "--system", "chatgpt")
     assert code == 0 and isinstance(report, dict) and scores(report, "chatgpt") == (3, 0, 1, 1)
     # At 0.1 three of the four right ChatGPT answers pass; "... written by Cyrus the Great, ..." shares one
@@ -153,7 +153,7 @@ def test_entailment_with_a_scripted_evaluator(tmp_path: Path, capsys) -> None:
     code, report, _ = qa_eval(capsys, *args, "--out", str(out), "--partial-marks", "--json")
     assert code == 0 and isinstance(report, dict) and report["skipped"] == 4
     code, _, err = qa_eval(capsys, *args, "--out", str(out), "--partial-marks", "--decision", "minus")
-    assert code == 2 and "different parameters" in err
+    assert code == 2 and "--decision: union in " in err and "minus now; use --out or --fresh" in err
     code, report, _ = qa_eval(capsys, *args, "--out", str(tmp_path / "m.jsonl"), "--decision", "minus", "--json")
     assert code == 0 and isinstance(report, dict) and report["decision"] == "minus"
     assert report["overall"]["scores"]["f1"] == 1.0 and report["aurocs"] is None
