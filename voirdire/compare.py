@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -136,37 +137,79 @@ def kappa(a: Sequence[str], b: Sequence[str]) -> float | None:
     return None if math.isnan(k) else k
 
 
+@dataclass(frozen=True)
+class RunOverviews:
+    """One run as compared: its label, file, protocol, session count and each session's overview."""
+
+    label: str
+    path: str
+    protocol: str
+    sessions: int
+    values: Sequence[Overview]
+
+
 def compare(paths: Sequence[str | Path], *, by: By = "decision", labels: Sequence[str] | None = None) -> Comparison:
     if len(paths) < 2:
         raise CompareError("compare: give two or more transcripts")
-    sides: list[RunSide] = []
-    verdicts: list[dict[str, Overview]] = []
+    runs = []
     for i, path in enumerate(paths):
         if not Path(path).is_file():
             raise CompareError(f"{path}: no such transcript")
         protocol, sessions, values = overviews(path)
-        by_item = {str(v.item_id): v for v in values if v.item_id is not None}
-        known = [v for v in by_item.values() if v.correct is not None]
-        label = labels[i] if labels else Path(path).name
+        runs.append(RunOverviews(labels[i] if labels else Path(path).name, str(path), protocol, sessions, values))
+    return compare_runs(runs, by=by)
+
+
+def by_item(run: RunOverviews) -> dict[str, Overview]:
+    """The run's sessions by item id; two sessions of one item id are an error (runs are matched by item id, and
+    merging them would compare one of the two at random)."""
+    found: dict[str, Overview] = {}
+    shared: dict[str, int] = {}
+    for v in run.values:
+        if v.item_id is None:
+            continue
+        item = str(v.item_id)
+        if item in found:
+            shared[item] = shared.get(item, 1) + 1
+        found[item] = v
+    if shared:
+        first = next(iter(shared))
+        more = f" (and {len(shared) - 1} more item ids)" if len(shared) > 1 else ""
+        raise CompareError(
+            f"{run.path}: {shared[first]} sessions share item id {first!r}{more}; runs are compared item by item, "
+            "so each item needs an id of its own"
+        )
+    return found
+
+
+def compare_runs(runs: Sequence[RunOverviews], *, by: By = "decision") -> Comparison:
+    """Runs already read (``compare`` reads transcripts; the viewer its indexes) compared item by item."""
+    if len(runs) < 2:
+        raise CompareError("compare: give two or more transcripts")
+    sides: list[RunSide] = []
+    verdicts: list[dict[str, Overview]] = []
+    for run in runs:
+        items = by_item(run)
+        known = [v for v in items.values() if v.correct is not None]
         sides.append(
             RunSide(
-                label=label, path=str(path), protocol=protocol, sessions=sessions,
-                verdicts=sum(v.decision is not None for v in by_item.values()),
+                label=run.label, path=run.path, protocol=run.protocol, sessions=run.sessions,
+                verdicts=sum(v.decision is not None for v in items.values()),
                 gold_known=len(known), gold_agree=sum(bool(v.correct) for v in known),
             )
         )  # fmt: skip
-        verdicts.append(by_item)
+        verdicts.append(items)
     shared = [item for item in verdicts[0] if all(item in other for other in verdicts[1:])]
     if not shared:
-        raise CompareError(f"{paths[0]} and {paths[1]}: no item in common (runs are matched by item id)")
+        raise CompareError(f"{runs[0].path} and {runs[1].path}: no item in common (runs are matched by item id)")
     rows = []
     for item in shared:
         labelled = [_label(run[item], by) for run in verdicts]
         agree = None if None in labelled else len(set(labelled)) == 1
         rows.append(Row(item_id=item, verdicts=labelled, correct=[run[item].correct for run in verdicts], agree=agree))
     pairs = []
-    for a in range(len(paths)):
-        for b in range(a + 1, len(paths)):
+    for a in range(len(runs)):
+        for b in range(a + 1, len(runs)):
             both = [
                 (r.verdicts[a], r.verdicts[b]) for r in rows if r.verdicts[a] is not None and r.verdicts[b] is not None
             ]
