@@ -21,9 +21,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from voirdire.charts import Chart, slug
+from voirdire.charts import Chart, Overview, slug
 from voirdire.chat import chat_of
-from voirdire.compare import CompareError, Comparison, compare, comparison_charts
+from voirdire.compare import CompareError, Comparison, RunOverviews, compare, compare_runs, comparison_charts
 from voirdire.errors import VoirdireError
 from voirdire.prices import run_cost
 from voirdire.web.render import render
@@ -151,10 +151,27 @@ def comparison(chosen: Sequence[tuple[str, TranscriptIndex]], by: str) -> Compar
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            c = compare([i.path for _, i in chosen], by=by, labels=[k for k, _ in chosen])  # type: ignore[arg-type]
+            try:
+                c = compare([i.path for _, i in chosen], by=by, labels=[k for k, _ in chosen])  # type: ignore[arg-type]
+            except CompareError:
+                raise
+            except VoirdireError:  # a line the reports cannot read: compare what the indexes could read
+                c = compare_runs([_indexed(k, i) for k, i in chosen], by=by)  # type: ignore[arg-type]
         except CompareError as exc:
             raise HTTPException(400, str(exc)) from None
     return _remember(_comparisons, key, c)  # type: ignore[no-any-return]
+
+
+def _indexed(key: str, index: TranscriptIndex) -> RunOverviews:
+    """A run as its index reads it: the attempt that counts of each session, its verdict and gold correctness;
+    lines it cannot read are left out (and listed among the run's problems)."""
+    try:
+        header = index.header()
+    except VoirdireError:
+        header = None
+    sessions = index.sessions()
+    values = [Overview(a.item_id, a.decision, a.accepted, a.correct, ()) for a in sessions]
+    return RunOverviews(key, str(index.path), header.protocol if header else "?", len(sessions), values)
 
 
 def compare_page(pages: Pages, request: Request) -> HTMLResponse:

@@ -185,6 +185,7 @@ class TranscriptIndex:
         self._header_cache: dict[str, RunHeader] = {}
         self._lock = threading.RLock()
         self._loaded = False
+        self._rebuilt = True  # False while the spans come from an index file (anyone could have edited it)
 
     # ------------------------------------------------------------------ keeping up with the file
     def refresh(self) -> bool:
@@ -201,6 +202,7 @@ class TranscriptIndex:
                 return False
             if st.st_size < self.size or not self._appended_only():
                 self._reset()
+                self._rebuilt = True
             changed = self._scan(st.st_size)
             self.mtime_ns = st.st_mtime_ns
             if changed:
@@ -374,6 +376,7 @@ class TranscriptIndex:
                 self._reset()
                 continue
             self.store = store
+            self._rebuilt = False  # its spans are checked against the file as they are read
             return
 
     def _restore(self, data: _Stored) -> None:
@@ -434,12 +437,81 @@ class TranscriptIndex:
             if ref is None:
                 return None
             if ref.run_id not in self._header_cache:
-                raw = self._read_line([ref.offset, ref.length]) or b""
-                try:
-                    self._header_cache[ref.run_id] = RunHeader.model_validate_json(raw)
-                except ValidationError as exc:
-                    raise ViewerError(f"{self.path}: unreadable run header: {exc.errors()[0]['msg']}") from None
+                raw = self._checked_line(ref) if not self._rebuilt else self._read_line([ref.offset, ref.length])
+                if raw is None:  # the index does not agree with the file: rebuilt, then asked again
+                    self._rebuild()
+                    return self.header(run_id)
+                self._header_cache[ref.run_id] = self._readable_header(raw or b"")
             return self._header_cache[ref.run_id]
+
+    def _checked_line(self, ref: HeaderRef) -> bytes | None:
+        """The header line ``ref`` points at, or None when it is no whole header line of that run (a forged or
+        stale index)."""
+        if not self._whole_lines([[ref.offset, ref.length]]):
+            return None
+        raw = self._read_line([ref.offset, ref.length]) or b""
+        try:
+            rec = _loads(raw)
+        except RecursionError:
+            return None
+        if not isinstance(rec, dict) or rec.get("kind") != "header" or str(rec.get("run_id")) != ref.run_id:
+            return None
+        return raw
+
+    def _readable_header(self, raw: bytes) -> RunHeader:
+        """A run header; one with fields this voirdire does not know (written by a newer one) is read without
+        them, and the fields are named among the run's problems."""
+        try:
+            return RunHeader.model_validate_json(raw)
+        except ValidationError as exc:
+            errors = exc.errors()
+        data = _loads(raw)
+        unknown = [e["loc"] for e in errors if e["type"] == "extra_forbidden"]
+        if not isinstance(data, dict) or len(unknown) != len(errors):
+            raise ViewerError(f"{self.path}: unreadable run header: {errors[0]['msg']}")
+        for loc in unknown:
+            _drop(data, loc)
+        try:
+            header = RunHeader.model_validate(data)
+        except ValidationError as exc:
+            raise ViewerError(f"{self.path}: unreadable run header: {exc.errors()[0]['msg']}") from None
+        names = ", ".join(".".join(str(part) for part in loc) for loc in unknown)
+        note = (
+            f"{self.path}: the run header of {header.run_id} has fields this voirdire does not know ({names}; "
+            "written by a newer version?): shown without them"
+        )
+        if note not in self.problems:
+            self.problems.append(note)
+        return header
+
+    def _whole_lines(self, spans: list[list[int]]) -> bool:
+        """Whether each span lies inside the indexed bytes and covers whole lines (starts after a newline or at
+        0, ends with one)."""
+        try:
+            with self.path.open("rb") as fh:
+                for offset, length in spans:
+                    if offset < 0 or length < 1 or offset + length > self.size:
+                        return False
+                    fh.seek(max(0, offset - 1))
+                    before = fh.read(1) if offset else b"\n"
+                    fh.seek(offset + length - 1)
+                    if before != b"\n" or fh.read(1) != b"\n":
+                        return False
+        except OSError:
+            return False
+        return True
+
+    def _rebuild(self) -> None:
+        """Index the file afresh: the index (loaded from a file anyone could have edited) disagrees with it."""
+        with self._lock:
+            self._rebuilt = True
+            self._reset()
+            try:
+                size = self.path.stat().st_size
+            except OSError as exc:
+                raise ViewerError(f"{self.path}: {exc.strerror or exc}") from None
+            self._scan(size)
+            self._save()
 
     def sessions(self) -> list[Attempt]:
         """The attempt that counts for each session, in order of first appearance."""
@@ -463,13 +535,13 @@ class TranscriptIndex:
         a = self.session(sid)
         if a is None:
             return None
-        events = []
-        for raw in self._read_spans(a.span_list()).splitlines():
-            if raw.strip():
-                try:
-                    events.append(_LINE.validate_json(raw))
-                except ValidationError as exc:
-                    raise ViewerError(f"{self.path}: session {sid!r}: not a transcript record: {exc}") from None
+        events = self._events(a)
+        if events is None:  # the index does not agree with the file: rebuilt, then read again
+            self._rebuild()
+            a = self.session(sid)
+            if a is None:
+                return None
+            events = self._events(a) or []
         events.sort(key=lambda e: e.seq)
         start = next((e for e in events if isinstance(e, SessionStart)), None)
         return SessionRecord(
@@ -479,6 +551,31 @@ class TranscriptIndex:
             item=start.item if start else {},
             events=events,
         )
+
+    def _events(self, a: Attempt) -> list[Any] | None:
+        """The attempt's events read from its spans; None when the spans are not whole lines of that session (a
+        forged or stale index). A line that is not a readable record is left out and named among the problems,
+        as the scan names it."""
+        spans = a.span_list()
+        if not self._rebuilt and not self._whole_lines(spans):
+            return None
+        events = []
+        for raw in self._read_spans(spans).splitlines():
+            if not raw.strip():
+                continue
+            rec = _loads(raw) if not too_deep(raw) else None
+            if isinstance(rec, dict) and (str(rec.get("session_id")), str(rec.get("run_id"))) != (a.sid, a.rid):
+                if self._rebuilt:
+                    continue
+                return None
+            try:
+                events.append(_LINE.validate_json(raw))
+            except ValidationError as exc:
+                why = exc.errors()[0]["msg"]
+                note = f"{self.path}: session {a.sid!r}: a line that is not a transcript record left out ({why})"
+                if note not in self.problems:
+                    self.problems.append(note)
+        return events
 
     def search(self, query: str, among: Iterable[Attempt]) -> list[Attempt]:
         """Sessions whose chat holds every word of ``query`` (case-insensitive, in any string value of its
@@ -585,6 +682,17 @@ def _write_atomically(path: Path, text: str) -> bool:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
         return False
+
+
+def _drop(data: Any, loc: tuple[Any, ...]) -> None:
+    """Remove the value at ``loc`` (a validation error's location) from nested dicts and lists."""
+    for part in loc[:-1]:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return
+    if isinstance(data, dict):
+        data.pop(loc[-1], None)
 
 
 def _loads(raw: bytes) -> Any:
