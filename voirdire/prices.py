@@ -83,8 +83,25 @@ def model_name(label: str) -> tuple[str, str | None]:
         client, _, model = rest.partition(":")
         if client in _FREE_CLIENTS:
             return label, _FREE_CLIENTS[client]
+        if model.startswith(_INSPECT):  # a role played through Inspect: its model name, as other specs name it
+            return inspect_model_name(model.removeprefix(_INSPECT))
         return (model or label), None
     return label, None
+
+
+_INSPECT = "inspect/"  # the model of a role played by an Inspect model (``voirdire.inspect``): inspect/PROVIDER/NAME
+# Inspect's providers whose models answer here, at no cost: its mock model, and its in-process Hugging Face and vLLM
+# models (Inspect's ``mockllm``, ``hf``, ``vllm``) are priced as the embedded model is.
+_INSPECT_FREE = {"mockllm": "scripted", "hf": "local", "vllm": "local", "llama-cpp-python": "local"}
+
+
+def inspect_model_name(name: str) -> tuple[str, str | None]:
+    """An Inspect model name (``openai/gpt-4o-mini``, ``anthropic/claude-haiku-4-5``, ``openai/azure/NAME``) as
+    the price table names it (``gpt-4o-mini``), and the kind of a model that runs here (None for one billed)."""
+    provider, _, model = name.partition("/")
+    if provider in _INSPECT_FREE:
+        return f"{_INSPECT}{name}", _INSPECT_FREE[provider]
+    return (model.removeprefix("azure/") if model else name), None  # openai/azure/NAME: a deployment's name
 
 
 class Prices:

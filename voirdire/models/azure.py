@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextvars
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
@@ -50,7 +51,7 @@ class AzureOpenAIClient(OpenAIChatClient):
             f"{endpoint.rstrip('/')}/openai/deployments/{quote(deployment, safe='')}/chat/completions"
         )
         self._headers = {
-            "api-key": api_key,
+            **({"api-key": api_key} if api_key else {}),  # no key: no header, never an empty one
             "Accept": "application/json",
             "Content-Type": "application/json",
             "User-Agent": "voirdire (azure-openai)",
@@ -85,4 +86,16 @@ def azure_client(
             f"model spec {spec_text!r}: no endpoint; write azure:DEPLOYMENT@https://RESOURCE.openai.azure.com "
             f"or set {ENDPOINT_ENV}"
         )
+    if not api_key and os.environ.get(KEY_ENV) and found not in _withheld_said:
+        # The key goes unasked only to Azure's own hosts (a proxy or a gateway may log it): said once per endpoint.
+        _withheld_said.add(found)
+        warnings.warn(
+            f"{spec_text}: {found} is not an Azure OpenAI host, so {KEY_ENV} is not sent (no api-key header); to "
+            f"send it there, name it for the role: api_key_env = \"{KEY_ENV}\" in its [roles.NAME] table, or "
+            f"--api-key-env ROLE={KEY_ENV}",
+            stacklevel=2,
+        )
     return AzureOpenAIClient(deployment, endpoint=found, api_key=api_key, timeout=timeout)
+
+
+_withheld_said: set[str] = set()

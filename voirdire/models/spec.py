@@ -339,6 +339,10 @@ PROVIDERS: dict[str, Provider] = {
         forms=("ollama:<model>[@<url>]",),
         parse=lambda rest: _parse_at("ollama", rest, url_required=False),
         text=_at_label("ollama"),
+        # The server as the transcript records it (like anthropic's base URL): OLLAMA_HOST's when it names one.
+        label=lambda s: s.text if s.base_url or not os.environ.get(ollama.HOST_ENV, "").strip() else (
+            f"{s.text}@{redact_url(ollama.server_url(None))}"
+        ),
         build=lambda s, key: ollama.ollama_client(s.model, s.base_url, spec_text=s.text, api_key=key),
         expected="ollama:<model>[@<url>], e.g. ollama:llama3.2 or ollama:llama3.2@http://127.0.0.1:11434",
         key=KeyRule(default_env=lambda s: None, required=lambda s: False, url=lambda s: ollama.server_url(s.base_url)),
