@@ -12,11 +12,13 @@ from __future__ import annotations
 from voirdire.transcript.io import (
     MemoryWriter,
     TranscriptWriter,
+    bounded_lines,
     drop_torn_tail,
     iter_records,
     load,
     load_outline,
     load_session,
+    max_line_bytes,
     read_lines,
 )
 from voirdire.transcript.schema import (
@@ -67,12 +69,14 @@ __all__ = [
     "Transition",
     "Verdict",
     "_Event",
+    "bounded_lines",
     "counting_attempt",
     "drop_torn_tail",
     "iter_records",
     "load",
     "load_outline",
     "load_session",
+    "max_line_bytes",
     "new_run_id",
     "read_lines",
     "reading_order",

@@ -13,12 +13,12 @@ import json
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from pydantic import ValidationError
 
 from voirdire.errors import cannot_write
-from voirdire.limits import MAX_JSON_DEPTH, too_deep
+from voirdire.limits import MAX_JSON_DEPTH, max_reply_chars, too_deep
 from voirdire.transcript.schema import (
     _LINE,
     RunHeader,
@@ -138,11 +138,49 @@ def _cut_torn_tail(fd: int) -> None:
 
 
 def drop_torn_tail(path: Path) -> None:
-    """Cut a half-written last line (a crash mid-write) so appended records start on a line of their own."""
-    with path.open("rb+") as fh:
-        data = fh.read()
-        if data and not data.endswith(b"\n"):
-            fh.truncate(data.rfind(b"\n") + 1)
+    """Cut a half-written last line (a crash mid-write) so appended records start on a line of their own; the
+    file is read backwards from its end in pieces, never whole."""
+    fd = os.open(path, os.O_RDWR | getattr(os, "O_CLOEXEC", 0))
+    try:
+        _cut_torn_tail(fd)
+    finally:
+        os.close(fd)
+
+
+MAX_LINE_BYTES_ENV = "VOIRDIRE_MAX_LINE_BYTES"
+LINE_BYTES_FLOOR = 64 << 20
+
+
+def max_line_bytes() -> int:
+    """The longest transcript line a reader takes in, in bytes: ``VOIRDIRE_MAX_LINE_BYTES``, else 64 MiB or 64
+    bytes per character of ``VOIRDIRE_MAX_REPLY_CHARS``, whichever is more. voirdire writes no longer line (a reply
+    is cut at that many characters before it is kept, and a line holds a few copies of one at most, JSON-escaped),
+    so a longer one is a damaged or foreign file: readers skip it without holding it, so that one 300 MB line
+    costs the memory of the cap, not of the line."""
+    raw = os.environ.get(MAX_LINE_BYTES_ENV, "").strip()
+    if raw.isdigit() and int(raw) >= 1024:
+        return int(raw)
+    return max(LINE_BYTES_FLOOR, 64 * max_reply_chars())
+
+
+def bounded_lines(fh: BinaryIO, cap: int) -> Iterator[bytes | int]:
+    """Each line of a binary file from where it stands, newline included; a line longer than ``cap`` bytes is
+    read past in pieces, never held, and given as its length (an ``int``) instead. A last line without a newline
+    is given as it is (up to ``cap`` bytes) or, when longer, as its length."""
+    while True:
+        raw = fh.readline(cap + 1)
+        if not raw:
+            return
+        if len(raw) <= cap or raw.endswith(b"\n"):
+            yield raw
+            continue
+        length = len(raw)
+        while True:
+            piece = fh.readline(1 << 16)
+            length += len(piece)
+            if not piece or piece.endswith(b"\n"):
+                break
+        yield length
 
 
 def read_lines(path: str | Path) -> Iterator[RunHeader | _Event]:
@@ -157,9 +195,17 @@ def read_lines(path: str | Path) -> Iterator[RunHeader | _Event]:
         raise TranscriptError(f"{path}: no such transcript")
     if path.is_dir():
         raise TranscriptError(f"{path}: is a folder, not a transcript file")
+    cap = max_line_bytes()
     with path.open("rb") as fh:
         pending: tuple[int, bytes] | None = None  # the last non-blank line seen, not parsed yet
-        for i, raw in enumerate(fh):
+        for i, raw in enumerate(bounded_lines(fh, cap)):
+            if isinstance(raw, int):  # past the cap: read past, never held
+                if pending is not None:
+                    yield _parse_line(path, *pending, last=False)
+                raise TranscriptError(
+                    f"{path}:{i + 1}: not a transcript record (a line of {raw:,} bytes, more than the {cap:,} a "
+                    f"reader takes in: {MAX_LINE_BYTES_ENV})"
+                )
             if not raw.strip():
                 continue
             if pending is not None:

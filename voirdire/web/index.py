@@ -34,7 +34,17 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from voirdire.errors import VoirdireError
 from voirdire.limits import MAX_JSON_DEPTH, token_count, too_deep
-from voirdire.transcript import Line, RunHeader, SessionRecord, SessionStart, Transcript, Verdict, counting_attempt
+from voirdire.transcript import (
+    Line,
+    RunHeader,
+    SessionRecord,
+    SessionStart,
+    Transcript,
+    Verdict,
+    bounded_lines,
+    counting_attempt,
+    max_line_bytes,
+)
 from voirdire.web.errors import ViewerError
 
 try:  # a faster JSON parser when installed
@@ -227,22 +237,37 @@ class TranscriptIndex:
             return self._tail(fh, self.size) == self._tail_digest
 
     def _scan(self, size: int) -> bool:
+        """Index the whole lines from ``self.size`` on, one at a time: a line longer than the reading cap
+        (``voirdire.transcript.max_line_bytes``) is read past, never held, and named among the problems."""
+        cap = max_line_bytes()
         with self.path.open("rb") as fh:
             fh.seek(self.size)
-            data = fh.read(size - self.size)
-            end = data.rfind(b"\n") + 1  # whole lines only: a half-written last line waits for the next refresh
-            if end == 0:
-                return False
+            pos = self.size
             finished: list[tuple[Attempt, dict[str, Any]]] = []
             self._starts: dict[tuple[str, str], bytes] = {}  # this batch's session_start lines, for the report
-            pos = 0
-            while pos < end:
-                nl = data.index(b"\n", pos)
-                self.lines += 1
-                if nl > pos:
-                    self._line(data[pos:nl], self.size + pos, nl + 1 - pos, finished)
-                pos = nl + 1
-            self.size += end
+            for raw in bounded_lines(fh, cap):
+                length = raw if isinstance(raw, int) else len(raw)
+                if pos + length > size:  # written since the size was taken: the next refresh reads it
+                    break
+                if isinstance(raw, bytes) and not raw.endswith(b"\n"):
+                    break  # a half-written last line waits for the next refresh
+                if isinstance(raw, int):
+                    fh.seek(pos + length - 1)
+                    if fh.read(1) != b"\n":  # still being written
+                        break
+                    self.lines += 1
+                    self.problems.append(
+                        f"{self.path}:{self.lines}: a line of {length:,} bytes, more than the {cap:,} the viewer "
+                        "reads: left out"
+                    )
+                else:
+                    self.lines += 1
+                    if length > 1:
+                        self._line(raw[:-1], pos, length, finished)
+                pos += length
+            if pos == self.size:
+                return False
+            self.size = pos
             self._tail_digest = self._tail(fh, self.size)
         self._check_gold(finished)
         self._starts = {}
@@ -419,14 +444,24 @@ class TranscriptIndex:
     def _read_line(self, span: list[int]) -> bytes | None:
         with self.path.open("rb") as fh:
             fh.seek(span[0])
-            return fh.read(span[1]) or None
+            return fh.read(min(span[1], max_line_bytes())) or None
 
     def _read_spans(self, spans: list[list[int]]) -> bytes:
+        """The lines of ``spans``, each at most the reading cap long (a longer one, which only a forged index
+        points at, is left out unread)."""
+        cap = max_line_bytes()
+        parts = []
         with self.path.open("rb") as fh:
-            parts = []
             for offset, length in spans:
                 fh.seek(offset)
-                parts.append(fh.read(length))
+                left = length
+                for raw in bounded_lines(fh, cap):
+                    size = raw if isinstance(raw, int) else len(raw)
+                    if isinstance(raw, bytes) and size <= left:
+                        parts.append(raw)
+                    left -= size
+                    if left <= 0:
+                        break
         return b"".join(parts)
 
     def header(self, run_id: str | None = None) -> RunHeader | None:
