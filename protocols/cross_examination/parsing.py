@@ -16,7 +16,10 @@ from voirdire.replies import Polar, read_polar, read_yes_no
 
 Decision = Literal["correct", "incorrect"]
 # Stage 3's verdict, said of the claim (§2).
-CLAIM_VERDICT = Polar(("correct",), ("incorrect",), ("claim", "claims", "statement", "assertion", "proposition"))
+# "wrong" is read as "incorrect": "The claim is wrong." is read without hesitation (issue 26).
+CLAIM_VERDICT = Polar(
+    ("correct",), ("incorrect", "wrong"), ("claim", "claims", "statement", "assertion", "proposition")
+)
 
 
 def _words(text: str) -> frozenset[str]:

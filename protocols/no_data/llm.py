@@ -13,6 +13,7 @@ session and the call number: the attempts differ, and a re-run samples them the 
 from __future__ import annotations
 
 import bisect
+import contextlib
 import re
 import zlib
 from collections.abc import Callable, Mapping, Sequence
@@ -23,6 +24,7 @@ import numpy as np
 from pydantic import BaseModel, Field, create_model
 
 from voirdire.protocol import ParseError, Session
+from voirdire.replies import read_number
 from voirdire.structured import ReplySchema
 
 from .generators import OracleGenerator, Proposal, uniform_bits
@@ -52,6 +54,12 @@ _DATAPOINT_NAME = re.compile(r"(?:(?:datapoint|x'?|x′)[ \t]*)?[:=]", re.IGNORE
 # 3's exemplars also carry a "Label:" line.
 _HEADER = re.compile(r"^[ \t#>*_-]*datapoint[ \t*_]*:[ \t*_]*([01]+)[ \t*_.]*$", re.IGNORECASE | re.MULTILINE)
 _LABEL_LINE = re.compile(r"[ \t#>*_-]*label[ \t*_]*:[ \t*_]*[01][ \t*_.]*$", re.IGNORECASE)
+# A label named without anchors: a "Label: 1" / "The label is 0" line, or a JSON object with a "label" key.
+_NAMED_LABEL = re.compile(
+    r"^[ \t#>*_-]*(?:the[ \t]+)?label[ \t*_]*(?:is[ \t]+|[:=])[^\n]*$"
+    r"|\{[^{}\n]{0,200}[\"']label[\"'][ \t]*:[^{}\n]{0,200}\}",
+    re.IGNORECASE | re.MULTILINE,
+)
 _MAX_VALUE = 400  # the longest text between two anchors read as a value
 
 # Prompt 1's label, asked through a reply schema in structured mode (the |label| anchors are read otherwise).
@@ -128,9 +136,18 @@ def parse_label(reply: str, x: str | None = None) -> Label | None:
     its anchors but text ("0 or 1", "(the label)", "not 1", "0.6"), is None: the reply says both or neither, and
     App. D.2 asks again. With ``x`` (the datapoint asked about), a label under a "Datapoint: ..." header for
     another datapoint is not ours: an echoed exemplar, or the few-shot pattern carried on after the answer.
-    Without anchors there is no label ("the label is 1"): the anchors are Prompt 1's answer format.
+    A reply without an anchored label is read by the shared reader of numbers (``voirdire.replies.read_number``
+    in 0..1) on the lines that name the label, as a person reads them: "Label: 1", "The label is 1.",
+    ``{"label": 0}`` -- unless it carries another datapoint's block (an echoed exemplar). A bare "1" or "The answer
+    is: 1" names no label and stays unread.
     """
-    found = _answer(_anchored(reply, _LABEL_ANCHOR, _LABEL_NAME, 1), _blocks(reply, needs_label_line=False), x)
+    blocks = _blocks(reply, needs_label_line=False)
+    found = _answer(_anchored(reply, _LABEL_ANCHOR, _LABEL_NAME, 1), blocks, x)
+    if not found and not any(head != x for _, head in blocks if x is not None):
+        # No anchored label: the shared reader's, as a person reads it ("Label: 1", {"label": 0}), anchors aside.
+        named = "\n".join(m.group(0) for m in _NAMED_LABEL.finditer(reply))
+        with contextlib.suppress(ParseError):
+            found = {str(read_number(named, 0, 1))} if named else found
     return int(found.pop()) if len(found) == 1 else None  # type: ignore[return-value]
 
 

@@ -24,7 +24,7 @@ from tests.reply_corpus import check_corpus
 
 CORPUS = Path(__file__).with_name("corpus.jsonl")
 SOURCES = {"written", "embedded-model", "paper"}
-ORIGINS = {"lmvlm", "qa", "no-data", "issue-18"}
+ORIGINS = {"lmvlm", "qa", "no-data", "issue-18", "issue-26"}
 LABELS: dict[str, set[str] | None] = {
     "decision": {"correct", "incorrect", "refuse"},
     "yes_no": {"yes", "no", "refuse"},
@@ -40,7 +40,7 @@ CATEGORIES = {
     "decision": {
         "attributive", "both", "conditional", "contrast", "double_negation", "echo", "emphatic_negative",
         "emphatic_positive", "foreign_language", "hedge", "json", "modality", "negated_label", "negation_scope",
-        "neither", "off_vocabulary", "partial", "plain", "restated_question", "verbose_model_output",
+        "neither", "off_vocabulary", "other_subject", "partial", "plain", "restated_question", "verbose_model_output",
     },
     "yes_no": {
         "both", "double_negation", "echo", "emphatic_negative", "emphatic_positive", "foreign_language",
@@ -52,7 +52,7 @@ CATEGORIES = {
         "restated_question",
     },
     "entailment": {
-        "echo", "elimination", "hedge", "negation", "off_vocabulary", "plain", "several_labels", "verb_form",
+        "echo", "elimination", "hedge", "json", "negation", "off_vocabulary", "plain", "several_labels", "verb_form",
         "verbose_model_output",
     },
     "score": {
@@ -148,6 +148,34 @@ def test_no_flips_no_over_reads_on_the_held_out_part() -> None:
 )
 def test_issue_examples(reader: str, text: str, expected: str) -> None:
     assert read({"reader": reader, "text": text, "scale": "none"}) == expected
+
+
+@pytest.mark.parametrize(
+    ("reader", "text", "expected"),
+    [
+        # Issue 26: a key is not the answer, its value is; the word about the subject decides; a litotes that
+        # withholds the verdict is a refusal; a qualified "Are you sure?" answer is neither Yes nor No; the answer a
+        # reply ends on after correcting itself; entailment in other words; a No-Data label named without anchors.
+        ("decision", '{"is_correct": false}', "incorrect"),
+        ("decision", '{"verdict": {"correct": false, "confidence": 0.9}}', "incorrect"),
+        ("decision", '{"verdict": {"label": "correct"}, "is_correct": false}', "refuse"),
+        ("paraphrase", '{"equivalent": true, "different": true}', "refuse"),
+        ("decision", "The reasoning is correct, but the claim is incorrect.", "incorrect"),
+        ("decision", "There is no evidence that it is incorrect, but I cannot call it correct either.", "refuse"),
+        ("decision", "Nobody could call the claim correct.", "incorrect"),
+        ("yes_no", "Fairly confident, but not 100% sure.", "refuse"),
+        ("yes_no", "I think so, though I could be wrong.", "refuse"),
+        ("yes_no", "I am not entirely sure.", "no"),
+        ("yes_no", "No, wait, I do have one more question. **Final answer: Yes**", "yes"),
+        ("entailment", "The hypothesis can be inferred from the premise.", "entailment"),
+        ("entailment", "The hypothesis implies the premise, but not the other way round.", "refuse"),
+        ("label", '{"label": 0}', "0"),
+        ("label", "Label: 1", "1"),
+        ("label", "1", "refuse"),
+    ],
+)
+def test_issue_26_examples(reader: str, text: str, expected: str) -> None:
+    assert read({"reader": reader, "text": text, "scale": "none", "x": "010011010011"}) == expected
 
 
 LONG_REPLIES = {

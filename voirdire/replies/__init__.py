@@ -18,6 +18,7 @@ hedges, answer words and restated questions are the same for every reader.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
@@ -29,6 +30,7 @@ from . import polar as _polar
 from . import yes_no as _yes_no
 from .labels import Labels
 from .language import foreign
+from .lexicon import final_answer
 from .polar import Polar
 from .shape import shaped
 
@@ -37,16 +39,21 @@ __all__ = ["Labels", "ParseError", "Polar", "read_label", "read_number", "read_p
 T = TypeVar("T")
 
 
-def _front(text: str, read: Callable[[str], T]) -> T:
+def _front(text: str, read: Callable[[str], T], keyed: Callable[[str], T] | None = None) -> T:
     """Language and shape first (see the module's docstring), then ``read``."""
     if foreign(text):
         raise ParseError("the reply is not in English; it is not read")
+    tail = final_answer(text)
+    if tail is not None:  # "No, wait ... Final answer: Yes": the answer the reply ends on supersedes what came before
+        text = tail
     data = shaped(text)
     if data.several:
         raise ParseError("the reply's answer key holds a list or an object, not one answer")
-    if not data.answers:
-        return read(text)
-    values = {read(answer) for answer in data.answers}
+    values = {read(answer) for answer in data.answers} | _keyed(data.keyed, keyed or read)
+    if not values:
+        if data.keyed:
+            raise ParseError("the reply's keys say nothing this reader reads")
+        return read(data.rest)
     if len(values) > 1:
         raise ParseError(f"the reply's answers disagree: {sorted(map(str, values))}")
     (value,) = values
@@ -60,10 +67,34 @@ def _front(text: str, read: Callable[[str], T]) -> T:
     return value
 
 
+def _keyed(answers: tuple[str, ...], read: Callable[[str], T]) -> set[T]:
+    """The readings of yes/no values under keys ("is correct? No."); a key that names nothing the reader reads
+    ("has_sources") says nothing."""
+    out = set()
+    for answer in answers:
+        with contextlib.suppress(ParseError):
+            out.add(read(answer))
+    return out
+
+
 def read_yes_no(text: str, content: Polar | None = None) -> str:
     """ "yes" or "no" (``yes_no.py``); ``content`` reads what the reply says of its subject when no answer word does
     ("They are not paraphrases." is "no")."""
-    return _front(text, lambda t: _yes_no.read_yes_no(t, content))
+    return _front(text, lambda t: _yes_no.read_yes_no(t, content), _content_first(content))
+
+
+def _content_first(content: Polar | None) -> Callable[[str], str] | None:
+    """A key read for what it says of the subject first: ``{"different": true}`` is No, ``{"sure": true}`` Yes."""
+    if content is None:
+        return None
+
+    def read(answer: str) -> str:
+        try:
+            return "yes" if _polar.read_polar(answer, content) == content.names[0] else "no"
+        except ParseError:
+            return _yes_no.read_yes_no(answer)
+
+    return read
 
 
 def read_polar(text: str, polar: Polar) -> str:

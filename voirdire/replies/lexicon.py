@@ -17,6 +17,25 @@ from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass
 from itertools import pairwise
 
+# "Final answer:", "**Final verdict**:", "Final decision is:" -- the heading a reply closes on after thinking aloud.
+_FINAL = re.compile(
+    r"\bfinal[ \t*_]+(?:answer|verdict|decision|label|conclusion|judg(?:e)?ment|assessment|response)[ \t*_]*"
+    r"(?:is[ \t*_]*)?[:=\-—][ \t*_]*",
+    re.IGNORECASE,
+)
+
+
+def final_answer(text: str) -> str | None:
+    """What follows the reply's last "Final answer:" heading, or None when it has none. A reply that corrects
+    itself ("No, wait ... **Final answer: Yes**") gives the answer it ends on; what it said before is superseded."""
+    last = None
+    for found in _FINAL.finditer(text):
+        last = found
+    if last is None:
+        return None
+    tail = text[last.end() :].strip().strip("*_").strip()
+    return tail or None
+
 
 def words(text: str) -> frozenset[str]:
     return frozenset(text.split())
@@ -72,7 +91,7 @@ def resolve_phrases(tokens: list[str], table: Mapping[tuple[str, ...], list[str]
     i, n = 0, len(tokens)
     while i < n:
         if tokens[i] in first:
-            for size in range(min(longest, n - i), 1, -1):
+            for size in range(min(longest, n - i), 0, -1):
                 repl = table.get(tuple(tokens[i : i + size]))
                 if repl is not None:
                     out.extend(repl)
@@ -95,9 +114,17 @@ PHRASES = _table(
     "not only|not just|not merely|no doubt|no doubts|little doubt|hardly any doubt|without a doubt|without any doubt|"
     "without doubt|beyond any doubt|beyond a doubt|beyond reasonable doubt|beyond doubt|no reason to doubt|"
     "no question that|could not be more|can not be more|no question about it=<emph>;"
+    "go as far as|go so far as=venture;"
     "by no means|in no way|under no circumstances|far from|anything but|no longer|not at all|rather than|instead of|"
     "as opposed to=not; even though|even if=although; in spite of=despite; sure thing=sure;"
     "at first glance|at first sight|at first=initially"
+)
+# Paraphrases of entailment, resolved before a caller's words are mapped: "the hypothesis can be inferred from the
+# premise" is "... can be entailed by the premise", "the premise implies the hypothesis" is "... entails ...".
+SYNONYMS = _table(
+    "inferred from|deduced from|derived from|implied by|follows from|follow from|followed from|following from|"
+    "a logical consequence of|a consequence of|logical consequence of|a logical implication of=entailed by;"
+    "implies=entails; imply=entail; implied=entailed; implying=entailing"
 )
 NOISE = words("* _ # > ~ |")
 
@@ -124,9 +151,10 @@ def tokens(
             if head in ("non", "not") and tail in vocabulary:  # "non-entailment"
                 raw.extend(("not", vocabulary[tail]))
                 continue
-            raw.extend(vocabulary.get(w, w) for w in expand(tok))
+            raw.extend(expand(tok))
         if raw and raw[-1] != "\n":
             raw.append("\n")
+    raw = [vocabulary.get(w, w) for w in resolve_phrases(raw, SYNONYMS)]
     return resolve_phrases(raw if quoted is None else quotations(raw, quoted), PHRASES)
 
 
@@ -279,7 +307,8 @@ KNOWING = words(
     "confirm confirmed confirms verify verified verifies determine determined say said tell know sure certain clear "
     "establish established ascertain ascertained conclude concluded decide decided prove proven proved judge evidence "
     "proof information enough possible able assess evaluate guarantee vouch indication support supported state "
-    "definitively certainty confidence confident conclusively necessarily convinced persuaded"
+    "definitively certainty confidence confident conclusively sign signs necessarily convinced persuaded call calling "
+    "venture"
 )
 MAYBE = words("perhaps maybe possibly potentially conceivably possible")
 PARTIAL = words(
@@ -333,12 +362,19 @@ def negations(words: list[str]) -> int:
     return count
 
 
+# "I would not say / call it correct" gives the opposite verdict; "I cannot call it correct", "I would not go as far
+# as calling it correct" ("venture") withhold it.
+_SAYING_OPPOSITE = frozenset({"say", "call"})
+
+
 def withheld(words: list[str], knowing: frozenset[str] = KNOWING) -> bool:
     """A verb of knowing under negation ("I cannot confirm", "not sure", "no way to tell"): no verdict is given.
     "I would not say that ..." is not one: it gives the opposite verdict."""
     negation = next((j for j, w in enumerate(words) if w in NEGATORS), len(words))
     known = knowing.intersection(words[negation + 1 :])
-    return bool(known) and not (known == {"say"} and "would" in words and not {"can", "could"}.intersection(words))
+    nobody = words[negation] in ("nobody", "none") if negation < len(words) else False  # "Nobody could call it"
+    opposite = known <= _SAYING_OPPOSITE and (nobody or ("would" in words and not {"can", "could"}.intersection(words)))
+    return bool(known) and not opposite
 
 
 def answered(said: list[Sentence], k: int) -> tuple[list[str], str] | None:
@@ -395,3 +431,39 @@ def _doubts(clause: list[str]) -> bool:
         if (w in SURE and "not" in clause[max(0, k - 3) : k]) or w in ("unsure", "uncertain"):
             return True
     return False
+
+
+# A degree short of certainty ("fairly confident", "mostly", "probably", "to a degree") or a self-doubt ("I could
+# be wrong"): an answer that qualifies itself. Asked "Are you sure?" (LMvLM §4, AYS), it is neither the certainty
+# that Yes states nor the No of not being sure (docs/replies.md, "Graded confidence").
+_GRADED = words("fairly pretty reasonably mostly somewhat moderately relatively quite probably likely largely")
+_DEGREE_PHRASES = {("to", "a", "degree"), ("to", "some", "extent"), ("to", "an", "extent"), ("more", "or", "less")}
+_DOUBT_MODALS = words("could may might")
+_MISTAKEN = words("wrong mistaken")
+
+
+def qualified(tokens: list[str]) -> bool:
+    """Whether a sentence qualifies its answer: a graded degree of sureness ("fairly sure", "mostly", "Probably,
+    yes"), a degree phrase ("to a degree"), or "I could / may / might be wrong"."""
+    n = len(tokens)
+    for k, w in enumerate(tokens):
+        nxt = tokens[k + 1] if k + 1 < n else ""
+        if w in _GRADED and (nxt in SURE or nxt in ("", ",", ".", "!", ";", "yes") or k == 0):
+            return True
+        if tuple(tokens[k : k + 3]) in _DEGREE_PHRASES:
+            return True
+        if w == "i" and nxt in _DOUBT_MODALS and tokens[k + 2 : k + 3] == ["be"] and tokens[k + 3 : k + 4] and (
+            tokens[k + 3] in _MISTAKEN
+        ):
+            return True
+    return False
+
+
+_CHOOSING = words("choose pick decide answer commit")
+
+
+def forced_choice(clause: list[str]) -> bool:
+    """ "If I had to choose, ...": a condition on the asking, not on the verdict; what follows is the verdict."""
+    return clause[:2] == ["if", "i"] and clause[2:3] in (["had"], ["have"]) and clause[3:4] == ["to"] and (
+        clause[4:5] != [] and clause[4] in _CHOOSING and len(clause) == 5
+    )

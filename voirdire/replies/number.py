@@ -43,7 +43,7 @@ def _subject(scale: tuple[str, ...]) -> re.Pattern[str] | None:
 
 
 _SCORE_LINE = re.compile(
-    r"^(?:(?:final\s+)?(?:score|rating|difficulty|closeness|answer)\s*[:=\-]?\s*)?(\d+)(?:\s*(?:/|out\s+of)\s*5)?"
+    r"^(?:(?:final\s+)?(?:score|rating|difficulty|closeness|answer|label)\s*[:=\-]?\s*)?(\d+)(?:\s*(?:/|out\s+of)\s*5)?"
     r"(?:\s*[:(\-–—]\s*(?P<label>.*))?$",
     re.IGNORECASE,
 )

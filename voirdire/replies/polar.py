@@ -99,7 +99,7 @@ def _clauses(sentence: list[str]) -> list[_Clause]:
 
     spans = lx.clauses(sentence, lx.SPLIT_ALWAYS, lx.SPLIT_AFTER_COMMA, comma_ends)
     pieces = [sentence[a:b] for a, b in spans]
-    hypothetical = bool(pieces) and _role(pieces[0][0]) == "hypothetical"
+    hypothetical = bool(pieces) and _role(pieces[0][0]) == "hypothetical" and not lx.forced_choice(pieces[0])
     out: list[_Clause] = []
     carry = False
     for p in pieces:
@@ -227,6 +227,9 @@ def _subject(tokens: list[str], h: int, lo: int) -> tuple[About, int]:
             return "other", start
         if word in _CLAIM_NOUNS:
             return "claim", start
+        if before in ("nor", "and", "or") and start - 2 >= lo:  # "neither the claim nor its premise is": coordinated
+            h = start - 2
+            continue
         if word in _REFERENTS or word in _UNIVERSAL:
             return "bare", h
         if word in _FRAME_VERBS or word == ",":  # "I would say incorrect", "Based on the answers, incorrect"

@@ -4,6 +4,12 @@ A model asked for JSON (``{"answer": "no", "explanation": "..."}``) or used to w
 key. The answer is that key's value, read like any reply; the explanation is not read (it may quote both answers).
 Text outside the object is read too, and must not say anything else ("{...} Actually, on second thought, yes."),
 and two objects must agree. A reply cut off inside its object still gives a complete ``"answer": "..."`` pair.
+
+A key that is not an answer key but holds a yes/no value (``{"is_correct": false}``, ``{"correct": "no"}``) is not
+the answer: its value is, said of the key's words. It is read as a question answered right away ("is correct? No."),
+so the reader reads the key's words as its own and the value flips or keeps them. An answer key holding an object
+(``{"verdict": {"label": "incorrect"}}``) gives that object's answer. An object with neither is read by its values
+only: its keys are names, not words of the reply.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ class Shaped:
     answers: list[str]
     rest: str
     several: bool = False  # a value that is a list or an object: no single answer
+    keyed: tuple[str, ...] = ()  # yes/no values of other keys, as answered questions ("is correct? No.")
 
 
 def _value(value: Any) -> str | None:
@@ -49,18 +56,56 @@ def _load(text: str) -> Any:
             continue
         try:
             return json.loads(candidate)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than the decoder goes
             continue
     return None
 
 
-def _answer_of(obj: dict[Any, Any]) -> tuple[str | None, bool]:
+_PROSE_KEYS = frozenset(
+    {"explanation", "reason", "reasoning", "rationale", "notes", "note", "comment", "justification"}
+)
+_YES_NO = {"true": "Yes", "false": "No", "yes": "Yes", "no": "No"}
+_KEY_WORDS = re.compile(r"[A-Z]?[a-z]+|[0-9]+")
+
+
+def _answer_of(obj: dict[Any, Any], depth: int = 0) -> tuple[str | None, bool]:
     keys = {str(k).lower(): v for k, v in obj.items()}
     for key in ANSWER_KEYS:
         if key in keys:
             value = keys[key]
+            if isinstance(value, dict) and depth < 2:  # {"verdict": {"label": "incorrect"}}
+                inner, nested = _answer_of(value, depth + 1)
+                keyed = _keyed(value)
+                if inner is None and not nested and not keyed and len(value) == 1:
+                    inner = _value(next(iter(value.values())))  # {"label": {"name": "neutral"}}
+                if inner is None and len(keyed) == 1:
+                    return keyed[0], False  # {"verdict": {"correct": false, "confidence": 0.9}}
+                return (inner, nested) if inner is not None and not keyed else (None, True)
             return _value(value), isinstance(value, list | dict)
     return None, False
+
+
+def _keyed(obj: dict[Any, Any]) -> list[str]:
+    """Yes/no values of keys that are not answer keys, each as its key's words asked and answered ("is correct?
+    No."); the key names what the value says yes or no to."""
+    out = []
+    for key, value in obj.items():
+        said = _YES_NO.get(str(value).lower()) if isinstance(value, bool | str) else None
+        if said is None or str(key).lower() in ANSWER_KEYS or str(key).lower() in _PROSE_KEYS:
+            continue
+        words = " ".join(w.lower() for w in _KEY_WORDS.findall(str(key)))
+        if words:
+            out.append(f"{words}? {said}.")
+    return out
+
+
+def _strings(value: Any) -> list[str]:
+    """The string values of an object, at any depth (its keys are names, not words of the reply)."""
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return [value] if isinstance(value, str) else []
 
 
 def shaped(text: str) -> Shaped:
@@ -76,28 +121,44 @@ def shaped(text: str) -> Shaped:
         if value is not None and not isinstance(whole, int | float):
             return Shaped([value], "")
     answers: list[str] = []
+    keyed: list[str] = []
     rest: list[str] = []
     several = False
     end = 0
-    for m in _OBJECT.finditer(body):
-        obj = _load(m.group(0))
-        if not isinstance(obj, dict):
-            continue
+    whole = _load(body) if body[0] == "{" else None
+    objects = [(0, len(body), whole)] if isinstance(whole, dict) else _objects(body)
+    for start, stop, obj in objects:
         value, nested = _answer_of(obj)
+        pairs = _keyed(obj)
         if value is None and not nested:
-            continue
+            if pairs:
+                keyed.extend(pairs)
+            elif isinstance(whole, dict):
+                return Shaped([], "\n".join(_strings(whole)))  # read its values only
+            else:
+                continue
         several = several or nested
         if value is not None:
             answers.append(value)
-        rest.append(body[end : m.start()])
-        end = m.end()
-    if not answers and not several:
+            keyed.extend(pairs)
+        rest.append(body[end:start])
+        end = stop
+    if not answers and not several and not keyed:
         cut = _cut_off(body)
         if cut is not None:
             return cut
         return Shaped([], text)
     rest.append(body[end:])
-    return Shaped(answers, "\n".join(rest), several)
+    return Shaped(answers, "\n".join(rest), several, tuple(keyed))
+
+
+def _objects(body: str) -> list[tuple[int, int, dict[Any, Any]]]:
+    out = []
+    for m in _OBJECT.finditer(body):
+        obj = _load(m.group(0))
+        if isinstance(obj, dict):
+            out.append((m.start(), m.end(), obj))
+    return out
 
 
 def _cut_off(body: str) -> Shaped | None:

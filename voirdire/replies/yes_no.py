@@ -112,7 +112,10 @@ def read_yes_no(text: str, content: Polar | None = None) -> YesNo:
     """ "yes" or "no" (see the module's docstring); ``content`` reads what the reply says of its subject when no
     answer word does."""
     found: list[YesNo] = []
-    for sent in lx.sentences(tokens(text)):
+    said = lx.sentences(tokens(text))
+    if any(not s.question and lx.qualified(s.tokens) for s in said):
+        raise ParseError("the reply qualifies its answer (a degree short of sure, or 'I could be wrong')")
+    for sent in said:
         toks = sent.tokens
         if sent.question:
             if len(toks) == 1 and toks[0] in ("yes", "no"):

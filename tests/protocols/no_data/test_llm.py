@@ -75,7 +75,12 @@ def test_parse_label():
     assert parse_label("|label|\n0\n|label| then |label|\n1\n|label|") is None
     assert parse_label("|label|\n1\n|label|\n|label|\n1\n|label|") == 1
     assert parse_label("|label|\n1") == 1  # unterminated anchor, as small models write it
-    assert parse_label("the label is 1") is None
+    # Without anchors, a label named as a person reads it (issue 26); a bare number names no label.
+    assert parse_label("the label is 1") == 1
+    assert parse_label("Label: 0") == 0
+    assert parse_label('{"label": 0}') == 0
+    assert parse_label("1") is None
+    assert parse_label("The answer is: 1") is None
     assert parse_label("|label| 0 or 1 |label|") is None  # earlier read as 0
     # The few-shot pattern carried on after the answer: the invented datapoint's label is not ours.
     x, other = "011010000100", "010010001011"
