@@ -148,12 +148,13 @@ def drop_torn_tail(path: Path) -> None:
 
 
 MAX_LINE_BYTES_ENV = "VOIRDIRE_MAX_LINE_BYTES"
-LINE_BYTES_FLOOR = 64 << 20
+LINE_BYTES_FLOOR = 16 << 20
 
 
 def max_line_bytes() -> int:
-    """The longest transcript line a reader takes in, in bytes: ``VOIRDIRE_MAX_LINE_BYTES``, else 64 MiB or 64
-    bytes per character of ``VOIRDIRE_MAX_REPLY_CHARS``, whichever is more. voirdire writes no longer line (a reply
+    """The longest transcript line a reader takes in, in bytes: ``VOIRDIRE_MAX_LINE_BYTES``, else 16 MiB or 64
+    bytes per character of ``VOIRDIRE_MAX_REPLY_CHARS``, whichever is more (16 MiB: some 27 copies of a reply of
+    the default 100,000 characters, each escaped to 6 bytes a character). voirdire writes no longer line (a reply
     is cut at that many characters before it is kept, and a line holds a few copies of one at most, JSON-escaped),
     so a longer one is a damaged or foreign file: readers skip it without holding it, so that one 300 MB line
     costs the memory of the cap, not of the line."""
