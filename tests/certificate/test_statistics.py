@@ -1,0 +1,270 @@
+"""The certificate's statistics: intervals, agreement, paired tests, PPI, the sample draw."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+from scipy.stats import binomtest, norm
+
+from voirdire.certificate import (
+    Interval,
+    bootstrap_items,
+    draw_sample,
+    human_agreement,
+    krippendorff_alpha,
+    mcnemar_exact,
+    paired_difference,
+    ppi_mean,
+    verdict_agreement,
+    wilson,
+)
+
+
+def mean(xs: list[float]) -> float:
+    return sum(xs) / len(xs)
+
+
+def no_nan(iv: Interval) -> None:
+    for x in (iv.estimate, iv.low, iv.high):
+        assert x is None or math.isfinite(x)
+    assert (iv.low is None) == (iv.reason is not None)
+    assert "nan" not in iv.text()
+
+
+# --- Wilson ------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("k", "n", "level"), [(8, 10, 0.95), (0, 25, 0.95), (397, 400, 0.9), (50, 100, 0.99)])
+def test_wilson_is_the_score_interval(k: int, n: int, level: float) -> None:
+    z = norm.ppf(0.5 + level / 2)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    iv = wilson("accuracy", k, n, level=level)
+    assert iv.estimate == pytest.approx(p)
+    assert iv.low == pytest.approx(centre - half, abs=1e-9)
+    assert iv.high == pytest.approx(centre + half, abs=1e-9)
+    assert iv.method == "Wilson" and iv.n == n and iv.level == level
+    no_nan(iv)
+
+
+def test_wilson_of_no_items_says_why() -> None:
+    iv = wilson("accuracy", 0, 0)
+    assert iv.estimate is None and iv.low is None and iv.reason == "no items"
+    assert iv.text() == "undefined (no items)"
+
+
+def test_level_outside_0_1_is_refused() -> None:
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        wilson("x", 1, 2, level=1.0)
+
+
+# --- bootstrap over items ----------------------------------------------------------------------------------------
+
+
+def test_bootstrap_is_reproducible_from_its_recorded_seed() -> None:
+    rng = random.Random(1)
+    groups = [[rng.random() < 0.7] for _ in range(60)]
+    a = bootstrap_items("share", groups, mean, seed=5)
+    b = bootstrap_items("share", groups, mean, seed=a.seed)  # type: ignore[arg-type]
+    c = bootstrap_items("share", groups, mean, seed=6)
+    assert a.seed == 5 and a.resamples == 2000
+    assert (a.low, a.high) == (b.low, b.high)
+    assert (a.low, a.high) != (c.low, c.high)
+    assert a.low < a.estimate < a.high  # type: ignore[operator]
+    assert "seed 5" in a.text()
+    no_nan(a)
+
+
+@pytest.mark.parametrize("method", ["BCa", "percentile"])
+def test_bootstrap_resamples_items_not_sessions(method: str) -> None:
+    # 30 items, each seen in 5 sessions that always agree: the evidence is 30 items, not 150 sessions.
+    rng = random.Random(2)
+    per_item = [rng.random() < 0.5 for _ in range(30)]
+    grouped = bootstrap_items("share", [[x] * 5 for x in per_item], mean, method=method)  # type: ignore[arg-type]
+    as_items = bootstrap_items("share", [[x] for x in per_item], mean, method=method)  # type: ignore[arg-type]
+    as_sessions = bootstrap_items("share", [[x] for x in per_item for _ in range(5)], mean, method=method)  # type: ignore[arg-type]
+    assert grouped.n == 30 and as_sessions.n == 150
+    assert grouped.width == pytest.approx(as_items.width, rel=0.1)
+    assert as_sessions.width < 0.6 * grouped.width  # type: ignore[operator]
+    assert grouped.method == f"bootstrap {method} over items"
+
+
+def test_bootstrap_that_cannot_be_computed_says_why() -> None:
+    constant = bootstrap_items("share", [[True]] * 20, mean)
+    assert constant.estimate == 1.0 and constant.low is None
+    assert "every resample gives 1" in (constant.reason or "")
+    one = bootstrap_items("share", [[True, False]], mean)
+    assert one.estimate == 0.5 and one.reason == "fewer than 2 items to resample"
+    empty = bootstrap_items("share", [], mean)
+    assert empty.estimate is None and empty.reason == "no items"
+    undefined = bootstrap_items("r", [[1.0]] * 5, lambda xs: math.nan)
+    assert undefined.estimate is None and "undefined" in (undefined.reason or "")
+    # defined on the data, undefined on some resamples (a rare class drawn out of them)
+    rare = bootstrap_items("odd", [[1.0]] + [[0.0]] * 9, lambda xs: 1.0 if 1.0 in xs else math.nan)
+    assert rare.estimate == 1.0 and "undefined on" in (rare.reason or "") and "resamples" in (rare.reason or "")
+    for iv in (constant, one, empty, undefined, rare):
+        no_nan(iv)
+
+
+# --- agreement ---------------------------------------------------------------------------------------------------
+
+
+def test_krippendorff_alpha() -> None:
+    assert krippendorff_alpha([[1, 0, 1, 0], [1, 0, 1, 0]]) == pytest.approx(1.0)
+    # a missing label is nan; a unit with one label tells nothing
+    assert krippendorff_alpha([[1, 0, 1, math.nan], [1, 0, 1, 0]]) == pytest.approx(1.0)
+    # systematic disagreement is below 0
+    assert krippendorff_alpha([[1, 0, 1, 0], [0, 1, 0, 1]]) < 0
+    assert math.isnan(krippendorff_alpha([[1, 1], [1, 1]]))  # one value: undefined
+    assert math.isnan(krippendorff_alpha([[1, math.nan], [math.nan, 0]]))  # no unit labelled twice
+
+
+def test_verdict_agreement_counts_and_rates() -> None:
+    # 40 items: people accept 25; the verdict accepts 20 of those and 3 of the 15 people reject
+    pairs = [(True, True)] * 20 + [(False, True)] * 5 + [(True, False)] * 3 + [(False, False)] * 12
+    a = verdict_agreement([[p] for p in pairs])
+    assert (a.confusion.tp, a.confusion.fp, a.confusion.fn, a.confusion.tn) == (20, 3, 5, 12)
+    assert a.items == a.sessions == 40
+    assert a.accuracy.estimate == pytest.approx(32 / 40) and a.accuracy.method == "Wilson"
+    assert a.tpr.estimate == pytest.approx(20 / 25) and a.tpr.n == 25
+    assert a.tnr.estimate == pytest.approx(12 / 15) and a.tnr.n == 15
+    from sklearn.metrics import cohen_kappa_score
+
+    assert a.kappa.estimate == pytest.approx(cohen_kappa_score([v for v, _ in pairs], [h for _, h in pairs]))
+    assert a.kappa.low < a.kappa.estimate < a.kappa.high  # type: ignore[operator]
+    assert a.alpha.estimate == pytest.approx(
+        krippendorff_alpha([[float(v) for v, _ in pairs], [float(h) for _, h in pairs]])
+    )
+    for iv in (a.accuracy, a.tpr, a.tnr, a.kappa, a.alpha):
+        no_nan(iv)
+
+
+def test_verdict_agreement_with_repeats_resamples_items() -> None:
+    groups = [[(True, True), (False, True), (True, True)], [(False, False)] * 3, [(True, False)] * 3] * 10
+    a = verdict_agreement(groups)
+    assert a.items == 30 and a.sessions == 90
+    assert a.accuracy.method.startswith("bootstrap") and a.accuracy.n == 30
+    assert a.accuracy.estimate == pytest.approx(50 / 90)
+
+
+def test_verdict_agreement_one_class_says_why() -> None:
+    a = verdict_agreement([[(True, True)]] * 10)
+    assert a.accuracy.estimate == 1.0
+    assert a.tnr.estimate is None and a.tnr.reason == "no item that people reject"
+    assert a.kappa.estimate is None and a.kappa.reason
+    assert a.alpha.estimate is None and a.alpha.reason
+    for iv in (a.accuracy, a.tpr, a.tnr, a.kappa, a.alpha):
+        no_nan(iv)
+
+
+def test_human_agreement_between_annotators() -> None:
+    rng = random.Random(3)
+    labels: dict[str, dict[str, bool]] = {}
+    for i in range(60):
+        truth = rng.random() < 0.5
+        labels[f"q{i}"] = {"ann": truth, "bob": truth if i % 10 else not truth}
+    labels["q-alone"] = {"ann": True}
+    h = human_agreement(labels)
+    assert h is not None and h.annotators == ["ann", "bob"] and h.items == 60
+    assert 0.6 < h.alpha.estimate < 0.95  # type: ignore[operator]
+    assert len(h.kappas) == 1 and h.kappas[0][:2] == ("ann", "bob")
+    assert h.kappas[0][2].estimate == pytest.approx(
+        h.alpha.estimate, abs=0.02  # type: ignore[arg-type]
+    )  # κ ≈ α for two raters on nominal data
+    assert human_agreement({"q": {"ann": True}}) is None
+
+
+# --- paired ------------------------------------------------------------------------------------------------------
+
+
+def test_mcnemar_exact_one_directional_difference() -> None:
+    # two runs over 200 items that differ on 30, all in one direction
+    a = [True] * 130 + [False] * 70
+    b = [True] * 100 + [False] * 100
+    m = mcnemar_exact(a, b)
+    assert (m.n, m.only_a, m.only_b) == (200, 30, 0)
+    assert m.p_value < 0.001
+    assert m.p_value == pytest.approx(binomtest(0, 30, 0.5).pvalue)
+    assert m.text().startswith("McNemar exact: p < 0.001 (30 items accepted only by A, 0 only by B, of 200)")
+
+
+def test_mcnemar_identical_runs_p_is_1() -> None:
+    a = [random.Random(4).random() < 0.5 for _ in range(200)]
+    m = mcnemar_exact(a, list(a))
+    assert m.p_value == 1.0 and "p = 1.000" in m.text()
+
+
+def test_mcnemar_balanced_discordance() -> None:
+    a = [True] * 10 + [False] * 10 + [True] * 5
+    b = [False] * 10 + [True] * 10 + [True] * 5
+    m = mcnemar_exact(a, b)
+    assert m.p_value == pytest.approx(binomtest(10, 20, 0.5).pvalue) == pytest.approx(1.0)
+
+
+def test_paired_difference_of_accuracy() -> None:
+    rng = random.Random(5)
+    # run A right on 85% of items, run B wrong on a further 10% of them
+    a = [rng.random() < 0.85 for _ in range(300)]
+    b = [x and rng.random() > 0.12 for x in a]
+    iv = paired_difference("accuracy A − B", [[x] for x in a], [[y] for y in b], mean)  # type: ignore[arg-type]
+    assert iv.estimate == pytest.approx(mean(a) - mean(b))  # type: ignore[arg-type]
+    assert 0 < iv.low < iv.estimate < iv.high  # type: ignore[operator]
+    # the paired interval is narrower than one that ignores the pairing (A and B resampled apart)
+    unpaired = math.sqrt(np.var(a) / 300 + np.var(b) / 300) * 2 * 1.96
+    assert iv.width < unpaired  # type: ignore[operator]
+    same = paired_difference("accuracy A − B", [[x] for x in a], [[x] for x in a], mean)  # type: ignore[arg-type]
+    assert same.estimate == 0.0 and same.low is None and "every resample gives 0" in (same.reason or "")
+
+
+# --- prediction-powered inference --------------------------------------------------------------------------------
+
+
+def test_ppi_is_narrower_than_classical_and_debiases_the_naive_share() -> None:
+    rng = np.random.default_rng(6)
+    big_n, n = 5000, 200
+    y = rng.random(big_n + n) < 0.6  # true share 0.6
+    # a verdict right 90% of the time but biased towards accepting
+    yhat = np.where(rng.random(big_n + n) < 0.9, y, True)
+    est = ppi_mean(y[:n].astype(float), yhat[:n].astype(float), yhat[n:].astype(float))
+    assert est.labelled == n and est.unlabelled == big_n
+    assert est.naive == pytest.approx(yhat.mean())
+    assert est.naive > 0.63  # type: ignore[operator]
+    assert est.ppi.width < est.classical.width  # type: ignore[operator]
+    assert est.ppi.covers(0.6) and est.classical.covers(0.6)
+    assert est.ppi.method.startswith("PPI") and est.classical.estimate == pytest.approx(y[:n].mean())
+    text = est.text()
+    assert "prediction-powered" in text and "classical" in text and "naïve" in text and "nan" not in text
+
+
+def test_ppi_that_cannot_be_computed_says_why() -> None:
+    one = ppi_mean([1.0], [1.0], [0.0, 1.0])
+    assert one.ppi.reason == "fewer than 2 labelled items" and one.classical.reason == "fewer than 2 labelled items"
+    census = ppi_mean([1.0, 0.0, 1.0], [1.0, 0.0, 0.0], [])
+    assert census.ppi.low is None and "every item is labelled" in (census.ppi.reason or "")
+    assert census.classical.low is not None
+    flat = ppi_mean([1.0] * 5, [1.0] * 5, [1.0] * 20)
+    assert flat.ppi.reason and flat.classical.reason and "same" in flat.classical.reason
+    for e in (one, census, flat):
+        no_nan(e.ppi)
+        no_nan(e.classical)
+    with pytest.raises(ValueError, match="length mismatch"):
+        ppi_mean([1.0], [1.0, 0.0], [])
+
+
+# --- the sample ----------------------------------------------------------------------------------------------------
+
+
+def test_draw_sample_is_seeded_distinct_and_independent_of_order() -> None:
+    ids = [f"item-{i}" for i in range(1000)]
+    a = draw_sample(ids, 200, seed=7)
+    assert len(a) == len(set(a)) == 200 and set(a) <= set(ids)
+    assert draw_sample(list(reversed(ids)), 200, seed=7) == a
+    assert draw_sample(ids, 200, seed=8) != a
+    assert a != sorted(a)  # random order, the order to label in
+    assert sorted(draw_sample(ids[:10], 50, seed=1)) == sorted(ids[:10])
+    with pytest.raises(ValueError, match="at least 1"):
+        draw_sample(ids, 0, seed=1)

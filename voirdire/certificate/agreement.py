@@ -1,0 +1,177 @@
+"""Verdicts against people, and people against each other, on accept/reject.
+
+A verdict and a human label are compared as accepted (the claim holds, the answer is correct, …) or rejected. The
+positive class is *accepted*: TPR is the share of the items people accept that the verdict accepts, TNR the share
+of the items people reject that the verdict rejects. Cohen's κ is voirdire's one κ (``voirdire.reports``,
+scikit-learn's); Krippendorff's α is the ``krippendorff`` package's, nominal. Every figure carries an interval
+(``voirdire.certificate.intervals``): Wilson for a proportion over items with one session each, else a bootstrap
+over items.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Hashable, Mapping, Sequence
+
+from pydantic import BaseModel
+
+from voirdire.certificate.intervals import (
+    DEFAULT_LEVEL,
+    DEFAULT_SEED,
+    Interval,
+    bootstrap_items,
+    no_interval,
+    wilson,
+)
+
+Pair = tuple[bool, bool]  # (verdict accepted, human label accepted) of one session
+
+
+class Confusion(BaseModel):
+    """Sessions by verdict and human label; positive = accepted."""
+
+    tp: int  # both accept
+    fp: int  # the verdict accepts, people reject
+    fn: int  # the verdict rejects, people accept
+    tn: int  # both reject
+
+    @classmethod
+    def of(cls, pairs: Sequence[Pair]) -> Confusion:
+        return cls(
+            tp=sum(v and h for v, h in pairs),
+            fp=sum(v and not h for v, h in pairs),
+            fn=sum(not v and h for v, h in pairs),
+            tn=sum(not v and not h for v, h in pairs),
+        )
+
+    def text(self) -> str:
+        return "\n".join([
+            f"{'':>18}{'people accept':>15}{'people reject':>15}",
+            f"{'verdict accepts':>18}{self.tp:>15}{self.fp:>15}",
+            f"{'verdict rejects':>18}{self.fn:>15}{self.tn:>15}",
+        ])  # fmt: skip
+
+
+class VerdictAgreement(BaseModel):
+    items: int
+    sessions: int
+    confusion: Confusion
+    accuracy: Interval
+    tpr: Interval
+    tnr: Interval
+    kappa: Interval
+    alpha: Interval
+
+
+def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
+    """voirdire's Cohen's κ (``voirdire.reports``); ``nan`` where it is undefined."""
+    from voirdire.reports import cohen_kappa as kappa
+
+    return kappa(a, b)
+
+
+def krippendorff_alpha(rows: Sequence[Sequence[float]]) -> float:
+    """Nominal Krippendorff's α of raters (rows) over units (columns), ``nan`` marking a missing label; ``nan``
+    where it is undefined (fewer than two values in the data, no unit with two labels)."""
+    import krippendorff
+    import numpy as np
+
+    data = np.asarray(rows, dtype=float)
+    values = set(data[np.isfinite(data)].tolist())
+    paired = int(np.count_nonzero(np.sum(np.isfinite(data), axis=0) >= 2))
+    if len(values) < 2 or paired == 0:
+        return math.nan
+    return float(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"))
+
+
+def proportion(
+    name: str, groups: Sequence[Sequence[bool]], *, level: float = DEFAULT_LEVEL, seed: int = DEFAULT_SEED
+) -> Interval:
+    """The share of true observations: a Wilson interval when each item has one observation, else a bootstrap
+    over items (the sessions of one item are not independent)."""
+    groups = [g for g in groups if g]
+    if all(len(g) == 1 for g in groups):
+        return wilson(name, sum(bool(g[0]) for g in groups), len(groups), level=level)
+    return bootstrap_items(name, groups, lambda xs: sum(xs) / len(xs), level=level, seed=seed)
+
+
+def verdict_agreement(
+    groups: Sequence[Sequence[Pair]], *, level: float = DEFAULT_LEVEL, seed: int = DEFAULT_SEED
+) -> VerdictAgreement:
+    """Verdicts against human labels; ``groups``: one list of (verdict, label) pairs per item (its sessions)."""
+    groups = [g for g in groups if g]
+    flat = [p for g in groups for p in g]
+    accepted_by_people = [[v for v, h in g if h] for g in groups]
+    rejected_by_people = [[not v for v, h in g if not h] for g in groups]
+
+    def kappa(pairs: list[Pair]) -> float:
+        return cohen_kappa([v for v, _ in pairs], [h for _, h in pairs]) if len({*pairs}) > 1 else _one_cell(pairs)
+
+    def alpha(pairs: list[Pair]) -> float:
+        return krippendorff_alpha([[float(v) for v, _ in pairs], [float(h) for _, h in pairs]])
+
+    return VerdictAgreement(
+        items=len(groups),
+        sessions=len(flat),
+        confusion=Confusion.of(flat),
+        accuracy=proportion("accuracy", [[v == h for v, h in g] for g in groups], level=level, seed=seed),
+        tpr=_rate("TPR", accepted_by_people, "no item that people accept", level, seed),
+        tnr=_rate("TNR", rejected_by_people, "no item that people reject", level, seed),
+        kappa=bootstrap_items("Cohen's κ", groups, kappa, level=level, seed=seed),
+        alpha=bootstrap_items("Krippendorff's α", groups, alpha, level=level, seed=seed),
+    )
+
+
+def _one_cell(pairs: list[Pair]) -> float:
+    # Verdict and label both one and the same value throughout: κ is 0/0 here and voirdire's κ calls it 1, which
+    # would certify agreement that the data cannot show; the interval says why instead.
+    return math.nan
+
+
+def _rate(name: str, groups: Sequence[Sequence[bool]], empty: str, level: float, seed: int) -> Interval:
+    groups = [g for g in groups if g]
+    if not groups:
+        return no_interval(name, None, n=0, method="Wilson", reason=empty, level=level)
+    return proportion(name, groups, level=level, seed=seed)
+
+
+class HumanAgreement(BaseModel):
+    """People against each other: α over every annotator, κ for each pair of annotators."""
+
+    annotators: list[str]
+    items: int  # items with two or more labels
+    alpha: Interval
+    kappas: list[tuple[str, str, Interval]]
+
+
+def human_agreement(
+    labels: Mapping[str, Mapping[str, bool]], *, level: float = DEFAULT_LEVEL, seed: int = DEFAULT_SEED
+) -> HumanAgreement | None:
+    """Agreement between annotators; ``labels``: item id → annotator → accepted. None with fewer than two
+    annotators."""
+    annotators = sorted({a for by in labels.values() for a in by})
+    if len(annotators) < 2:
+        return None
+    shared = [by for by in labels.values() if len(by) >= 2]
+    rows = [[by.get(a) for a in annotators] for by in shared]
+
+    def alpha(units: list[list[bool | None]]) -> float:
+        return krippendorff_alpha(
+            [[math.nan if u[i] is None else float(u[i]) for u in units] for i in range(len(annotators))]  # type: ignore[arg-type]
+        )
+
+    kappas = []
+    for a, b in itertools.combinations(annotators, 2):
+        both = [[(by[a], by[b])] for by in shared if a in by and b in by]
+
+        def kappa(pairs: list[tuple[bool, bool]]) -> float:
+            return cohen_kappa([x for x, _ in pairs], [y for _, y in pairs]) if len({*pairs}) > 1 else math.nan
+
+        kappas.append((a, b, bootstrap_items(f"Cohen's κ {a}–{b}", both, kappa, level=level, seed=seed)))
+    return HumanAgreement(
+        annotators=annotators,
+        items=len(shared),
+        alpha=bootstrap_items("Krippendorff's α (people)", [[r] for r in rows], alpha, level=level, seed=seed),
+        kappas=kappas,
+    )

@@ -1,0 +1,148 @@
+"""Intervals on a run's numbers: Wilson intervals for proportions and bootstrap intervals that resample items.
+
+Every interval is an ``Interval``: the estimate, the bounds, the level, the method, how many items it rests on and
+the seed of its resampling, so that a reader can recompute it. An interval that cannot be computed (no items, one
+item, a statistic undefined on the data or on its resamples) has no bounds and says why in ``reason``; no bound is
+ever ``nan``.
+
+Bootstrap intervals come from ``scipy.stats.bootstrap`` (BCa by default, percentile on request). What is resampled
+is the item, not the session: a run with several sessions of one item (repeats) has correlated sessions, and
+resampling them one by one would make the interval too narrow. The statistic is therefore computed on the sessions
+of a resample of items (``groups``: one sequence of observations per item).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Literal, TypeVar
+
+from pydantic import BaseModel
+
+T = TypeVar("T")
+
+DEFAULT_LEVEL = 0.95
+DEFAULT_SEED = 20231  # recorded in every bootstrap interval, so that it can be recomputed
+DEFAULT_RESAMPLES = 2000
+
+BootstrapMethod = Literal["BCa", "percentile"]
+
+
+class Interval(BaseModel):
+    """One number with its interval; ``low``/``high`` are None exactly when ``reason`` says why."""
+
+    name: str
+    estimate: float | None
+    low: float | None = None
+    high: float | None = None
+    level: float = DEFAULT_LEVEL
+    method: str
+    n: int
+    seed: int | None = None
+    resamples: int | None = None
+    reason: str | None = None
+
+    @property
+    def width(self) -> float | None:
+        return None if self.low is None or self.high is None else self.high - self.low
+
+    def covers(self, value: float) -> bool:
+        return self.low is not None and self.high is not None and self.low <= value <= self.high
+
+    def text(self, *, percent: bool = False, digits: int = 3) -> str:
+        """``0.812 [0.771, 0.848] (95% Wilson, n=400)``, or the estimate and why there is no interval."""
+
+        def num(x: float) -> str:
+            return f"{100 * x:.1f}%" if percent else f"{x:.{digits}f}"
+
+        if self.estimate is None:
+            return f"undefined ({self.reason})"
+        value = num(self.estimate)
+        if self.low is None or self.high is None:
+            return f"{value} (no interval: {self.reason})"
+        seed = f", seed {self.seed}" if self.seed is not None else ""
+        how = f"{100 * self.level:g}% {self.method}, n={self.n}{seed}"
+        return f"{value} [{num(self.low)}, {num(self.high)}] ({how})"
+
+
+def no_interval(name: str, estimate: float | None, *, n: int, method: str, reason: str, level: float) -> Interval:
+    """An interval that cannot be computed, and why."""
+    return Interval(name=name, estimate=estimate, level=level, method=method, n=n, reason=reason)
+
+
+def wilson(name: str, successes: int, n: int, *, level: float = DEFAULT_LEVEL) -> Interval:
+    """The Wilson score interval of a proportion (statsmodels ``proportion_confint``, method ``wilson``)."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    _check_level(level)
+    if n < 1:
+        return no_interval(name, None, n=n, method="Wilson", reason="no items", level=level)
+    low, high = proportion_confint(successes, n, alpha=1 - level, method="wilson")
+    return Interval(
+        name=name, estimate=successes / n, low=float(low), high=float(high), level=level, method="Wilson", n=n
+    )
+
+
+def bootstrap_items(
+    name: str,
+    groups: Sequence[Sequence[T]],
+    statistic: Callable[[list[T]], float],
+    *,
+    level: float = DEFAULT_LEVEL,
+    method: BootstrapMethod = "BCa",
+    seed: int = DEFAULT_SEED,
+    resamples: int = DEFAULT_RESAMPLES,
+) -> Interval:
+    """A bootstrap interval of ``statistic`` over the observations of resampled items.
+
+    ``groups`` holds one sequence of observations per item (its sessions); a resample draws items with
+    replacement and hands ``statistic`` the concatenation of their observations. ``statistic`` returns ``nan``
+    where it is undefined (one class, a constant input); the interval then says so instead of printing ``nan``.
+    """
+    import numpy as np
+    from scipy.stats import bootstrap
+
+    _check_level(level)
+    label = f"bootstrap {method} over items"
+    n = len(groups)
+    flat = [x for g in groups for x in g]
+    estimate = _finite(statistic(flat)) if flat else None
+    if estimate is None:
+        why = "no items" if not flat else "the statistic is undefined on these data (one class or a constant input)"
+        return no_interval(name, None, n=n, method=label, reason=why, level=level)
+    if n < 2:
+        return no_interval(name, estimate, n=n, method=label, reason="fewer than 2 items to resample", level=level)
+
+    def on_items(indices: np.ndarray) -> float:
+        return statistic([x for i in indices for x in groups[int(i)]])
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy warns where it answers nan; the reason below says why instead
+        res = bootstrap(
+            (np.arange(n),), on_items, vectorized=False, n_resamples=resamples, confidence_level=level,
+            method=method, rng=np.random.default_rng(seed),
+        )  # fmt: skip
+    distribution = np.asarray(res.bootstrap_distribution, dtype=float)
+    undefined = int(np.count_nonzero(~np.isfinite(distribution)))
+    common = dict(name=name, estimate=estimate, level=level, method=label, n=n, seed=seed, resamples=resamples)
+    if undefined:
+        return Interval(
+            **common,  # type: ignore[arg-type]
+            reason=f"the statistic is undefined on {undefined} of {resamples} resamples (one class in them)",
+        )
+    if float(np.ptp(distribution)) == 0.0:
+        return Interval(**common, reason=f"every resample gives {estimate:.3g} (no variation to resample)")  # type: ignore[arg-type]
+    low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return Interval(**common, reason=f"the {method} interval is undefined on this bootstrap distribution")  # type: ignore[arg-type]
+    return Interval(**common, low=low, high=high)  # type: ignore[arg-type]
+
+
+def _finite(x: float) -> float | None:
+    return float(x) if x is not None and math.isfinite(x) else None
+
+
+def _check_level(level: float) -> None:
+    if not 0 < level < 1:
+        raise ValueError(f"confidence level must be between 0 and 1 (exclusive), got {level}")
