@@ -38,6 +38,12 @@ class BarChart:
     stacked: bool = False
     ylim: tuple[float, float] | None = None
     caption: str = ""
+    n: tuple[int, ...] | None = None  # the count behind each category's value (a rate's denominator), shown on it
+
+
+def plural(n: int, word: str, many: str = "") -> str:
+    """``1 session``, ``2 sessions``; ``many``: the plural where it is not ``word + s``."""
+    return f"{n:,} {word if n == 1 else many or word + 's'}"
 
 
 LineStyle = Literal["line", "dashed", "dotted", "points", "faint"]
@@ -119,11 +125,26 @@ class Overview:
     accepted: bool | None
     correct: bool | None  # agrees with the gold label, where the verdict says
     latencies: tuple[tuple[str, float], ...]  # (role, seconds) of each model call a model answered
+    title: str = ""  # the item's first shown field (its question, claim, sentence), for tables beside its id
 
 
-def overview(s: SessionRecord, gold: str = "") -> Overview:
+TITLE_CHARS = 120  # an item's title is cut here in tables
+
+
+def item_title(item: dict[str, Any], fields: Sequence[str] = ()) -> str:
+    """The item's question or claim: the first field the display hints show that has a value, else its first short
+    text; one line, cut at 120 characters."""
+    keys = [k for k in fields if item.get(k) not in (None, "", [])] or [
+        k for k, v in item.items() if k != "id" and isinstance(v, str) and v.strip()
+    ]
+    text = " ".join(str(item[keys[0]]).split()) if keys else ""
+    return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1] + "…"
+
+
+def overview(s: SessionRecord, gold: str = "", fields: Sequence[str] = ()) -> Overview:
     """What the overview keeps of a session; ``gold``: the verdict statistic that says whether the verdict agrees
-    with the gold label, as the run header's display hints name it (``views.verdict.gold``; empty: none)."""
+    with the gold label, as the run header's display hints name it (``views.verdict.gold``; empty: none);
+    ``fields``: the item fields the hints show (the first with a value is the item's title)."""
     v = next((e for e in reversed(s.events) if isinstance(e, Verdict)), None)
     correct = None
     if v is not None and gold and isinstance(v.statistics.get(gold), bool):
@@ -133,7 +154,8 @@ def overview(s: SessionRecord, gold: str = "") -> Overview:
         for e in s.events
         if isinstance(e, ModelCall) and not e.cached and not getattr(e, "coalesced", False)
     )
-    return Overview(s.item_id, v.decision if v else None, v.accepted if v else None, correct, latencies)
+    title = item_title(s.item or {}, fields)
+    return Overview(s.item_id, v.decision if v else None, v.accepted if v else None, correct, latencies, title)
 
 
 def gold_from_rows(report: Report, values: Sequence[Overview]) -> list[Overview]:
@@ -144,7 +166,7 @@ def gold_from_rows(report: Report, values: Sequence[Overview]) -> list[Overview]
     out = []
     for v in values:
         if v.correct is None and v.accepted is not None and v.item_id in gold:
-            v = Overview(v.item_id, v.decision, v.accepted, v.accepted == gold[str(v.item_id)], v.latencies)
+            v = Overview(v.item_id, v.decision, v.accepted, v.accepted == gold[str(v.item_id)], v.latencies, v.title)
         out.append(v)
     return out
 
@@ -156,38 +178,66 @@ def _percentile(xs: Sequence[float], q: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
 
 
-def overview_charts(report: Report, values: Sequence[Overview]) -> list[Chart]:
+@dataclass(frozen=True)
+class LeftOut:
+    """A chart not drawn because it would show nothing, and why (one line)."""
+
+    name: str
+    reason: str
+
+
+TOP_DECISIONS = 12  # the verdicts chart shows this many decisions, the rest as one bar "other (k decisions)"
+
+
+def _verdicts(decided: Sequence[Overview]) -> BarChart:
+    """Sessions per decision, stacked by gold agreement; the most frequent decisions, the rest as one bar."""
+    counts: dict[str, list[int]] = {}  # decision -> [agree, disagree, no gold]
+    for v in decided:
+        c = counts.setdefault(str(v.decision), [0, 0, 0])
+        c[0 if v.correct is True else 1 if v.correct is False else 2] += 1
+    order = sorted(counts, key=lambda d: (-sum(counts[d]), d))
+    if len(order) > TOP_DECISIONS:  # thousands of free-text decisions: the top ones and the rest together
+        rest = order[TOP_DECISIONS - 1 :]
+        other = [sum(counts[d][i] for d in rest) for i in range(3)]
+        order = order[: TOP_DECISIONS - 1]
+        counts = {d: counts[d] for d in order}
+        label = f"other ({plural(len(rest), 'decision')})"
+        counts[label] = other
+        order.append(label)
+    known = sum(c[0] + c[1] for c in counts.values())
+    if known:
+        agree = sum(c[0] for c in counts.values())
+        names = ("agrees with gold", "disagrees with gold", "no gold")
+        series = tuple(Series(names[i], tuple(float(counts[d][i]) for d in order)) for i in range(3))
+        series = tuple(s for s in series if any(s.values))
+        rate = f"{agree}/{known} agree with gold ({100 * agree / known:.1f}%)"
+        title = f"Verdicts of {plural(len(decided), 'session')}: {rate}"
+    else:
+        series = (Series("sessions", tuple(float(sum(counts[d])) for d in order)),)
+        title = f"Verdicts of {plural(len(decided), 'session')} (no gold labels)"
+    return BarChart("verdicts", title, "decision", "sessions", tuple(order), series, stacked=True)
+
+
+def overview_charts(report: Report, values: Sequence[Overview], left_out: list[LeftOut] | None = None) -> list[Chart]:
     """The charts any transcript offers: verdicts (with gold agreement), tokens, latency and cost per role, parse
-    failures per prompt. A chart with nothing to show is left out."""
+    failures per prompt. A chart with nothing to show is not drawn; ``left_out`` collects it with the reason."""
+    skipped = left_out if left_out is not None else []
     charts: list[Chart] = []
     decided = [v for v in values if v.decision is not None]
     if decided:
-        order = sorted({v.decision for v in decided}, key=lambda d: (-sum(v.decision == d for v in decided), d))
-        known = [v for v in decided if v.correct is not None]
-        if known:
-            agree = sum(bool(v.correct) for v in known)
-
-            def count(d: str, want: bool | None) -> float:
-                return float(sum(v.decision == d and v.correct is want for v in decided))
-
-            series = (
-                Series("agrees with gold", tuple(count(d, True) for d in order)),
-                Series("disagrees with gold", tuple(count(d, False) for d in order)),
-                Series("no gold", tuple(count(d, None) for d in order)),
-            )
-            title = f"Verdicts ({len(decided)}); {agree}/{len(known)} agree with gold ({100 * agree / len(known):.1f}%)"
-            series = tuple(s for s in series if any(s.values))
-        else:
-            series = (Series("sessions", tuple(float(sum(v.decision == d for v in decided)) for d in order)),)
-            title = f"Verdicts ({len(decided)} sessions, no gold labels)"
-        charts.append(BarChart("verdicts", title, "decision", "sessions", tuple(order), series, stacked=True))
+        charts.append(_verdicts(decided))
+    else:
+        skipped.append(LeftOut("verdicts", "no session has a verdict yet"))
     roles = list(report.usage)
     total = report.total_usage
+    if not (roles and total is not None and total.calls):
+        skipped.append(LeftOut("tokens", "no model calls: every role was played by rules"))
     if roles and total is not None and total.calls:
+        tokens = total.prompt_tokens + total.completion_tokens
         charts.append(
             BarChart(
                 "tokens",
-                f"Tokens per role ({total.prompt_tokens + total.completion_tokens:,} in {total.requests:,} requests)",
+                f"Tokens per role ({tokens:,} in {plural(total.requests, 'request')})",
                 "role",
                 "tokens",
                 tuple(roles),
@@ -207,7 +257,7 @@ def overview_charts(report: Report, values: Sequence[Overview]) -> list[Chart]:
         charts.append(
             BarChart(
                 "latency",
-                f"Model latency per role ({sum(map(len, latencies.values())):,} calls)",
+                f"Model latency per role ({plural(sum(map(len, latencies.values())), 'call')})",
                 "role",
                 "seconds per call",
                 names,
@@ -216,6 +266,7 @@ def overview_charts(report: Report, values: Sequence[Overview]) -> list[Chart]:
                     Series("95th percentile", tuple(_percentile(latencies[r], 0.95) for r in names)),
                     Series("max", tuple(max(latencies[r]) for r in names)),
                 ),
+                n=tuple(len(latencies[r]) for r in names),
             )
         )
     # a run of free models (local, scripted, human) has no cost to draw; its title says so in the tokens chart
@@ -233,13 +284,17 @@ def overview_charts(report: Report, values: Sequence[Overview]) -> list[Chart]:
             )
         )
     keys = sorted(report.replies)
-    if keys:
-        failed = sum(report.parse_failures.get(k, 0) for k in keys)
-        replies = sum(report.replies[k] for k in keys)
+    failed = sum(report.parse_failures.get(k, 0) for k in keys)
+    replies = sum(report.replies[k] for k in keys)
+    if keys and not failed:
+        skipped.append(LeftOut("parse-failures", f"no parse failures: all {plural(replies, 'reply', 'replies')} read"))
+    elif not keys:
+        skipped.append(LeftOut("parse-failures", "no model replies to read"))
+    if keys and failed:
         charts.append(
             BarChart(
                 "parse-failures",
-                f"Parse failures per prompt ({failed} of {replies} replies)",
+                f"Parse failures per prompt ({failed:,} of {plural(replies, 'reply', 'replies')})",
                 "role · prompt",
                 "replies unreadable (%)",
                 tuple(keys),
@@ -249,6 +304,7 @@ def overview_charts(report: Report, values: Sequence[Overview]) -> list[Chart]:
                     ),
                 ),
                 ylim=(0, 100),
+                n=tuple(report.replies[k] for k in keys),
             )
         )
     return charts

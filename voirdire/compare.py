@@ -46,6 +46,7 @@ class RunSide(BaseModel):
 
 class Row(BaseModel):
     item_id: str
+    title: str = ""  # the item's question or claim, as the first run's display hints show it
     verdicts: list[str | None]
     correct: list[bool | None]
     agree: bool | None  # every run gave a verdict and they are all equal; None when some run gave none
@@ -99,9 +100,18 @@ class Comparison(BaseModel):
             cells = "  ".join(_cell(v, c) for v, c in zip(r.verdicts, r.correct, strict=True))
             mark = "≠" if r.agree is False else " "
             lines.append(f"  {mark} {r.item_id[:width]:<{width}}  {cells}")
+            if r.title and r.title != r.item_id:  # the item's question or claim, under its id
+                lines.append(f"    {' ' * width}  {r.title if len(r.title) <= 72 else r.title[:71] + '…'}")
         if len(shown) > limit:
             lines.append(f"  … {len(shown) - limit} more (--json for all)")
         return "\n".join(lines)
+
+
+def run_labels(paths: Sequence[str | Path]) -> list[str]:
+    """Each run's file name; with its folder where two runs share a name (``a/t.jsonl``, ``b/t.jsonl``)."""
+    names = [Path(p).name for p in paths]
+    pairs = zip(paths, names, strict=True)
+    return [f"{Path(p).resolve().parent.name}/{n}" if names.count(n) > 1 else n for p, n in pairs]
 
 
 def _cell(verdict: str | None, correct: bool | None) -> str:
@@ -156,7 +166,8 @@ def compare(paths: Sequence[str | Path], *, by: By = "decision", labels: Sequenc
         if not Path(path).is_file():
             raise CompareError(f"{path}: no such transcript")
         protocol, sessions, values = overviews(path)
-        runs.append(RunOverviews(labels[i] if labels else Path(path).name, str(path), protocol, sessions, values))
+        label = labels[i] if labels else run_labels(paths)[i]
+        runs.append(RunOverviews(label, str(path), protocol, sessions, values))
     return compare_runs(runs, by=by)
 
 
@@ -206,7 +217,9 @@ def compare_runs(runs: Sequence[RunOverviews], *, by: By = "decision") -> Compar
     for item in shared:
         labelled = [_label(run[item], by) for run in verdicts]
         agree = None if None in labelled else len(set(labelled)) == 1
-        rows.append(Row(item_id=item, verdicts=labelled, correct=[run[item].correct for run in verdicts], agree=agree))
+        correct = [run[item].correct for run in verdicts]
+        title = next((run[item].title for run in verdicts if run[item].title), "")
+        rows.append(Row(item_id=item, title=title, verdicts=labelled, correct=correct, agree=agree))
     pairs = []
     for a in range(len(runs)):
         for b in range(a + 1, len(runs)):

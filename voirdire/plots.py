@@ -19,6 +19,7 @@ from voirdire.charts import (
     Chart,
     ChartFold,
     Heatmap,
+    LeftOut,
     LineChart,
     Overview,
     ScatterChart,
@@ -45,6 +46,38 @@ _STYLES: dict[str, dict[str, Any]] = {
     "points": {"linestyle": "none", "marker": "D", "markersize": 6},
     "faint": {"linestyle": "-", "linewidth": 0.8, "alpha": 0.25, "color": "0.45"},
 }
+# One palette for every chart: the viewer's colours (voirdire/web/static/viewer.css), blue first.
+PALETTE = ("#2f5fa7", "#d9822b", "#1d7a3a", "#8e3aa0", "#0f7480", "#b3261e", "#8a5a00", "#6b7075")
+# Series whose meaning has a colour of its own, the same in every chart.
+MEANINGS = {"agrees with gold": "#1d7a3a", "disagrees with gold": "#b3261e", "no gold": "#9aa0a6"}
+# The one stylesheet of every chart: one font, quiet axes, a light grid behind the values.
+STYLE: dict[str, Any] = {
+    "svg.fonttype": "none",  # text stays text in the SVG
+    "svg.hashsalt": "voirdire",  # the same ids every time: the same bytes for the same chart
+    "text.parse_math": False,  # a "$" in a transcript's label (a cost, a model's words) is a dollar, not TeX
+    "font.family": "DejaVu Sans",
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.titleweight": "bold",
+    "axes.titlelocation": "left",
+    "axes.labelsize": 9,
+    "axes.labelcolor": "#4a4f55",
+    "axes.edgecolor": "#9aa0a6",
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "axes.grid.axis": "y",
+    "axes.axisbelow": True,
+    "grid.color": "#e4e4de",
+    "grid.linewidth": 0.8,
+    "xtick.color": "#4a4f55",
+    "ytick.color": "#4a4f55",
+    "legend.fontsize": 8,
+    "legend.frameon": False,
+    "figure.facecolor": "white",
+    "axes.facecolor": "white",
+}
+MAX_LABELLED_BARS = 40  # bars carry their value (and n) up to this many; more would be unreadable
 
 
 class PlotsUnavailable(VoirdireError, ImportError):
@@ -57,10 +90,9 @@ def _pyplot() -> Any:
     except ImportError:
         raise PlotsUnavailable(f"charts need matplotlib, which is not installed: {INSTALL}") from None
     matplotlib.use("Agg", force=True)
-    # text.parse_math off: a "$" in a transcript's label (a cost, a model's words) is a dollar, not TeX
-    matplotlib.rcParams.update(
-        {"svg.fonttype": "none", "svg.hashsalt": "voirdire", "font.size": 9, "text.parse_math": False}
-    )
+    from cycler import cycler
+
+    matplotlib.rcParams.update({**STYLE, "axes.prop_cycle": cycler(color=list(PALETTE))})
     import matplotlib.pyplot as plt
 
     return plt
@@ -89,35 +121,89 @@ def figure(chart: Chart) -> Figure:
     elif isinstance(chart, LineChart):
         _lines(ax, chart)
     elif isinstance(chart, ScatterChart):
-        ax.scatter(chart.x, chart.y, s=14, alpha=0.6)
+        _scatter(ax, chart)
     elif isinstance(chart, Heatmap):
         _heatmap(fig, ax, chart)
-    ax.set_title(chart.title, fontsize=10)
+        ax.grid(False)
+    ax.set_title(chart.title)
     ax.set_xlabel(chart.xlabel)
     ax.set_ylabel(chart.ylabel)
     if chart.caption:
-        fig.supxlabel(chart.caption, fontsize=7, color="0.35")
+        fig.supxlabel(chart.caption, fontsize=7.5, color="#4a4f55", wrap=True)
     return fig
 
 
+def _number(v: float) -> str:
+    """A bar's value as it reads best: an integer as one, else 3 significant digits."""
+    return f"{v:,.0f}" if float(v).is_integer() else f"{v:.3g}"
+
+
+def _whole(chart: BarChart) -> bool:
+    """Bars of counts: every value a whole number (the axis then has whole-number ticks only)."""
+    return all(float(v).is_integer() for s in chart.series for v in s.values)
+
+
 def _bars(ax: Any, chart: BarChart) -> None:
+    from matplotlib.ticker import MaxNLocator
+
     n = len(chart.series)
     xs = range(len(chart.categories))
     bottom = [0.0] * len(chart.categories)
     width = 0.8 if chart.stacked or n <= 1 else 0.8 / n
+    labelled = len(chart.categories) * (1 if chart.stacked else n) <= MAX_LABELLED_BARS
+    colours = [MEANINGS.get(s.label, PALETTE[i % len(PALETTE)]) for i, s in enumerate(chart.series)]
     for i, s in enumerate(chart.series):
         if chart.stacked:
-            ax.bar(xs, s.values, width, bottom=bottom, label=s.label)
+            bars = ax.bar(xs, s.values, width, bottom=bottom, label=s.label, color=colours[i])
             bottom = [b + v for b, v in zip(bottom, s.values, strict=True)]
+            if labelled and n > 1:  # each part's value inside it, where it has one
+                parts = [_number(v) if v else "" for v in s.values]
+                ax.bar_label(bars, parts, label_type="center", fontsize=7.5, color="white")
         else:
-            ax.bar([x - 0.4 + width * (i + 0.5) for x in xs], s.values, width, label=s.label)
+            bars = ax.bar([x - 0.4 + width * (i + 0.5) for x in xs], s.values, width, label=s.label, color=colours[i])
+            if labelled:
+                ax.bar_label(bars, [_value_label(chart, v, j) for j, v in enumerate(s.values)], fontsize=7.5, padding=2)
+    if chart.stacked and labelled:  # the total on top of each stack
+        ax.bar_label(ax.containers[-1], [_value_label(chart, t, j) for j, t in enumerate(bottom)], fontsize=7.5,
+                     padding=2)  # fmt: skip
     labels = [_short(c) for c in chart.categories]
     crowded = len(labels) > 4 or max(map(len, labels), default=0) > 14
     ax.set_xticks(list(xs), labels, rotation=25 if crowded else 0, ha="right" if crowded else "center")
-    if chart.ylim:
-        ax.set_ylim(*chart.ylim)
-    if n > 1:
-        ax.legend(fontsize=8)
+    ax.margins(y=0.12)  # room for the values above the bars
+    if _whole(chart):
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    if chart.ylim:  # the axis's range, with room above it for the values; no tick beyond the range
+        low, high = chart.ylim
+        ax.set_ylim(low, high + (high - low) * (0.12 if labelled else 0))
+        ax.set_yticks([t for t in ax.get_yticks() if low <= t <= high])
+    if n > 1:  # beside the plot, never over a bar
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+
+
+def _value_label(chart: BarChart, value: float, j: int) -> str:
+    """``12.5%`` or ``12.5 (n = 8)``: the bar's value, and the count behind it where the chart names one."""
+    text = _number(value) + ("%" if chart.ylabel.endswith("(%)") else "")
+    if chart.n is not None and j < len(chart.n):
+        text += f"\nn = {chart.n[j]:,}"
+    return text
+
+
+def _scatter(ax: Any, chart: ScatterChart) -> None:
+    """Points that pile up (many sessions, few distinct scores) are jittered a little (seeded: the same bytes every
+    time) and drawn translucent, so a dense cloud shows its density."""
+    import numpy as np
+
+    x, y = np.asarray(chart.x, dtype=float), np.asarray(chart.y, dtype=float)
+    n = len(x)
+    rng = np.random.default_rng(0)
+    for values in (x, y):
+        distinct = len(np.unique(values))
+        if n > 20 and distinct <= n / 4:  # discrete values shared by many points
+            spread = (np.ptp(values) or 1.0) / max(distinct, 1) * 0.15
+            values += rng.uniform(-spread, spread, n)
+    alpha = float(min(0.8, max(0.15, 8 / np.sqrt(max(n, 1)))))
+    ax.scatter(x, y, s=14, alpha=alpha, linewidths=0, color=PALETTE[0])
+    ax.grid(True, axis="both")
 
 
 def _short(label: str, most: int = 40) -> str:
@@ -135,7 +221,7 @@ def _lines(ax: Any, chart: LineChart) -> None:
     if chart.ylim:
         ax.set_ylim(*chart.ylim)
     if labelled:
-        ax.legend(fontsize=8)
+        ax.legend(loc="best")
 
 
 def _heatmap(fig: Any, ax: Any, chart: Heatmap) -> None:
@@ -211,9 +297,10 @@ def _with_charts(header: RunHeader | None, kept: dict[str, Any]) -> ReportFold[A
     """The protocol's report fold, keeping beside each session's value its overview and its chart value."""
     fold, charts = chart_fold(header.protocol if header else "")
     gold = header.display.views.verdict.gold if header else ""
+    fields = header.display.item_fields if header else ()
 
     def session(s: SessionRecord) -> tuple[Any, Any, Any]:
-        return fold.session(s), overview(s, gold), charts.session(s) if charts else None
+        return fold.session(s), overview(s, gold, fields), charts.session(s) if charts else None
 
     def finish(values: Sequence[tuple[Any, Any, Any]], ctx: Any) -> Report:
         kept["charts"] = charts
@@ -245,10 +332,13 @@ def transcript_overview(path: str | Path, *, prices: Prices | None = None) -> tu
     return report, overviews
 
 
-def transcript_charts(path: str | Path, *, prices: Prices | None = None) -> tuple[Report, list[Chart]]:
-    """A transcript's report and its charts: the overview every transcript offers, then its protocol's."""
+def transcript_charts(
+    path: str | Path, *, prices: Prices | None = None, left_out: list[LeftOut] | None = None
+) -> tuple[Report, list[Chart]]:
+    """A transcript's report and its charts: the overview every transcript offers, then its protocol's. A chart
+    that would show nothing is not drawn; ``left_out`` collects each with its one-line reason."""
     report, overviews, declared, values = _fold(path, prices)
-    charts: list[Chart] = overview_charts(report, overviews)
+    charts: list[Chart] = overview_charts(report, overviews, left_out)
     if declared is not None:
         charts.extend(declared.charts(values, report))
     return report, charts

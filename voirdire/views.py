@@ -45,6 +45,10 @@ class Column(BaseModel):
     format: Format = "text"
     missing: str = "–"
     tones: dict[str, Tone] = Field(default_factory=dict, description="a value's text -> its tone (colour)")
+    scores: str = Field(
+        "", description="format pairs in a table: the row's key of a list of numbers, one per pair, each shown beside "
+        "its pair (a pair a line)"
+    )  # fmt: skip
 
     @property
     def heading(self) -> str:
@@ -195,6 +199,17 @@ def cell(value: Any, fmt: Format = "text", missing: str = "–", tones: dict[str
     return out if len(out.text) <= MAX_CELL else Cell(out.text[:MAX_CELL] + "…", out.tone)
 
 
+def scored_pairs(pairs: list[Any], scores: list[Any], missing: str = "–") -> Cell:
+    """Each pair on a line of its own with its score beside it: ``a → b  (0.891)``."""
+    lines = []
+    for i, p in enumerate(pairs):
+        text = f"{_plain(p[0])} → {_plain(p[1])}" if _pair(p) else _plain(p)
+        score = scores[i] if i < len(scores) else None
+        lines.append(f"{text}  ({missing if score is None else _number(score)})")
+    out = "\n".join(lines)
+    return Cell(out if len(out) <= MAX_CELL else out[:MAX_CELL] + "…")
+
+
 def _pair(p: Any) -> bool:
     return isinstance(p, list | tuple) and len(p) == 2
 
@@ -226,6 +241,9 @@ def _row_cell(col: Column, i: int, row: Any, data: dict[str, Any]) -> Cell:
         value = values[i] if isinstance(values, list) and "{" not in col.key else values
     elif isinstance(row, dict):
         value = lookup(row, col.key)
+        scores = lookup(row, col.scores) if col.scores else None
+        if col.format == "pairs" and isinstance(value, list) and isinstance(scores, list) and value:
+            return scored_pairs(value, scores, col.missing)
     else:  # a row that is a plain value: every column but the number shows it
         value = row
     return cell(value, col.format, col.missing, col.tones)

@@ -21,7 +21,7 @@ def charts(values: Sequence[Any], report: Report) -> list[Chart]:
     return [
         BarChart(
             "lmvlm-precision-recall",
-            f"LMvLM: precision, recall and F1 against gold ({report.scored} scored claims)",
+            f"LMvLM: precision, recall and F1 against gold ({report.scored} scored {_claims(report.scored)})",
             "decision",
             "%",
             tuple(name for name, _ in pairs),
@@ -32,3 +32,7 @@ def charts(values: Sequence[Any], report: Report) -> list[Chart]:
 
 
 lmvlm_charts = ChartFold(charts=charts)
+
+
+def _claims(n: int) -> str:
+    return "claim" if n == 1 else "claims"

@@ -61,13 +61,13 @@ def charts(values: Sequence[Tested | None], report: Report) -> list[Chart]:
     tests = sum(v.tests for v in runs)
     passed = sum(v.passed for v in runs)
     observed = (
-        Line(f"observed: {accepted}/{len(runs)} sentences accepted", (0.0, 1.0), (100 * accepted / len(runs),) * 2),
+        Line(f"observed: {accepted}/{len(runs)} accepted", (0.0, 1.0), (100 * accepted / len(runs),) * 2),
         Line(f"observed: {passed}/{tests} tests passed", (0.0, 1.0), (100 * passed / tests,) * 2, "faint"),
     )
     return [
         acceptance_chart(
             "oracle-acceptance-vs-epsilon",
-            f"Oracle–checker: acceptance vs ε (n = {n} tests, {len(runs)} sentences tested)",
+            f"Oracle–checker: acceptance vs ε (n = {n} tests, {len(runs)} {_sentences(len(runs))} tested)",
             n,
             observed,
         )
@@ -104,3 +104,7 @@ def _paraphrase(report: ParaphraseReport) -> list[Chart]:
 
 
 oracle_charts: ChartFold = ChartFold(charts=charts, session=tested)
+
+
+def _sentences(n: int) -> str:
+    return "sentence" if n == 1 else "sentences"

@@ -87,8 +87,10 @@ PARAPHRASE_VIEWS = Views(
             table="alignments",
             columns=(
                 Column(key="name", label="matching"),
-                Column(key="pairs", label="aligned phrase pairs", format="pairs", missing="none"),
-                Column(key="similarities", label="similarities", format="list", missing="not recorded"),
+                Column(
+                    key="pairs", label="aligned phrase pairs (similarity)", format="pairs", missing="none",
+                    scores="similarities",
+                ),
                 Column(key="leftover", label="leftover phrases", format="list"),
                 Column(key="aligned", label="oracle agreed", format="check"),
             ),

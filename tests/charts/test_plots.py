@@ -47,7 +47,7 @@ EXPECTED = {
             ("dcr-correlation.svg", "DCR Ẑ vs human", "Ẑ of the original candidate (DCE-AMC)", "human judgment")],
     "oracle_entities": [("oracle-acceptance-vs-epsilon.svg", "acceptance vs ε (n = 3 tests",
                          "ε: distance of the extractor to the nearest homomorphism", "acceptance (%)")],
-    "oracle_paraphrase": [("verdicts.svg", "Verdicts (1", "decision", "sessions")],
+    "oracle_paraphrase": [("verdicts.svg", "Verdicts of 1 session", "decision", "sessions")],
 }  # fmt: skip
 
 

@@ -72,7 +72,7 @@ def test_a_run_page_links_to_its_charts_drawn_on_the_server(browser: Any, compar
     click(browser, "a[href$='/charts']")
     figures = css(browser, "figure.chart")
     titles = [f.find_element("css selector", "img").get_attribute("alt") for f in figures]
-    assert any(t.startswith("Verdicts (2); 2/2 agree with gold") for t in titles), titles
+    assert any(t.startswith("Verdicts of 2 sessions: 2/2 agree with gold") for t in titles), titles
     assert any(t.startswith("LMvLM: precision, recall and F1") for t in titles), titles
     for f in figures:
         img = f.find_element("css selector", "img")

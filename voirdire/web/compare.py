@@ -48,6 +48,7 @@ _lock = threading.Lock()
 _charts: dict[tuple[str, int], tuple[list[Chart], str | None]] = {}
 _drawn: dict[tuple[Any, ...], bytes] = {}
 _comparisons: dict[tuple[Any, ...], Comparison] = {}
+_left_out: dict[tuple[str, int], list[Any]] = {}
 
 
 def _remember(store: dict[Any, Any], key: Any, value: Any) -> Any:
@@ -69,7 +70,9 @@ def run_charts(index: TranscriptIndex, prices: Any) -> tuple[list[Chart], str | 
         require()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            _, charts = transcript_charts(index.path, prices=prices)
+            left: list[Any] = []
+            _, charts = transcript_charts(index.path, prices=prices, left_out=left)
+            _remember(_left_out, key, left)  # the charts not drawn, with why (shown on the charts page)
         found: tuple[list[Chart], str | None] = (charts, None)
     except PlotsUnavailable as exc:
         found = ([], str(exc))
@@ -98,7 +101,11 @@ def charts_page(pages: Pages, request: Request) -> HTMLResponse:
     key, index = pages.run_index(request)
     charts, problem = run_charts(index, pages.prices)
     shown = [(slug(c.name), c.title, c.caption) for c in charts]
-    return page("charts.html", key=key, header=index.header(), charts=shown, problem=problem, version=str(index.size))
+    left_out = _left_out.get((str(index.path), index.size), [])
+    return page(
+        "charts.html", key=key, header=index.header(), charts=shown, problem=problem, left_out=left_out,
+        version=str(index.size),
+    )  # fmt: skip
 
 
 def chart_image(pages: Pages, request: Request) -> Response:
@@ -235,7 +242,8 @@ def compare_item(pages: Pages, request: Request) -> HTMLResponse:
     if not any(chat for _, chat, _, _ in sides):
         raise HTTPException(404, f"no session of item {item!r} in the chosen runs")
     back = [("run", k) for k, _ in chosen] + [("by", request.query_params.get("by", "decision"))]
-    return page("compare_item.html", item=item, sides=sides, back=back, version="")
+    paths = {key: str(index.path) for key, index in chosen}  # each run's folder beside its name
+    return page("compare_item.html", item=item, sides=sides, back=back, paths=paths, version="")
 
 
 def routes(pages: Pages) -> list[BaseRoute]:

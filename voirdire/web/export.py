@@ -7,16 +7,53 @@ opened anywhere without running or fetching anything.
 
 from __future__ import annotations
 
+import base64
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+from voirdire.charts import LeftOut
 from voirdire.chat import chat_of
+from voirdire.errors import VoirdireError
 from voirdire.prices import Prices, load_prices, run_cost
 from voirdire.web.catalog import is_transcript, summarize
-from voirdire.web.compare import embedded_charts
 from voirdire.web.errors import ViewerError
 from voirdire.web.index import TranscriptIndex
 from voirdire.web.render import asset, inline_css, render, style_hash
+
+
+def report_and_charts(index: TranscriptIndex, prices: Prices) -> tuple[str, list[tuple[str, str]], list[LeftOut]]:
+    """The run's report as ``voirdire report`` prints it, its charts as ``data:`` SVG images (title, URI; none
+    without matplotlib) and the charts left out with why, from one reading of the transcript."""
+    from voirdire.plots import PlotsUnavailable, require, transcript_charts
+    from voirdire.plots import render as draw
+
+    left: list[LeftOut] = []
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                require()
+            except PlotsUnavailable as exc:
+                return _report_only(index, prices), [], [LeftOut("charts", str(exc))]
+            report, charts = transcript_charts(index.path, prices=prices, left_out=left)
+            uri = "data:image/svg+xml;base64,"
+            drawn = [(c.title, uri + base64.b64encode(draw(c, "svg")).decode("ascii")) for c in charts]
+            return report.text(), drawn, left
+    except VoirdireError as exc:
+        return f"no report: {exc}", [], left
+
+
+def _report_only(index: TranscriptIndex, prices: Prices) -> str:
+    from voirdire.registry import registrations
+    from voirdire.report import report_file
+
+    header = index.header()
+    reg = registrations().get(header.protocol) if header else None
+    if reg is None:
+        return f"protocol {header.protocol if header else '?'} is not installed: no report"
+    return str(report_file(index.path, reg.fold, prices=prices)[0].text())
 
 
 def export_html(index: TranscriptIndex, sessions: Sequence[str] | None = None, prices: Prices | None = None) -> str:
@@ -34,6 +71,9 @@ def export_html(index: TranscriptIndex, sessions: Sequence[str] | None = None, p
         chat = chat_of(record, index.header(record.run_id))
         chats.append((index.session(sid), chat, run_cost(chat.billed, prices)))
     csp = f"default-src 'none'; style-src {style_hash(asset('viewer.css'))}; img-src data:; base-uri 'none'"
+    whole: dict[str, Any] = {"report": "", "charts": [], "left_out": []}
+    if sessions is None:  # a whole run opens as a report: its numbers, an index of sessions, the charts
+        whole["report"], whole["charts"], whole["left_out"] = report_and_charts(index, prices)
     return render(
         "export.html",
         run=summarize(index.path.name, index, prices),
@@ -41,7 +81,7 @@ def export_html(index: TranscriptIndex, sessions: Sequence[str] | None = None, p
         chats=chats,
         css=inline_css(),
         csp=csp,
-        charts=embedded_charts(index, prices) if sessions is None else [],
+        **whole,
     )
 
 

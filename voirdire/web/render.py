@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 from importlib import resources
+from pathlib import PurePath
 from typing import Any
 from urllib.parse import quote
 
@@ -153,6 +154,8 @@ def environment() -> Environment:
         pretty=pretty,
         slug=slug,
         q=lambda v: quote(str(v), safe=""),
+        folder=lambda p: PurePath(str(p)).parent.name,  # runs of one file name in two folders: told apart by it
+        basename=lambda p: PurePath(str(p)).name,
     )
     env.globals.update(
         blocks=blocks,
