@@ -22,11 +22,12 @@ from typing import Any
 
 from autogen_agentchat.agents import BaseChatAgent
 from autogen_core.models import ChatCompletionClient
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from voirdire.agents import ModelAgent
 from voirdire.cache import ResponseCache
 from voirdire.errors import CannotWrite, SessionTimeout, VoirdireError, run_stopping
+from voirdire.limits import TOKEN_COUNT_MAX
 from voirdire.models import ModelPool, RoleSettings, spec_label
 from voirdire.models.limiter import endpoint_limits as _endpoint_limits
 from voirdire.prompts import PromptLibrary
@@ -200,8 +201,42 @@ class SessionRunner:
                 exc = SessionTimeout(
                     f"the session ran past its deadline of {job.session_timeout:g} s (session_timeout)"
                 )
-            session.error(exc, traceback.format_exc())
+            tb = traceback.format_exc()
+            invalid = _validation_error(exc)
+            if invalid is not None:  # one line for the session, not pydantic's dump (the traceback keeps it)
+                exc = out_of_bounds(invalid)
+            session.error(exc, tb)
             return Outcome(sid, error=mask_secrets(f"{type(exc).__name__}: {exc}"))
+
+
+class OutOfBounds(VoirdireError, ValueError):
+    """A value a session was to record is out of the transcript's bounds (token counts of one call past
+    ``voirdire.limits.TOKEN_COUNT_MAX``, summed over its requests or reported by a client given in code)."""
+
+
+def _validation_error(exc: BaseException) -> ValidationError | None:
+    """The pydantic ValidationError that ``exc`` is or was raised from, if any."""
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            return None
+        if isinstance(seen, ValidationError):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def out_of_bounds(exc: ValidationError) -> OutOfBounds:
+    """``exc`` in one line: which value of which record, and why; token counts said as such."""
+    first = exc.errors(include_url=False)[0]
+    where = ".".join(str(p) for p in first["loc"])
+    value = first.get("input")
+    if where.endswith("_tokens") and isinstance(value, int) and not isinstance(value, bool):
+        return OutOfBounds(
+            f"a model call's {where} of {value:,} is not a token count voirdire keeps (whole numbers from 0 to "
+            f"{TOKEN_COUNT_MAX:,} tokens a call, its requests' counts added up): the model's usage counts are wrong"
+        )
+    return OutOfBounds(f"a {exc.title} record could not be made: {where or 'value'}: {first['msg']}")
 
 
 async def start_clients(
