@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import pytest
 from autogen_core.models import CreateResult
 from autogen_ext.models.replay import ReplayChatCompletionClient
 
@@ -38,3 +39,49 @@ def test_token_counts_summing_past_the_limit_are_one_clear_session_error(chaos_c
         assert "1,000,000,000" in message and "tokens" in message
     errors = [e for s in load(out).sessions.values() for e in s.of_kind(ErrorEvent)]
     assert len(errors) == 3 and all("\n" not in e.message for e in errors)
+
+
+def _forged(tmp_path: Any, field: str, value: int) -> Any:
+    """A real chaos transcript with one model call's ``field`` set to ``value``."""
+    import json
+
+    items = [{"id": f"q{i}", "question": f"Capital {i}?"} for i in range(2)]
+    out = tmp_path / "t.jsonl"
+    run("chaos", items, out=out, clients={"witness": ReplayChatCompletionClient(["correct"] * 10),
+                                          "judge": ReplayChatCompletionClient(["correct"] * 10)})  # fmt: skip
+    lines = out.read_text().splitlines()
+    at = next(k for k, line in enumerate(lines) if '"kind":"model_call"' in line)
+    rec = json.loads(lines[at])
+    rec[field] = value
+    lines[at] = json.dumps(rec)
+    out.write_text("\n".join(lines) + "\n")
+    return out, at + 1
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [("requests", -28_000_000), ("retries", -5), ("requests", 10**12), ("samples", -1)]
+)
+def test_request_and_retry_counts_out_of_bounds_are_refused_naming_the_line(
+    chaos_cli: None, tmp_path: Any, capsys: pytest.CaptureFixture[str], field: str, value: int  # noqa: F811
+) -> None:
+    from voirdire.cli import main
+
+    out, line = _forged(tmp_path, field, value)
+    assert main(["report", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"t.jsonl:{line}: not a transcript record (model_call.{field}:" in err
+    assert "-28,000,000" not in err and "28000000 requests" not in err
+
+
+@pytest.mark.parametrize(("field", "value"), [("requests", -28_000_000), ("retries", -5), ("requests", 10**12)])
+def test_the_viewer_counts_no_request_or_retry_count_out_of_bounds(
+    chaos_cli: None, tmp_path: Any, field: str, value: int  # noqa: F811
+) -> None:
+    from voirdire.web.index import TranscriptIndex
+
+    out, line = _forged(tmp_path, field, value)
+    index = TranscriptIndex(out, persist=False)
+    index.refresh()
+    assert any(f"t.jsonl:{line}:" in p for p in index.problems), index.problems
+    for a in index.sessions():
+        assert 0 <= a.retries < 100 and all(0 <= m[6] < 100 for m in a.models.values())
