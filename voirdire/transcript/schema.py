@@ -15,9 +15,9 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from voirdire.errors import VoirdireError
-from voirdire.limits import TOKEN_COUNT_MAX
-from voirdire.views import Views
+from voirdire.base import VoirdireError
+from voirdire.base import TOKEN_COUNT_MAX
+from voirdire.transcript.step_views import Views
 
 A = TypeVar("A")
 
@@ -38,7 +38,7 @@ class TranscriptError(VoirdireError, ValueError):
 
 
 class RoleBinding(BaseModel):
-    """Which model serves a role, with secrets stripped (``voirdire.secrets.redact_url``)."""
+    """Which model serves a role, with secrets stripped (``voirdire.base.secrets.redact_url``)."""
 
     model_config = ConfigDict(extra="forbid")
     spec: str
@@ -51,14 +51,14 @@ class RoleBinding(BaseModel):
 class DisplayHints(BaseModel):
     """How a reader shows this protocol's sessions without importing it: role colours (ANSI SGR codes, mapped to
     web colours by the viewer), the item fields shown above the chat, the gold fields, states whose entry
-    needs no divider, and the views of its steps and verdict (``voirdire.views``)."""
+    needs no divider, and the views of its steps and verdict (``voirdire.transcript.step_views``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     colors: dict[str, str] = Field(default_factory=dict)
     item_fields: tuple[str, ...] = ()
     gold_fields: tuple[str, ...] = ()
     quiet_states: tuple[str, ...] = ()
-    views: Views = Field(default_factory=Views, description="how steps and the verdict read (voirdire.views)")
+    views: Views = Field(default_factory=Views, description="how steps and the verdict read (transcript.step_views)")
 
 
 class RunHeader(BaseModel):
@@ -111,6 +111,11 @@ class Message(_Event):
     sample: int | None = Field(None, description="which of several samples drawn for one request (0-based)")
 
 
+CALL_COUNT_MAX = 10**6
+"""The most requests, retries or samples one model call may count: far above what any call takes, and a bound on
+what a damaged or forged transcript can make a report add up (one printed "-28,000,000 requests")."""
+
+
 class TokenUsage(BaseModel):
     model_config = ConfigDict(extra="forbid")
     prompt_tokens: int = Field(0, ge=0, le=TOKEN_COUNT_MAX)
@@ -125,7 +130,7 @@ class ModelCall(_Event):
     response: str
     usage: TokenUsage = Field(default_factory=TokenUsage)
     latency_s: float
-    retries: int = 0
+    retries: int = Field(0, ge=0, le=CALL_COUNT_MAX)
     finish_reason: str | None = None
     cached: bool = Field(False, description="answered from the response cache, not the model")
     coalesced: bool = Field(
@@ -133,8 +138,8 @@ class ModelCall(_Event):
         description="answered by an identical deterministic request of the same session (in flight or done): "
         "no request of its own, no usage",
     )
-    samples: int = Field(1, description="replies drawn by this call")
-    requests: int = Field(1, description="requests (or generations) it took; 0 when cached")
+    samples: int = Field(1, ge=1, le=CALL_COUNT_MAX, description="replies drawn by this call")
+    requests: int = Field(1, ge=0, le=CALL_COUNT_MAX, description="requests (or generations) it took; 0 when cached")
     enforcement: str | None = Field(
         None, description="how a reply schema was held: grammar, response_format, validated or text-fallback"
     )
@@ -171,7 +176,9 @@ class ErrorEvent(_Event):
     message: str
     traceback: str | None = None
     role: str | None = Field(None, description="the role whose model call failed, when one did")
-    retries: int = Field(0, ge=0, description="how often that call was retried before it was given up")
+    retries: int = Field(
+        0, ge=0, le=CALL_COUNT_MAX, description="how often that call was retried before it was given up"
+    )
 
 
 class Verdict(_Event):

@@ -12,7 +12,7 @@ else the latest. Gold correctness (does the verdict agree with the gold label?) 
 under the key the run header's display hints name (``views.verdict.gold``), or, where the protocol's report lists
 rows with ``id`` and ``gold``, from comparing ``accepted`` with that gold; the report is found through the registry,
 never by importing a protocol. Per model, an attempt keeps its calls, tokens, model time and what was billed
-(tokens of calls not answered from the cache, requests), which ``voirdire.prices.run_cost`` prices.
+(tokens of calls not answered from the cache, requests), which ``voirdire.reports.prices.run_cost`` prices.
 """
 
 from __future__ import annotations
@@ -32,9 +32,10 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from voirdire.errors import VoirdireError
-from voirdire.limits import MAX_JSON_DEPTH, token_count, too_deep
+from voirdire.base import VoirdireError
+from voirdire.base import MAX_JSON_DEPTH, token_count, too_deep
 from voirdire.transcript import (
+    CALL_COUNT_MAX,
     Line,
     RunHeader,
     SessionRecord,
@@ -311,11 +312,18 @@ class TranscriptIndex:
             if p is None or c is None or not isinstance(t, int | float):  # a forged or garbled line: not counted
                 self.problems.append(f"{self.path}:{self.lines}: usage counts that are not token counts")
                 return
+            retries, requests = _call_count(rec.get("retries", 0)), _call_count(rec.get("requests", 1))
+            if retries is None or requests is None:
+                self.problems.append(
+                    f"{self.path}:{self.lines}: request or retry counts that are not whole numbers from 0 to "
+                    f"{CALL_COUNT_MAX:,}"
+                )
+                return
             a.calls += 1
             a.prompt_tokens += p
             a.completion_tokens += c
             a.latency_s += t
-            a.retries += int(rec.get("retries", 0))
+            a.retries += retries
             m = a.models.setdefault(rec["model"], [0, 0, 0, 0.0, 0, 0, 0])
             m[0] += 1
             m[1] += p
@@ -324,14 +332,14 @@ class TranscriptIndex:
             if not rec.get("cached"):
                 m[4] += p
                 m[5] += c
-            m[6] += int(rec.get("requests", 1))
+            m[6] += requests
             a.human = a.human or rec["model"] == "human"
         elif kind == "parse_failure":
             a.parse_failures += 1
         elif kind == "error":
             a.errors += 1
             a.error = f"{rec.get('error_type')}: {rec.get('message')}"
-            a.retries += int(rec.get("retries") or 0)  # the retries of a call given up on
+            a.retries += _call_count(rec.get("retries") or 0) or 0  # the retries of a call given up on
         elif kind == "transition":
             a.state = rec.get("to_state")
         elif kind == "verdict":
@@ -717,6 +725,13 @@ def _write_atomically(path: Path, text: str) -> bool:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
         return False
+
+
+def _call_count(value: object) -> int | None:
+    """A model call's request or retry count when it is a whole number from 0 to ``CALL_COUNT_MAX``."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= CALL_COUNT_MAX:
+        return value
+    return None
 
 
 def _drop(data: Any, loc: tuple[Any, ...]) -> None:
