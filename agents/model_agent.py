@@ -36,17 +36,17 @@ from pydantic import Field
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 from tenacity.wait import wait_base
 
-from voirdire.cache import CachedReply, ResponseCache, cacheable
-from voirdire.limits import cut_reply, max_reply_chars
-from voirdire.models import RoleSettings
-from voirdire.models.base import (
+from voirdire.base import cut_reply, max_reply_chars
+from voirdire.models import (
     TIMEOUT_ARG,
     Completion,
     ModelConnectionError,
     ReplyTimeout,
+    RoleSettings,
     TextOnlyClient,
     TransientModelError,
 )
+from voirdire.transcript import CachedReply, ResponseCache, cacheable
 
 # Message metadata a ModelAgent understands (autogen metadata is str -> str). ROLE_KEY="system" makes the text a
 # system message; TEMPERATURE_KEY and SEED_KEY override the role's sampling for one call.
@@ -59,6 +59,10 @@ SAMPLES_KEY = "voirdire.samples"
 # A one-off request: sent without the role's conversation and kept out of it, so independent calls to one role
 # (the oracle's extractions of several sentences) can run at once.
 FRESH_KEY = "voirdire.fresh"
+# A request asked again because its reply was cut off at max_tokens: the budget it is asked with, and that it
+# replaces the cut-off exchange at the end of the role's conversation (the Session's re-ask, ``Session.ask``).
+MAX_TOKENS_KEY = "voirdire.max_tokens"
+REASK_KEY = "voirdire.reask"
 
 
 def call_metadata(
@@ -69,9 +73,15 @@ def call_metadata(
     schema: str | None = None,
     samples: int = 1,
     fresh: bool = False,
+    max_tokens: int | None = None,
+    reask: bool = False,
 ) -> dict[str, str]:
     """The metadata of one message to a ModelAgent."""
     meta: dict[str, str] = {}
+    if max_tokens is not None:
+        meta[MAX_TOKENS_KEY] = str(max_tokens)
+    if reask:
+        meta[REASK_KEY] = "1"
     if fresh:
         meta[FRESH_KEY] = "1"
     if system:
@@ -305,6 +315,10 @@ class ModelAgent(BaseChatAgent):
         schema: str | None = None
         samples = 1
         fresh = any(m.metadata.get(FRESH_KEY) for m in messages)
+        max_tokens: int | None = None
+        if any(m.metadata.get(REASK_KEY) for m in messages) and not fresh:
+            # The same request again: the cut-off reply and the messages it answered leave the conversation first.
+            del self.history[-(len(messages) + 1) :]
         conversation: list[LLMMessage] = [] if fresh else self.history
         for m in messages:
             text = m.to_model_text()
@@ -318,7 +332,11 @@ class ModelAgent(BaseChatAgent):
                 seed = int(m.metadata[SEED_KEY])
             schema = m.metadata.get(SCHEMA_KEY, schema)
             samples = int(m.metadata.get(SAMPLES_KEY, samples))
+            if MAX_TOKENS_KEY in m.metadata:
+                max_tokens = int(m.metadata[MAX_TOKENS_KEY])
         args = self.settings.create_args(temperature=temperature, seed=seed)
+        if max_tokens is not None:
+            args["max_tokens"] = max_tokens
         if schema is not None:
             args["response_format"] = json.loads(schema)
         digest = _digest(self.model_label, conversation, args)

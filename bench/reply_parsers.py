@@ -23,8 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
-from voirdire.protocol import ParseError
 from voirdire.protocols.cross_examination import parsing as new_parsing
+from voirdire.session.protocol import ParseError
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests/replies/corpus.jsonl"  # the rows of origin "lmvlm" are this protocol's corpus

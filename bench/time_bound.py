@@ -36,9 +36,11 @@ def measure(sessions: int, concurrency: int, timeout: float, retries: int) -> di
     from tests.chaos.server import ChaosServer
     from voirdire import registry
     from voirdire.cli import main
+    from voirdire.registry import plugins
 
-    registry.registrations = lambda: {"chaos": registration}  # type: ignore[assignment]
-    registry.command_plugins = lambda: ()  # type: ignore[assignment]
+    for module in (registry, plugins):  # the face and the module whose get() reads them
+        module.registrations = lambda: {"chaos": registration}  # type: ignore[attr-defined]
+        module.command_plugins = lambda: ()  # type: ignore[attr-defined]
     with tempfile.TemporaryDirectory() as tmp, ChaosServer(replies, lambda i, b: "hang", hang_s=120) as server:
         data = questions(Path(tmp) / "qs.jsonl", sessions)
         out = io.StringIO()

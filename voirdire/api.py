@@ -29,13 +29,12 @@ from typing import Any, TypeVar
 from autogen_core.models import ChatCompletionClient
 from pydantic import BaseModel
 
-from voirdire.datasets import load_items
-from voirdire.errors import VoirdireError
+from voirdire.base import VoirdireError
 from voirdire.models import RoleSettings
-from voirdire.protocol import Protocol
-from voirdire.registry import get
-from voirdire.report import Report
+from voirdire.registry import get, load_items
+from voirdire.reports import Report
 from voirdire.runner import EVERY_ROLE, RunOptions, RunResult, default_out, role_problem, run_protocol
+from voirdire.session import Protocol
 from voirdire.transcript import Transcript, load
 
 T = TypeVar("T")

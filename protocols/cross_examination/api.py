@@ -11,10 +11,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from voirdire.api import Clients, Models, SessionFailed, arun, arun_dataset, protocol, run_sync
-from voirdire.report import Report
-from voirdire.runner import RunResult, default_out
-from voirdire.transcript import Verdict
+from voirdire.kit import (
+    Clients,
+    Models,
+    Report,
+    RunResult,
+    SessionFailed,
+    Verdict,
+    arun,
+    arun_dataset,
+    default_out,
+    protocol,
+    run_sync,
+)
 
 from .protocol import CrossExamination
 

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from voirdire.machine import StateMachine
-from voirdire.protocol import Protocol, Session
-from voirdire.transcript import Verdict
+from voirdire.kit import Protocol, Session, StateMachine, Verdict
 
 from .claims import brief_examinee, make_claim
 from .items import ClaimItem, claim_item_from_record
@@ -35,14 +33,10 @@ class AreYouSure(Protocol[ClaimItem, CrossExaminationParams]):
     Item = ClaimItem
     Params = CrossExaminationParams
     Outcome = ClaimOutcome
-    prompt_folder = "cross_examination"
 
     @classmethod
     def item_from_record(cls, record: dict[str, Any]) -> ClaimItem:
         return claim_item_from_record(record)
-
-    def item_id(self, item: ClaimItem) -> str:
-        return item.id or ""
 
     async def run(self, item: ClaimItem, session: Session) -> Verdict:
         generated = item.claim is None
@@ -86,14 +80,10 @@ class IDontKnow(Protocol[ClaimItem, CrossExaminationParams]):
     Item = ClaimItem
     Params = CrossExaminationParams
     Outcome = ClaimOutcome
-    prompt_folder = "cross_examination"
 
     @classmethod
     def item_from_record(cls, record: dict[str, Any]) -> ClaimItem:
         return claim_item_from_record(record)
-
-    def item_id(self, item: ClaimItem) -> str:
-        return item.id or ""
 
     async def run(self, item: ClaimItem, session: Session) -> Verdict:
         if not item.question:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from voirdire.protocol import Session
+from voirdire.kit import Session
 
 from .items import ClaimItem
 from .parsing import fill_blank, is_cloze

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from voirdire.inputs import ItemInputs
-from voirdire.options import ParamsCLI, build_params
-from voirdire.registry import CommandSpec
+from voirdire.kit import CommandSpec, ItemInputs, ParamsCLI, build_params
 
 from .baselines import AreYouSure, IDontKnow
 from .items import ClaimItem

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from voirdire.protocol import Statistics
+from voirdire.kit import Statistics
 
 
 class ExaminationCounts(BaseModel):

@@ -11,8 +11,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from voirdire.protocol import ParseError
-from voirdire.replies import Polar, read_polar, read_yes_no
+from voirdire.kit import ParseError, Polar, read_polar, read_yes_no
 
 Decision = Literal["correct", "incorrect"]
 # Stage 3's verdict, said of the claim (§2).

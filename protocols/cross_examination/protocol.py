@@ -23,11 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from voirdire.machine import StateMachine
-from voirdire.protocol import Protocol, Session
-from voirdire.structured import ReplySchema
-from voirdire.transcript import DisplayHints, Verdict
-from voirdire.views import Column, VerdictView, Views
+from voirdire.kit import Column, DisplayHints, Protocol, ReplySchema, Session, StateMachine, Verdict, VerdictView, Views
 
 from .claims import brief_examinee, make_claim
 from .items import ClaimItem, claim_item_from_record
@@ -123,14 +119,10 @@ class CrossExamination(Protocol[ClaimItem, CrossExaminationParams]):
     Item = ClaimItem
     Params = CrossExaminationParams
     Outcome = ClaimOutcome
-    prompt_folder = "cross_examination"
 
     @classmethod
     def item_from_record(cls, record: dict[str, Any]) -> ClaimItem:
         return claim_item_from_record(record)
-
-    def item_id(self, item: ClaimItem) -> str:
-        return item.id or ""
 
     # ------------------------------------------------------------------ §2 Stage 1 answers
     async def _answers(self, session: Session, questions: list[str]) -> str:

@@ -9,9 +9,17 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from voirdire.charts import slug
-from voirdire.errors import VoirdireError
-from voirdire.reproduction import Cell, Options, Outcome, Reproduction, model_args, paper_models_note, run_voirdire
+from voirdire.kit import (
+    Cell,
+    Options,
+    Outcome,
+    Reproduction,
+    VoirdireError,
+    model_args,
+    paper_models_note,
+    run_voirdire,
+    slug,
+)
 
 from .charts import charts as lmvlm_charts
 from .scoring import Report
@@ -44,7 +52,7 @@ def popqa(options: Options) -> Path:
 
 
 def _run(options: Options, majority: bool) -> Report:
-    from voirdire.report import report_file
+    from voirdire.kit import report_file
 
     from .scoring import report
 

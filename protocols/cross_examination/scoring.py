@@ -13,10 +13,18 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
-from voirdire.metrics import PRF, mean_sd, precision_recall_f1
-from voirdire.report import Report as BaseReport
-from voirdire.report import ReportFold, category, counts
-from voirdire.transcript import SessionRecord
+from voirdire.kit import (
+    PRF,
+    ReportFold,
+    SessionRecord,
+    category,
+    counts,
+    mean_sd,
+    precision_recall_f1,
+)
+from voirdire.kit import (
+    Report as BaseReport,
+)
 
 from .outcome import ClaimOutcome
 

@@ -15,10 +15,7 @@ from typing import Any
 
 from autogen_core.models import ChatCompletionClient
 
-from voirdire.api import arun
-from voirdire.models import RoleSettings
-from voirdire.runner import RunResult, default_out
-from voirdire.transcript import Verdict, load
+from voirdire.kit import RoleSettings, RunResult, Verdict, arun, default_out, load
 
 from .data import load_benchmark
 from .items import DCRItem

@@ -14,11 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from voirdire.encoders import sentence_encoder
-from voirdire.errors import VoirdireError
+from voirdire.kit import VoirdireError, sentence_encoder
 
 from .data import Example
-from .sentences import split_sentences
+from .sentences import rouge_sentences
 
 ROUGE = {"rouge-1": "rouge1", "rouge-2": "rouge2", "rouge-l": "rougeLsum"}
 METRICS = (*ROUGE, "embedding")
@@ -30,7 +29,7 @@ class BaselineError(VoirdireError, RuntimeError):
 
 def lines(text: str) -> str:
     """One sentence a line, which is how ``rougeLsum`` reads sentences."""
-    return "\n".join(split_sentences(text))
+    return "\n".join(rouge_sentences(text))
 
 
 def rouge(examples: Sequence[Example], variant: str, *, stemmer: bool = True) -> list[float]:

@@ -10,10 +10,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from voirdire.datasets import load_items
-from voirdire.options import ParamsCLI
-from voirdire.protocol import Protocol
-from voirdire.registry import CommandSpec, InputError, Inputs, RunOutcome, default_summary
+from voirdire.kit import CommandSpec, InputError, Inputs, ParamsCLI, Protocol, RunOutcome, default_summary, load_items
 
 from .data import LOADERS, DataError, load_benchmark
 from .items import DCRItem
@@ -88,6 +85,12 @@ def rounds_text(statistics: dict[str, Any]) -> str:
         lines += [f"  {minus} {h.sentences[j]} (not evaluated)" for j in h.not_evaluated if j < len(h.sentences)]
     lines.append(f"final score {'unscored' if o.score is None else f'{o.score:.3f}'} ({o.stopped})")
     lines.append(("improved candidate: " if o.improved else "candidate: ") + o.candidate)
+    lines += [f"lost ({g['how']}, round {g['round']}): {g['sentence']}" for g in o.lost]
+    lines += [f"removed ({g['how']}, round {g['round']}): {g['sentence']}" for g in o.removed]
+    lines += [f"warning: rewrote a consistent sentence (round {g['round']}): {g['before']} → {g['after']}"
+              for g in o.rewrote_consistent]  # fmt: skip
+    if o.amc_complete is False:
+        lines.append("warning: the AMC array did not have one mark per reason: scored as returned, not accepted")
     if o.lost_sentences:
         lines.append(f"the final candidate has {o.sentences_end} sentences, the original {o.sentences_start}")
     if o.unscored_candidate:

@@ -16,14 +16,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from voirdire.datasets import load_items
-from voirdire.errors import VoirdireError
-from voirdire.progress import stage
-from voirdire.transcript import load
+from voirdire.kit import VoirdireError, load, load_items, stage
 
 from .baselines import METRICS, scorer
-from .correlation import Correlation, Kind, correlate
 from .data import KIND, LOADERS, Example, load_benchmark
+from .human_correlation import Correlation, Kind, correlate
 from .items import item_from_record
 from .report import dataset_kind, human_correlation
 
@@ -156,7 +153,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def cmd_correlate(args: argparse.Namespace) -> int:
     if args.plot is not None:
-        from voirdire.plots import require
+        from voirdire.kit import require
 
         require()  # before the work: without matplotlib, a one-line error saying how to install it
     if args.metric == "dcr":

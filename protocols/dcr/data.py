@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from voirdire.errors import VoirdireError
+from voirdire.kit import VoirdireError
 
 from .items import DCRItem
 

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from voirdire.protocol import Statistics
+from voirdire.kit import Statistics
 
 Score = Literal["initial_score", "score"]  # the original candidate's Ẑ, or the final one's
 
@@ -23,6 +23,10 @@ class DCROutcome(Statistics):
     sentences_start: int | None = None
     sentences_end: int | None = None
     lost_sentences: bool = False
+    lost: list[dict[str, Any]] = Field(default_factory=list)  # unflagged sentences RAI lost: {round, sentence, how}
+    removed: list[dict[str, Any]] = Field(default_factory=list)  # flagged sentences RAI deleted, in the candidate
+    rewrote_consistent: list[dict[str, Any]] = Field(default_factory=list)  # {round, before, after}
+    amc_complete: bool | None = None  # False: the final round's AMC array had another length (as-returned)
     history: list[dict[str, Any]] = Field(default_factory=list)  # each scored round (``Round``), in order
 
     def metric(self, score: Score) -> float | int | None:

@@ -19,19 +19,23 @@ history. A reply that does not fit its schema is a parse failure with the outcom
 The candidate is cut into sentences by a segmenter (``sentences.py``) and each reason is found in it
 (``coverage.py``): a reason about text the candidate does not have is a recorded mismatch, never a score; a
 sentence no reason is about is "not evaluated" and counts as z = −1 (``amc.py``); RAI rewrites only the text the
-reasons are about and every other character of the candidate is kept, so no sentence is lost that nobody flagged.
+reasons are about and every other character of the candidate is kept. RAI's reply is matched to the sentences it
+was given by content (``rai.align``): a sentence judged consistent that the improver leaves out, blanks or replaces
+by a repeat is *lost*, a recorded failure that stops the loop (the improved candidate stays unscored and the verdict
+is never "consistent"); a flagged sentence it deletes is *removed*, allowed and named in the evidence; a consistent
+sentence it rewrites anyway is recorded with a warning. An AMC array of another length than the reasons
+(``--amc-length as-returned``) is a recorded failure: scored as returned, never accepted.
 """
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from voirdire.machine import StateMachine
-from voirdire.protocol import LONG_REPLY_CHARS, Protocol, Session
-from voirdire.transcript import DisplayHints, Verdict
+from voirdire.kit import LONG_REPLY_CHARS, DisplayHints, Protocol, Session, StateMachine, Verdict
 
 from .amc import UndefinedScore, alpha_beta, amc_schema, as_paragraphs, consistency_score
 from .coverage import Candidate, Status, disjoint
@@ -66,7 +70,9 @@ Stop = Literal[
     "reasons_not_in_candidate",
     "no_sentence_reason",
     "amc_unreadable",
+    "amc_incomplete",
     "rai_unreadable",
+    "rai_lost_sentence",
 ]
 
 # Why a DCE reason is a mismatch (coverage.py's statuses that are never scored).
@@ -74,6 +80,30 @@ MISMATCH = {
     "not_in_candidate": "is about a sentence the candidate does not have",
     "repeated": "repeats a sentence an earlier reason is about",
 }
+
+
+@dataclass
+class Improvement:
+    """One RAI round: the improved candidate and what happened to the sentences the improver was given."""
+
+    text: str
+    removed: list[dict[str, Any]] = field(default_factory=list)  # flagged sentences deleted: {round, sentence, how}
+    lost: list[dict[str, Any]] = field(default_factory=list)  # unflagged sentences gone: {round, sentence, how}
+    rewrote_consistent: list[dict[str, Any]] = field(default_factory=list)  # {round, before, after}
+
+
+@dataclass
+class Ledger:
+    """What every RAI round of one item removed, lost or rewrote against its instructions, for the verdict."""
+
+    removed: list[dict[str, Any]] = field(default_factory=list)
+    lost: list[dict[str, Any]] = field(default_factory=list)
+    rewrote_consistent: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, step: Improvement) -> None:
+        self.removed += step.removed
+        self.lost += step.lost
+        self.rewrote_consistent += step.rewrote_consistent
 
 
 async def candidate_of(text: str) -> Candidate:
@@ -130,6 +160,7 @@ class Round(BaseModel):
     alpha: int = 0
     beta: int = 0
     score: float | None = None
+    amc_complete: bool = True  # False: an as-returned AMC array of another length than the reasons
 
     @property
     def in_candidate(self) -> list[int]:
@@ -164,14 +195,10 @@ class DCR(Protocol[DCRItem, DCRParams]):
     Item = DCRItem
     Params = DCRParams
     Outcome = DCROutcome
-    prompt_folder = "dcr"
 
     @classmethod
     def item_from_record(cls, record: dict[str, Any]) -> DCRItem:
         return item_from_record(record)
-
-    def item_id(self, item: DCRItem) -> str:
-        return item.id
 
     def required_roles(self) -> tuple[str, ...]:
         return self.roles if self.params.rounds > 0 else ("evaluator", "converter")
@@ -187,6 +214,7 @@ class DCR(Protocol[DCRItem, DCRParams]):
         task = self.task(item)
         candidate = item.candidate
         history: list[Round] = []
+        ledger = Ledger()
         improvements = 0
         stop: Stop = "max_rounds"
         for r in range(m + 1):
@@ -203,6 +231,9 @@ class DCR(Protocol[DCRItem, DCRParams]):
             if await self.convert(session, evaluation) is None:
                 stop = "amc_unreadable"
                 break
+            if not evaluation.amc_complete:  # RAI needs a mark per reason to know which sentences were flagged
+                stop = "amc_incomplete"
+                break
             if evaluation.score == 1:
                 stop = "consistent"
                 break
@@ -213,10 +244,14 @@ class DCR(Protocol[DCRItem, DCRParams]):
             if improved is None:
                 stop = "rai_unreadable"
                 break
-            candidate = improved
+            ledger.add(improved)
+            candidate = improved.text
             improvements += 1
+            if improved.lost:  # content nobody flagged is gone: the improved candidate is not evaluated
+                stop = "rai_lost_sentence"
+                break
         session.enter("done", stage="verdict")
-        return self.conclude(session, item, task, history, stop, improvements, candidate)
+        return self.conclude(session, item, task, history, stop, improvements, candidate, ledger)
 
     # ------------------------------------------------------------------ Eq. 1
     async def divide_conquer(
@@ -330,6 +365,17 @@ class DCR(Protocol[DCRItem, DCRParams]):
             return None
         z = list(reply.value.answer)
         u = len(evaluation.not_evaluated)
+        if len(z) != k:
+            evaluation.amc_complete = False
+            session.parse_failure(
+                "converter",
+                f"{self.prompt_folder}/amc",
+                expected=f"one mark per reason: {k} marks of -1 or 1 (Eq. 2)",
+                raw=reply.text,
+                error=f"{len(z)} marks for {k} reasons",
+                outcome="scored as returned (the authors' code, sum(answer) / len(answer)) but not as a complete "
+                "array: the candidate is not accepted, RAI is not run and the loop stops",
+            )
         if len(z) == k:
             alpha, beta = alpha_beta(z, [evaluation.counted[i] for i in given])
             marks: list[int | None] = [None] * len(evaluation.reasons)
@@ -357,7 +403,7 @@ class DCR(Protocol[DCRItem, DCRParams]):
         return score
 
     # ------------------------------------------------------------------ Eq. 4
-    async def improve(self, session: Session, r: int, reference: str, evaluation: Round) -> str | None:
+    async def improve(self, session: Session, r: int, reference: str, evaluation: Round) -> Improvement | None:
         """RAI rewrites the inconsistent sentences (or the summary, at paragraph level) from DCE's reasons."""
         await session.reset("improver")
         if self.params.level != "paragraph":
@@ -376,6 +422,10 @@ class DCR(Protocol[DCRItem, DCRParams]):
         before, after = [evaluation.candidate], [reply.value.improved_summary.strip()]
         changes = sentence_diff(before, after)
         improved = after[0]
+        step = Improvement(improved)
+        if not improved:  # a blank summary loses every sentence, and nobody flagged the summary away
+            step.lost.append({"round": r, "sentence": evaluation.candidate, "how": "blanked"})
+            self.record_lost(session, r, "rai_paragraph", reply.text, step.lost)
         session.note(
             "candidate_diff",
             round=r,
@@ -384,10 +434,13 @@ class DCR(Protocol[DCRItem, DCRParams]):
             kept=[],
             before=evaluation.candidate,
             after=improved,
+            lost=[g["sentence"] for g in step.lost],
         )
-        return improved
+        return step
 
-    async def improve_sentences(self, session: Session, r: int, reference: str, evaluation: Round) -> str | None:
+    async def improve_sentences(
+        self, session: Session, r: int, reference: str, evaluation: Round
+    ) -> Improvement | None:
         """Table 10 on the text the counted reasons are about; the improved sentences replace that text in the
         candidate and every other character stays where it was."""
         cut = await candidate_of(evaluation.candidate)
@@ -406,30 +459,61 @@ class DCR(Protocol[DCRItem, DCRParams]):
         )
         if reply.value is None:
             return None
-        aligned = align(before, reply.value.root)
+        touched = {j for i in given for j in located[i].sentences}
+        kept = [text for j, text in enumerate(cut.sentences) if j not in touched]
+        marks = evaluation.marks or []
+        flagged = [i < len(marks) and marks[i] == -1 for i in given]
+        entries = reply.value.root
+        aligned = align(before, entries, flagged, kept)
         if not aligned.complete:
+            problems = [f"entry {j + 1} repeats a sentence another entry took" for j in aligned.duplicated]
+            problems += [f"entry {j + 1} is about no given sentence" for j in aligned.unmatched]
+            problems += [f"no entry for {before[i][:120]!r}" for i, how in aligned.why.items() if how == "left out"]
             session.parse_failure(
                 "improver",
                 f"{self.prompt_folder}/{prompt}",
-                expected=f"one improved sentence per given sentence ({len(before)}, Eq. 4)",
+                expected=f"one improved sentence per given sentence ({len(before)}, Eq. 4), matched by its text",
                 raw=reply.text,
-                error=f"{len(reply.value.root)} entries for {len(before)} sentences",
-                outcome="sentences without an entry are kept unchanged, entries matching no sentence dropped",
+                error=f"{len(entries)} entries for {len(before)} sentences: " + "; ".join(problems),
+                outcome="entries are matched by content, duplicates and strays dropped; a flagged sentence with no "
+                "entry is removed, an unflagged one is lost (the loop stops)",
             )
         after = aligned.sentences
         improved, _ = cut.rebuild(spans, after)
-        touched = {j for i in given for j in located[i].sentences}
+        step = Improvement(improved)
+        step.removed = [{"round": r, "sentence": before[i], "how": aligned.why[i]} for i in aligned.removed]
+        step.lost = [{"round": r, "sentence": before[i], "how": aligned.why[i]} for i in aligned.lost]
+        step.rewrote_consistent = [
+            {"round": r, "before": before[i], "after": after[i]} for i in aligned.rewrote_consistent
+        ]
+        if step.lost:
+            self.record_lost(session, r, f"{self.prompt_folder}/{prompt}", reply.text, step.lost)
         changes = sentence_diff(before, after)
         session.note(
             "candidate_diff",
             round=r,
             changed=[c.model_dump() for c in changes],
             unchanged=len(before) - len(changes),
-            kept=[text for j, text in enumerate(cut.sentences) if j not in touched],
+            kept=kept,
             before=evaluation.candidate,
             after=improved,
+            removed=[g["sentence"] for g in step.removed],
+            lost=[g["sentence"] for g in step.lost],
+            rewrote_consistent=[f"{g['before']} → {g['after']}" for g in step.rewrote_consistent],
         )
-        return improved
+        return step
+
+    @staticmethod
+    def record_lost(session: Session, r: int, prompt: str, raw: str, lost: list[dict[str, Any]]) -> None:
+        """A sentence judged consistent is gone from the improved candidate: a failure of Eq. 4, recorded."""
+        session.parse_failure(
+            "improver",
+            prompt,
+            expected="every sentence judged consistent retained (Eq. 4, §3.3)",
+            raw=raw,
+            error="; ".join(f"lost ({g['how']}): {g['sentence'][:120]!r}" for g in lost),
+            outcome=f"the round-{r} candidate is not evaluated, the loop stops and the verdict is not consistent",
+        )
 
     # ------------------------------------------------------------------ the verdict
     def conclude(
@@ -441,20 +525,38 @@ class DCR(Protocol[DCRItem, DCRParams]):
         stop: Stop,
         improvements: int,
         last: str,
+        ledger: Ledger | None = None,
     ) -> Verdict:
         """The final score Ẑ, the final candidate (the last one scored) and the round history; an improved
         candidate whose evaluation could not be read is kept apart as ``unscored_candidate``."""
+        ledger = ledger or Ledger()
         scored = [h for h in history if h.score is not None]
         final = scored[-1] if scored else None
-        if final is None:
+        if final is None or not final.amc_complete:  # an incomplete AMC array is never a measurement to accept
             decision, accepted = "unscored", None
         else:
             accepted = final.score == 1
             decision = "consistent" if accepted else "inconsistent"
+        if ledger.lost and accepted:  # never reached (RAI runs only below Ẑ = 1); kept as the rule it enforces
+            decision, accepted = "unscored", None
         reported = final.candidate if final else item.candidate
+        removed = [g for g in ledger.removed if g["round"] <= (final.round if final else 0)]
         start, end = len(split_sentences(item.candidate)), len(split_sentences(reported))
         evidence = self.evidence(final) if final is not None else []
-        if end < start:
+        if final is not None and not final.amc_complete:
+            evidence.append(
+                f"warning: AMC returned {len([m for m in final.marks or [] if m is not None])} marks for "
+                f"{len(final.in_candidate)} reasons: scored as returned, not accepted"
+            )
+        evidence += [f"lost ({g['how']}, round {g['round']}): {g['sentence']}" for g in ledger.lost]
+        evidence += [f"removed ({g['how']}, round {g['round']}): {g['sentence']}" for g in removed]
+        evidence += [
+            f"warning: the improver rewrote a sentence judged consistent (round {g['round']}): "
+            f"{g['before']} → {g['after']}"
+            for g in ledger.rewrote_consistent
+        ]
+        lost_count = end < start - len(removed)
+        if lost_count:
             evidence.append(f"the final candidate has {end} sentences, the original {start}: sentences were lost")
         return session.verdict(
             decision,
@@ -474,7 +576,11 @@ class DCR(Protocol[DCRItem, DCRParams]):
                 "is_consistent": final.is_consistent if final else None,
                 "sentences_start": start,
                 "sentences_end": end,
-                "lost_sentences": end < start,
+                "lost_sentences": lost_count or bool(ledger.lost),
+                "lost": ledger.lost,
+                "removed": removed,
+                "rewrote_consistent": ledger.rewrote_consistent,
+                "amc_complete": final.amc_complete if final else None,
                 "not_evaluated": [final.sentences[j] for j in final.not_evaluated] if final else [],
                 "history": [h.model_dump(mode="json") for h in history],
             },

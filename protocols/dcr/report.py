@@ -17,11 +17,10 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
-from voirdire.report import Report, ReportFold, category, counts
-from voirdire.transcript import SessionRecord
+from voirdire.kit import Report, ReportFold, SessionRecord, category, counts
 
-from .correlation import Correlation, Kind, correlate
 from .data import KIND
+from .human_correlation import Correlation, Kind, correlate
 from .outcome import DCROutcome, Score
 
 

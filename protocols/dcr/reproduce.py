@@ -9,12 +9,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from voirdire.reproduction import Cell, Options, Outcome, Reproduction, model_args, paper_models_note, run_voirdire
+from voirdire.kit import Cell, Options, Outcome, Reproduction, model_args, paper_models_note, run_voirdire
 
 from .charts import charts as dcr_charts
 from .charts import correlation_scatter
 from .correlate import NOT_COMPARABLE, PRINTED, TOLERANCE, compare, examples_of
-from .correlation import correlate
+from .human_correlation import correlate
 
 PAPER = "DCR-Consistency: Divide-Conquer-Reasoning for Consistency Evaluation and Improvement of LLMs (Cui et al.)"
 NAMES = {"pearson": "r", "spearman": "ρ", "kendall": "τ", "auroc": "AUROC"}
@@ -79,7 +79,7 @@ def _run_dcr(options: Options, data: str, rounds: int) -> Path:
 
 
 def _report(transcript: Path) -> Any:
-    from voirdire.report import report_file
+    from voirdire.kit import report_file
 
     from .report import report
 

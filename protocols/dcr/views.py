@@ -1,11 +1,13 @@
 """How DCR's steps read in ``voirdire show``, the viewer and the export (display hints, no reader imports this
 package). Per round: DCE's reasons (Eq. 1), each with the sentence it is about and whether Eq. 3 scores it; AMC's
 table of the candidate's sentences with their ±1 marks (Eq. 2), the sentences no scored reason is about shown as
-not evaluated, and Ẑ (Eq. 3); then RAI's rewrite (Eq. 4) as a word diff. The verdict shows Ẑ across rounds."""
+not evaluated, and Ẑ (Eq. 3); then RAI's rewrite (Eq. 4) as a word diff, with the sentences it removed (flagged
+ones it deleted), lost (ones nobody flagged that are gone) and rewrote against its instructions. The verdict
+shows Ẑ across rounds."""
 
 from __future__ import annotations
 
-from voirdire.views import Column, StepView, Tone, VerdictView, Views
+from voirdire.kit import Column, StepView, Tone, VerdictView, Views
 
 STATUS_TONES: dict[str, Tone] = {"consistent": "good", "inconsistent": "bad", "not evaluated": "muted"}
 REASON_TONES: dict[str, Tone] = {"scored": "", "paragraph": "muted", "not_in_candidate": "bad", "repeated": "muted"}
@@ -48,7 +50,13 @@ VIEWS = Views(
         ),
         "candidate_diff": StepView(
             title="RAI · rewrite for round {round}",
-            fields=(Column(key="unchanged", label="sentences kept"),),
+            fields=(
+                Column(key="unchanged", label="sentences kept"),
+                Column(key="removed", label="removed (flagged, deleted)", format="list", missing="none"),
+                Column(key="lost", label="lost (not flagged)", format="list", missing="none"),
+                Column(key="rewrote_consistent", label="warning: rewrote a consistent sentence", format="list",
+                       missing="none"),
+            ),
             diff=("before", "after"),
         ),
     },
@@ -62,6 +70,7 @@ VIEWS = Views(
                 Column(key="stopped", label="stopped"),
                 Column(key="not_evaluated", label="sentences not evaluated", format="refs", missing="none"),
                 Column(key="lost_sentences", label="sentences lost", format="yesno"),
+                Column(key="amc_complete", label="AMC array complete", format="yesno"),
             ),
         ),
         subject=Column(key="candidate", label="final candidate"),

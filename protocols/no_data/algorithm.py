@@ -19,7 +19,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
-from voirdire.protocol import Statistics
+from voirdire.kit import Statistics
 
 from .rubric import Label
 

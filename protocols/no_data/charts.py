@@ -6,9 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from statistics import mean
 
-from voirdire.charts import Chart, ChartFold, Line, LineChart
-from voirdire.report import Report
-from voirdire.transcript import SessionRecord, Step
+from voirdire.kit import Chart, ChartFold, Line, LineChart, Report, SessionRecord, Step
 
 from .algorithm import ROUND_STEP
 from .report import NoDataReport

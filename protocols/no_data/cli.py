@@ -12,16 +12,14 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from voirdire.options import ParamsCLI
-from voirdire.protocol import Protocol
-from voirdire.registry import CommandSpec, InputError, Inputs
+from voirdire.kit import CommandSpec, InputError, Inputs, ParamsCLI, Protocol
 
 from .data import FILES, resolve_dataset
 from .protocol import NoDataProtocol, NoDataProtocolParams, make_items
 from .report import NoDataReport
 
 if TYPE_CHECKING:
-    from voirdire.registry import RunOutcome
+    from voirdire.kit import RunOutcome
 
 
 def _retry_temperature(text: str) -> float | None:

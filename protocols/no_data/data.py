@@ -15,8 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from voirdire.datasets import DatasetError  # one error family for bad data
-from voirdire.files import read_text
+from voirdire.kit import DatasetError, read_text
 
 from .rubric import RUBRICS, Label, Rubric
 

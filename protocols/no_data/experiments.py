@@ -14,8 +14,7 @@ from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, Field
 
-from voirdire.runner import run_in_memory
-from voirdire.transcript import Verdict
+from voirdire.kit import Verdict, run_in_memory
 
 from .algorithm import KAryRun, NoDataParams, NoDataRun
 from .challenges import Verifier

@@ -23,9 +23,7 @@ from typing import Literal, TypeVar
 import numpy as np
 from pydantic import BaseModel, Field, create_model
 
-from voirdire.protocol import ParseError, Session
-from voirdire.replies import read_number
-from voirdire.structured import ReplySchema
+from voirdire.kit import ParseError, ReplySchema, Session, read_number
 
 from .generators import OracleGenerator, Proposal, uniform_bits
 from .rubric import IP_RUBRIC, Label, Rubric

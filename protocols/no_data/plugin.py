@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from voirdire.registry import Registration
+from voirdire.kit import Registration
 
 from .charts import no_data_charts
 from .cli import NODATA

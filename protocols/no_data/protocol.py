@@ -33,9 +33,7 @@ from typing import Any, Literal
 from autogen_agentchat.agents import BaseChatAgent
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from voirdire.machine import StateMachine
-from voirdire.protocol import Protocol, Session
-from voirdire.transcript import DisplayHints, Verdict
+from voirdire.kit import DisplayHints, Protocol, Session, StateMachine, Verdict
 
 from .algorithm import (
     DECISION_STEP,
@@ -225,7 +223,6 @@ class NoDataProtocol(Protocol[NoDataItem, NoDataProtocolParams]):
     Item = NoDataItem
     Params = NoDataProtocolParams
     Outcome = NoDataOutcome
-    prompt_folder = "no_data"
 
     def __init__(
         self,

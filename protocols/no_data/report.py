@@ -15,9 +15,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
-from voirdire.metrics import accuracy, precision_recall_f1
-from voirdire.report import Context, Report, ReportFold
-from voirdire.transcript import SessionRecord, Verdict
+from voirdire.kit import Context, Report, ReportFold, SessionRecord, Verdict, accuracy, precision_recall_f1
 
 from .algorithm import Decision, NoDataOutcome, NoDataRun
 from .data import FILES

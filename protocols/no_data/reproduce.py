@@ -26,9 +26,20 @@ from typing import Any
 
 import numpy as np
 
-from voirdire.charts import BarChart, Line, LineChart, Series
-from voirdire.metrics import accuracy
-from voirdire.reproduction import Cell, Options, Outcome, Reproduction, model_args, paper_models_note, run_voirdire
+from voirdire.kit import (
+    BarChart,
+    Cell,
+    Line,
+    LineChart,
+    Options,
+    Outcome,
+    Reproduction,
+    Series,
+    accuracy,
+    model_args,
+    paper_models_note,
+    run_voirdire,
+)
 
 from .challenges import RuleVerifier
 from .data import Dataset, load_split
@@ -342,7 +353,7 @@ PAPER_LLM = {
 
 
 def run_table2_llm(options: Options) -> Outcome:
-    from voirdire.report import report_file
+    from voirdire.kit import report_file
 
     from .report import NoDataReport, report
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from pydantic import BaseModel
 
-from voirdire.runner import run_in_memory
+from voirdire.kit import run_in_memory
 
 from .challenges import RuleVerifier
 from .evaluators import ComposedEvaluator, ScriptedLabeller

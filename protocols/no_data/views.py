@@ -4,7 +4,7 @@ Algorithm 1 outputs; the verdict agrees with gold when its statistic ``correct``
 
 from __future__ import annotations
 
-from voirdire.views import Column, StepView, VerdictView, Views
+from voirdire.kit import Column, StepView, VerdictView, Views
 
 from .algorithm import DECISION_STEP, ROUND_STEP
 

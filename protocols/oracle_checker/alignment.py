@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from voirdire.encoders import sentence_encoder
+from voirdire.kit import sentence_encoder
 
 from .trees import Node, PhraseParser, PhraseTree
 

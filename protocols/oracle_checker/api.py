@@ -14,10 +14,7 @@ from typing import Any
 
 from autogen_core.models import ChatCompletionClient
 
-from voirdire.api import arun
-from voirdire.models import RoleSettings
-from voirdire.runner import default_out
-from voirdire.transcript import Verdict
+from voirdire.kit import RoleSettings, Verdict, arun, default_out
 
 from .items import SentenceItem
 from .linearity import LinearityChecker

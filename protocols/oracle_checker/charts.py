@@ -6,9 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from voirdire.charts import BarChart, Chart, ChartFold, Line, LineChart, Series
-from voirdire.report import Report
-from voirdire.transcript import SessionRecord
+from voirdire.kit import BarChart, Chart, ChartFold, Line, LineChart, Report, Series, SessionRecord
 
 from .paraphrase_report import ParaphraseReport
 from .theorems import failure_bound

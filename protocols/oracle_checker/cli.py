@@ -14,10 +14,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from voirdire.datasets import load_items
-from voirdire.options import ParamsCLI
-from voirdire.protocol import Protocol
-from voirdire.registry import CommandSpec, InputError, Inputs, RunOutcome, default_summary
+from voirdire.kit import CommandSpec, InputError, Inputs, ParamsCLI, Protocol, RunOutcome, default_summary, load_items
 
 from .data import DataError, docred_sentences, msrp_pairs
 from .items import SentenceItem

@@ -6,7 +6,7 @@ Added through the ``voirdire.commands`` entry-point group beside the protocols' 
 
 from __future__ import annotations
 
-from voirdire.registry import CommandTable, get
+from voirdire.kit import CommandTable, get
 
 
 def add_command(sub: CommandTable) -> None:

@@ -23,8 +23,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
-from voirdire.replies import Labels, read_label
-from voirdire.structured import ParseError
+from voirdire.kit import Labels, ParseError, read_label
 
 Vector = tuple[int, ...]
 

@@ -24,10 +24,7 @@ from typing import Any
 from autogen_agentchat.agents import BaseChatAgent
 from pydantic import BaseModel, ConfigDict, Field
 
-from voirdire.agents import FunctionAgent
-from voirdire.machine import StateMachine
-from voirdire.protocol import Protocol, Session, Statistics
-from voirdire.transcript import DisplayHints, Verdict
+from voirdire.kit import DisplayHints, FunctionAgent, Protocol, Session, StateMachine, Statistics, Verdict
 
 from .entities import (
     NAMED_CHOICES,
@@ -133,7 +130,6 @@ class LinearityChecker(Protocol[SentenceItem, LinearityParams]):
     Item = SentenceItem
     Params = LinearityParams
     Outcome = LinearityOutcome
-    prompt_folder = "oracle_checker"
 
     def rule_roles(self) -> tuple[str, ...]:
         return ("checker",)
@@ -144,9 +140,6 @@ class LinearityChecker(Protocol[SentenceItem, LinearityParams]):
     @classmethod
     def item_from_record(cls, record: dict[str, Any]) -> SentenceItem:
         return sentence_from_record(record)
-
-    def item_id(self, item: SentenceItem) -> str:
-        return item.id
 
     # ------------------------------------------------------------------ §3, §5.1
     async def run(self, item: SentenceItem, session: Session) -> Verdict:

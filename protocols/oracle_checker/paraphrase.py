@@ -32,13 +32,19 @@ from typing import Any, Literal
 from autogen_agentchat.agents import BaseChatAgent
 from pydantic import BaseModel, ConfigDict, Field
 
-from voirdire.agents import FunctionAgent
-from voirdire.machine import StateMachine
-from voirdire.protocol import Protocol, Session
-from voirdire.replies import Polar
-from voirdire.replies import read_yes_no as read_yes_no_reply
-from voirdire.structured import ParseError
-from voirdire.transcript import DisplayHints, Verdict
+from voirdire.kit import (
+    DisplayHints,
+    FunctionAgent,
+    ParseError,
+    Polar,
+    Protocol,
+    Session,
+    StateMachine,
+    Verdict,
+)
+from voirdire.kit import (
+    read_yes_no as read_yes_no_reply,
+)
 
 from .alignment import BagOfWordsEmbedder, Candidate, Embedder, MiniLMEmbedder, candidate, describe, phi
 from .items import digest
@@ -250,16 +256,12 @@ class ParaphraseChecker(Protocol[PairItem, ParaphraseParams]):
     Item = PairItem
     Params = ParaphraseParams
     Outcome = ParaphraseOutcome
-    prompt_folder = "oracle_checker"
 
     def rule_roles(self) -> tuple[str, ...]:
         return ("checker",)
 
     def deterministic_agents(self, item: PairItem) -> dict[str, BaseChatAgent]:
         return {"checker": coin_agent(self.params.checker_seed, self.item_id(item))}
-
-    def item_id(self, item: PairItem) -> str:
-        return item.id
 
     def parser(self) -> PhraseParser:
         return load_parser(self.params.parser)

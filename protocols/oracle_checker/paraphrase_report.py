@@ -10,9 +10,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from voirdire.protocol import Statistics
-from voirdire.report import Context, Report, ReportFold, category
-from voirdire.transcript import SessionRecord
+from voirdire.kit import Context, Report, ReportFold, SessionRecord, Statistics, category
 
 
 class ParaphraseReport(Report):

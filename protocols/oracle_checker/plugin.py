@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from voirdire.registry import Registration
+from voirdire.kit import Registration
 
 from .charts import oracle_charts
 from .cli import ENTITIES_COMMAND, PARAPHRASE_COMMAND

@@ -18,8 +18,7 @@ from typing import Any, NamedTuple
 
 from pydantic import Field
 
-from voirdire.report import Context, Report, ReportFold, category
-from voirdire.transcript import ModelCall, SessionRecord
+from voirdire.kit import Context, ModelCall, Report, ReportFold, SessionRecord, category
 
 from .entities import norm
 from .linearity import LinearityOutcome

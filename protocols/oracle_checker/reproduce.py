@@ -11,8 +11,18 @@ from typing import Any
 
 import numpy as np
 
-from voirdire.charts import Line as _Line
-from voirdire.reproduction import Cell, Options, Outcome, Reproduction, model_args, paper_models_note, run_voirdire
+from voirdire.kit import (
+    Cell,
+    Options,
+    Outcome,
+    Reproduction,
+    model_args,
+    paper_models_note,
+    run_voirdire,
+)
+from voirdire.kit import (
+    Line as _Line,
+)
 
 from .charts import acceptance_chart
 from .entities import Vector, distance_to_linear, holds, homomorphisms, xor
@@ -109,9 +119,7 @@ def _work(options: Options) -> Path:
 
 
 def _report(transcript: Path) -> Any:
-    from voirdire.registry import get
-    from voirdire.report import report_file
-    from voirdire.transcript import RunHeader, iter_records
+    from voirdire.kit import RunHeader, get, iter_records, report_file
 
     header = next(r for r in iter_records(transcript) if isinstance(r, RunHeader))
     return report_file(transcript, get(header.protocol).fold)[0]

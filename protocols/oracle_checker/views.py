@@ -10,7 +10,7 @@ No-checker's category and coin-toss tests, and the triangular evidence of a reje
 
 from __future__ import annotations
 
-from voirdire.views import Column, StepView, VerdictView, Views
+from voirdire.kit import Column, StepView, VerdictView, Views
 
 ENTITY_VIEWS = Views(
     steps={

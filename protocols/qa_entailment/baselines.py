@@ -12,9 +12,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from voirdire.machine import StateMachine
-from voirdire.protocol import Protocol, Session
-from voirdire.transcript import Verdict
+from voirdire.kit import Protocol, Session, StateMachine, Verdict
 
 from .data import QAItem
 from .graded import QAOutcome, agrees, decision_word
@@ -51,9 +49,6 @@ class _Baseline(Protocol[QAItem, Any]):
     Outcome = QAOutcome
     # No prompts: the folder does not exist, so nothing is loaded and the header lists no prompt.
     prompt_folder = "qa_baselines"
-
-    def item_id(self, item: QAItem) -> str:
-        return item.id
 
     def _verdict(self, session: Session, item: QAItem, judgment: bool, evidence: list[str], **extra: Any) -> Verdict:
         return session.verdict(

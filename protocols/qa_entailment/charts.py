@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from voirdire.charts import BarChart, Chart, ChartFold, Series
-from voirdire.report import Report
+from voirdire.kit import BarChart, Chart, ChartFold, Report, Series
 
 from .report import QAReport
 

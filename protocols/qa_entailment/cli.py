@@ -8,9 +8,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from voirdire.options import OptionError, ParamsCLI, add_params_options, build_params, given_params
-from voirdire.protocol import Protocol
-from voirdire.registry import CommandSpec, InputError, Inputs
+from voirdire.kit import (
+    CommandSpec,
+    InputError,
+    Inputs,
+    OptionError,
+    ParamsCLI,
+    Protocol,
+    add_params_options,
+    build_params,
+    given_params,
+)
 
 from .baselines import LexicalMatchGrading, TokenF1Grading
 from .data import load_dataset, select_systems
@@ -18,7 +26,7 @@ from .hierarchy import HierarchyCell
 from .protocol import QAEntailmentGrading, QAEntailmentParams
 
 if TYPE_CHECKING:
-    from voirdire.registry import RunOutcome
+    from voirdire.kit import RunOutcome
 
 # App. A.1: "For all GPT-3.5 API calls, we set seed=42, temperature=0.0 ... and set max_tokens=300".
 PAPER_ROLE_SETTINGS: dict[str, Any] = {"max_tokens": 300, "temperature": 0.0, "seed": 42}

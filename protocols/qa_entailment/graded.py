@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from voirdire.protocol import Statistics
+from voirdire.kit import Statistics
 
 from .data import QAItem
 from .entailment import Direction, EntailmentOutcome

@@ -5,7 +5,7 @@ The paper pairs Llama-2 QA2D statements with ``cross-encoder/nli-deberta-v3-larg
 (the cross-encoder/nli-* models use 0 = contradiction, 1 = entailment, 2 = neutral, but others differ), so a
 model whose labels are not named entailment/neutral/contradiction needs an explicit ``label_map``.
 
-Nothing is downloaded (``voirdire.encoders``: offline, one model per process): point ``model`` at a directory
+Nothing is downloaded (``voirdire.models.encoders``: offline, one model per process): point ``model`` at a directory
 holding the saved model, or at a Hugging Face name already in the local cache. Requires the ``nlp`` extra
 (sentence-transformers).
 """
@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from voirdire.encoders import cross_encoder
+from voirdire.kit import cross_encoder
 
 from .entailment import EntailmentOutcome
 from .parsing import ENTAILMENT_LABELS, EntailmentLabel

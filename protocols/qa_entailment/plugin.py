@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from voirdire.registry import Registration
+from voirdire.kit import Registration
 
 from .baselines import LexicalMatchGrading, TokenF1Grading
 from .charts import qa_charts

@@ -22,10 +22,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from voirdire.machine import StateMachine
-from voirdire.protocol import ParseError, Protocol, Reply, Session
-from voirdire.structured import ReplySchema
-from voirdire.transcript import DisplayHints, Verdict
+from voirdire.kit import DisplayHints, ParseError, Protocol, Reply, ReplySchema, Session, StateMachine, Verdict
 
 from .data import QAItem
 from .entailment import Direction, EntailmentBackend, EntailmentOutcome
@@ -265,9 +262,6 @@ class QAEntailmentGrading(Protocol[QAItem, QAEntailmentParams]):
         if p.inference_llm_score or p.llm_score:
             needed.append(r.scoring)
         return tuple(dict.fromkeys(needed))
-
-    def item_id(self, item: QAItem) -> str:
-        return item.id
 
     def entailment_backend(self) -> EntailmentBackend | None:
         """The NLI cross-encoder for ``backend="nli"`` (loaded on first use, shared by every session); None for

@@ -16,8 +16,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
-from voirdire.report import Report, ReportFold, category, counts
-from voirdire.transcript import SessionRecord
+from voirdire.kit import Report, ReportFold, SessionRecord, category, counts
 
 from .data import EVOUNA_SYSTEM_NAMES, QAItem
 from .graded import QAOutcome

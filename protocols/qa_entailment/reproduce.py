@@ -8,9 +8,18 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from voirdire.charts import BarChart, Series
-from voirdire.errors import VoirdireError
-from voirdire.reproduction import Cell, Options, Outcome, Reproduction, model_args, paper_models_note, run_voirdire
+from voirdire.kit import (
+    BarChart,
+    Cell,
+    Options,
+    Outcome,
+    Reproduction,
+    Series,
+    VoirdireError,
+    model_args,
+    paper_models_note,
+    run_voirdire,
+)
 
 from .data import EVOUNA_SYSTEM_NAMES, EVOUNA_SYSTEMS, load_evouna
 from .report import QAReport
@@ -121,7 +130,7 @@ def entailment(options: Options) -> Outcome:
 
 
 def _report(transcript: Path) -> QAReport:
-    from voirdire.report import report_file
+    from voirdire.kit import report_file
 
     from .report import report
 

@@ -5,7 +5,7 @@ statistic ``agrees_with_human`` says so."""
 
 from __future__ import annotations
 
-from voirdire.views import Column, StepView, VerdictView, Views
+from voirdire.kit import Column, StepView, VerdictView, Views
 
 VIEWS = Views(
     steps={

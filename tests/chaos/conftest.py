@@ -16,10 +16,12 @@ from tests.chaos.protocol import registration
 def chaos_cli(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """``voirdire run chaos`` exists (and only it: the suite does not depend on the other protocols' state)."""
     from voirdire import registry
+    from voirdire.registry import plugins
 
     regs = {"chaos": registration}
-    monkeypatch.setattr(registry, "registrations", lambda: regs)
-    monkeypatch.setattr(registry, "command_plugins", lambda: ())  # the protocol packages' own commands
+    for module in (registry, plugins):  # the face and the module whose get() reads them
+        monkeypatch.setattr(module, "registrations", lambda: regs)
+        monkeypatch.setattr(module, "command_plugins", lambda: ())  # the protocol packages' own commands
     yield
 
 

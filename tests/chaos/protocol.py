@@ -9,10 +9,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from voirdire.machine import StateMachine
-from voirdire.protocol import ParseError, Protocol, Session
-from voirdire.registry import CommandSpec, Registration
-from voirdire.report import Report, counts
+from voirdire.registry.plugins import CommandSpec, Registration
+from voirdire.reports.fold import Report, counts
+from voirdire.session.machine import StateMachine
+from voirdire.session.protocol import ParseError, Protocol, Session
 from voirdire.transcript import DisplayHints, Transcript, Verdict
 
 

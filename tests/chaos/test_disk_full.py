@@ -13,9 +13,9 @@ import pytest
 from tests.chaos.conftest import questions
 from tests.chaos.protocol import replies
 from tests.chaos.server import ChaosServer
+from voirdire.base.errors import CannotWrite
+from voirdire.base.writes import write_atomic
 from voirdire.cli import main
-from voirdire.errors import CannotWrite
-from voirdire.writes import write_atomic
 
 
 def full_disk(monkeypatch: pytest.MonkeyPatch, where: str) -> None:
@@ -107,7 +107,7 @@ def test_a_full_transcript_disk_exits_5_naming_the_file_and_the_run_resumes(
 
 
 def test_a_full_cache_disk_is_the_same_error(tmp_path: Path) -> None:
-    from voirdire.cache import ResponseCache
+    from voirdire.transcript.cache import ResponseCache
 
     cache = ResponseCache(tmp_path / "c.jsonl")
 
@@ -116,7 +116,7 @@ def test_a_full_cache_disk_is_the_same_error(tmp_path: Path) -> None:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     cache.path = FullDevice(tmp_path / "c.jsonl")
-    from voirdire.cache import CachedReply
+    from voirdire.transcript.cache import CachedReply
 
     with pytest.raises(CannotWrite, match=f"--cache {tmp_path / 'c.jsonl'}: no space left on the device"):
         cache.put(

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.web import runs
+from voirdire.analysis.compare import compare, comparison_charts, kappa
 from voirdire.cli import main
-from voirdire.compare import compare, comparison_charts, kappa
 
 SKEPTIC = """\
 rules:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from voirdire.charts import BarChart, LineChart, ScatterChart, Series
+from voirdire.analysis.drawing import render, transcript_charts
 from voirdire.cli import main
-from voirdire.plots import render, transcript_charts
+from voirdire.reports.charts import BarChart, LineChart, ScatterChart, Series
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.web.runs import ENTAILMENT
+from voirdire.analysis.reproduce import reproductions
 from voirdire.cli import main
-from voirdire.reproduce import reproductions
-from voirdire.reproduction import Options, paper_models_note
+from voirdire.reports.paper_tables import Options, paper_models_note
 
 
 def reproduce(tmp_path: Path, name: str, *extra: str) -> dict:  # type: ignore[type-arg]

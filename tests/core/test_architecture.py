@@ -99,8 +99,9 @@ def layers(text: str) -> list[tuple[str, list[str]]]:
     places its module (``voirdire/api.py`` -> ``voirdire.api``), a folder every module under it (``voirdire/runner/``
     -> ``voirdire.runner.``, ``agents/`` -> ``voirdire.agents.``, a trailing dot)."""
     section = text.split("## Layers", 1)[1].split("\n## ", 1)[0]
+    table = section[section.index("\n|") + 1 :].split("\n\n", 1)[0]  # the first table of the section
     rows = []
-    for line in section.splitlines():
+    for line in table.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if not line.startswith("|") or len(cells) < 2 or cells[0] in ("layer", "") or set(cells[0]) <= {"-"}:
             continue
@@ -131,7 +132,7 @@ def layer_of(module: str, table: list[tuple[str, list[str]]]) -> int | None:
 
 def test_every_module_has_a_documented_layer() -> None:
     table = layers(ARCHITECTURE.read_text(encoding="utf-8"))
-    assert [name for name, _ in table][:2] == ["errors, secrets", "models"] and table[-1][0] == "protocols"
+    assert [name for name, _ in table][:2] == ["base", "models"] and table[-1][0] == "protocols"
     unplaced = sorted(m for m in modules() if layer_of(m, table) is None)
     assert not unplaced, f"modules docs/architecture.md's layer table does not place: {unplaced}"
 
@@ -151,12 +152,12 @@ def test_imports_follow_the_documented_layer_order() -> None:
 
 def test_the_layer_check_sees_a_wrong_import() -> None:
     table = layers(
-        "## Layers\n| layer | modules | what |\n|---|---|---|\n| low | `voirdire/errors.py` | x |\n"
+        "## Layers\n| layer | modules | what |\n|---|---|---|\n| low | `voirdire/base/errors.py` | x |\n"
         "| high | `voirdire/runner/`, `agents/` | y |\n"
     )
-    assert table == [("low", ["voirdire.errors"]), ("high", ["voirdire.runner.", "voirdire.agents."])]
+    assert table == [("low", ["voirdire.base.errors"]), ("high", ["voirdire.runner.", "voirdire.agents."])]
     assert layer_of("voirdire.runner.lock", table) == 1 and layer_of("voirdire.agents.model_agent", table) == 1
-    assert layer_of("voirdire.errors", table) == 0 and layer_of("voirdire.errorsx", table) is None
+    assert layer_of("voirdire.base.errors", table) == 0 and layer_of("voirdire.errorsx", table) is None
 
 
 def registered_names() -> set[str]:
@@ -196,7 +197,7 @@ def test_the_core_spells_no_registered_protocol_name() -> None:
 
 def test_the_graph_sees_the_project() -> None:
     g = graph()
-    assert "voirdire.protocol" in g["voirdire.runner.prepare"]
+    assert "voirdire.session" in g["voirdire.runner.prepare"] and "voirdire.session.protocol" in g["voirdire.session"]
     assert "voirdire.protocols.cross_examination.items" in g["voirdire.protocols.cross_examination.claims"]
 
 
@@ -223,9 +224,8 @@ def test_agents_do_not_import_the_session_layer() -> None:
     g = graph()
     for name, targets in g.items():
         if name.startswith("voirdire.agents"):
-            assert not {t for t in targets if t.startswith(("voirdire.protocol", "voirdire.runner", "voirdire.cli"))}, (
-                name
-            )
+            upward = ("voirdire.session", "voirdire.runner", "voirdire.cli")
+            assert not {t for t in targets if t.startswith(upward)}, name
             assert "voirdire.registry" not in targets, name
 
 
@@ -262,3 +262,122 @@ def test_the_core_reads_no_verdict_statistic_by_a_protocols_word() -> None:
             if key is not None:
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}: statistics[{key!r}]")
     assert not offenders, offenders
+
+
+ROOT_MODULES = {"__init__.py", "__main__.py", "api.py"}
+
+
+def test_only_init_main_and_api_sit_at_the_root() -> None:
+    assert {p.name for p in (ROOT / "voirdire").glob("*.py")} == ROOT_MODULES
+
+
+def test_one_folder_is_one_layer() -> None:
+    """Each row of the table places whole folders (the root's three files aside), and each folder of the core is
+    in exactly one row."""
+    table = layers(ARCHITECTURE.read_text(encoding="utf-8"))
+    placed: dict[str, str] = {}
+    for name, places in table:
+        for place in places:
+            if not place.endswith("."):
+                root = {f"voirdire.{m.removesuffix('.py')}" for m in ROOT_MODULES} | {"voirdire"}
+                assert place in root, (name, place)
+                continue
+            assert place not in placed, f"{place} is in two layers: {placed[place]} and {name}"
+            placed[place] = name
+    folders = {
+        "voirdire." + ".".join(p.parent.relative_to(ROOT / "voirdire").parts) + "."
+        for p in (ROOT / "voirdire").glob("*/__init__.py")
+    }
+    assert folders <= set(placed), sorted(folders - set(placed))
+    assert all(p.count(".") == 2 for p in placed if p.startswith("voirdire.") and not p.startswith(
+        ("voirdire.agents", "voirdire.protocols"))), "a layer is a top-level folder of voirdire/, not a part of one"
+
+
+def face_of(module: str) -> str:
+    """The package whose face a module is reached through: ``voirdire.X`` (a protocol: its own package)."""
+    parts = module.split(".")
+    return ".".join(parts[:3] if parts[1:2] == ["protocols"] else parts[:2])
+
+
+def cross_folder_imports() -> Iterator[tuple[str, str, int]]:
+    """(importing module, imported module, line) for each ``from voirdire.… import`` that crosses folders."""
+    for name, path in modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            crosses = isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith(
+                "voirdire."
+            )
+            if crosses and face_of(node.module) != face_of(name):
+                yield name, node.module, node.lineno
+
+
+def test_imports_across_folders_go_through_faces() -> None:
+    """``from voirdire.reports import Report``, never ``from voirdire.reports.fold import Report``: what a package
+    offers the layers above is what its ``__init__.py`` exports."""
+    offenders = [f"{name}:{line} imports {target}" for name, target, line in cross_folder_imports()
+                 if target != face_of(target)]
+    assert not offenders, offenders
+
+
+def test_protocols_import_the_core_through_the_kit_only() -> None:
+    offenders = [
+        f"{name}:{line} imports {target}"
+        for name, target, line in cross_folder_imports()
+        if name.startswith("voirdire.protocols.") and not target.startswith("voirdire.protocols.")
+        and target != "voirdire.kit"
+    ]
+    assert not offenders, offenders
+
+
+def suffix_pair(a: str, b: str) -> bool:
+    """Two names that differ only by an ending (``view``/``views``, ``reproduce``/``reproduction``): one a prefix
+    of the other, or the same stem of 4+ letters with endings of at most 4 letters, no underscore in either."""
+    if a == b or "_" in a.lstrip("_") or "_" in b.lstrip("_"):
+        return False
+    common = len(Path(a).name) if b.startswith(a) else 0
+    if not common:
+        while common < min(len(a), len(b)) and a[common] == b[common]:
+            common += 1
+    return common >= 4 and len(a) - common <= 4 and len(b) - common <= 4
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "pair"),
+    [("view", "views", True), ("reproduce", "reproduction", True), ("correlate", "correlation", True),
+     ("charts", "plots", False), ("paraphrase", "paraphrase_report", False), ("labels", "lexicon", False)],
+)
+def test_the_suffix_rule(a: str, b: str, pair: bool) -> None:
+    assert suffix_pair(a, b) is pair
+
+
+def test_no_two_modules_of_a_folder_differ_only_by_a_suffix() -> None:
+    offenders = []
+    for folder in {p.parent for f in FOLDERS for p in (ROOT / f).rglob("*.py")}:
+        names = sorted(p.stem for p in folder.glob("*.py") if p.stem != "__init__")
+        offenders += [f"{folder.relative_to(ROOT)}: {a}, {b}" for i, a in enumerate(names) for b in names[i + 1 :]
+                      if suffix_pair(a, b)]
+    assert not offenders, offenders
+
+
+def folder_graph() -> dict[str, set[str]]:
+    """The core's imports between its folders (``voirdire.X``; the root's files are their own boxes)."""
+    edges: dict[str, set[str]] = {}
+    for name, targets in graph().items():
+        if name.startswith(("voirdire.protocols", "voirdire.agents")):
+            continue
+        here = face_of(name) if name != "voirdire" else name
+        edges.setdefault(here, set()).update(
+            face_of(t) for t in targets if not t.startswith(("voirdire.protocols", "voirdire.agents"))
+            and face_of(t) != here
+        )
+    return edges
+
+
+def test_the_folders_import_each_other_without_a_cycle() -> None:
+    assert cycles(folder_graph()) == []
+
+
+if __name__ == "__main__":  # python -m tests.core.test_architecture: the numbers docs/architecture.md gives
+    core = [m for m in modules() if not m.startswith(("voirdire.protocols", "voirdire.agents"))]
+    folders = folder_graph()
+    print(f"{len(core)} modules in {len(folders)} folders and root files, "
+          f"{sum(map(len, folders.values()))} imports between them, {len(cycles(folders))} cycles")

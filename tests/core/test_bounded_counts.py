@@ -12,7 +12,7 @@ from autogen_ext.models.replay import ReplayChatCompletionClient
 
 from tests.chaos.conftest import chaos_cli  # noqa: F401  (a fixture)
 from voirdire.api import run
-from voirdire.limits import TOKEN_COUNT_MAX
+from voirdire.base.limits import TOKEN_COUNT_MAX
 from voirdire.transcript import ErrorEvent, load
 
 

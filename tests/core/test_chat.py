@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from voirdire.chat import Bubble, Divider, Failure, Note, Outcome, Problem, chat_of, lane_of
+from voirdire.chat.turns import Bubble, Divider, Failure, Note, Outcome, Problem, chat_of, lane_of
 from voirdire.transcript import (
     DisplayHints,
     ErrorEvent,
@@ -21,7 +21,7 @@ from voirdire.transcript import (
     Transition,
     Verdict,
 )
-from voirdire.views import Column, VerdictView, Views
+from voirdire.transcript.step_views import Column, VerdictView, Views
 
 HEADER = RunHeader(
     run_id="r",

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from voirdire.datasets import DatasetError, as_list, load_items, read_records
 from voirdire.protocols.cross_examination import CrossExamination
+from voirdire.registry.datasets import DatasetError, as_list, load_items, read_records
 
 
 def test_popqa_loads_with_aliases(shared_data: Path) -> None:

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, Field
 
-from voirdire.inputs import ItemInputs
-from voirdire.machine import StateMachine
-from voirdire.protocol import Protocol, Session
-from voirdire.registry import InputError
+from voirdire.registry.inputs import ItemInputs
+from voirdire.registry.plugins import InputError
+from voirdire.session.machine import StateMachine
+from voirdire.session.protocol import Protocol, Session
 from voirdire.transcript import Verdict
 
 

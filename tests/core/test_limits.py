@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from voirdire.limits import MAX_JSON_DEPTH, TOKEN_COUNT_MAX, token_count, too_deep
+from voirdire.base.limits import MAX_JSON_DEPTH, TOKEN_COUNT_MAX, token_count, too_deep
 from voirdire.models.base import InvalidReply
 from voirdire.models.openai import _read_completion
 from voirdire.transcript import TranscriptError, load
@@ -64,7 +64,7 @@ def test_a_bad_transcript_line_is_named_by_file_and_line(tmp_path: Path, line: s
 
 
 def test_a_reply_past_the_cap_is_cut_with_the_cut_noted() -> None:
-    from voirdire.limits import cut_reply, shortened
+    from voirdire.base.limits import cut_reply, shortened
 
     assert cut_reply("short", 1000) == ("short", 0)
     kept, cut = cut_reply("x" * 5000, 1000)
@@ -92,7 +92,7 @@ def test_a_megabyte_reply_is_kept_once_and_cut(tmp_path: Path, monkeypatch: pyte
 
 @pytest.mark.parametrize("bad", ["0", "12", "lots", "1e9"])
 def test_the_reply_cap_must_be_a_whole_number(bad: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from voirdire.limits import LimitError, max_reply_chars
+    from voirdire.base.limits import LimitError, max_reply_chars
 
     monkeypatch.setenv("VOIRDIRE_MAX_REPLY_CHARS", bad)
     with pytest.raises(LimitError, match="VOIRDIRE_MAX_REPLY_CHARS"):
@@ -100,7 +100,7 @@ def test_the_reply_cap_must_be_a_whole_number(bad: str, monkeypatch: pytest.Monk
 
 
 def test_a_forged_cache_line_costs_a_call_never_a_crash(tmp_path: Path) -> None:
-    from voirdire.cache import ResponseCache
+    from voirdire.transcript.cache import ResponseCache
 
     path = tmp_path / "c.jsonl"
     good = {"digest": "sha256:ok", "reply": {"text": "Paris.", "prompt_tokens": 3, "completion_tokens": 1}}

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.fake_openai import FakeOpenAIServer
-from voirdire.live import LiveChat, live_mode
+from voirdire.chat.live import LiveChat, live_mode
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = "\x1b]0;x\x07\x1b[2J\x1b[1;1HVerdict: CORRECT (accepted)\u202e"
@@ -119,7 +119,7 @@ def test_follow_prints_each_session_when_it_ends(tmp_path: Path) -> None:
 def test_a_long_step_shows_progress_only_at_a_terminal() -> None:
     import io
 
-    from voirdire.progress import stage
+    from voirdire.chat.progress import stage
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from voirdire.machine import StateMachine
+from voirdire.session.machine import StateMachine
 
 
 def test_edges_initial_states_and_final_states() -> None:

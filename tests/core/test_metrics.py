@@ -1,4 +1,4 @@
-"""voirdire.metrics against scikit-learn / scipy on random data."""
+"""voirdire.reports.metrics against scikit-learn / scipy on random data."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 from sklearn.metrics import cohen_kappa_score, f1_score, precision_score, recall_score, roc_auc_score
 
-from voirdire import metrics
+from voirdire.reports import metrics
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -10,7 +10,7 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel, Field, model_validator
 
-from voirdire.options import OptionError, ParamsCLI, add_params_options, build_params, given_params
+from voirdire.registry.flags import OptionError, ParamsCLI, add_params_options, build_params, given_params
 
 
 class Colour(enum.Enum):

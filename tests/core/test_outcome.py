@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, Field, ValidationError
 
-from voirdire.machine import StateMachine
-from voirdire.protocol import Protocol, Session, Statistics
 from voirdire.runner import run_in_memory
+from voirdire.session.machine import StateMachine
+from voirdire.session.protocol import Protocol, Session, Statistics
 from voirdire.transcript import Verdict
 
 

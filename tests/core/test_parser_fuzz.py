@@ -23,9 +23,7 @@ from typing import Any, ClassVar
 import pytest
 from pydantic import BaseModel, Field
 
-from voirdire.machine import StateMachine
 from voirdire.models.scripted import ScriptedChatCompletionClient
-from voirdire.protocol import LONG_REPLY_CHARS, Protocol, Session
 from voirdire.protocols.cross_examination.parsing import (
     fill_blank,
     parse_decision,
@@ -47,8 +45,10 @@ from voirdire.protocols.qa_entailment.parsing import (
 from voirdire.protocols.qa_entailment.partial_marks import InferenceExplanation, parse_explanation
 from voirdire.replies import Labels, Polar, read_label, read_number, read_polar
 from voirdire.replies import read_yes_no as core_yes_no
+from voirdire.replies.schema import ParseError, ReplySchema
 from voirdire.runner import run_in_memory
-from voirdire.structured import ParseError, ReplySchema
+from voirdire.session.machine import StateMachine
+from voirdire.session.protocol import LONG_REPLY_CHARS, Protocol, Session
 from voirdire.transcript import Verdict
 
 SEED = 20250613

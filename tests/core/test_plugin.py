@@ -18,18 +18,25 @@ TOY = '''
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from voirdire.agents import FunctionAgent
-from voirdire.machine import StateMachine
-from voirdire.options import ParamsCLI
-from voirdire.protocol import ParseError, Protocol, Session
-from voirdire.registry import CommandSpec, Registration
-from voirdire.report import Report, counts
-from voirdire.transcript import DisplayHints, Transcript, Verdict
+from voirdire.kit import (
+    CommandSpec,
+    DisplayHints,
+    FunctionAgent,
+    ParamsCLI,
+    ParseError,
+    Protocol,
+    Registration,
+    Report,
+    Session,
+    StateMachine,
+    Transcript,
+    Verdict,
+    counts,
+)
 
 
 class Statement(BaseModel):
@@ -66,17 +73,12 @@ class Toy(Protocol[Statement, ToyParams]):
     display = DisplayHints(colors={"judge": "35"}, item_fields=("text",), gold_fields=("truth",))
     Item = Statement
     Params = ToyParams
-    prompt_folder = "toy"
-    prompt_root = Path(__file__).parent / "prompts"
 
     def rule_roles(self) -> tuple[str, ...]:
         return ("counter",)
 
     def deterministic_agents(self, item: Statement) -> dict:
         return {"counter": FunctionAgent("counter", lambda text: json.dumps({"words": len(text.split())}))}
-
-    def item_id(self, item: Statement) -> str:
-        return item.id
 
     async def run(self, item: Statement, session: Session) -> Verdict:
         session.enter("count", stage="count")
@@ -139,9 +141,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An installed distribution 'voirdire-toy' on a folder of its own: package, prompts and entry point."""
     root = tmp_path_factory.mktemp("site")
     package = root / "voirdire_toy"
-    (package / "prompts" / "toy").mkdir(parents=True)
+    (package / "prompts" / "voirdire_toy").mkdir(parents=True)  # prompts/<package>/, found by default
     (package / "__init__.py").write_text(textwrap.dedent(TOY), encoding="utf-8")
-    (package / "prompts" / "toy" / "judge.yaml").write_text(PROMPT, encoding="utf-8")
+    (package / "prompts" / "voirdire_toy" / "judge.yaml").write_text(PROMPT, encoding="utf-8")
     dist = root / "voirdire_toy-0.1.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: voirdire-toy\nVersion: 0.1\n", encoding="utf-8")
@@ -199,10 +201,10 @@ def test_a_plugin_protocol_runs_through_the_generic_cli(site: Path, tmp_path: Pa
     assert report.returncode == 0, report.stderr
     parsed = json.loads(report.stdout)
     assert parsed["sessions"] == 3 and parsed["verdicts"] == 3 and parsed["agreement"] == 1.0
-    assert parsed["parse_failures"] == {"judge · toy/judge": 1}
-    assert parsed["replies"] == {"judge · toy/judge": 2, "counter · text": 3}
+    assert parsed["parse_failures"] == {"judge · voirdire_toy/judge": 1}
+    assert parsed["replies"] == {"judge · voirdire_toy/judge": 2, "counter · text": 3}
     text = voirdire(site, "report", str(out), cwd=tmp_path).stdout
-    assert "parse failures: judge · toy/judge 1/2 (50%)" in text
+    assert "parse failures: judge · voirdire_toy/judge 1/2 (50%)" in text
 
 
 def test_a_plugin_adds_a_command_of_its_own(site: Path, tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from voirdire.prompts import PromptLibrary, default_root
+from voirdire.session.prompts import PromptLibrary, default_root
 
 ROOT = default_root()
 FILES = sorted(ROOT.glob("*/*.yaml"))
@@ -77,7 +77,7 @@ def test_an_installed_wheel_finds_its_prompts(tmp_path: Path) -> None:
     zipfile.ZipFile(wheel).extractall(site)
     assert (site / "voirdire" / "prompt_files" / "cross_examination" / "decision.yaml").is_file()
     probe = (
-        "from voirdire.prompts import default_root, library; "
+        "from voirdire.session.prompts import default_root, library; "
         "print(default_root()); print(library().get('cross_examination/decision').spec.verbatim)"
     )
     out = subprocess.run(

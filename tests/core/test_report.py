@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-import voirdire.report as report_module
+import voirdire.reports.fold as report_module
 from voirdire.cli import main
-from voirdire.prices import PriceError, load_prices, read_prices
-from voirdire.registry import registrations
-from voirdire.report import ReportBuilder, ReportFold, generic_report, report_file
+from voirdire.registry.plugins import registrations
+from voirdire.reports.fold import ReportBuilder, ReportFold, generic_report, report_file
+from voirdire.reports.prices import PriceError, load_prices, read_prices
 from voirdire.transcript import (
     ErrorEvent,
     Message,

@@ -1,4 +1,4 @@
-"""One rule prices a run for every reader (``voirdire.prices.run_cost``): free models cost $0, a billed model is
+"""One rule prices a run for every reader (``voirdire.reports.prices.run_cost``): free models cost $0, a billed model is
 priced by its name whatever the base URL, cached replies are free, and a model without a price makes the cost
 partial, or unknown when nothing is priced."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from voirdire.prices import Price, Prices, run_cost
+from voirdire.reports.prices import Price, Prices, run_cost
 
 PRICES = Prices({"gpt-4o-mini": Price(0.15, 0.60)})
 

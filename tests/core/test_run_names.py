@@ -12,7 +12,7 @@ import pytest
 from voirdire.cli import main
 from voirdire.cli.run import default_concurrency
 from voirdire.models import RoleSettings
-from voirdire.registry import registrations
+from voirdire.registry.plugins import registrations
 
 from .examination_scripts import scripted_models
 

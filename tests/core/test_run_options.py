@@ -35,7 +35,7 @@ def test_the_command_line_becomes_run_options_once() -> None:
 
 
 def test_a_secret_on_the_command_line_is_masked_in_the_recorded_command(monkeypatch: pytest.MonkeyPatch) -> None:
-    from voirdire.secrets import register_secret
+    from voirdire.base.secrets import register_secret
 
     register_secret("sk-test-0123456789abcdef")
     opts = options_of("--model", "openai-compatible:m@https://u:sk-test-0123456789abcdef@example.org/v1")
@@ -61,7 +61,7 @@ def test_run_options_check_what_cannot_run() -> None:
 
 def test_keywords_override_the_options_given_whole(tmp_path: Path) -> None:
     from voirdire.protocols.qa_entailment.data import QAItem
-    from voirdire.registry import get
+    from voirdire.registry.plugins import get
 
     proto = get("qa_lexical").protocol()
     item = QAItem(id="q1", question="Capital of France?", gold_answers=("Paris",), system="s", system_answer="Paris")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from voirdire.secrets import mask_secrets, redact_url
+from voirdire.base.secrets import mask_secrets, redact_url
 
 
 def test_mask_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -43,7 +43,7 @@ def test_known_secrets_are_masked_in_base64_and_percent_encoded_forms(monkeypatc
 
 
 def test_registered_secrets_and_bearer_values(monkeypatch: pytest.MonkeyPatch) -> None:
-    from voirdire.secrets import register_secret
+    from voirdire.base.secrets import register_secret
 
     register_secret("plain-value-registered-77")
     register_secret("tiny")  # ignored: too short to mask safely
@@ -61,8 +61,8 @@ def test_urls_in_free_text_keep_everything_but_credentials() -> None:
 def test_mask_tree_masks_every_string_and_the_transcript_stays_valid_json(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from voirdire.base.secrets import mask_tree
     from voirdire.runner import MaskingWriter
-    from voirdire.secrets import mask_tree
     from voirdire.transcript import Message, read_lines
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-tree-secret-000111")

@@ -11,12 +11,12 @@ import pytest
 from pydantic import BaseModel, Field
 
 from tests.fake_openai import FakeOpenAIServer
-from voirdire.machine import StateMachine
 from voirdire.models import RoleSettings, ScriptedChatCompletionClient
-from voirdire.prompts import PromptLibrary
-from voirdire.protocol import ParseError, Protocol, Session
+from voirdire.replies.schema import ReplySchema
 from voirdire.runner import run_protocol
-from voirdire.structured import ReplySchema
+from voirdire.session.machine import StateMachine
+from voirdire.session.prompts import PromptLibrary
+from voirdire.session.protocol import ParseError, Protocol, Session
 from voirdire.transcript import Message, ModelCall, ParseFailure, Verdict, load
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from tests.web import runs
+from voirdire.chat.terminal import SessionNotFound, render, render_session
 from voirdire.cli import main
 from voirdire.transcript import DisplayHints, load
-from voirdire.view import SessionNotFound, render, render_session
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +93,7 @@ def test_escapes_and_bidi_overrides_never_reach_the_terminal(folder: tuple[Path,
 
 
 def test_a_reply_of_megabytes_without_a_space_wraps_in_linear_time() -> None:
-    from voirdire.view import wrap
+    from voirdire.chat.terminal import wrap
 
     lines = wrap("x" * 2_000_000, 100)
     assert len(lines) == 20_000 and {len(line) for line in lines} == {100}

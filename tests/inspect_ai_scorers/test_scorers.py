@@ -17,8 +17,8 @@ from inspect_ai.dataset import Sample
 from inspect_ai.model import Model, ModelOutput, ModelUsage, get_model
 from inspect_ai.solver import generate
 
-import voirdire.inspect as vi
-from voirdire.registry import registrations
+import voirdire.integrations.inspect as vi
+from voirdire.registry.plugins import registrations
 from voirdire.transcript import ModelCall, Verdict, load
 
 REPLY = "Yes. The claim is correct."
@@ -143,7 +143,7 @@ def test_inspect_eval_from_the_command_line(tmp_path: Path) -> None:
             from inspect_ai.dataset import Sample
             from inspect_ai.model import ModelOutput, ModelUsage, get_model
             from inspect_ai.solver import generate
-            from voirdire.inspect import cross_examination
+            from voirdire.integrations.inspect import cross_examination
 
             def outputs():
                 while True:

@@ -13,7 +13,7 @@ from autogen_core.models import UserMessage
 
 from tests.chaos.protocol import replies
 from tests.chaos.server import ChaosServer
-from voirdire.errors import EndpointDown
+from voirdire.base.errors import EndpointDown
 from voirdire.models import ReplyTimeout
 from voirdire.models.base import ModelConnectionError, ModelHTTPError
 from voirdire.models.limiter import FAIL_FAST_AFTER
@@ -74,7 +74,7 @@ async def test_http_refusals_make_the_endpoint_down_unless_it_ever_answered() ->
 
 def test_a_down_endpoint_is_not_retried() -> None:
     from voirdire.agents.model_agent import is_transient
-    from voirdire.errors import run_stopping
+    from voirdire.base.errors import run_stopping
 
     assert not is_transient(EndpointDown("http://127.0.0.1:9/v1 refused its first 3 requests"))
     who = "examiner via openai-compatible:m@http://127.0.0.1:9/v1"

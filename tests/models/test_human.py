@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from autogen_core.models import AssistantMessage, SystemMessage, UserMessage
 
+from voirdire.chat.terminal import render
 from voirdire.cli import main
 from voirdire.models import HumanClient
 from voirdire.models.human import HumanInputEnded, read_reply
 from voirdire.transcript import Message, ModelCall, load
-from voirdire.view import render
 
 EXAMINER = """\
 rules:

@@ -176,7 +176,7 @@ async def test_endpoint_limits_shows_each_endpoint_by_its_redacted_url() -> None
 
 
 async def test_an_endpoint_that_refuses_its_first_requests_is_down_at_once() -> None:
-    from voirdire.errors import EndpointDown
+    from voirdire.base.errors import EndpointDown
     from voirdire.models.limiter import FAIL_FAST_AFTER
 
     limit = AdaptiveLimit(FAIL_FAST_AFTER, "http://user:pw@127.0.0.1:9/v1?key=x")

@@ -8,9 +8,9 @@ from autogen_core.models import UserMessage
 
 from tests.chaos.server import ChaosServer, in_order
 from voirdire.agents.model_agent import is_transient
+from voirdire.base.secrets import mask_secrets
 from voirdire.models import InvalidReply, ModelSpecError, ReplyTimeout, build_client, parse_spec
 from voirdire.models.openai import NO_KEY, OpenAIChatClient
-from voirdire.secrets import mask_secrets
 
 OPENAI_KEY = "sk-openai-only-1234567890"
 

@@ -22,7 +22,7 @@ def test_public_names_are_re_exported() -> None:
 def test_importing_models_loads_no_protocol_runner_cli_or_provider_sdk() -> None:
     code = (
         "import sys, voirdire.models\n"
-        "banned = ('voirdire.protocol', 'voirdire.runner', 'voirdire.cli', 'voirdire.protocols', 'llama_cpp', "
+        "banned = ('voirdire.session.protocol', 'voirdire.runner', 'voirdire.cli', 'voirdire.protocols', 'llama_cpp', "
         "'autogen_ext.models.openai')\n"
         "print(sorted(m for m in sys.modules if m.startswith(banned)))\n"
     )

@@ -11,7 +11,7 @@ import pytest
 from tests.core.test_readme import responder
 from tests.models.fake_providers import FakeChatCompletions, FakeOllama
 from voirdire.cli import main
-from voirdire.prices import Price, Prices, load_prices, model_name, run_cost
+from voirdire.reports.prices import Price, Prices, load_prices, model_name, run_cost
 from voirdire.transcript import load
 
 CLAIM = "The Greek god of marriage is Hymenaios."

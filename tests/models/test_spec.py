@@ -6,7 +6,7 @@ from typing import get_args
 
 import pytest
 
-from voirdire.errors import VoirdireError
+from voirdire.base.errors import VoirdireError
 from voirdire.models import PROVIDERS, ModelSpecError, parse_spec, spec_label
 from voirdire.models.spec import Kind
 

@@ -13,12 +13,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from voirdire.protocol import ParseError
 from voirdire.protocols.cross_examination import parsing as cross_examination
 from voirdire.protocols.no_data import llm as no_data
 from voirdire.protocols.oracle_checker import paraphrase as oracle_checker
 from voirdire.protocols.qa_entailment import parsing as qa_entailment
 from voirdire.protocols.qa_entailment.partial_marks import parse_explanation
+from voirdire.session.protocol import ParseError
 
 Table = dict[str, Callable[[dict[str, Any]], object]]
 _SCALE_NAMES = ("difficulty", "closeness")

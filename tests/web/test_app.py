@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from voirdire.chat import Bubble, Divider, Failure, chat_of
-from voirdire.prices import Price, Prices
+from voirdire.chat.terminal import render_chat
+from voirdire.chat.turns import Bubble, Divider, Failure, chat_of
+from voirdire.reports.prices import Price, Prices
 from voirdire.transcript import Message, RunHeader, SessionStart, TranscriptWriter, Verdict, load
-from voirdire.view import render_chat
 from voirdire.web.app import create_app
 from voirdire.web.catalog import Library
 from voirdire.web.render import SERVER_CSP

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.web import runs
-from voirdire.chat import Bubble, Failure, chat_of
+from voirdire.chat.terminal import render
+from voirdire.chat.turns import Bubble, Failure, chat_of
 from voirdire.cli import main
 from voirdire.transcript import (
     Message,
@@ -27,7 +28,6 @@ from voirdire.transcript import (
     Verdict,
     load,
 )
-from voirdire.view import render
 from voirdire.web.export import export_file
 from voirdire.web.server import Viewer
 

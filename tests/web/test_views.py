@@ -12,7 +12,7 @@ from starlette.testclient import TestClient
 
 from tests.web.test_app import text_of
 from voirdire.cli import main
-from voirdire.prices import Price, Prices
+from voirdire.reports.prices import Price, Prices
 from voirdire.web.app import create_app
 from voirdire.web.catalog import Library
 from voirdire.web.export import export_file

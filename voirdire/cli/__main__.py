@@ -2,6 +2,6 @@
 
 import sys
 
-from voirdire.cli.main import main
+from voirdire.cli import main
 
 sys.exit(main())

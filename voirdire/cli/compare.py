@@ -1,4 +1,4 @@
-"""``voirdire compare RUN_A RUN_B ...``: runs over the same items, verdict by verdict (``voirdire.compare``)."""
+"""``voirdire compare RUN_A RUN_B ...``: runs over the same items, verdict by verdict (``analysis.compare``)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from voirdire.analysis import compare, comparison_charts
+from voirdire.base import mask_secrets
 from voirdire.cli.options import at_least
-from voirdire.compare import compare, comparison_charts
-from voirdire.secrets import mask_secrets
 
 
 def register(sub: Any) -> None:
@@ -30,7 +30,7 @@ def register(sub: Any) -> None:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     if args.plot is not None:
-        from voirdire.plots import require
+        from voirdire.analysis import require
 
         require()
     c = compare(args.transcripts, by=args.by)
@@ -40,11 +40,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
             payload["rows"] = [r for r in payload["rows"] if r["agree"] is False]
         print(mask_secrets(json.dumps(payload, indent=1, ensure_ascii=False)))
     else:
-        from voirdire.safe_text import shown
+        from voirdire.base import shown
 
         print(mask_secrets(shown(c.text(disagree_only=args.disagree, limit=args.rows))))
     if args.plot is not None:
-        from voirdire.plots import save
+        from voirdire.analysis import save
 
         written = save(comparison_charts(c), args.plot)
         print("wrote " + ", ".join(map(str, written)), file=sys.stderr)

@@ -19,10 +19,8 @@ from typing import Any, NoReturn
 from pydantic import ValidationError
 
 from voirdire import __version__, registry
+from voirdire.base import VoirdireError, cannot_write, mask_secrets, shown
 from voirdire.cli import compare, models, read, reproduce, run, web
-from voirdire.errors import VoirdireError, cannot_write
-from voirdire.safe_text import shown
-from voirdire.secrets import mask_secrets
 
 
 class Parser(argparse.ArgumentParser):
@@ -104,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("voirdire: interrupted; finished sessions are in the transcript (re-run to resume)", file=sys.stderr)
         return 130
     except OSError as exc:  # a file that vanished or filled the disk mid-run, ...
-        if exc.errno in (errno.ENOSPC, errno.EDQUOT):  # the one full-disk behaviour (voirdire.errors.CannotWrite)
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):  # the one full-disk behaviour (voirdire.base.errors.CannotWrite)
             full = cannot_write(exc, exc.filename or "a file", "writing")
             return _error(str(full), debug, status=full.exit_status)
         return _error(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), debug)

@@ -7,7 +7,7 @@ import argparse
 import json
 from typing import Any
 
-from voirdire.models.spec import PROVIDERS, Provider
+from voirdire.models import PROVIDERS, Provider
 
 
 def register(sub: Any) -> None:

@@ -14,11 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from voirdire.errors import VoirdireError
-from voirdire.prices import ENV as PRICES_ENV
-from voirdire.runner import ErrorBudget, RunOptions
-from voirdire.runner.options import DEFAULT_MAX_ERRORS
-from voirdire.secrets import mask_secrets
+from voirdire.base import VoirdireError, mask_secrets
+from voirdire.reports import ENV as PRICES_ENV
+from voirdire.runner import DEFAULT_MAX_ERRORS, ErrorBudget, RunOptions
 
 REMOTE_CONCURRENCY = 10
 """``--concurrency``'s default when every model role is a remote endpoint: Inspect AI keeps 10 connections per model

@@ -1,4 +1,4 @@
-"""``voirdire report T --plot DIR``: the report's charts as files (``voirdire.plots``)."""
+"""``voirdire report T --plot DIR``: the report's charts as files (``voirdire.analysis.drawing``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from voirdire.cli.options import CLIError
-from voirdire.prices import load_prices
+from voirdire.reports import load_prices
 
 
 def add_plot_options(p: argparse.ArgumentParser) -> None:
@@ -19,7 +19,7 @@ def add_plot_options(p: argparse.ArgumentParser) -> None:
 def check_plots(args: argparse.Namespace) -> None:
     """Before any work: --plot without matplotlib is a one-line error saying how to install it."""
     if args.plot is not None:
-        from voirdire.plots import require
+        from voirdire.analysis import require
 
         require()
         if args.plot.exists() and not args.plot.is_dir():
@@ -33,7 +33,7 @@ def check_plots(args: argparse.Namespace) -> None:
 def write_plots(args: argparse.Namespace) -> None:
     if args.plot is None:
         return
-    from voirdire.plots import save, transcript_charts
+    from voirdire.analysis import save, transcript_charts
 
     _, charts = transcript_charts(args.transcript, prices=load_prices(args.prices))
     if not charts:

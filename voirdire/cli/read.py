@@ -10,16 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from voirdire import registry
+from voirdire.base import mask_secrets, shown
+from voirdire.chat import render, stage, summary_line
 from voirdire.cli.options import CLIError, add_prices_option
 from voirdire.cli.plot import add_plot_options, check_plots, write_plots
-from voirdire.machine import StateMachine
-from voirdire.prices import load_prices
-from voirdire.progress import stage
-from voirdire.report import ReportFold, generic_report, report_file
-from voirdire.safe_text import shown
-from voirdire.secrets import mask_secrets
+from voirdire.reports import ReportFold, generic_report, load_prices, report_file
+from voirdire.session import StateMachine
 from voirdire.transcript import RunHeader, Transcript, load
-from voirdire.view import render, summary_line
 
 
 def register(sub: Any) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from voirdire.options import ParamsCLI
+from voirdire.registry import ParamsCLI
 from voirdire.runner import ResumeError
 
 START_OVER = "use --out or --fresh"

@@ -1,4 +1,4 @@
-"""``voirdire reproduce``: the papers' tables and figures the installed protocols declare (``voirdire.reproduce``)."""
+"""``voirdire reproduce``: the papers' tables and figures the installed protocols declare (``analysis.reproduce``)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from voirdire.analysis import check, get, listing, reproductions, run, text, write
 from voirdire.cli.options import CLIError, at_least
-from voirdire.reproduce import check, get, listing, reproductions, run, text, write
-from voirdire.reproduction import Options, ReproductionError
+from voirdire.reports import Options, ReproductionError
 
 
 def register(sub: Any) -> None:

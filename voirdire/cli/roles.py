@@ -11,12 +11,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from voirdire.base import mask_secrets
 from voirdire.cli.options import CLIError, ModelOptions
 from voirdire.models import RoleSettings, load_role_config, parse_spec
-from voirdire.protocol import Protocol
-from voirdire.runner import EVERY_ROLE, RoleTable, model_roles, role_problem
-from voirdire.runner.roles import known_roles
-from voirdire.secrets import mask_secrets
+from voirdire.runner import EVERY_ROLE, RoleTable, known_roles, model_roles, role_problem
+from voirdire.session import Protocol
 
 # The flag that sets each role setting, named by an error in its value.
 SETTING_FLAGS = {

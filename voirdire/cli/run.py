@@ -15,6 +15,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from voirdire.base import mask_secrets, mask_tree, run_stopping, write_atomic
+from voirdire.base import shown as safe
+from voirdire.chat import LiveChat, Mode, live_mode, render
 from voirdire.cli.options import (
     REMOTE_CONCURRENCY,
     SHARED_HELP,
@@ -26,15 +29,20 @@ from voirdire.cli.options import (
 )
 from voirdire.cli.refusal import refusal
 from voirdire.cli.roles import check_role_options, roles_from_options, warn_unused_config_roles, with_role_defaults
-from voirdire.datasets import describe, load_items
-from voirdire.errors import run_stopping
-from voirdire.live import LiveChat, Mode, live_mode
 from voirdire.models import RoleSettings, parse_spec
-from voirdire.options import add_params_options, build_params, given_params
-from voirdire.prices import load_prices
-from voirdire.protocol import Protocol
-from voirdire.registry import CommandSpec, Inputs, Registration, RunOutcome, default_summary
-from voirdire.report import report_file
+from voirdire.registry import (
+    CommandSpec,
+    Inputs,
+    Registration,
+    RunOutcome,
+    add_params_options,
+    build_params,
+    default_summary,
+    describe,
+    given_params,
+    load_items,
+)
+from voirdire.reports import load_prices, report_file
 from voirdire.runner import (
     ResumeError,
     RoleTable,
@@ -45,11 +53,8 @@ from voirdire.runner import (
     run_identity,
     run_protocol,
 )
-from voirdire.safe_text import shown as safe
-from voirdire.secrets import mask_secrets, mask_tree
+from voirdire.session import Protocol
 from voirdire.transcript import Transcript
-from voirdire.view import render
-from voirdire.writes import write_atomic
 
 
 def add_protocol_command(sub: Any, name: str, reg: Registration, *, help: str | None = None) -> None:
@@ -111,7 +116,7 @@ def run(
     live: Mode | None = None,
 ) -> RunResult:
     """Run ``protocol`` with the shared run options. A warning is printed (masked) when it first occurs, and never
-    again in the run. ``live``: print the sessions while they run (``voirdire.live``)."""
+    again in the run. ``live``: print the sessions while they run (``voirdire.chat.live``)."""
     seen: dict[str, None] = {}
 
     def show(message: Warning | str, *rest: object, **kw: object) -> None:
@@ -224,7 +229,7 @@ def print_errors(errors: dict[str, str], shown: int = 3) -> None:
 
 def finish(opts: CommandOptions, result: RunResult, payload: dict[str, Any], text: str, timing: bool = True) -> int:
     """The shared end of a run command: ``--report`` file, ``--json`` or the text, run time, session errors, all
-    masked (``voirdire.secrets``).
+    masked (``voirdire.base.secrets``).
 
     Exit status: 0 when every session has a verdict; 3 when a session failed (``--allow-errors``: 0); 4 when
     ``--max-errors`` stopped the run. Failed and unstarted sessions are resumed by running the command again.

@@ -7,10 +7,10 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
+from voirdire.base import shown
+from voirdire.chat import stage
 from voirdire.cli.options import add_prices_option
-from voirdire.prices import load_prices
-from voirdire.progress import stage
-from voirdire.safe_text import shown
+from voirdire.reports import load_prices
 
 
 def register(sub: Any) -> None:
@@ -30,7 +30,7 @@ def register(sub: Any) -> None:
 
 
 def cmd_view(args: argparse.Namespace) -> int:
-    from voirdire.web.server import Viewer  # the web app's imports only when it is asked for
+    from voirdire.web import Viewer
 
     viewer = Viewer(args.sources or ["transcripts"], port=args.port, prices=load_prices(args.prices))
     print(f"voirdire view: {viewer.url}  (Ctrl-C stops it)", flush=True)
@@ -40,7 +40,7 @@ def cmd_view(args: argparse.Namespace) -> int:
 
 
 def cmd_export_html(args: argparse.Namespace) -> int:
-    from voirdire.web.export import export_file
+    from voirdire.web import export_file
 
     prices = load_prices(args.prices)
     with stage(f"writing {args.out}"):

@@ -25,15 +25,19 @@ from autogen_core.models import ChatCompletionClient
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from voirdire.agents import ModelAgent
-from voirdire.cache import ResponseCache
-from voirdire.errors import CannotWrite, SessionTimeout, VoirdireError, run_stopping
-from voirdire.limits import TOKEN_COUNT_MAX
+from voirdire.base import (
+    TOKEN_COUNT_MAX,
+    CannotWrite,
+    SessionTimeout,
+    VoirdireError,
+    mask_secrets,
+    mask_tree,
+    run_stopping,
+)
 from voirdire.models import ModelPool, RoleSettings, spec_label
-from voirdire.models.limiter import endpoint_limits as _endpoint_limits
-from voirdire.prompts import PromptLibrary
-from voirdire.protocol import Protocol, Session, Writer
-from voirdire.secrets import mask_secrets, mask_tree
-from voirdire.transcript import Line, RunHeader, TranscriptWriter, Verdict
+from voirdire.models import endpoint_limits as _endpoint_limits
+from voirdire.session import PromptLibrary, Protocol, Session, Writer
+from voirdire.transcript import Line, ResponseCache, RunHeader, TranscriptWriter, Verdict
 
 OnRetry = Callable[[str, BaseException, float], None]
 Limits = dict[str, tuple[int, int]]  # endpoint label -> (current limit, requests in flight)
@@ -211,7 +215,7 @@ class SessionRunner:
 
 class OutOfBounds(VoirdireError, ValueError):
     """A value a session was to record is out of the transcript's bounds (token counts of one call past
-    ``voirdire.limits.TOKEN_COUNT_MAX``, summed over its requests or reported by a client given in code)."""
+    ``voirdire.base.limits.TOKEN_COUNT_MAX``, summed over its requests or reported by a client given in code)."""
 
 
 def _validation_error(exc: BaseException) -> ValidationError | None:

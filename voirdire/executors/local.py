@@ -47,8 +47,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from voirdire.cache import ResponseCache
-from voirdire.errors import CannotWrite, VoirdireError
+from voirdire.base import CannotWrite, VoirdireError
 from voirdire.executors.base import (
     Limits,
     MaskingWriter,
@@ -63,7 +62,7 @@ from voirdire.executors.base import (
     start_clients,
 )
 from voirdire.models import ModelPool
-from voirdire.transcript import RunHeader, Verdict
+from voirdire.transcript import ResponseCache, RunHeader, Verdict
 
 Message = tuple[Any, ...]
 

@@ -36,8 +36,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from voirdire.cache import CachedReply, ResponseCache
-from voirdire.errors import VoirdireError
+from voirdire.base import VoirdireError
 from voirdire.executors.base import (
     Limits,
     MaskingWriter,
@@ -52,7 +51,7 @@ from voirdire.executors.base import (
     start_clients,
 )
 from voirdire.models import ModelPool, RoleSettings, parse_spec
-from voirdire.transcript import RunHeader, Verdict
+from voirdire.transcript import CachedReply, ResponseCache, RunHeader, Verdict
 
 INSTALL = "pip install 'voirdire[ray]'"
 REACH_S = 5.0  # how long a cluster address may take to accept a connection

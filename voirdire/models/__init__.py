@@ -8,8 +8,22 @@ clients of one run.
 
 from __future__ import annotations
 
-from voirdire.models.base import DEFAULT_MAX_TOKENS, InvalidReply, ModelSpecError, ReplyTimeout, TransientModelError
-from voirdire.models.human import HumanClient
+from voirdire.base import mask_secrets, redact_url
+from voirdire.models.base import (
+    DEFAULT_MAX_TOKENS,
+    TIMEOUT_ARG,
+    Completion,
+    InvalidReply,
+    ModelConnectionError,
+    ModelSpecError,
+    ReplyTimeout,
+    TextOnlyClient,
+    TransientModelError,
+    text_of,
+)
+from voirdire.models.encoders import cross_encoder, sentence_encoder
+from voirdire.models.human import BEFORE_PROMPT, HumanClient
+from voirdire.models.limiter import endpoint_limits
 from voirdire.models.llama import EMBEDDED_MODEL, LlamaCppClient, embedded_model_path
 from voirdire.models.pool import ModelPool
 from voirdire.models.scripted import Script, ScriptedChatCompletionClient, ScriptExhausted, ScriptRule
@@ -23,15 +37,18 @@ from voirdire.models.spec import (
     resolve_api_key,
     spec_label,
 )
-from voirdire.secrets import mask_secrets, redact_url
 
 __all__ = [
+    "BEFORE_PROMPT",
     "DEFAULT_MAX_TOKENS",
     "EMBEDDED_MODEL",
     "PROVIDERS",
+    "TIMEOUT_ARG",
+    "Completion",
     "HumanClient",
     "InvalidReply",
     "LlamaCppClient",
+    "ModelConnectionError",
     "ModelPool",
     "ModelSpec",
     "ModelSpecError",
@@ -42,13 +59,18 @@ __all__ = [
     "ScriptExhausted",
     "ScriptRule",
     "ScriptedChatCompletionClient",
+    "TextOnlyClient",
     "TransientModelError",
     "build_client",
+    "cross_encoder",
     "embedded_model_path",
+    "endpoint_limits",
     "load_role_config",
     "mask_secrets",
     "parse_spec",
     "redact_url",
     "resolve_api_key",
+    "sentence_encoder",
     "spec_label",
+    "text_of",
 ]

@@ -23,7 +23,7 @@ from autogen_core.models import (
 from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel
 
-from voirdire.errors import VoirdireError
+from voirdire.base import VoirdireError
 
 DEFAULT_MAX_TOKENS = 256
 TIMEOUT_ARG = "timeout"

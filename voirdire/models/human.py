@@ -18,7 +18,7 @@ from typing import Any, ClassVar, TextIO
 
 from autogen_core.models import AssistantMessage, CreateResult, LLMMessage, RequestUsage, SystemMessage
 
-from voirdire.errors import VoirdireError
+from voirdire.base import VoirdireError
 from voirdire.models.base import TextOnlyClient, text_of
 
 RULE = "─" * 72

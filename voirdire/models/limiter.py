@@ -31,8 +31,7 @@ import asyncio
 import enum
 from collections import deque
 
-from voirdire.errors import EndpointDown
-from voirdire.secrets import redact_url
+from voirdire.base import EndpointDown, redact_url
 
 FAIL_FAST_AFTER = 3
 """Refusals with no answer before an endpoint counts as down: one refused connection can be a server restarting,

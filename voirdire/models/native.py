@@ -16,7 +16,7 @@ from typing import Any
 
 from autogen_core.models import LLMMessage, RequestUsage
 
-from voirdire.limits import token_count
+from voirdire.base import token_count
 from voirdire.models.base import (
     TIMEOUT_ARG,
     Completion,
@@ -31,7 +31,7 @@ from voirdire.models.openai import (
 
 
 def count(value: Any, what: str) -> int:
-    """A token count from a reply (0 when absent): ``voirdire.limits.token_count``'s bounds, else ``InvalidReply``."""
+    """A token count from a reply (0 when absent): ``base.limits.token_count``'s bounds, else ``InvalidReply``."""
     if value is None:
         return 0
     found = token_count(value)

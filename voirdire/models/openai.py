@@ -47,7 +47,7 @@ from urllib.parse import urljoin
 
 from autogen_core.models import CreateResult, LLMMessage, RequestUsage
 
-from voirdire.limits import TOKEN_COUNT_MAX, token_count
+from voirdire.base import MAX_REPLY_CHARS_ENV, TOKEN_COUNT_MAX, max_reply_chars, redact_url, token_count
 from voirdire.models.base import (
     TIMEOUT_ARG,
     Completion,
@@ -62,7 +62,6 @@ from voirdire.models.base import (
     text_of,
 )
 from voirdire.models.limiter import AdaptiveLimit, Outcome, endpoint_limit, forget_endpoint
-from voirdire.secrets import redact_url
 
 # Generation settings passed through to the API; anything else in a role's arguments is voirdire's own.
 _SENT = ("max_tokens", "temperature", "seed", "top_p", "stop")
@@ -283,18 +282,30 @@ class OpenAIChatClient(TextOnlyClient):
         request = http.build_request(
             "POST", self._url, content=_encode(body), headers=self._headers, timeout=self._timeout(deadline)
         )
+        cap = reply_byte_cap(int(body.get("n") or 1))
         try:
-            response = await http.send(request)
+            # Streamed, so the body is read only up to its cap: a server that ignores max_tokens (or never ends its
+            # body) costs at most the cap in memory, never the whole of what it sends.
+            response = await http.send(request, stream=True)
+            try:
+                if 300 <= response.status_code < 400:
+                    raise _redirect_error(response, self._url)
+                if response.status_code >= 400:
+                    raise _status_error(response, await _read_capped(response, ERROR_BODY_BYTES))
+                content = await _read_capped(response, cap)
+            finally:
+                await response.aclose()  # past the cap: the connection is closed, the rest never read
         except _timeout_errors() as exc:
             raise TimeoutError(str(exc)) from exc
         except _connection_errors() as exc:  # refused, reset, dropped, a body cut off mid-transfer
             raise ModelConnectionError(f"no answer from {redact_url(self.endpoint)}") from exc
-        if 300 <= response.status_code < 400:
-            raise _redirect_error(response, self._url)
-        if response.status_code >= 400:
-            raise _status_error(response)
+        if content is None:
+            raise InvalidReply(
+                f"HTTP 200 whose body runs to more than {cap:,} bytes, more than {MAX_REPLY_CHARS_ENV}="
+                f"{max_reply_chars():,} characters can take: stopped reading it and closed the connection"
+            )
         try:
-            return json.loads(response.content)
+            return json.loads(content)
         except ValueError as exc:  # not JSON, or not text at all (UnicodeDecodeError)
             raise InvalidReply(f"HTTP 200 whose body is not a JSON {self.reply_name} ({type(exc).__name__})") from exc
 
@@ -435,12 +446,42 @@ def _redirect_error(response: Any, url: str) -> ModelHTTPError:
     )
 
 
-def _status_error(response: Any) -> ModelHTTPError:
+REPLY_BYTES_PER_CHAR = 12
+"""Bytes of JSON one character of a reply can take: a character beyond the BMP written as two ``\\uXXXX``
+escapes. A body longer than that many bytes per allowed character cannot hold a reply within the cap."""
+REPLY_OVERHEAD_BYTES = 65_536
+"""Room for what a reply's JSON holds beside its text (ids, usage, a tool call's keys)."""
+ERROR_BODY_BYTES = 65_536
+"""The most of an HTTP error answer's body read: its message is cut to a line anyway."""
+
+
+def reply_byte_cap(n: int = 1) -> int:
+    """The most bytes of a reply body read for ``n`` samples: ``VOIRDIRE_MAX_REPLY_CHARS`` characters each, at the
+    most bytes JSON spends on a character, plus the JSON around them. The default cap (100,000) gives 1.27 MB."""
+    return REPLY_BYTES_PER_CHAR * max_reply_chars() * max(1, n) + REPLY_OVERHEAD_BYTES
+
+
+async def _read_capped(response: Any, cap: int) -> bytes | None:
+    """A streamed response's body (decoded: gzip and the like counted as they unpack), or None once it runs past
+    ``cap`` bytes, when reading stops."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > cap:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _status_error(response: Any, content: bytes | None) -> ModelHTTPError:
     """The error for an HTTP error answer: the server's ``error.message`` and ``error.code`` when its body is the
-    OpenAI error object, else the start of the body, else the status's reason."""
+    OpenAI error object, else the start of the body, else the status's reason. ``content``: the body, None when it
+    was longer than was read."""
     message, code = "", None
+    content = content or b""
     try:
-        data = json.loads(response.content)
+        data = json.loads(content)
     except ValueError:
         data = None
     error = data.get("error") if isinstance(data, dict) else None
@@ -450,7 +491,7 @@ def _status_error(response: Any) -> ModelHTTPError:
     elif isinstance(error, str):
         message = error
     if not message:
-        message = response.content[:200].decode("utf-8", "replace").strip() or response.reason_phrase
+        message = content[:200].decode("utf-8", "replace").strip() or response.reason_phrase
     headers = {name.lower(): value for name, value in response.headers.items()}
     return http_error(response.status_code, " ".join(message.split()), code=code, headers=headers)
 
@@ -501,3 +542,4 @@ def openai_compatible_client(
     if not model or not base_url:
         raise ModelSpecError(f"model spec {spec_text!r}: needs a model and a base URL")
     return OpenAIChatClient(model, base_url=base_url, api_key=api_key or NO_KEY)
+

@@ -11,7 +11,7 @@ import yaml
 from autogen_core.models import AssistantMessage, CreateResult, LLMMessage, RequestUsage
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from voirdire.files import read_text
+from voirdire.base import read_text
 from voirdire.models.base import ModelSpecError, TextOnlyClient, text_of
 
 

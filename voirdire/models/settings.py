@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from voirdire.files import parse_toml, read_text
+from voirdire.base import parse_toml, read_text
 from voirdire.models.base import DEFAULT_MAX_TOKENS, ModelSpecError
 from voirdire.models.spec import PROVIDERS, parse_spec
 

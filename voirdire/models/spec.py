@@ -22,7 +22,7 @@ Every key, of every provider, obeys one rule (``key_problem``): it travels over 
 ``http://`` to this machine's loopback, which it never leaves), and a provider's own key used without the role
 naming it goes only to the provider's hosts, scheme and host both checked. A URL with ``user:password@`` is
 refused: its credentials would travel as HTTP Basic auth and be hard to keep out of logs. Every key read is
-registered with ``voirdire.secrets`` and masked wherever voirdire writes.
+registered with ``voirdire.base.secrets`` and masked wherever voirdire writes.
 """
 
 from __future__ import annotations
@@ -39,13 +39,13 @@ from urllib.parse import urlsplit
 from autogen_core.models import ChatCompletionClient
 from pydantic import BaseModel, ConfigDict
 
+from voirdire.base import mask_secrets, redact_url, register_secret
 from voirdire.models import anthropic, azure, ollama
 from voirdire.models.base import ModelSpecError
 from voirdire.models.human import HumanClient
 from voirdire.models.llama import LOCAL_TIMEOUT_S, LlamaCppClient, embedded_model_path
 from voirdire.models.openai import CHAT_TIMEOUT_S, openai_client, openai_compatible_client
 from voirdire.models.scripted import ScriptedChatCompletionClient
-from voirdire.secrets import mask_secrets, redact_url, register_secret
 
 Kind = Literal["local", "openai", "openai-compatible", "anthropic", "ollama", "azure", "scripted", "human"]
 

@@ -22,19 +22,30 @@ import contextlib
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
-from voirdire.structured import ParseError
+from voirdire.replies.schema import ParseError, ReplySchema
 
 from . import labels as _labels
 from . import number as _number
 from . import polar as _polar
 from . import yes_no as _yes_no
+from .echo import echoed
 from .labels import Labels
 from .language import foreign
 from .lexicon import final_answer
 from .polar import Polar
 from .shape import shaped
 
-__all__ = ["Labels", "ParseError", "Polar", "read_label", "read_number", "read_polar", "read_yes_no"]
+__all__ = [
+    "Labels",
+    "ParseError",
+    "Polar",
+    "ReplySchema",
+    "echoed",
+    "read_label",
+    "read_number",
+    "read_polar",
+    "read_yes_no",
+]
 
 T = TypeVar("T")
 

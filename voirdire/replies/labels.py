@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Literal
 
-from voirdire.structured import ParseError
+from voirdire.replies.schema import ParseError
 
 from . import lexicon as lx
 

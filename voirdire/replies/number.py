@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from functools import cache
 
-from voirdire.structured import ParseError
+from voirdire.replies.schema import ParseError
 
 from .lexicon import MAYBE, NEGATORS, words
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-from voirdire.structured import ParseError
+from voirdire.replies.schema import ParseError
 
 from . import lexicon as lx
 

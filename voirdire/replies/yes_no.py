@@ -18,7 +18,7 @@ import contextlib
 import re
 from typing import Literal
 
-from voirdire.structured import ParseError
+from voirdire.replies.schema import ParseError
 
 from . import lexicon as lx
 from .polar import _PERSONAL, Polar, read_polar, tokens

@@ -6,7 +6,7 @@
    the transcript already finished, checked to be this run's;
 3. ``execute`` (``voirdire.runner.execute``): the sessions left, here or in other processes, with error isolation.
 
-Everything written to the transcript passes through ``voirdire.secrets.mask_secrets`` (``MaskingWriter``). A run
+Everything written to the transcript passes through ``voirdire.base.secrets.mask_secrets`` (``MaskingWriter``). A run
 can be given an error budget (``max_errors``: a count, or a share of the sessions it has to run, ``"10%"``): once
 more sessions have failed than it allows, no further session starts, the ones in flight finish, and the result
 says why it stopped; the transcript stays consistent (sessions not started have no events), so re-running resumes.
@@ -21,14 +21,12 @@ from typing import Any
 from autogen_core.models import ChatCompletionClient
 from pydantic import BaseModel
 
-from voirdire.executors.base import MaskingWriter, RunResult, RunSetupError
+from voirdire.executors import MaskingWriter, RunResult, RunSetupError
 from voirdire.models import RoleSettings
-from voirdire.prompts import PromptLibrary
-from voirdire.protocol import Protocol
 from voirdire.runner.execute import execute
 from voirdire.runner.lock import _same_file, exclusive
 from voirdire.runner.memory import run_in_memory
-from voirdire.runner.options import ErrorBudget, RunOptions
+from voirdire.runner.options import DEFAULT_MAX_ERRORS, ErrorBudget, RunOptions
 from voirdire.runner.prepare import (
     Prepared,
     check_writable,
@@ -45,13 +43,16 @@ from voirdire.runner.roles import (
     check_credentials,
     client_label,
     independence_warnings,
+    known_roles,
     model_roles,
     role_problem,
 )
+from voirdire.session import PromptLibrary, Protocol
 
 _exclusive = exclusive  # the name the chaos tests know
 
 __all__ = [
+    "DEFAULT_MAX_ERRORS",
     "EVERY_ROLE",
     "START_OVER",
     "ErrorBudget",
@@ -70,6 +71,7 @@ __all__ = [
     "client_label",
     "default_out",
     "independence_warnings",
+    "known_roles",
     "model_roles",
     "package_versions",
     "role_problem",

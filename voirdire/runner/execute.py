@@ -11,10 +11,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from voirdire.cache import ResponseCache
-from voirdire.executors.base import MaskingWriter, RunResult, SessionRunner, Tally, start_clients
+from voirdire.executors import MaskingWriter, RunResult, SessionRunner, Tally, start_clients
 from voirdire.models import ModelPool
 from voirdire.runner.prepare import Prepared
+from voirdire.transcript import ResponseCache
 
 
 async def execute(run: Prepared, pending: Sequence[tuple[BaseModel, str]], result: RunResult) -> None:
@@ -40,11 +40,11 @@ async def execute(run: Prepared, pending: Sequence[tuple[BaseModel, str]], resul
                 runner = SessionRunner(job, pool, run.clients, replies, on_retry=lambda *_: tally.retry())
                 await _run_here(runner, iter(pending), tally, writer, min(opts.concurrency, left))
         elif opts.executor == "local":
-            from voirdire.executors.local import run_in_processes
+            from voirdire.executors import run_in_processes
 
             await run_in_processes(job, list(pending), min(opts.workers, left), tally, run.header)
         else:
-            from voirdire.executors.ray import run_on_ray
+            from voirdire.executors import run_on_ray
 
             await run_on_ray(
                 job, list(pending), min(opts.workers, left), tally, run.header, address=opts.ray_address,

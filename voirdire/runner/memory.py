@@ -11,9 +11,8 @@ from pydantic import BaseModel
 
 from voirdire.agents import ModelAgent
 from voirdire.models import RoleSettings
-from voirdire.prompts import PromptLibrary
-from voirdire.protocol import Protocol, Session
 from voirdire.runner.roles import client_label
+from voirdire.session import PromptLibrary, Protocol, Session
 from voirdire.transcript import MemoryWriter, Verdict
 
 

@@ -9,8 +9,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict
 
-from voirdire.executors import EXECUTORS
-from voirdire.executors.base import RunSetupError
+from voirdire.executors import EXECUTORS, RunSetupError
 
 
 @dataclass(frozen=True)
@@ -54,7 +53,7 @@ DEFAULT_MAX_ERRORS = ErrorBudget(share=0.5, floor=10)
 """The command line's budget when ``--max-errors`` is not given: a run stops once more than half of its sessions
 (and more than 10) have failed, so a broken endpoint or config does not fail every item one by one; a small run
 with a few failures still finishes (exit status 3). An endpoint that refuses everything stops sooner
-(``voirdire.errors.EndpointDown``)."""
+(``voirdire.base.errors.EndpointDown``)."""
 
 
 def _budget(value: Any) -> Any:

@@ -18,15 +18,12 @@ from typing import Any
 from autogen_core.models import ChatCompletionClient
 from pydantic import BaseModel
 
-from voirdire.errors import VoirdireError
-from voirdire.executors.base import RunSetupError, SessionJob
-from voirdire.limits import max_reply_chars
+from voirdire.base import VoirdireError, mask_tree, max_reply_chars
+from voirdire.executors import RunSetupError, SessionJob
 from voirdire.models import RoleSettings, ScriptedChatCompletionClient, parse_spec, spec_label
-from voirdire.prompts import PromptLibrary
-from voirdire.protocol import Protocol
 from voirdire.runner.options import RunOptions
 from voirdire.runner.roles import RoleTable, bind_roles, check_credentials, client_label, independence_warnings
-from voirdire.secrets import mask_tree
+from voirdire.session import PromptLibrary, Protocol
 from voirdire.transcript import RoleBinding, RunHeader, new_run_id
 
 _PACKAGES = (
@@ -80,7 +77,7 @@ def prepare(
     options.check()
     max_reply_chars()  # a bad VOIRDIRE_MAX_REPLY_CHARS is said before the run, not in every session
     if options.executor == "ray":
-        from voirdire.executors.ray import require_ray
+        from voirdire.executors import require_ray
 
         require_ray()  # before anything is written: not installed is a one-line error
     out = Path(out)

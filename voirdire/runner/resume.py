@@ -14,8 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from voirdire.errors import VoirdireError
-from voirdire.secrets import mask_tree
+from voirdire.base import VoirdireError, mask_tree
 from voirdire.transcript import RunHeader, Transcript, Verdict, load_outline
 
 

@@ -11,8 +11,8 @@ from typing import Any
 from autogen_core.models import ChatCompletionClient
 
 from voirdire.models import ModelSpecError, RoleSettings, parse_spec, resolve_api_key
-from voirdire.protocol import Protocol
 from voirdire.registry import known_roles
+from voirdire.session import Protocol
 
 EVERY_ROLE = "*"
 

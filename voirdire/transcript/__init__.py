@@ -9,6 +9,7 @@ file alone: a session that already has a ``verdict`` event is finished. Which of
 
 from __future__ import annotations
 
+from voirdire.transcript.cache import CachedReply, ResponseCache, cacheable
 from voirdire.transcript.io import (
     MemoryWriter,
     TranscriptWriter,
@@ -47,11 +48,23 @@ from voirdire.transcript.schema import (
     reading_order,
     utcnow,
 )
-from voirdire.transcript.cache import CachedReply, ResponseCache, cacheable
-from voirdire.transcript.step_views import Card, Cell, Column, StepView, Tone, VerdictView, Views, card_of, complete, generic_card, lookup
+from voirdire.transcript.step_views import (
+    Card,
+    Cell,
+    Column,
+    StepView,
+    Tone,
+    VerdictView,
+    Views,
+    card_of,
+    complete,
+    generic_card,
+    lookup,
+)
 
 __all__ = [
     "CALL_COUNT_MAX",
+    "SCHEMA_VERSION",
     "CachedReply",
     "Card",
     "Cell",
@@ -67,7 +80,6 @@ __all__ = [
     "ResponseCache",
     "RoleBinding",
     "RunHeader",
-    "SCHEMA_VERSION",
     "SessionRecord",
     "SessionStart",
     "Step",

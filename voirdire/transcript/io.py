@@ -17,8 +17,7 @@ from typing import Any, BinaryIO
 
 from pydantic import ValidationError
 
-from voirdire.errors import cannot_write
-from voirdire.limits import MAX_JSON_DEPTH, max_reply_chars, too_deep
+from voirdire.base import MAX_JSON_DEPTH, cannot_write, max_reply_chars, too_deep
 from voirdire.transcript.schema import (
     _LINE,
     RunHeader,

@@ -15,8 +15,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from voirdire.base import VoirdireError
-from voirdire.base import TOKEN_COUNT_MAX
+from voirdire.base import TOKEN_COUNT_MAX, VoirdireError
 from voirdire.transcript.step_views import Views
 
 A = TypeVar("A")

@@ -9,5 +9,11 @@ same model ``voirdire show`` renders in the terminal.
 from __future__ import annotations
 
 from voirdire.web.errors import ViewerError
+from voirdire.web.export import export_file
+from voirdire.web.server import Viewer
 
-__all__ = ["ViewerError"]
+__all__ = [
+    "Viewer",
+    "ViewerError",
+    "export_file",
+]

@@ -24,7 +24,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from voirdire.chat import chat_of
-from voirdire.prices import Prices, load_prices, run_cost
+from voirdire.reports import Prices, load_prices, run_cost
 from voirdire.web import compare
 from voirdire.web.catalog import Library, RunSummary
 from voirdire.web.errors import ViewerError
@@ -140,7 +140,7 @@ class Pages:
         text, problem = "", None
         try:
             from voirdire.registry import registrations
-            from voirdire.report import report_file
+            from voirdire.reports import report_file
 
             reg = registrations().get(header.protocol) if header else None
             if reg is None:
@@ -214,7 +214,7 @@ async def internal_error(request: Request, exc: Exception) -> Response:
 
 
 def create_app(library: Library, *, prices: Prices | None = None) -> Starlette:
-    """The viewer over ``library``; costs priced by ``prices`` (default: ``voirdire.prices.load_prices()``)."""
+    """The viewer over ``library``; costs priced by ``prices`` (default: ``voirdire.reports.prices.load_prices()``)."""
     pages = Pages(library, prices if prices is not None else load_prices())
     return Starlette(
         routes=routes(pages),

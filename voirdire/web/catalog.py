@@ -1,5 +1,5 @@
 """The transcripts a viewer serves: folders rescanned on every look (a run that starts later appears), files given
-by name, each with its index and a summary for the runs list. A run's cost is priced by ``voirdire.prices`` (the
+by name, each with its index and a summary for the runs list. A run's cost is priced by ``voirdire.reports.prices`` (the
 table ``voirdire report`` uses), over every attempt's billed calls as the report counts them."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from voirdire.limits import too_deep
-from voirdire.prices import Cost, Prices, load_prices, run_cost
+from voirdire.base import too_deep
+from voirdire.reports import Cost, Prices, load_prices, run_cost
 from voirdire.web.errors import ViewerError
 from voirdire.web.index import Attempt, TranscriptIndex
 

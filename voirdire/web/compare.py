@@ -2,7 +2,7 @@
 or more runs over the same items (verdicts item by item, agreement and Cohen's κ, gold agreement per run, a
 "disagree" filter, both sessions of an item side by side).
 
-The images are drawn here with matplotlib (``voirdire.plots``) and served from the viewer's own origin as
+The images are drawn here with matplotlib (``voirdire.analysis.drawing``) and served from the viewer's own origin as
 ``image/svg+xml``: the page needs no script for them and the Content-Security-Policy stays as strict (an SVG shown
 through ``<img>`` runs nothing). The numbers are those of ``voirdire report --plot`` and ``voirdire compare``: the
 same functions compute them. Drawn charts are kept per transcript size, so a page reloaded while nothing was
@@ -21,11 +21,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from voirdire.charts import Chart, Overview, slug
+from voirdire.analysis import CompareError, Comparison, RunOverviews, compare, compare_runs, comparison_charts
+from voirdire.base import VoirdireError
 from voirdire.chat import chat_of
-from voirdire.compare import CompareError, Comparison, RunOverviews, compare, compare_runs, comparison_charts
-from voirdire.errors import VoirdireError
-from voirdire.prices import run_cost
+from voirdire.reports import Chart, Overview, run_cost, slug
 from voirdire.web.render import render
 
 if TYPE_CHECKING:
@@ -61,7 +60,7 @@ def _remember(store: dict[Any, Any], key: Any, value: Any) -> Any:
 
 def run_charts(index: TranscriptIndex, prices: Any) -> tuple[list[Chart], str | None]:
     """The charts of a transcript (as ``voirdire report --plot`` draws them) and why there are none, if so."""
-    from voirdire.plots import PlotsUnavailable, require, transcript_charts
+    from voirdire.analysis import PlotsUnavailable, require, transcript_charts
 
     key = (str(index.path), index.size)
     if key in _charts:
@@ -82,7 +81,7 @@ def run_charts(index: TranscriptIndex, prices: Any) -> tuple[list[Chart], str | 
 
 
 def svg(chart: Chart, key: tuple[Any, ...]) -> Response:
-    from voirdire.plots import render as draw
+    from voirdire.analysis import render as draw
 
     data = _drawn.get(key)
     if data is None:
@@ -123,7 +122,7 @@ def embedded_charts(index: TranscriptIndex, prices: Any) -> list[tuple[str, str]
     without matplotlib. The page's policy admits ``img-src data:`` only, and an SVG shown by ``<img>`` runs nothing."""
     import base64
 
-    from voirdire.plots import render as draw
+    from voirdire.analysis import render as draw
 
     charts, _ = run_charts(index, prices)
     return [(c.title, "data:image/svg+xml;base64," + base64.b64encode(draw(c, "svg")).decode("ascii")) for c in charts]
@@ -218,7 +217,7 @@ def compare_image(pages: Pages, request: Request) -> Response:
     chart = next((ch for ch in comparison_charts(c) if slug(ch.name) == name), None)
     if chart is None:
         raise HTTPException(404, f"no comparison chart {name!r}")
-    from voirdire.plots import PlotsUnavailable
+    from voirdire.analysis import PlotsUnavailable
 
     try:
         return svg(chart, (tuple((k, i.size) for k, i in chosen), by, name))

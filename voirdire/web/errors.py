@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from voirdire.errors import VoirdireError
+from voirdire.base import VoirdireError
 
 
 class ViewerError(VoirdireError, ValueError):

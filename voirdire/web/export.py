@@ -13,10 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from voirdire.charts import LeftOut
+from voirdire.base import VoirdireError
 from voirdire.chat import chat_of
-from voirdire.errors import VoirdireError
-from voirdire.prices import Prices, load_prices, run_cost
+from voirdire.reports import LeftOut, Prices, load_prices, run_cost
 from voirdire.web.catalog import is_transcript, summarize
 from voirdire.web.errors import ViewerError
 from voirdire.web.index import TranscriptIndex
@@ -26,8 +25,8 @@ from voirdire.web.render import asset, inline_css, render, style_hash
 def report_and_charts(index: TranscriptIndex, prices: Prices) -> tuple[str, list[tuple[str, str]], list[LeftOut]]:
     """The run's report as ``voirdire report`` prints it, its charts as ``data:`` SVG images (title, URI; none
     without matplotlib) and the charts left out with why, from one reading of the transcript."""
-    from voirdire.plots import PlotsUnavailable, require, transcript_charts
-    from voirdire.plots import render as draw
+    from voirdire.analysis import PlotsUnavailable, require, transcript_charts
+    from voirdire.analysis import render as draw
 
     left: list[LeftOut] = []
     try:
@@ -47,7 +46,7 @@ def report_and_charts(index: TranscriptIndex, prices: Prices) -> tuple[str, list
 
 def _report_only(index: TranscriptIndex, prices: Prices) -> str:
     from voirdire.registry import registrations
-    from voirdire.report import report_file
+    from voirdire.reports import report_file
 
     header = index.header()
     reg = registrations().get(header.protocol) if header else None

@@ -32,8 +32,7 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from voirdire.base import VoirdireError
-from voirdire.base import MAX_JSON_DEPTH, token_count, too_deep
+from voirdire.base import MAX_JSON_DEPTH, VoirdireError, token_count, too_deep
 from voirdire.transcript import (
     CALL_COUNT_MAX,
     Line,

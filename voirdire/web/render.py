@@ -1,7 +1,7 @@
 """HTML rendering shared by the server and the static export: one Jinja environment that escapes everything.
 
 Autoescape is on for every template, so model text, items, ids and step data are always escaped; nothing a
-transcript holds is marked safe. Every value a template prints passes through ``voirdire.safe_text.shown`` first
+transcript holds is marked safe. Every value a template prints passes through ``voirdire.base.text.shown`` first
 (the environment's ``finalize``), so control characters and bidirectional overrides show as visible stand-ins
 (``␛``, ``<U+202E>``): a reply cannot reverse the text around it, and no page carries a NUL byte. Templates carry
 no inline script and no event-handler attribute, so the Content-Security-Policy can forbid both.
@@ -24,8 +24,8 @@ from urllib.parse import quote
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
+from voirdire.base import shown
 from voirdire.chat import Bubble, Chat, Turn
-from voirdire.safe_text import shown
 
 # ANSI SGR foreground codes (display hints) -> the CSS colour classes of viewer.css
 _ANSI = {str(n) for n in (*range(30, 38), *range(90, 98))}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import uvicorn
 
-from voirdire.prices import Prices
+from voirdire.reports import Prices
 from voirdire.web.app import create_app
 from voirdire.web.catalog import Library
 from voirdire.web.errors import ViewerError

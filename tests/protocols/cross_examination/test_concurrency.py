@@ -10,7 +10,7 @@ from typing import Any
 
 from autogen_core.models import CreateResult, LLMMessage
 
-from voirdire.chat import chat_of
+from voirdire.chat.turns import chat_of
 from voirdire.models import RoleSettings, Script, ScriptedChatCompletionClient, ScriptRule
 from voirdire.protocols.cross_examination import ClaimItem, CrossExamination, CrossExaminationParams
 from voirdire.runner import run_protocol

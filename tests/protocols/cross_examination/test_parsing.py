@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import pytest
 
-from voirdire.protocol import ParseError
 from voirdire.protocols.cross_examination.parsing import (
     fill_blank,
     is_cloze,
@@ -16,6 +15,7 @@ from voirdire.protocols.cross_examination.parsing import (
     says_idk,
     split_questions,
 )
+from voirdire.session.protocol import ParseError
 
 
 @pytest.mark.parametrize(

@@ -351,7 +351,7 @@ async def test_response_cache_replays_deterministic_calls(tmp_path: Path) -> Non
 
 
 async def test_sampled_calls_without_a_seed_are_not_cached(tmp_path: Path) -> None:
-    from voirdire.cache import cacheable
+    from voirdire.transcript.cache import cacheable
 
     assert cacheable({"max_tokens": 5}) and cacheable({"temperature": 0.0})
     assert cacheable({"temperature": 0.7, "seed": 3}) and not cacheable({"temperature": 0.7})

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from voirdire.protocol import ParseError
 from voirdire.protocols.dcr.amc import (
     UndefinedScore,
     alpha_beta,
@@ -13,7 +12,8 @@ from voirdire.protocols.dcr.amc import (
     consistency_score,
     raw_score,
 )
-from voirdire.structured import ReplySchema
+from voirdire.replies.schema import ReplySchema
+from voirdire.session.protocol import ParseError
 
 
 def test_eq3_without_alpha_beta_is_the_mean_mark_rescaled() -> None:

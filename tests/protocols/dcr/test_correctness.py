@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from voirdire.options import add_params_options, given_params
 from voirdire.protocols.dcr import DCRItem, DCRParams
 from voirdire.protocols.dcr.cli import PARAMS, rounds_text
+from voirdire.registry.flags import add_params_options, given_params
 from voirdire.transcript import Message, ParseFailure, Step
 
 from .helpers import agents, amc, dce, rai, run

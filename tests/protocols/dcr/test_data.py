@@ -9,8 +9,8 @@ import pytest
 
 from voirdire.protocols.dcr.baselines import embedding, rouge
 from voirdire.protocols.dcr.correlate import compare, main
-from voirdire.protocols.dcr.correlation import binary, sample_level, summary_level
 from voirdire.protocols.dcr.data import DATA_ENV, DataError, load_benchmark
+from voirdire.protocols.dcr.human_correlation import binary, sample_level, summary_level
 
 from .helpers import GOOD, agents, amc, dce, run
 
@@ -71,7 +71,7 @@ def test_rouge_is_the_mean_over_references_with_summary_level_l() -> None:
 
 
 def test_comparison_with_the_printed_value() -> None:
-    from voirdire.protocols.dcr.correlation import Correlation
+    from voirdire.protocols.dcr.human_correlation import Correlation
 
     r = compare(
         "qags-cnn", "rouge-2", Correlation(kind="sample", n=235, pearson=0.4591, spearman=0.4181, kendall=0.3327)

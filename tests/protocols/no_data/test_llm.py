@@ -18,13 +18,13 @@ from tests.fake_openai import FakeOpenAIServer
 from voirdire.cli import main
 from voirdire.models import Script, ScriptedChatCompletionClient, ScriptRule
 from voirdire.models.base import TextOnlyClient, text_of
-from voirdire.prompts import PromptLibrary
 from voirdire.protocols.no_data.data import load_split
 from voirdire.protocols.no_data.llm import LLMEvaluator, format_exemplars, parse_datapoint, parse_label
 from voirdire.protocols.no_data.protocol import NoDataProtocol, NoDataProtocolParams, make_items
 from voirdire.protocols.no_data.report import decision_of
 from voirdire.protocols.no_data.rubric import IP_RUBRIC
 from voirdire.runner import run_in_memory, run_protocol
+from voirdire.session.prompts import PromptLibrary
 from voirdire.transcript import Message, ModelCall, ParseFailure, Step, load
 
 GOOD_LABEL = "|reasons|\nc0: 1\n|reasons|\n|label|\n1\n|label|"

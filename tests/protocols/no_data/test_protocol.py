@@ -12,10 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from voirdire.machine import UndeclaredTransition
 from voirdire.models import Script, ScriptedChatCompletionClient, ScriptRule
-from voirdire.prompts import library
-from voirdire.protocol import Session
 from voirdire.protocols.no_data.algorithm import NoDataParams
 from voirdire.protocols.no_data.challenges import RuleVerifier
 from voirdire.protocols.no_data.data import Datapoint, Dataset, resolve_dataset
@@ -27,6 +24,9 @@ from voirdire.protocols.no_data.report import decision_of, score_run
 from voirdire.protocols.no_data.rubric import IP_RUBRIC, OOP_RUBRIC
 from voirdire.protocols.no_data.theory import round_pass_probability
 from voirdire.runner import run_protocol
+from voirdire.session.machine import UndeclaredTransition
+from voirdire.session.prompts import library
+from voirdire.session.protocol import Session
 from voirdire.transcript import MemoryWriter, Message, Step, Transition, load
 
 rng = np.random.default_rng(99)

@@ -10,7 +10,7 @@ import pytest
 
 from voirdire.cli import main
 from voirdire.protocols.no_data.report import NoDataReport, report
-from voirdire.registry import get
+from voirdire.registry.plugins import get
 from voirdire.transcript import load
 
 

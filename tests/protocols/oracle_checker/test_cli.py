@@ -10,7 +10,7 @@ import pytest
 
 from tests.fake_openai import FakeOpenAIServer
 from voirdire.cli import main
-from voirdire.registry import get
+from voirdire.registry.plugins import get
 from voirdire.transcript import load
 
 from .oracles import SENTENCE, SYNONYMS, linear, listing, sentence_of

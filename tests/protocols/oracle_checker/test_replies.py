@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from voirdire.protocol import ParseError
 from voirdire.protocols.oracle_checker.entities import parse_named
 from voirdire.protocols.oracle_checker.paraphrase import PairItem, ParaphraseChecker, ParaphraseParams, read_yes_no
 from voirdire.runner import run_protocol
+from voirdire.session.protocol import ParseError
 from voirdire.transcript import load
 
 from .oracles import FunctionClient

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from tests.protocols.qa_entailment.helpers import GOLD, QUESTION
-from voirdire.machine import StateMachine
 from voirdire.protocols.qa_entailment.baselines import LexicalMatchGrading, LexicalMatchParams, TokenF1Grading
 from voirdire.protocols.qa_entailment.data import QAItem
 from voirdire.runner import run_protocol
+from voirdire.session.machine import StateMachine
 from voirdire.transcript import Message, ModelCall, Step, Transition, load
 
 

@@ -9,11 +9,11 @@ import pytest
 
 from tests.protocols.qa_entailment.helpers import CELLS, evaluator_script
 from voirdire.models import ScriptedChatCompletionClient
-from voirdire.prompts import load_prompt_file
 from voirdire.protocols.qa_entailment.data import QAItem
 from voirdire.protocols.qa_entailment.hierarchy import HierarchyCell
 from voirdire.protocols.qa_entailment.protocol import QAEntailmentGrading, QAEntailmentParams
 from voirdire.runner import run_in_memory
+from voirdire.session.prompts import load_prompt_file
 from voirdire.transcript import Message
 
 PROMPTS = Path(__file__).resolve().parents[3] / "prompts" / "qa_entailment"

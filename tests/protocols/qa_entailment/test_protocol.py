@@ -28,9 +28,7 @@ from tests.protocols.qa_entailment.helpers import (
     evaluator_script,
     statement,
 )
-from voirdire.machine import UndeclaredTransition
 from voirdire.models import ScriptedChatCompletionClient
-from voirdire.protocol import Session
 from voirdire.protocols.qa_entailment.data import QAItem
 from voirdire.protocols.qa_entailment.entailment import EntailmentOutcome
 from voirdire.protocols.qa_entailment.hierarchy import HierarchyCell
@@ -38,6 +36,8 @@ from voirdire.protocols.qa_entailment.partial_marks import BOTTOM_TIER
 from voirdire.protocols.qa_entailment.protocol import MACHINE, QAEntailmentGrading, QAEntailmentParams
 from voirdire.protocols.qa_entailment.scoring import partial_mark_aurocs, system_reports
 from voirdire.runner import run_in_memory, run_protocol
+from voirdire.session.machine import UndeclaredTransition
+from voirdire.session.protocol import Session
 from voirdire.transcript import (
     MemoryWriter,
     Message,

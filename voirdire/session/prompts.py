@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from voirdire.errors import VoirdireError
+from voirdire.base import VoirdireError
 
 if TYPE_CHECKING:  # langchain-core is imported when a prompt is first loaded: `voirdire --help` never needs it
     from langchain_core.messages import BaseMessage
@@ -95,7 +95,7 @@ _LC_ROLE = {"system": "system", "user": "human", "assistant": "ai"}
 
 def default_root() -> Path:
     """The checkout's ``prompts/`` (beside ``pyproject.toml``), else the copy installed as ``voirdire.prompt_files``."""
-    repo = Path(__file__).resolve().parent.parent
+    repo = Path(__file__).resolve().parents[2]
     if (repo / "pyproject.toml").is_file() and (repo / "prompts").is_dir():
         return repo / "prompts"
     # An installed copy: prompts/ ships as the data-only (namespace) package voirdire.prompt_files.

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from voirdire.errors import VoirdireError
+from voirdire.base import VoirdireError
 
 EXTRA = "pip install 'voirdire[nlp]'"
 

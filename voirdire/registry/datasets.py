@@ -15,8 +15,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from voirdire.errors import VoirdireError
-from voirdire.limits import MAX_JSON_DEPTH, too_deep
+from voirdire.base import MAX_JSON_DEPTH, VoirdireError, too_deep
 
 T = TypeVar("T", bound=BaseModel)
 

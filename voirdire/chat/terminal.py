@@ -5,7 +5,7 @@ who said what to whom, stage and round dividers, parse failures and retries, tok
 role, structured steps as the protocol's display hints describe them (tables, word diffs), the verdict and its
 evidence. ``--prompts`` adds the prompts the protocol sent and the raw replies a step card stands for.
 
-Every text from the transcript passes through ``voirdire.safe_text.shown`` (a reply cannot move the cursor, clear
+Every text from the transcript passes through ``voirdire.base.text.shown`` (a reply cannot move the cursor, clear
 the screen or reverse the line), and wrapping is linear in the text's length, so a reply of megabytes without a
 space prints in about the time it takes to write it.
 """
@@ -23,11 +23,9 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from voirdire.chat import Bubble, Call, Chat, Divider, Failure, Note, Outcome, Problem, Turn, chat_of
-from voirdire.errors import VoirdireError
-from voirdire.safe_text import shown
-from voirdire.transcript import DisplayHints, RunHeader, SessionRecord, Transcript
-from voirdire.views import Card, Cell
+from voirdire.base import VoirdireError, shown
+from voirdire.chat.turns import Bubble, Call, Chat, Divider, Failure, Note, Outcome, Problem, Turn, chat_of
+from voirdire.transcript import Card, Cell, DisplayHints, RunHeader, SessionRecord, Transcript
 
 
 class SessionNotFound(VoirdireError, LookupError):
@@ -157,8 +155,10 @@ def _parts_line(parts: list[tuple[str, str]], st: Style) -> str:
     out, used = "", 0
     for code, text in parts:
         if used and used + len(text) > width:
-            text = "    " + text.removeprefix(" · ").lstrip()
-            out, used = out + "\n", 0
+            pieces = wrap(text.removeprefix(" · ").lstrip(), width - 4)
+            out += "\n" + "\n".join(st(code, "    " + p) for p in pieces)
+            used = 4 + len(pieces[-1])
+            continue
         out += st(code, text)
         used += len(text)
     return out

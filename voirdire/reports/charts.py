@@ -1,7 +1,7 @@
 """Charts as data: what a report can draw, declared without a plotting library.
 
 A chart here is a small frozen description (bars, lines, a scatter, a heatmap) with its title and axis labels;
-``voirdire.plots`` draws it with matplotlib when that optional extra is installed. The core declares the charts
+``voirdire.analysis`` draws it with matplotlib when that optional extra is installed. The core declares the charts
 every transcript offers (``overview_charts``: verdicts with their gold agreement, tokens, latency and cost per role,
 parse failures per prompt); a protocol declares its paper's charts with a ``ChartFold`` on its registration
 (``Registration.charts``), so the core knows no protocol's chart by name. A ``ChartFold`` sees the transcript the way
@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from voirdire.report import Report
+from voirdire.reports.fold import Report
 from voirdire.transcript import ModelCall, SessionRecord, Verdict
 
 

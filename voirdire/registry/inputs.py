@@ -16,9 +16,9 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from voirdire.datasets import load_items
-from voirdire.protocol import Protocol
-from voirdire.registry import InputError, Inputs
+from voirdire.registry.datasets import load_items
+from voirdire.registry.plugins import InputError, Inputs
+from voirdire.session import Protocol
 
 
 @dataclass(frozen=True)

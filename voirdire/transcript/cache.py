@@ -3,7 +3,7 @@
 Re-running an experiment (another metric, a resumed run, a fixed bug in scoring) then costs no model calls for
 requests already answered. Only deterministic requests are cached: greedy decoding or a fixed seed. A sampled
 request without a seed (the follow-ups of LMvLM (Majority)) must be drawn afresh each time. Replies are written
-through ``voirdire.secrets.mask_secrets``, like everything else voirdire writes.
+through ``voirdire.base.secrets.mask_secrets``, like everything else voirdire writes.
 """
 
 from __future__ import annotations
@@ -15,10 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from voirdire.errors import cannot_write
-from voirdire.limits import TOKEN_COUNT_MAX, too_deep
-from voirdire.secrets import mask_tree
-from voirdire.transcript import drop_torn_tail
+from voirdire.base import TOKEN_COUNT_MAX, cannot_write, mask_tree, too_deep
+from voirdire.transcript.io import drop_torn_tail
 
 
 class CachedReply(BaseModel):

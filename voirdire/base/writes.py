@@ -3,7 +3,7 @@
 A report, an export or a chart written in place and cut off by a full disk leaves a half-written (often 0-byte)
 file that looks like a result. ``write_atomic`` writes to ``.NAME.PID.tmp`` in the same folder, flushes it to the
 device and renames it over the target, which the file system does in one step; on any failure the temporary file
-is removed and the target is left as it was. A full disk (any failed write) is ``voirdire.errors.CannotWrite``:
+is removed and the target is left as it was. A full disk (any failed write) is ``voirdire.base.errors.CannotWrite``:
 one line naming the file, exit status 5.
 """
 
@@ -13,7 +13,7 @@ import contextlib
 import os
 from pathlib import Path
 
-from voirdire.errors import cannot_write
+from voirdire.base.errors import cannot_write
 
 
 def write_atomic(path: str | Path, data: str | bytes, what: str) -> None:

@@ -21,6 +21,8 @@ from datetime import datetime
 from typing import Any, Literal
 
 from voirdire.transcript import (
+    Card,
+    Column,
     DisplayHints,
     ErrorEvent,
     Message,
@@ -29,11 +31,16 @@ from voirdire.transcript import (
     RunHeader,
     SessionRecord,
     Step,
+    StepView,
     Transition,
     Verdict,
+    Views,
+    card_of,
+    complete,
+    generic_card,
+    lookup,
     reading_order,
 )
-from voirdire.views import Card, Column, StepView, Views, card_of, complete, generic_card, lookup
 
 HUMAN_SPEC = "human"  # the model spec (and the transcript's model label) of a role a person plays
 MODERATOR = ("moderator", "system")  # senders that are the protocol itself, not a role
@@ -322,7 +329,7 @@ class Chat:
     colors: dict[str, str]
     """role -> ANSI SGR code from the display hints"""
     billed: dict[str, tuple[int, int, int]] = field(default_factory=dict)
-    """model label -> billed prompt tokens, billed completion tokens, requests (``voirdire.prices.run_cost``)"""
+    """model label -> billed prompt tokens, billed completion tokens, requests (``voirdire.reports.prices.run_cost``)"""
 
     @property
     def verdict(self) -> Outcome | None:

@@ -1,7 +1,7 @@
 """``voirdire reproduce``: the papers' tables and figures that the installed protocols declare, listed and run.
 
 Each protocol package lists its reproductions on its registration (``Registration.reproductions``, the types in
-``voirdire.reproduction``); this module finds them through the registry, checks what one needs (a model for each
+``voirdire.reports.paper_tables``); this module finds them through the registry, checks what one needs (a model for each
 role it names), runs it, and prints the paper's numbers beside ours with the difference and the tolerance, writes
 the outcome as JSON and draws the paper's figures where matplotlib is installed.
 """
@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from voirdire.reproduction import Cell, Options, Outcome, Reproduction, ReproductionError
+from voirdire.reports import Cell, Options, Outcome, Reproduction, ReproductionError
 
 NEEDS = {
     "offline": "offline (data and code only)",
@@ -153,8 +153,8 @@ def write(
 ) -> tuple[Path, list[Path], str | None]:
     """``folder/NAME.json`` and the figures as ``folder/NAME-FIGURE.svg``; the paths, and why no figure was drawn
     (matplotlib missing) or None."""
-    from voirdire.charts import slug
-    from voirdire.plots import PlotsUnavailable, save
+    from voirdire.analysis.drawing import PlotsUnavailable, save
+    from voirdire.reports import slug
 
     try:
         folder.mkdir(parents=True, exist_ok=True)

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from voirdire.safe_text import shown
+from voirdire.base import shown
 
 
 @contextmanager

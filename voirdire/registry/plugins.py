@@ -22,13 +22,10 @@ from typing import Protocol as Structural
 
 from pydantic import BaseModel
 
-from voirdire.charts import ChartFold
-from voirdire.errors import VoirdireError
-from voirdire.options import ParamsCLI
-from voirdire.prices import Prices
-from voirdire.protocol import Protocol
-from voirdire.report import Report, ReportFold, as_fold, report_file
-from voirdire.reproduction import Reproduction
+from voirdire.base import VoirdireError
+from voirdire.registry.flags import ParamsCLI
+from voirdire.reports import ChartFold, Prices, Report, ReportFold, Reproduction, as_fold, report_file
+from voirdire.session import Protocol
 from voirdire.transcript import SessionRecord, Transcript, Verdict, load_session
 
 ENTRY_POINT_GROUP = "voirdire.protocols"
@@ -150,13 +147,13 @@ class Registration:
 
     protocol: type[Protocol[Any, Any]]
     report: Callable[[Transcript], Report]
-    """``report(transcript)``: a ``voirdire.report.ReportFold`` (the built-in protocols'), which commands stream a
+    """``report(transcript)``: a ``voirdire.reports.fold.ReportFold`` (the built-in protocols'), which commands stream a
     transcript through, or a plain function of a loaded transcript."""
     cli: CommandSpec = field(default_factory=CommandSpec)
     api: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
     """Functions the protocol adds to the ``voirdire`` namespace (``voirdire.examine``), by name."""
     charts: ChartFold | None = None
-    """The paper's charts its report offers (``voirdire report --plot``, the viewer); ``voirdire.charts``."""
+    """The paper's charts its report offers (``voirdire report --plot``, the viewer); ``voirdire.reports.charts``."""
     reproductions: tuple[Reproduction, ...] = ()
     """The paper's tables and figures ``voirdire reproduce`` runs (one registration of a package lists them)."""
 

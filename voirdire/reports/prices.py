@@ -1,7 +1,7 @@
 """What model calls cost: a price table (USD per million prompt and completion tokens) and how a transcript's
 model label finds its price.
 
-The table ships as ``voirdire/prices.toml``; a user's own file (``--prices FILE``, or the ``VOIRDIRE_PRICES``
+The table ships as ``voirdire/reports/prices.toml``; a user's own file (``--prices FILE``, or the ``VOIRDIRE_PRICES``
 environment variable) overrides and extends it entry by entry. Models that run here (``local``, ``scripted:``,
 ``human``) are free; a model the table does not name has an *unknown* price, never a price of 0, so a report
 says its cost is unknown rather than printing a wrong one.
@@ -20,8 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from voirdire.errors import VoirdireError
-from voirdire.files import parse_toml, read_text
+from voirdire.base import VoirdireError, parse_toml, read_text
 
 PACKAGED = Path(__file__).with_name("prices.toml")
 ENV = "VOIRDIRE_PRICES"
@@ -89,7 +88,7 @@ def model_name(label: str) -> tuple[str, str | None]:
     return label, None
 
 
-_INSPECT = "inspect/"  # the model of a role played by an Inspect model (``voirdire.inspect``): inspect/PROVIDER/NAME
+_INSPECT = "inspect/"  # a role played by an Inspect model: inspect/PROVIDER/NAME
 # Inspect's providers whose models answer here, at no cost: its mock model, and its in-process Hugging Face and vLLM
 # models (Inspect's ``mockllm``, ``hf``, ``vllm``) are priced as the embedded model is.
 _INSPECT_FREE = {"mockllm": "scripted", "hf": "local", "vllm": "local", "llama-cpp-python": "local"}

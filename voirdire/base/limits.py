@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 
-from voirdire.errors import VoirdireError
+from voirdire.base.errors import VoirdireError
 
 TOKEN_COUNT_MAX = 10**9
 """The most tokens one call's usage may count: far above any context window, and small enough that a cost

@@ -19,8 +19,8 @@ from typing import Literal
 
 from pydantic import BaseModel, computed_field
 
-from voirdire.charts import BarChart, Chart, Heatmap, Overview, Series
-from voirdire.errors import VoirdireError
+from voirdire.base import VoirdireError
+from voirdire.reports import BarChart, Chart, Heatmap, Overview, Series
 
 By = Literal["decision", "accepted"]
 
@@ -121,7 +121,7 @@ def _cell(verdict: str | None, correct: bool | None) -> str:
 
 def overviews(path: str | Path) -> tuple[str, int, list[Overview]]:
     """A transcript's protocol, its session count and each session's verdict and gold correctness."""
-    from voirdire.plots import transcript_overview
+    from voirdire.analysis.drawing import transcript_overview
 
     report, values = transcript_overview(path)
     return report.protocol, report.sessions, values

@@ -1,8 +1,8 @@
 """Inspect AI scorers: every registered voirdire protocol as an Inspect scorer (``pip install 'voirdire[inspect]'``).
 
-``voirdire.inspect.<protocol>(...)`` is the scorer of a registered protocol, made from the registry (``from
-voirdire.inspect import <protocol>``; ``scorer("<protocol>", ...)`` for a name held in a variable), so a protocol
-package installed later has its scorer too. For each sample it:
+``voirdire.integrations.inspect.<protocol>(...)`` is the scorer of a registered protocol, made from the registry
+(``from voirdire.integrations.inspect import <protocol>``; ``scorer("<protocol>", ...)`` for a name held in a
+variable), so a protocol package installed later has its scorer too. For each sample it:
 
 1. builds the protocol's item from the sample: each field of the protocol's ``Item`` is taken from the sample's
    ``metadata["voirdire"]`` when that names it, else by its name: a field for the output under test (``claim``,
@@ -41,9 +41,8 @@ from autogen_core.models import (
     SystemMessage,
 )
 
-from voirdire.errors import VoirdireError
-from voirdire.models.base import TextOnlyClient, text_of
-from voirdire.models.spec import PROVIDERS
+from voirdire.base import VoirdireError
+from voirdire.models import PROVIDERS, TextOnlyClient, text_of
 from voirdire.registry import registrations
 
 INSTALL = "pip install 'voirdire[inspect]'"
@@ -60,7 +59,7 @@ def _inspect() -> Any:
     try:
         import inspect_ai.scorer as scorers
     except ImportError:
-        raise InspectScorerError(f"voirdire.inspect needs Inspect AI: {INSTALL}") from None
+        raise InspectScorerError(f"voirdire.integrations.inspect needs Inspect AI: {INSTALL}") from None
     return scorers
 
 
@@ -247,7 +246,7 @@ def _factory(name: str) -> Callable[..., Any]:
 
 def __getattr__(name: str) -> Any:
     if name.startswith("_") or name not in registrations():
-        raise AttributeError(f"module 'voirdire.inspect' has no attribute {name!r}")
+        raise AttributeError(f"module 'voirdire.integrations.inspect' has no attribute {name!r}")
     return _factory(name)
 
 

@@ -1,6 +1,6 @@
 """Charts drawn with matplotlib (the optional extra ``voirdire[plots]``): SVG, or PNG on request.
 
-``voirdire.charts`` describes a chart; this module draws it, off screen (the Agg backend: nothing needs a
+``voirdire.reports.charts`` describes a chart; this module draws it, off screen (the Agg backend: nothing needs a
 display). Text stays text in the SVG (``svg.fonttype = none``) and the file carries the chart's title as its
 metadata, so a reader, a test or a search finds the title and the axis labels in it; the SVG is deterministic
 (no date, a fixed id salt), so drawing the same chart twice gives the same bytes.
@@ -14,7 +14,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from voirdire.charts import (
+from voirdire.base import VoirdireError, write_atomic
+from voirdire.reports import (
     BarChart,
     Chart,
     ChartFold,
@@ -22,17 +23,18 @@ from voirdire.charts import (
     LeftOut,
     LineChart,
     Overview,
+    Prices,
+    Report,
+    ReportFold,
     ScatterChart,
+    generic_report,
     gold_from_rows,
     overview,
     overview_charts,
+    report_file,
     slug,
 )
-from voirdire.errors import VoirdireError
-from voirdire.prices import Prices
-from voirdire.report import Report, ReportFold, generic_report, report_file
 from voirdire.transcript import RunHeader, SessionRecord
-from voirdire.writes import write_atomic
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

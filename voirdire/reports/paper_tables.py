@@ -3,7 +3,7 @@
 A ``Reproduction`` names one table or figure, says what it needs (``offline``: data and code only; ``model``: a
 model for some role, given with ``--model ROLE=SPEC``; ``gpu``: a model too large for a CPU), and runs it. Running
 it gives an ``Outcome``: ``Cell``s, each the paper's printed number beside ours with the difference and the
-tolerance the comparison allows, the paper's figure redrawn where it has one (``voirdire.charts``), and notes.
+tolerance the comparison allows, the paper's figure redrawn where it has one (``voirdire.reports.charts``), and notes.
 Protocol packages list theirs on their registration (``Registration.reproductions``); the core never names one.
 """
 
@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from voirdire.charts import Chart
-from voirdire.errors import VoirdireError
+from voirdire.base import VoirdireError
+from voirdire.reports.charts import Chart
 
 Needs = Literal["offline", "model", "gpu"]
 

@@ -32,7 +32,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, Field
 
-from voirdire.prices import Prices, load_prices, model_name
+from voirdire.reports.prices import Prices, load_prices, model_name
 from voirdire.transcript import (
     ErrorEvent,
     Message,

@@ -20,7 +20,7 @@ from typing import Any, Literal, Union
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
-from voirdire.errors import VoirdireError
+from voirdire.base import VoirdireError
 
 
 class OptionError(VoirdireError, ValueError):

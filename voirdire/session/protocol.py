@@ -11,6 +11,7 @@ show, report, resume and the viewer work for all of them.
 from __future__ import annotations
 
 import asyncio
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -24,12 +25,11 @@ from autogen_core import CancellationToken
 from pydantic import BaseModel, ConfigDict
 
 from voirdire.agents import CallInfo, CallSharing, call_metadata
-from voirdire.limits import shortened
-from voirdire.machine import StateMachine, UndeclaredTransition
-from voirdire.prompts import PromptLibrary, library
-from voirdire.secrets import mask_secrets
-from voirdire.structured import ParseError as ParseError
-from voirdire.structured import ReplySchema
+from voirdire.base import mask_secrets, shortened
+from voirdire.replies import ParseError as ParseError
+from voirdire.replies import ReplySchema, echoed
+from voirdire.session.machine import StateMachine, UndeclaredTransition
+from voirdire.session.prompts import Prompt, PromptLibrary, library
 from voirdire.transcript import (
     DisplayHints,
     ErrorEvent,
@@ -113,6 +113,7 @@ class Session:
         self.turn: int | None = None
         self.branch_name: str | None = None  # set on a concurrent branch (see ``branch``)
         self._counter = [0]  # the session's event sequence, shared with its branches
+        self._cut_off: list[str] = []  # replies cut off at max_tokens even when asked again (shared with branches)
         self._token = CancellationToken()
         # Identical deterministic requests of this session (its branches included) are sent once.
         self._sharing = CallSharing() if coalesce else None
@@ -213,11 +214,13 @@ class Session:
             stats = dict(statistics or {})
             if self.protocol.Outcome is not Statistics:  # the base declares nothing to check
                 self.protocol.Outcome.model_validate(stats)
+        # A verdict that rests on a reply cut off at max_tokens says so (the reply was read as unreadable).
+        cut = [f"cut off: {c}" for c in self._cut_off]
         v = Verdict(
             **self._base(),
             decision=decision,
             accepted=accepted,
-            evidence=evidence or [],
+            evidence=[*(evidence or []), *cut],
             statistics=stats,
         )
         if self._record:
@@ -251,7 +254,7 @@ class Session:
         """Render ``prompts/<protocol>/<prompt>.yaml`` with ``variables`` and send it to ``role``.
 
         Reading the reply: ``parse`` reads the paper's free text; ``schema`` (a pydantic model, a ``Literal`` or a
-        tuple of choices, see ``voirdire.structured``) is the closed answer the reply must fit. A role in
+        tuple of choices, see ``voirdire.replies.schema``) is the closed answer the reply must fit. A role in
         structured mode (``self.structured``), or an ask with a schema and no parser, sends the schema to the
         backend to enforce and reads the reply with it; otherwise the paper's prompt is read by ``parse``.
         When reading fails the failure is recorded with ``on_failure`` (the defined outcome the protocol takes) and
@@ -270,7 +273,8 @@ class Session:
         if structured and shape is not None:
             expected = expected or shape.describe()
         name = f"{self.protocol.prompt_folder}/{prompt}"
-        rendered = self._prompts.get(name).render(**variables)
+        template = self._prompts.get(name)
+        rendered = template.render(**variables)
         messages = []
         for i, m in enumerate(rendered):
             if m.role == "assistant":
@@ -293,7 +297,10 @@ class Session:
                 prompt=name,
                 quote=quote if m.role == "user" else None,
             )
-        return await self._deliver(role, messages, parse=reader, expected=expected, on_failure=on_failure, prompt=name)
+        fixed = fixed_text(template)
+        return await self._deliver(
+            role, messages, parse=reader, expected=expected, on_failure=on_failure, prompt=name, fixed=fixed
+        )
 
     async def send(
         self,
@@ -319,13 +326,53 @@ class Session:
         expected: str,
         on_failure: str,
         prompt: str | None,
+        fixed: tuple[str, ...] = (),
     ) -> Reply[T]:
-        response = await self._agent(role).on_messages(messages, self._token)
+        texts, cut = await self._call(role, messages)
+        if cut is not None and parse is not None and len(texts) == 1:
+            # A closed answer cut off at max_tokens is not read as if closed: asked again once with twice the budget
+            # (the cut reply stays in the transcript, marked by its call's finish_reason), then, if cut off again,
+            # it is unreadable and the protocol takes its outcome for that.
+            self._write(Message, sender=role, receiver="moderator", content=texts[0], prompt=prompt)
+            budget = 2 * cut
+            self.note("reasked", role=role, prompt=prompt, reason="cut off at max_tokens", max_tokens=budget)
+            more = call_metadata(max_tokens=budget, reask=True)
+            again = [TextMessage(content=m.content, source=m.source, metadata={**m.metadata, **more}) for m in messages]
+            texts, cut = await self._call(role, again, budget)
+            if cut is not None:
+                error = f"cut off at max_tokens twice (finish_reason: length; asked again with max_tokens {budget})"
+                self._cut_off.append(f"{role}'s reply to {prompt or 'a message'}: {error}")
+                self._write(Message, sender=role, receiver="moderator", content=texts[0], prompt=prompt)
+                self.parse_failure(
+                    role, prompt, expected=expected, raw=texts[0], error=error, outcome=on_failure or "unreadable"
+                )
+                return Reply(text=texts[0], error=error)
+        replies = [
+            await self._read(role, prompt, t, i if len(texts) > 1 else None, parse, expected, on_failure, fixed)
+            for i, t in enumerate(texts)
+        ]
+        if len(replies) == 1:
+            return replies[0]
+        first = replies[0]
+        return Reply(text=first.text, value=first.value, error=first.error, samples=tuple(replies))
+
+    async def _call(
+        self, role: str, messages: list[TextMessage], budget: int | None = None
+    ) -> tuple[list[str], int | None]:
+        """Send ``messages`` to ``role`` and record its model calls: the reply texts, and the budget the reply ran
+        out of when it was cut off at max_tokens (``finish_reason: length``; None otherwise): ``budget`` when the
+        request set one, else the role's max_tokens."""
+        agent = self._agent(role)
+        response = await agent.on_messages(messages, self._token)
         text = response.chat_message.to_model_text()
         texts = [text]
+        cut: int | None = None
         for call in response.inner_messages or ():
             if isinstance(call, CallInfo):
                 texts = call.samples or texts
+                if call.finish_reason == "length":
+                    role_budget = getattr(getattr(agent, "settings", None), "max_tokens", None)
+                    cut = budget or role_budget or max(1, call.completion_tokens)
                 self._write(
                     ModelCall,
                     role=role,
@@ -342,14 +389,7 @@ class Session:
                     requests=0 if call.cached or call.coalesced else call.requests,
                     enforcement=call.enforcement,
                 )
-        replies = [
-            await self._read(role, prompt, t, i if len(texts) > 1 else None, parse, expected, on_failure)
-            for i, t in enumerate(texts)
-        ]
-        if len(replies) == 1:
-            return replies[0]
-        first = replies[0]
-        return Reply(text=first.text, value=first.value, error=first.error, samples=tuple(replies))
+        return texts, cut
 
     async def _read(
         self,
@@ -360,12 +400,19 @@ class Session:
         parse: Callable[[str], T] | None,
         expected: str,
         on_failure: str,
+        fixed: tuple[str, ...] = (),
     ) -> Reply[T]:
         """Record the reply and read it with ``parse``: a long reply in a worker thread (``LONG_REPLY_CHARS``),
-        with every transcript write kept on the event loop."""
+        with every transcript write kept on the event loop. A reply that reproduces the prompt's own template or
+        example (``fixed``: its text without the variables; ``voirdire.replies.echoed``) is a parse failure."""
         self._write(Message, sender=role, receiver="moderator", content=text, prompt=prompt, sample=sample)
         if parse is None:
             return Reply(text=text)
+        echo = echoed(text, fixed) if fixed else None
+        if echo is not None:
+            expected = expected or getattr(parse, "__doc__", "") or ""
+            self.parse_failure(role, prompt, expected=expected, raw=text, error=echo, outcome=on_failure)
+            return Reply(text=text, error=echo)
         try:
             value = await asyncio.to_thread(parse, text) if len(text) > LONG_REPLY_CHARS else parse(text)
             return Reply(text=text, value=value)
@@ -414,8 +461,11 @@ class Protocol(ABC, Generic[ItemT, ParamsT]):
     """A paper's algorithm as an explicit state machine.
 
     Subclasses declare ``name``, ``paper``, ``roles`` (the roles a model or rule must play), ``machine``,
-    ``Item`` and ``Params`` (pydantic), ``prompt_folder`` (under ``prompt_root``, for a third-party protocol
-    its own package's folder) and ``display``, and implement ``item_id`` and ``run``.
+    ``Item`` and ``Params`` (pydantic) and ``display``, and implement ``run``. What most protocols share is a
+    default: an item's id is its ``id`` field (``item_id``), a record becomes an item by the ``Item`` model's own
+    fields and aliases (``item_from_record``), and the prompts are ``prompts/<package>/`` where ``<package>`` is
+    the protocol's package (``prompt_folder``), under the package's own ``prompts/`` folder when it ships one
+    (``prompt_root``, a third-party protocol), else voirdire's.
     ``independent_roles`` lists role pairs that should be different models (voirdire warns when they share a
     spec). Roles played by rules are named by ``rule_roles`` and built per session by ``deterministic_agents``.
     """
@@ -431,6 +481,17 @@ class Protocol(ABC, Generic[ItemT, ParamsT]):
     display: ClassVar[DisplayHints] = DisplayHints()
     independent_roles: ClassVar[tuple[tuple[str, str], ...]] = ()
     Outcome: ClassVar[type[Statistics]] = Statistics  # the verdict statistics this protocol writes and reads
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        package = package_of(cls.__module__)
+        if not hasattr(cls, "prompt_folder"):
+            cls.prompt_folder = package.rsplit(".", 1)[-1]
+        if cls.prompt_root is None:
+            module = sys.modules.get(package)
+            shipped = Path(module.__file__).parent / "prompts" if module and module.__file__ else None
+            if shipped is not None and shipped.is_dir():
+                cls.prompt_root = shipped
 
     def __init__(self, params: ParamsT | None = None) -> None:
         self.params: ParamsT = params if params is not None else self.Params()  # type: ignore[assignment]
@@ -456,8 +517,9 @@ class Protocol(ABC, Generic[ItemT, ParamsT]):
         """Build an item from a dataset record (protocols override this to accept their datasets' field names)."""
         return cls.Item.model_validate(record)  # type: ignore[return-value]
 
-    @abstractmethod
-    def item_id(self, item: ItemT) -> str: ...
+    def item_id(self, item: ItemT) -> str:
+        """The item's ``id`` field ("" when it has none: the runner numbers it); override for another key."""
+        return str(getattr(item, "id", None) or "")
 
     @classmethod
     def outcome(cls, verdict: Verdict) -> Statistics:
@@ -472,6 +534,15 @@ class Protocol(ABC, Generic[ItemT, ParamsT]):
     async def run(self, item: ItemT, session: Session) -> Verdict: ...
 
 
+def package_of(module: str) -> str:
+    """The package a protocol class belongs to: a built-in one's own package (the first three parts of its module's
+    name), else the module's top-level package (``my_protocol`` for ``my_protocol.judge``)."""
+    parts = module.split(".")
+    if parts[:2] == ["voirdire", "protocols"] and len(parts) > 2:
+        return ".".join(parts[:3])
+    return parts[0]
+
+
 def _failed_call(exc: BaseException) -> BaseException | None:
     """The model call's failure behind ``exc`` (itself or a cause): it says the role and the retries it took."""
     seen: BaseException | None = exc
@@ -482,3 +553,17 @@ def _failed_call(exc: BaseException) -> BaseException | None:
             return seen
         seen = seen.__cause__ or seen.__context__
     return None
+
+
+_FIXED: dict[tuple[str, str], tuple[str, ...]] = {}
+_HOLE = "\x00"
+
+
+def fixed_text(prompt: Prompt) -> tuple[str, ...]:
+    """The prompt's own text, without its variables: its instructions, answer template and examples, as the
+    model is shown them (rendered, so doubled braces are single), cut where a variable goes."""
+    key = (prompt.name, prompt.sha256)
+    if key not in _FIXED:
+        rendered = prompt.render(**{v: _HOLE for v in prompt.spec.variables})
+        _FIXED[key] = tuple(s for m in rendered for s in m.content.split(_HOLE) if s.strip())
+    return _FIXED[key]

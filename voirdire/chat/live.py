@@ -4,7 +4,7 @@ finishes (``--follow``).
 The printer follows the transcript file the run writes (the writer flushes every line), so it needs no hook in the
 runner and sees exactly what ``voirdire show`` will: a background thread reads the lines appended since the run
 began, keeps each session's events, and prints the turns of ``voirdire.chat`` that are new, rendered by
-``voirdire.view`` (safe text, the protocol's step cards). Turns are printed once: a step that completes an earlier
+``chat.terminal`` (safe text, the protocol's step cards). Turns are printed once: a step that completes an earlier
 step's card (DCR's marks beside its reasons) is printed as a card of its own here. Output goes through
 ``tqdm.write`` so a progress bar stays below it.
 """
@@ -19,11 +19,11 @@ from typing import Literal, TextIO
 
 from pydantic import TypeAdapter, ValidationError
 
-from voirdire.chat import Bubble, chat_of
-from voirdire.models.human import BEFORE_PROMPT
-from voirdire.secrets import mask_secrets
+from voirdire.base import mask_secrets
+from voirdire.chat.terminal import Style, heading, render_chat, totals_text, turn_lines, use_color
+from voirdire.chat.turns import Bubble, chat_of
+from voirdire.models import BEFORE_PROMPT
 from voirdire.transcript import ErrorEvent, Line, RunHeader, SessionRecord, SessionStart, Verdict
-from voirdire.view import Style, heading, render_chat, totals_text, turn_lines, use_color
 
 Mode = Literal["turns", "sessions"]
 

@@ -1,0 +1,48 @@
+"""The ground floor: errors a user can cause, secrets kept out of every output, bounds on what is read from
+outside, a user's files read with one-line errors, text made safe to show, and files written whole or not at all.
+
+Nothing here knows a model, a transcript or a protocol; every other package may import it.
+"""
+
+from __future__ import annotations
+
+from voirdire.base.errors import CannotWrite, EndpointDown, SessionTimeout, VoirdireError, cannot_write, run_stopping
+from voirdire.base.files import parse_toml, read_text
+from voirdire.base.limits import (
+    MAX_JSON_DEPTH,
+    MAX_REPLY_CHARS_ENV,
+    TOKEN_COUNT_MAX,
+    cut_reply,
+    max_reply_chars,
+    shortened,
+    token_count,
+    too_deep,
+)
+from voirdire.base.secrets import mask_secrets, mask_tree, redact_url, register_secret
+from voirdire.base.text import shown
+from voirdire.base.writes import write_atomic
+
+__all__ = [
+    "MAX_JSON_DEPTH",
+    "MAX_REPLY_CHARS_ENV",
+    "TOKEN_COUNT_MAX",
+    "CannotWrite",
+    "EndpointDown",
+    "SessionTimeout",
+    "VoirdireError",
+    "cannot_write",
+    "cut_reply",
+    "mask_secrets",
+    "mask_tree",
+    "max_reply_chars",
+    "parse_toml",
+    "read_text",
+    "redact_url",
+    "register_secret",
+    "run_stopping",
+    "shortened",
+    "shown",
+    "token_count",
+    "too_deep",
+    "write_atomic",
+]

@@ -1,0 +1,1 @@
+"""voirdire inside other tools: every registered protocol as an Inspect AI scorer."""

@@ -1,0 +1,197 @@
+"""Everything a protocol package needs, from one import: ``from voirdire.kit import Protocol, Session, ...``.
+
+A protocol is a paper's algorithm written against the Session; what it declares and uses comes from here:
+
+- the algorithm: ``Protocol``, ``Session``, ``Reply``, ``StateMachine``, ``Statistics`` (its verdict's outcome);
+- reading replies: ``read_yes_no``, ``read_polar``, ``read_label``, ``read_number`` with a protocol's words
+  (``Polar``, ``Labels``), ``ReplySchema`` for structured replies, ``ParseError`` for a refusal;
+- how it reads as a chat: ``DisplayHints``, ``StepView``, ``Column``, ``Views``, ``VerdictView``, ``Tone``;
+- its report: ``Report``, ``ReportFold``, ``Context``, the shared statistics (``precision_recall_f1``, ``accuracy``,
+  ``auroc``, ``cohen_kappa``, ``mean_sd``), charts declared as data (``ChartFold``, ``BarChart``, ...);
+- its command line: ``Registration``, ``CommandSpec``, ``ParamsCLI``, ``ItemInputs``, ``Inputs``, ``RunOutcome``;
+- its paper's tables for ``voirdire reproduce``: ``Reproduction``, ``Cell``, ``Outcome``, ``Options``;
+- transcripts and runs, for reports and reproductions that read or run them: ``load``, ``iter_records``,
+  ``SessionRecord``, ``run_in_memory``, ``arun``, ``arun_dataset``.
+
+The names are the core packages' own (their faces: ``voirdire.session``, ``voirdire.replies``, ...); the kit only
+gathers them, so a third-party protocol has one place to look.
+"""
+
+from __future__ import annotations
+
+from voirdire.agents import FunctionAgent
+from voirdire.analysis import require, save
+from voirdire.api import Clients, Models, SessionFailed, arun, arun_dataset, protocol, run_sync
+from voirdire.base import VoirdireError, read_text
+from voirdire.chat import stage
+from voirdire.models import RoleSettings, cross_encoder, sentence_encoder
+from voirdire.registry import (
+    CommandSpec,
+    CommandTable,
+    DatasetError,
+    InputError,
+    Inputs,
+    ItemInputs,
+    OptionError,
+    ParamsCLI,
+    Registration,
+    RunOutcome,
+    add_params_options,
+    as_list,
+    build_params,
+    default_summary,
+    get,
+    given_params,
+    load_items,
+)
+from voirdire.replies import (
+    Labels,
+    ParseError,
+    Polar,
+    ReplySchema,
+    read_label,
+    read_number,
+    read_polar,
+    read_yes_no,
+)
+from voirdire.reports import (
+    PRF,
+    BarChart,
+    Cell,
+    Chart,
+    ChartFold,
+    Context,
+    Line,
+    LineChart,
+    Options,
+    Outcome,
+    Report,
+    ReportFold,
+    Reproduction,
+    ScatterChart,
+    Series,
+    accuracy,
+    auroc,
+    category,
+    cohen_kappa,
+    counts,
+    mean_sd,
+    model_args,
+    paper_models_note,
+    precision_recall_f1,
+    report_file,
+    run_voirdire,
+    slug,
+)
+from voirdire.runner import RunResult, default_out, run_in_memory
+from voirdire.session import LONG_REPLY_CHARS, Protocol, Reply, Session, StateMachine, Statistics
+from voirdire.transcript import (
+    Column,
+    DisplayHints,
+    ModelCall,
+    RunHeader,
+    SessionRecord,
+    Step,
+    StepView,
+    Tone,
+    Transcript,
+    Verdict,
+    VerdictView,
+    Views,
+    iter_records,
+    load,
+)
+
+__all__ = [
+    "LONG_REPLY_CHARS",
+    "PRF",
+    "BarChart",
+    "Cell",
+    "Chart",
+    "ChartFold",
+    "Clients",
+    "Column",
+    "CommandSpec",
+    "CommandTable",
+    "Context",
+    "DatasetError",
+    "DisplayHints",
+    "FunctionAgent",
+    "InputError",
+    "Inputs",
+    "ItemInputs",
+    "Labels",
+    "Line",
+    "LineChart",
+    "ModelCall",
+    "Models",
+    "OptionError",
+    "Options",
+    "Outcome",
+    "ParamsCLI",
+    "ParseError",
+    "Polar",
+    "Protocol",
+    "Registration",
+    "Reply",
+    "ReplySchema",
+    "Report",
+    "ReportFold",
+    "Reproduction",
+    "RoleSettings",
+    "RunHeader",
+    "RunOutcome",
+    "RunResult",
+    "ScatterChart",
+    "Series",
+    "Session",
+    "SessionFailed",
+    "SessionRecord",
+    "StateMachine",
+    "Statistics",
+    "Step",
+    "StepView",
+    "Tone",
+    "Transcript",
+    "Verdict",
+    "VerdictView",
+    "Views",
+    "VoirdireError",
+    "accuracy",
+    "add_params_options",
+    "arun",
+    "arun_dataset",
+    "as_list",
+    "auroc",
+    "build_params",
+    "category",
+    "cohen_kappa",
+    "counts",
+    "cross_encoder",
+    "default_out",
+    "default_summary",
+    "get",
+    "given_params",
+    "iter_records",
+    "load",
+    "load_items",
+    "mean_sd",
+    "model_args",
+    "paper_models_note",
+    "precision_recall_f1",
+    "protocol",
+    "read_label",
+    "read_number",
+    "read_polar",
+    "read_text",
+    "read_yes_no",
+    "report_file",
+    "require",
+    "run_in_memory",
+    "run_sync",
+    "run_voirdire",
+    "save",
+    "sentence_encoder",
+    "slug",
+    "stage",
+]

@@ -1,0 +1,48 @@
+"""The protocol registry and what a protocol declares for the command line: registrations loaded from one
+entry-point group, options generated from a ``Params`` model, items read from dataset files or given inline.
+"""
+
+from __future__ import annotations
+
+from voirdire.registry.datasets import DatasetError, as_list, describe, load_items
+from voirdire.registry.flags import OptionError, ParamsCLI, add_params_options, build_params, given_params
+from voirdire.registry.inputs import ItemInputs
+from voirdire.registry.plugins import (
+    CommandSpec,
+    CommandTable,
+    InputError,
+    Inputs,
+    Registration,
+    RunOutcome,
+    api_function,
+    command_plugins,
+    default_summary,
+    get,
+    known_roles,
+    registrations,
+)
+
+__all__ = [
+    "CommandSpec",
+    "CommandTable",
+    "DatasetError",
+    "InputError",
+    "Inputs",
+    "ItemInputs",
+    "OptionError",
+    "ParamsCLI",
+    "Registration",
+    "RunOutcome",
+    "add_params_options",
+    "api_function",
+    "as_list",
+    "build_params",
+    "command_plugins",
+    "default_summary",
+    "describe",
+    "get",
+    "given_params",
+    "known_roles",
+    "load_items",
+    "registrations",
+]
