@@ -217,8 +217,8 @@ def print_errors(errors: dict[str, str], shown: int = 3) -> None:
     """Each distinct session error once on stderr, with how many sessions met it and the first few of them: a
     dead endpoint's 200 identical errors are one line, not 200."""
     grouped: dict[str, list[str]] = {}
-    for sid, err in errors.items():
-        grouped.setdefault(safe(mask_secrets(err)), []).append(sid)
+    for sid, err in errors.items():  # both from outside: an item id may hold escape sequences too
+        grouped.setdefault(safe(mask_secrets(err)), []).append(safe(mask_secrets(sid)))
     for err, sids in grouped.items():
         if len(sids) == 1:
             print(f"error in {sids[0]}: {err}", file=sys.stderr)
