@@ -531,7 +531,8 @@ async def _serve(job: SessionJob, conn: Connection) -> int:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            traceback.print_exc()
+            if not isinstance(exc, VoirdireError):  # a bug: its traceback; a user's error (a full disk) is one line
+                traceback.print_exc()  # the parent prints, once
             send(("crash", sid, f"{type(exc).__name__}: {exc}"))
             return
         verdict = outcome.verdict.model_dump_json() if outcome.verdict is not None and job.keep_verdicts else None
