@@ -10,6 +10,16 @@ from voirdire.certificate.agreement import (
     proportion,
     verdict_agreement,
 )
+from voirdire.certificate.calibration import (
+    RANDOM_ASSUMPTION,
+    Calibration,
+    CalibrationError,
+    Disagreement,
+    Run,
+    calibrate,
+    read_run,
+    sample_lines,
+)
 from voirdire.certificate.intervals import (
     DEFAULT_LEVEL,
     DEFAULT_RESAMPLES,
@@ -18,6 +28,7 @@ from voirdire.certificate.intervals import (
     bootstrap_items,
     wilson,
 )
+from voirdire.certificate.labels import Label, LabelsError, label_words, read_labels
 from voirdire.certificate.paired import McNemar, mcnemar_exact, paired_difference
 from voirdire.certificate.ppi import PPIEstimate, ppi_mean
 from voirdire.certificate.sample import draw_sample
@@ -26,20 +37,32 @@ __all__ = [
     "DEFAULT_LEVEL",
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
+    "RANDOM_ASSUMPTION",
+    "Calibration",
+    "CalibrationError",
     "Confusion",
+    "Disagreement",
     "HumanAgreement",
     "Interval",
+    "Label",
+    "LabelsError",
     "McNemar",
     "PPIEstimate",
+    "Run",
     "VerdictAgreement",
     "bootstrap_items",
+    "calibrate",
     "draw_sample",
     "human_agreement",
     "krippendorff_alpha",
+    "label_words",
     "mcnemar_exact",
     "paired_difference",
     "ppi_mean",
     "proportion",
+    "read_labels",
+    "read_run",
+    "sample_lines",
     "verdict_agreement",
     "wilson",
 ]

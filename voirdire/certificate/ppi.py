@@ -32,6 +32,12 @@ class PPIEstimate(BaseModel):
 
     def text(self, quantity: str = "share accepted by people") -> str:
         naive = "undefined (no items)" if self.naive is None else f"{100 * self.naive:.1f}%"
+        if self.unlabelled == 0:  # a census: nothing to predict, the labels are the answer
+            return "\n".join([
+                f"{quantity}, every one of the {self.labelled} items labelled:",
+                f"  from the labels:            {self.classical.text(percent=True)}",
+                f"  naïve (verdicts only):      {naive}",
+            ])  # fmt: skip
         return "\n".join([
             f"{quantity}, from {self.labelled} human labels and {self.unlabelled} unlabelled verdicts:",
             f"  prediction-powered (PPI++): {self.ppi.text(percent=True)}",
@@ -78,7 +84,7 @@ def _classical(y: object, level: float) -> Interval:
     from ppi_py import classical_mean_ci
 
     y = np.asarray(y, dtype=float)
-    method = "normal (labels only)"
+    method = "normal"
     n = len(y)
     if n < 2:
         return no_interval("classical", float(y.mean()) if n else None, n=n, method=method, level=level,

@@ -1,0 +1,251 @@
+"""A run's verdicts against human labels: ``voirdire calibrate``.
+
+The labels come from the protocol's own gold fields (the verdict statistic the run header's display hints name as
+agreeing with gold: ``views.verdict.gold``), or from a labels file (``voirdire.certificate.labels``). Verdicts and
+labels are compared as accept/reject. An item labelled by several annotators counts with its majority label
+(an item whose annotators tie is left out, and counted); an item examined in several sessions contributes each
+session, and the intervals resample items.
+
+The headline quantity is the share of items people accept (the share of claims that hold, of answers that are
+correct: the QA accuracy of the graded system). Its prediction-powered estimate uses the labelled items and the
+verdicts on every other item; it is valid when the labelled items are a uniform random sample of the run's items,
+which ``draw_sample`` makes them.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from voirdire.base import VoirdireError
+from voirdire.certificate.agreement import HumanAgreement, VerdictAgreement, human_agreement, verdict_agreement
+from voirdire.certificate.intervals import DEFAULT_LEVEL, DEFAULT_SEED
+from voirdire.certificate.ppi import PPIEstimate, ppi_mean
+from voirdire.certificate.sample import draw_sample
+from voirdire.transcript import load
+
+RANDOM_ASSUMPTION = (
+    "the labelled items are a uniform random sample of the run's items, drawn independently of the verdicts "
+    "(not chosen for being hard, interesting or disputed)"
+)
+
+
+class CalibrationError(VoirdireError, ValueError):
+    """A transcript or labels that cannot be calibrated; the message names the file or the option."""
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One session as calibration reads it."""
+
+    session_id: str
+    item_id: str
+    decision: str | None
+    accepted: bool | None
+    gold: bool | None  # the gold label as accept/reject, where the protocol knows it
+
+
+@dataclass
+class Run:
+    path: str
+    protocol: str
+    sessions: list[Judged]
+    gold_statistic: str  # the verdict statistic saying whether a verdict agrees with gold ("" when none)
+    items: dict[str, dict[str, Any]] = field(default_factory=dict)  # item id -> the fields shown to a person
+
+    def judged(self) -> list[Judged]:
+        """The sessions with an accept/reject verdict."""
+        return [s for s in self.sessions if s.accepted is not None]
+
+    def item_ids(self) -> list[str]:
+        """The items with an accept/reject verdict, in the order they first appear."""
+        return list(dict.fromkeys(s.item_id for s in self.judged()))
+
+    def decisions(self) -> dict[str, bool]:
+        """Each decision of this run as the accept/reject it stood for (decisions that stood for both left out)."""
+        seen: dict[str, set[bool]] = {}
+        for s in self.judged():
+            if s.decision:
+                seen.setdefault(s.decision, set()).add(bool(s.accepted))
+        return {d: next(iter(a)) for d, a in seen.items() if len(a) == 1}
+
+    def gold_labels(self, only: Sequence[str] | None = None) -> dict[str, dict[str, bool]]:
+        """The gold label of each item the protocol knows it for (of ``only`` where given)."""
+        wanted = set(only) if only is not None else None
+        out: dict[str, dict[str, bool]] = {}
+        for s in self.judged():
+            if s.gold is not None and (wanted is None or s.item_id in wanted):
+                out.setdefault(s.item_id, {"gold": s.gold})
+        return out
+
+    def show_command(self, session_id: str) -> str:
+        return f"voirdire show {shlex.quote(self.path)} --session {shlex.quote(session_id)}"
+
+
+def read_run(path: str | Path) -> Run:
+    """A transcript's sessions (the attempt of each that counts), their verdicts and gold where known."""
+    p = Path(path)
+    if not p.is_file():
+        raise CalibrationError(f"{path}: no such transcript")
+    t = load(p)
+    if t.header is None and not t.sessions:
+        raise CalibrationError(f"{path}: not a transcript (no run header and no session events in it)")
+    header = t.header
+    gold = header.display.views.verdict.gold if header is not None else ""
+    shown = tuple(header.display.item_fields) if header is not None else ()
+    hidden = set(header.display.gold_fields) if header is not None else set()
+    sessions, items = [], {}
+    for sid, s in t.sessions.items():
+        v = s.verdict
+        item_id = s.item_id or sid
+        agrees = v.statistics.get(gold) if v is not None and gold else None
+        label = None
+        if isinstance(agrees, bool) and v is not None and v.accepted is not None:
+            label = v.accepted if agrees else not v.accepted
+        sessions.append(Judged(sid, item_id, v.decision if v else None, v.accepted if v else None, label))
+        if item_id not in items:
+            keys = [k for k in shown if k in s.item] or [k for k in s.item if k not in hidden and k != "id"]
+            items[item_id] = {k: s.item[k] for k in keys}
+    return Run(str(path), header.protocol if header else "", sessions, gold, items)
+
+
+class Disagreement(BaseModel):
+    item_id: str
+    session_id: str
+    decision: str | None
+    verdict: str  # accepted / rejected
+    label: str  # what people said: accepted / rejected
+    command: str  # opens its chat
+
+
+class Calibration(BaseModel):
+    transcript: str
+    protocol: str
+    labels: str  # where the labels came from
+    level: float
+    seed: int
+    left_out: list[str]
+    agreement: VerdictAgreement | None
+    people: HumanAgreement | None
+    estimate: PPIEstimate | None
+    assumptions: list[str]
+    disagreements: list[Disagreement]
+
+    def text(self, *, limit: int = 20) -> str:
+        pct = {"percent": True}
+        lines = [f"calibration of {self.transcript} ({self.protocol}) against {self.labels}"]
+        lines += [f"  left out: {why}" for why in self.left_out]
+        a = self.agreement
+        if a is not None:
+            lines += [f"verdicts against people: {a.items} items, {a.sessions} sessions", a.confusion.text()]
+            rows = [("accuracy", a.accuracy, pct), ("TPR (accepts what people accept)", a.tpr, pct),
+                    ("TNR (rejects what people reject)", a.tnr, pct), ("Cohen's κ", a.kappa, {}),
+                    ("Krippendorff's α", a.alpha, {})]  # fmt: skip
+            lines += [f"  {name:<34}{iv.text(**kw)}" for name, iv, kw in rows]  # type: ignore[arg-type]
+        if self.people is not None:
+            h = self.people
+            lines.append(f"people against each other: {len(h.annotators)} annotators, {h.items} items labelled twice+")
+            lines.append(f"  Krippendorff's α  {h.alpha.text()}")
+            lines += [f"  Cohen's κ {x}–{y}  {k.text()}" for x, y, k in h.kappas]
+        if self.estimate is not None:
+            lines.append(self.estimate.text("share of items people accept"))
+        lines += [f"assumes: {x}" for x in self.assumptions]
+        n = len(self.disagreements)
+        lines.append(f"disagreements ({n}):" if n else "disagreements: none")
+        for d in self.disagreements[:limit]:
+            lines.append(f"  {d.item_id}: verdict {d.decision or d.verdict} ({d.verdict}), people {d.label}")
+            lines.append(f"    {d.command}")
+        if n > limit:
+            lines.append(f"  … {n - limit} more (--json for all)")
+        return "\n".join(lines)
+
+
+def majority(labels: Mapping[str, Mapping[str, bool]]) -> tuple[dict[str, bool], list[str]]:
+    """Each item's majority label, and the items whose annotators tie."""
+    out, tied = {}, []
+    for item, by in labels.items():
+        votes = Counter(by.values())
+        if votes[True] == votes[False]:
+            tied.append(item)
+        else:
+            out[item] = votes[True] > votes[False]
+    return out, tied
+
+
+def calibrate(
+    run: Run,
+    labels: Mapping[str, Mapping[str, bool]],
+    *,
+    source: str,
+    random_labels: str | None,
+    level: float = DEFAULT_LEVEL,
+    seed: int = DEFAULT_SEED,
+) -> Calibration:
+    """The run's verdicts against ``labels`` (item id → annotator → accepted). ``random_labels`` says how the
+    labelled items are known to be a random sample of the run (``None``: they are not, and no debiased estimate is
+    made unless every item is labelled)."""
+    left_out = []
+    unjudged = len(run.sessions) - len(run.judged())
+    if unjudged:
+        left_out.append(f"{unjudged} session{'s' if unjudged != 1 else ''} without an accept/reject verdict")
+    item_label, tied = majority(labels)
+    if tied:
+        left_out.append(f"{len(tied)} item{'s' if len(tied) != 1 else ''} whose annotators tie ({tied[0]!r}, …)")
+    by_item: dict[str, list[Judged]] = {}
+    for s in run.judged():
+        by_item.setdefault(s.item_id, []).append(s)
+    labelled = [i for i in by_item if i in item_label]
+    if not labelled:
+        raise CalibrationError(f"{run.path}: no item with a verdict has a label ({source})")
+    groups = [[(bool(s.accepted), item_label[i]) for s in by_item[i]] for i in labelled]
+    word = {True: "accepted", False: "rejected"}
+    disagreements = [
+        Disagreement(item_id=i, session_id=s.session_id, decision=s.decision, verdict=word[bool(s.accepted)],
+                     label=word[item_label[i]], command=run.show_command(s.session_id))
+        for i in labelled for s in by_item[i] if bool(s.accepted) != item_label[i]
+    ]  # fmt: skip
+    census = len(labelled) == len(by_item)
+    assumptions: list[str] = []
+    estimate = None
+    if census or random_labels is not None:
+        share = {i: sum(bool(s.accepted) for s in ss) / len(ss) for i, ss in by_item.items()}
+        unlabelled = [share[i] for i in by_item if i not in item_label]
+        estimate = ppi_mean([float(item_label[i]) for i in labelled], [share[i] for i in labelled], unlabelled,
+                            level=level)  # fmt: skip
+        if not census:
+            assumptions.append(f"{RANDOM_ASSUMPTION}: {random_labels}")
+    return Calibration(
+        transcript=run.path,
+        protocol=run.protocol,
+        labels=source,
+        level=level,
+        seed=seed,
+        left_out=left_out,
+        agreement=verdict_agreement(groups, level=level, seed=seed),
+        people=human_agreement(labels, level=level, seed=seed),
+        estimate=estimate,
+        assumptions=assumptions,
+        disagreements=disagreements,
+    )
+
+
+def sample_lines(run: Run, size: int, seed: int) -> list[dict[str, Any]]:
+    """The items to label (``--sample N --seed S -o FILE``), in random order: each with its first session, the
+    command that opens it, the fields a person needs (the protocol's shown item fields, never its gold) and an
+    empty label to fill in."""
+    first: dict[str, str] = {}
+    for s in run.judged():
+        first.setdefault(s.item_id, s.session_id)
+    if not first:
+        raise CalibrationError(f"{run.path}: no session with an accept/reject verdict to sample")
+    return [
+        {"item_id": i, "session_id": first[i], "command": run.show_command(first[i]), "item": run.items.get(i, {}),
+         "label": None}
+        for i in draw_sample(first, size, seed)
+    ]  # fmt: skip

@@ -1,0 +1,149 @@
+"""``voirdire calibrate TRANSCRIPT``: the verdicts against human labels, with intervals, and a debiased estimate
+from a random sample of labels (``voirdire.certificate``; docs/certificate.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from shlex import quote
+from typing import Any
+
+from voirdire.base import VoirdireError, mask_secrets, shown, write_atomic
+from voirdire.certificate import (
+    DEFAULT_SEED,
+    RANDOM_ASSUMPTION,
+    LabelsError,
+    Run,
+    calibrate,
+    draw_sample,
+    label_words,
+    read_labels,
+    read_run,
+    sample_lines,
+)
+from voirdire.cli.options import at_least
+
+
+class CalibrateOptionError(VoirdireError, ValueError):
+    """Options of ``voirdire calibrate`` that do not go together."""
+
+
+def level(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, not {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a confidence level between 0 and 1 (exclusive), not {text}")
+    return value
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "calibrate",
+        help="verdicts against human labels: confusion matrix, TPR/TNR, accuracy, κ, α with intervals, "
+        "disagreements, and a prediction-powered estimate from a random sample of labels",
+    )
+    p.add_argument("transcript", type=Path, metavar="TRANSCRIPT")
+    p.add_argument("--labels", type=Path, metavar="FILE",
+                   help="human labels: JSONL or CSV with item_id, label and optional annotator "
+                   "(default: the gold fields the protocol records)")  # fmt: skip
+    p.add_argument("--sample", type=at_least(1), metavar="N",
+                   help="the random sample of N items to label (with --seed): written by -o, checked against "
+                   "--labels, or, with neither, the gold of these N items only (the rest hidden)")  # fmt: skip
+    p.add_argument("--seed", type=int, metavar="S", help="the seed that draws --sample")
+    p.add_argument("-o", "--out", type=Path, metavar="FILE", help="write the --sample items to label (JSONL) here")
+    p.add_argument("--labels-are-random", action="store_true",
+                   help="take --labels not drawn by --sample as a random sample anyway "
+                   f"(assumes {RANDOM_ASSUMPTION})")  # fmt: skip
+    p.add_argument("--ci", type=level, default=0.95, metavar="LEVEL", help="confidence level (default 0.95)")
+    p.add_argument("--ci-seed", type=int, default=DEFAULT_SEED, metavar="SEED",
+                   help=f"seed of the bootstrap resampling, recorded with each interval (default {DEFAULT_SEED})",
+                   )  # fmt: skip
+    p.add_argument("--rows", type=at_least(0), default=20, help="disagreements listed (default 20; --json has all)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_calibrate)
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    if (args.sample is None) != (args.seed is None):
+        raise CalibrateOptionError("--sample and --seed go together: the seed is what makes the sample reproducible")
+    if args.out is not None and (args.sample is None or args.labels is not None):
+        raise CalibrateOptionError("-o writes the items of --sample N --seed S to label; it takes no --labels")
+    run = read_run(args.transcript)
+    if args.out is not None:
+        return _write_sample(run, args)
+    if args.labels is not None:
+        labels, source, random_labels = _file_labels(run, args)
+    else:
+        labels, source, random_labels = _gold_labels(run, args)
+    c = calibrate(run, labels, source=source, random_labels=random_labels, level=args.ci, seed=args.ci_seed)
+    if args.json:
+        print(mask_secrets(json.dumps(c.model_dump(mode="json"), indent=1, ensure_ascii=False)))
+    else:
+        print(mask_secrets(shown(c.text(limit=args.rows))))
+    return 0
+
+
+def _write_sample(run: Run, args: argparse.Namespace) -> int:
+    lines = sample_lines(run, args.sample, args.seed)
+    text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+    write_atomic(args.out, mask_secrets(text), "-o")
+    words = ", ".join(sorted(label_words(run.decisions())))
+    print(
+        f"wrote {len(lines)} items to label to {args.out} (drawn with --sample {args.sample} --seed {args.seed} "
+        f"from {len(run.item_ids())} items, in random order); fill in each line's label ({words}) and run:\n"
+        f"  voirdire calibrate {quote(str(args.transcript))} --labels {quote(str(args.out))} --sample {args.sample} "
+        f"--seed {args.seed}"
+    )
+    return 0
+
+
+def _file_labels(run: Run, args: argparse.Namespace) -> tuple[dict[str, dict[str, bool]], str, str | None]:
+    known = {s.item_id for s in run.sessions}
+    read = read_labels(args.labels, item_ids=known, words=label_words(run.decisions()))
+    labels: dict[str, dict[str, bool]] = {}
+    for label in read:
+        labels.setdefault(label.item_id, {})[label.annotator] = label.accepted
+    items = run.item_ids()
+    if args.sample is not None:
+        drawn = set(draw_sample(items, args.sample, args.seed))
+        stray = next((x for x in read if x.item_id not in drawn), None)
+        if stray is not None:
+            raise LabelsError(
+                f"{args.labels}:{stray.line}: item {stray.item_id!r} is not in the sample drawn by --sample "
+                f"{args.sample} --seed {args.seed} from {args.transcript} (labels must be of the drawn items)"
+            )
+        missing = len(drawn) - len(labels)
+        how = f"drawn by --sample {args.sample} --seed {args.seed}"
+        if missing:
+            how += f"; {missing} of the {len(drawn)} drawn items have no label, taken as missing at random"
+        return labels, f"{args.labels}", how
+    if args.labels_are_random:
+        return labels, f"{args.labels}", "declared by --labels-are-random"
+    if set(items) <= set(labels):
+        return labels, f"{args.labels}", None
+    raise LabelsError(
+        f"{args.labels}: {len(set(items) & set(labels))} of the run's {len(items)} items are labelled, and not as a "
+        f"sample voirdire drew: give the --sample N --seed S that drew them (voirdire calibrate {args.transcript} "
+        f"--sample N --seed S -o to_label.jsonl), or --labels-are-random if they are a random sample (it assumes "
+        f"{RANDOM_ASSUMPTION})"
+    )
+
+
+def _gold_labels(run: Run, args: argparse.Namespace) -> tuple[dict[str, dict[str, bool]], str, str | None]:
+    gold = run.gold_labels()
+    if not gold:
+        raise CalibrateOptionError(
+            f"{args.transcript}: its verdicts record no gold label ({run.protocol or 'unknown protocol'}); give "
+            f"--labels FILE, or draw items to label: voirdire calibrate {args.transcript} --sample 200 --seed 1 "
+            "-o to_label.jsonl"
+        )
+    source = f"the protocol's gold ({run.gold_statistic})"
+    if args.sample is None:
+        return gold, source, None
+    drawn = draw_sample(run.item_ids(), args.sample, args.seed)
+    shown_gold = run.gold_labels(drawn)
+    how = f"drawn by --sample {args.sample} --seed {args.seed}, the gold of every other item hidden"
+    return shown_gold, f"{source}, {len(shown_gold)} sampled items", how
