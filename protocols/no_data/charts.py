@@ -67,7 +67,7 @@ def charts(values: Sequence[int | None], report: Report) -> list[Chart]:
         if observed <= at_r:
             caption = (
                 f"Theorem 1 is an upper bound: E[correct] ≤ {100 * at_r:.1f}% at r = {r} for an evaluator that lies "
-                f"iff it mislabels; the observed {100 * observed:.1f}% is below it, as the theorem allows"
+                f"iff it mislabels; the observed {100 * observed:.1f}% does not exceed it, as the theorem allows"
             )
         else:
             caption = (
