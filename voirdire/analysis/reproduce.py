@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from voirdire.base import write_atomic
 from voirdire.reports import Cell, Options, Outcome, Reproduction, ReproductionError
 
 NEEDS = {
@@ -161,7 +162,8 @@ def write(
     except OSError as exc:
         raise ReproductionError(f"--out {folder}: cannot create the folder ({exc.strerror})") from None
     path = folder / f"{rep.name}.json"
-    path.write_text(json.dumps(as_json(rep, outcome, options, seconds), indent=1, ensure_ascii=False) + "\n")
+    text = json.dumps(as_json(rep, outcome, options, seconds), indent=1, ensure_ascii=False) + "\n"
+    write_atomic(path, text, "reproduce")  # whole or not at all: a full disk leaves no half-written JSON
     if not figures or not outcome.charts:
         return path, [], None
     from dataclasses import replace
