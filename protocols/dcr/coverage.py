@@ -3,7 +3,10 @@ rebuilt from RAI's rewrites with every other sentence kept verbatim, in place.
 
 A reason's ``sentence`` is found in the candidate by its letters and digits (case, spacing and punctuation aside);
 an evaluator that re-typed a sentence with a slip still matches it when the two agree on at least
-``FUZZY_RATIO`` of their characters. A reason is then
+``FUZZY_RATIO`` of their characters and on every fact: a quote whose numbers, capitalized words (names, months)
+or negations differ from the sentence's ("1932" for "1937", "Berg" for "Borg", "did" for "did not") is not that
+sentence, however close the characters. An exact match starts and ends at word edges ("5 percent" is not in
+"15 percent"). A reason is then
 
 - ``scored``: about text of the candidate within one sentence;
 - ``paragraph``: about text that spans several sentences (App. A.4's paragraph-level reason; left out of Eq. 3 only
@@ -17,6 +20,7 @@ A sentence of the candidate is *evaluated* when the reasons counted in Eq. 3 cov
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from difflib import SequenceMatcher
@@ -28,6 +32,30 @@ from .sentences import normalize, sentence_spans
 
 Status = Literal["scored", "paragraph", "not_in_candidate", "repeated"]
 FUZZY_RATIO = 0.9
+# A word as the fact check reads it: letters and digits with inner apostrophes, points and commas ("didn't",
+# "3.5", "1,200").
+WORD = re.compile(r"[^\W_]+(?:['’.,][^\W_]+)*")
+NEGATIONS = frozenset(("not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without", "cannot"))
+
+
+def _words(text: str) -> Counter[str]:
+    return Counter(w.casefold().replace("’", "'") for w in WORD.findall(text))
+
+
+def _is_fact(word: str) -> bool:
+    """A word that carries a fact a slip may not change: a number, a capitalized word (a name, a month, a title;
+    the first word of a sentence too, which errs towards "not that sentence") or a negation."""
+    low = word.casefold().replace("’", "'")
+    return any(c.isdigit() for c in word) or word[:1].isupper() or low in NEGATIONS or low.endswith("n't")
+
+
+def same_facts(quote: str, sentence: str) -> bool:
+    """Whether the words in which ``quote`` and ``sentence`` differ include no fact: a quote that differs from a
+    sentence in a number, a name or a negation is another sentence, not a slip."""
+    a, b = _words(quote), _words(sentence)
+    differ = set((a - b) + (b - a))
+    fact_words = {w.casefold().replace("’", "'") for w in WORD.findall(f"{quote} {sentence}") if _is_fact(w)}
+    return not any(w in fact_words or _is_fact(w) for w in differ)
 
 
 class Located(BaseModel):
@@ -65,7 +93,9 @@ class Candidate:
         a, b = span
         return [j for j, (s, e) in enumerate(self.norm_spans) if s < b and a < e and s < e]
 
-    def _fuzzy(self, key: str, taken: set[int]) -> int | None:
+    def _fuzzy(self, quote: str, key: str, taken: set[int]) -> int | None:
+        """The untaken sentence ``quote`` re-types with a slip: the closest at ``FUZZY_RATIO`` or more with the
+        same facts."""
         best, best_ratio = None, FUZZY_RATIO
         for j, (s, e) in enumerate(self.norm_spans):
             if j in taken or s == e or min(len(key), e - s) < FUZZY_RATIO / (2 - FUZZY_RATIO) * max(len(key), e - s):
@@ -74,7 +104,7 @@ class Candidate:
             if matcher.real_quick_ratio() < best_ratio or matcher.quick_ratio() < best_ratio:
                 continue
             ratio = matcher.ratio()
-            if ratio >= best_ratio:
+            if ratio >= best_ratio and same_facts(quote, self.text[self.spans[j][0] : self.spans[j][1]]):
                 best, best_ratio = j, ratio
         return best
 
@@ -89,7 +119,7 @@ class Candidate:
             if not key:
                 out.append(Located(status="not_in_candidate"))
                 continue
-            starts = _occurrences(self.norm, key)
+            starts = [a for a in _occurrences(self.norm, key) if self._at_word_edges(a, a + len(key))]
             if starts:
                 seen[key] += 1
                 if seen[key] > len(starts):
@@ -97,7 +127,7 @@ class Candidate:
                     continue
                 span = (starts[seen[key] - 1], starts[seen[key] - 1] + len(key))
             else:
-                j = self._fuzzy(key, fuzzy_taken)
+                j = self._fuzzy(sentence, key, fuzzy_taken)
                 if j is None:
                     out.append(Located(status="not_in_candidate"))
                     continue
@@ -106,6 +136,14 @@ class Candidate:
             covered = self.overlapping(span)
             out.append(Located(status="scored" if len(covered) == 1 else "paragraph", sentences=covered, span=span))
         return out
+
+    def _at_word_edges(self, a: int, b: int) -> bool:
+        """Whether the normalized span [a, b) starts and ends at word edges of the text: no letter or digit
+        touches it from outside."""
+        start, end = self.raw[a], self.raw[b - 1] + 1
+        before = self.text[start - 1] if start > 0 else " "
+        after = self.text[end] if end < len(self.text) else " "
+        return not normalize(before) and not normalize(after)
 
     def not_evaluated(self, located: Sequence[Located], counted: Sequence[bool]) -> list[int]:
         """The sentences whose letters and digits the counted reasons do not all cover."""
@@ -132,8 +170,9 @@ class Candidate:
         return start, end, at_end
 
     def rebuild(self, spans: Sequence[tuple[int, int]], improved: Sequence[str]) -> tuple[str, list[str]]:
-        """The candidate with each normalized span replaced by its improved text (spans do not overlap) and the
-        original text of each span; everything else is kept character for character."""
+        """The candidate with each normalized span replaced by its improved text (spans do not overlap; an empty
+        text deletes the span) and the original text of each span; everything else is kept character for
+        character."""
         parts = sorted(
             ((*self.raw_span(span), new, i) for i, (span, new) in enumerate(zip(spans, improved, strict=True))),
             key=lambda p: p[0],
@@ -145,10 +184,14 @@ class Candidate:
             new = new.strip()
             if not at_end and new.endswith(".") and not self.text[start:end].endswith("."):
                 new = new[:-1]  # a clause rewritten inside its sentence keeps the sentence going
+            if not new:  # a deleted sentence takes the white space after it along
+                while end < len(self.text) and self.text[end].isspace():
+                    end += 1
             out += [self.text[pos:start], new]
             pos = end
         out.append(self.text[pos:])
-        return "".join(out), originals
+        text = "".join(out)
+        return (text.rstrip() if any(not n.strip() for n in improved) else text), originals
 
 
 def _occurrences(text: str, key: str) -> list[int]:

@@ -3,16 +3,19 @@
 ⟨ŝ_1, …, ŝ_k⟩ = L_RAI({γ_1, …, γ_k}, ⟨s_1, …, s_k⟩, R): a sentence that is inconsistent is rewritten (ŝ_i ≠ s_i),
 any other is retained. Sentence level uses Table 10 (a list of {sentence, reason} objects in, a list of {sentence,
 improved_sentence, reason} out); paragraph level Table 12 (the summary and its one reason in, ``improved_summary``
-out). ``align`` holds the improver to Eq. 4's k sentences in, k sentences out.
+out). ``align`` holds the improver to Eq. 4's k sentences in, k sentences out, matched by content: a reply that
+repeats one entry and leaves out another loses a sentence, and that is recorded, never a silent replacement.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from difflib import SequenceMatcher
 
 from pydantic import BaseModel, Field, RootModel, create_model
 
+from .coverage import FUZZY_RATIO, same_facts
 from .dce import REASON_CHARS, SENTENCE_CHARS
 from .sentences import normalize
 
@@ -23,7 +26,7 @@ class ImprovedSentence(BaseModel):
     """Table 10: one sentence, its improved form and how it was improved (or 'ALREADY CONSISTENT')."""
 
     sentence: str = Field(max_length=SENTENCE_CHARS, description="original sentence")
-    improved_sentence: str = Field(min_length=1, max_length=SENTENCE_CHARS, description="improved sentence")
+    improved_sentence: str = Field(max_length=SENTENCE_CHARS, description="improved sentence (empty: deleted)")
     reason: str = Field(max_length=REASON_CHARS, description="how it is improved, or 'ALREADY CONSISTENT'")
 
 
@@ -55,36 +58,87 @@ def as_objects(pairs: Sequence[tuple[str, str]]) -> str:
 
 
 class Alignment(BaseModel):
-    """The improved sentences put back in the order of the originals."""
+    """The improver's entries matched to the sentences it was given, by content (each entry's ``sentence`` field
+    against the originals), never by position.
 
-    sentences: list[str]
-    missing: list[int] = Field(default_factory=list, description="originals with no entry: retained unchanged")
+    An original is *flagged* when AMC marked its reason −1 (the sentences Eq. 4 rewrites); the others were judged
+    consistent and Eq. 4 retains them. An original that has no entry, whose entry is blank (white space only) or
+    whose improved text repeats another sentence of the candidate is gone from the improved candidate: *removed*
+    when it was flagged (deleting an inconsistent sentence can be a repair), *lost* when nobody flagged it."""
+
+    sentences: list[str] = Field(description="each original's text in the improved candidate; '' when it is gone")
+    removed: list[int] = Field(default_factory=list, description="flagged originals left out, blanked or repeated")
+    lost: list[int] = Field(default_factory=list, description="unflagged originals left out, blanked or repeated")
+    why: dict[int, str] = Field(default_factory=dict, description="how each removed or lost original went")
+    duplicated: list[int] = Field(default_factory=list, description="entries repeating a taken original: dropped")
     unmatched: list[int] = Field(default_factory=list, description="entries matching no original: dropped")
+    rewrote_consistent: list[int] = Field(default_factory=list, description="unflagged originals rewritten anyway")
 
     @property
     def complete(self) -> bool:
-        return not self.missing and not self.unmatched
+        """One entry per original, each for a different original."""
+        return not self.duplicated and not self.unmatched and not any(
+            self.why.get(i) == "left out" for i in self.removed + self.lost
+        )
 
 
-def align(originals: Sequence[str], entries: Sequence[ImprovedSentence]) -> Alignment:
-    """Eq. 4 maps s_i to ŝ_i. With one entry per sentence they pair by position. Otherwise each entry is paired
-    with the first unpaired original its ``sentence`` field repeats (letters and digits compared), an original with
-    no entry is retained (the "otherwise retain s_i" of §3.3), and an entry that repeats no original is dropped."""
-    if len(entries) == len(originals):
-        return Alignment(sentences=[e.improved_sentence.strip() for e in entries])
-    improved: list[str | None] = [None] * len(originals)
-    unmatched: list[int] = []
+def _match(original_keys: Sequence[str], originals: Sequence[str], quote: str, paired: Sequence[bool]) -> int | None:
+    """The first unpaired original that ``quote`` repeats: letter for letter (``normalize``), else with a slip
+    that changes no fact (``coverage.same_facts``, the rule that locates DCE's quotes)."""
+    key = normalize(quote)
+    if not key:
+        return None
+    for i, k in enumerate(original_keys):
+        if not paired[i] and k == key:
+            return i
+    for i, k in enumerate(original_keys):
+        close = k and SequenceMatcher(None, key, k, autojunk=False).ratio() >= FUZZY_RATIO
+        if not paired[i] and close and same_facts(quote, originals[i]):
+            return i
+    return None
+
+
+def align(
+    originals: Sequence[str],
+    entries: Sequence[ImprovedSentence],
+    flagged: Sequence[bool],
+    kept: Sequence[str] = (),
+) -> Alignment:
+    """Eq. 4 maps s_i to ŝ_i: each entry goes to the original its ``sentence`` field repeats (``_match``); an
+    entry that repeats an original another entry took is a duplicate, one that repeats none is unmatched; both are
+    dropped. ``kept`` are the candidate's sentences not given to the improver: an improved sentence that repeats
+    one of them, or another improved sentence, is a repeat and its original is gone."""
     keys = [normalize(s) for s in originals]
+    improved: list[str | None] = [None] * len(originals)
+    duplicated: list[int] = []
+    unmatched: list[int] = []
     for j, entry in enumerate(entries):
-        key = normalize(entry.sentence)
-        i = next((i for i, k in enumerate(keys) if improved[i] is None and key and k == key), None)
-        if i is None:
-            unmatched.append(j)
-        else:
+        i = _match(keys, originals, entry.sentence, [s is not None for s in improved])
+        if i is not None:
             improved[i] = entry.improved_sentence.strip()
-    missing = [i for i, s in enumerate(improved) if s is None]
+        elif _match(keys, originals, entry.sentence, [False] * len(originals)) is not None:
+            duplicated.append(j)
+        else:
+            unmatched.append(j)
+    why: dict[int, str] = {}
+    seen = {normalize(s) for s in kept} - {""}
+    for i, text in enumerate(improved):
+        if text is None:
+            why[i] = "left out"
+        elif not normalize(text):
+            why[i] = "blanked"
+        elif normalize(text) != keys[i] and normalize(text) in seen | {normalize(t or "") for t in improved[:i]}:
+            why[i] = "replaced by a repeat of another sentence"
+        seen.add(normalize(text or ""))
+    gone = sorted(why)
     return Alignment(
-        sentences=[s if s is not None else originals[i] for i, s in enumerate(improved)],
-        missing=missing,
+        sentences=["" if i in why else (improved[i] or "") for i in range(len(originals))],
+        removed=[i for i in gone if flagged[i]],
+        lost=[i for i in gone if not flagged[i]],
+        why=why,
+        duplicated=duplicated,
         unmatched=unmatched,
+        rewrote_consistent=[
+            i for i, t in enumerate(improved) if i not in why and not flagged[i] and normalize(t or "") != keys[i]
+        ],
     )

@@ -123,31 +123,44 @@ async def test_amc_array_shorter_than_the_reasons(tmp_path: Path) -> None:
     assert v is not None and v.decision == "unscored" and v.statistics["stopped"] == "amc_unreadable"
 
 
-async def test_amc_array_as_returned_is_the_authors_code_reading(tmp_path: Path) -> None:
+async def test_amc_array_as_returned_is_the_authors_code_reading_and_never_accepted(tmp_path: Path) -> None:
     t = await run(
-        tmp_path, agents(evaluator=dce((S1, GOOD), (S2, BAD)), converter=amc(-1)), amc_length="as-returned", rounds=0
+        tmp_path, agents(evaluator=dce((S1, GOOD), (S2, BAD)), converter=amc(1)), amc_length="as-returned", rounds=1
     )
     (s,) = t.sessions.values()
-    assert not failures(s)
-    assert s.verdict is not None and s.verdict.statistics["score"] == 0.0  # sum(answer) / len(answer), rescaled
+    assert states(s) == ["dce", "amc", "done"]  # no RAI: which sentence was flagged is unknown
+    (f,) = failures(s)
+    assert f.role == "converter" and f.error == "1 marks for 2 reasons" and "not accepted" in f.outcome
+    v = s.verdict
+    assert v is not None and v.decision == "unscored" and v.accepted is None
+    st = v.statistics
+    assert st["score"] == 1.0 and st["amc_complete"] is False  # sum(answer) / len(answer), rescaled, kept
+    assert st["stopped"] == "amc_incomplete"
+    assert "warning: AMC returned 1 marks for 2 reasons: scored as returned, not accepted" in v.evidence
 
 
-async def test_rai_returning_fewer_sentences_keeps_the_missing_ones(tmp_path: Path) -> None:
+async def test_rai_returning_only_the_rewritten_sentence_loses_the_other(tmp_path: Path) -> None:
     t = await run(
         tmp_path,
         agents(
-            evaluator=[dce((S1, GOOD), (S2, BAD)), dce((S1, GOOD), (S2_FIXED, GOOD))],
-            converter=[amc(1, -1), amc(1, 1)],
-            improver=rai((S2, S2_FIXED)),  # only the sentence it rewrote
+            evaluator=[dce((S1, GOOD), (S2, BAD)), dce((S2_FIXED, GOOD))],
+            converter=[amc(1, -1), amc(1)],
+            improver=rai((S2, S2_FIXED)),  # only the sentence it rewrote: S1, judged consistent, is gone
         ),
     )
     (s,) = t.sessions.values()
-    (f,) = failures(s)
-    assert f.role == "improver" and f.prompt == "dcr/rai_sentence"
-    assert f.error == "1 entries for 2 sentences" and "kept unchanged" in f.outcome
+    assert states(s) == ["dce", "amc", "rai", "done"]  # the improved candidate is never evaluated
+    first, lost = failures(s)
+    assert first.role == "improver" and first.prompt == "dcr/rai_sentence"
+    assert first.error == f"1 entries for 2 sentences: no entry for {S1!r}"
+    assert lost.error == f"lost (left out): {S1!r}" and "not consistent" in lost.outcome
     (diff,) = steps(s, "candidate_diff")
-    assert diff["after"] == f"{S1} {S2_FIXED}" and diff["unchanged"] == 1
-    assert s.verdict is not None and s.verdict.decision == "consistent"
+    assert diff["after"] == S2_FIXED and diff["lost"] == [S1]
+    v = s.verdict
+    assert v is not None and v.decision == "inconsistent" and v.accepted is False
+    assert v.statistics["stopped"] == "rai_lost_sentence" and v.statistics["candidate"] == SUMMARY
+    assert v.statistics["unscored_candidate"] == S2_FIXED and v.statistics["lost_sentences"] is True
+    assert f"lost (left out, round 1): {S1}" in v.evidence
 
 
 async def test_app_a4_paragraph_reason_left_out_of_eq3_and_of_rai(tmp_path: Path) -> None:
