@@ -116,6 +116,57 @@ def default_summary(o: RunOutcome) -> tuple[dict[str, Any], str]:
     return payload, o.report.text()
 
 
+# A role's prompt whose replies were mostly unreadable: the verdicts built on it rest on the protocol's fallback
+# outcome (an inconclusive verdict, App. D.2's random label, an unscored candidate), not on the model's answers.
+MOSTLY = 0.5
+
+
+def reliability(report: Report) -> tuple[dict[str, Any], list[str]]:
+    """What every run's summary says of the replies behind its numbers, as fields and lines: the errors, the parse
+    failures per role and prompt (as ``report`` prints them), and a warning for each role and prompt whose replies
+    were mostly unreadable."""
+    fields: dict[str, Any] = {"parse_failures": dict(report.parse_failures)}  # the errors are the run's own field
+    lines = [f"errors: {report.errors} session{'s' if report.errors != 1 else ''}"] if report.errors else []
+    if report.parse_failures:
+        lines.append("parse failures: " + report.parse_failure_rates())
+    mostly = {
+        key: (failed, report.replies.get(key, 0))
+        for key, failed in sorted(report.parse_failures.items())
+        if report.replies.get(key, 0) and failed / report.replies[key] > MOSTLY
+    }
+    if mostly:
+        said = ", ".join(f"{key} {failed} of {total}" for key, (failed, total) in mostly.items())
+        warning = (
+            f"warning: most replies were unreadable ({said}): the numbers above rest mostly on the protocol's "
+            "fallback outcomes (each recorded with its parse failure), not on the model's answers"
+        )
+        lines.append(warning)
+        fields["fallback_warning"] = warning
+    return fields, lines
+
+
+def with_reliability(
+    summarize: Callable[[RunOutcome], tuple[dict[str, Any], str]],
+) -> Callable[[RunOutcome], tuple[dict[str, Any], str]]:
+    """``summarize`` (a protocol's, or ``default_summary``) followed by ``reliability`` of this command's sessions:
+    every run command prints its parse failures and errors the same way, right after its numbers."""
+
+    def summary(o: RunOutcome) -> tuple[dict[str, Any], str]:
+        fields, text = summarize(o)
+        report = o.report_of(o.result.session_ids)
+        extra, lines = reliability(report)
+        shown = text.rstrip("\n").splitlines()
+        lines = [line for line in lines if line not in shown]  # the report's own lines already say it
+        usage = report.usage_lines()
+        at = len(shown) - len(usage) if usage and shown[-len(usage) :] == usage else len(shown)
+        text = "\n".join([*shown[:at], *lines, *shown[at:]])  # next to the numbers, before tokens and cost
+        return {**extra, **fields}, text
+
+    summary.reliability = True  # type: ignore[attr-defined]
+    summary.__doc__ = summarize.__doc__
+    return summary
+
+
 @dataclass(frozen=True)
 class CommandSpec:
     """How a protocol appears on the command line (``voirdire run NAME`` and its friendly ``command``).
@@ -123,8 +174,9 @@ class CommandSpec:
     ``params`` maps the protocol's ``Params`` to options. ``add_arguments`` adds the options that are not
     parameters (what to run on); ``load_inputs`` reads them (default: ``--data FILE`` or ``--item JSON``).
     ``values`` adds parameter values derived from other options; ``make_protocol`` builds the protocol from the
-    validated values when a command serves several classes. ``role_defaults`` are generation settings the paper
-    fixes, used for every model role where the user set none; ``forward_seed=False`` keeps ``--seed`` for the
+    validated values when a command serves several classes. ``role_defaults`` are generation settings the protocol
+    fixes, used for every model role where the user set none, and ``role_default_sources`` where each comes from
+    (the paper's section, or voirdire's choice), as ``--help`` says it; ``forward_seed=False`` keeps ``--seed`` for the
     protocol. ``summarize`` returns the JSON fields and the text printed after a run.
     """
 
@@ -137,8 +189,15 @@ class CommandSpec:
     values: Callable[[argparse.Namespace], Mapping[str, Any]] | None = None
     make_protocol: Callable[[argparse.Namespace, Mapping[str, Any]], Protocol[Any, Any]] | None = None
     role_defaults: Mapping[str, Any] = field(default_factory=dict)
+    role_default_sources: Mapping[str, str] = field(default_factory=dict)  # where each default comes from, for --help
     forward_seed: bool = True
     summarize: Callable[[RunOutcome], tuple[dict[str, Any], str]] | None = None
+
+    def __post_init__(self) -> None:
+        # Every run command's summary ends the same way, whatever the protocol prints (``with_reliability``).
+        summarize = self.summarize or default_summary
+        if not getattr(summarize, "reliability", False):
+            object.__setattr__(self, "summarize", with_reliability(summarize))
 
 
 @dataclass(frozen=True)
