@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from voirdire.base import mask_secrets
 from voirdire.cli.options import CLIError, ModelOptions
-from voirdire.models import RoleSettings, load_role_config, parse_spec
+from voirdire.models import RoleSettings, load_role_config
 from voirdire.runner import EVERY_ROLE, RoleTable, known_roles, model_roles, role_problem
 from voirdire.session import Protocol
 
@@ -76,13 +76,14 @@ def warn_unused_config_roles(protocol: Protocol[Any, Any], models: ModelOptions)
 
 def _updated(settings: RoleSettings, **changes: object) -> RoleSettings:
     try:
-        return RoleSettings.model_validate({**settings.model_dump(), **changes})
+        updated = RoleSettings.model_validate({**settings.model_dump(), **changes})
     except ValidationError as exc:
         problem = "; ".join(
             f"{SETTING_FLAGS.get(str(e['loc'][0]), e['loc'][0])}: {str(e['msg']).removeprefix('Value error, ')}"
             for e in exc.errors(include_url=False)
         )
         raise CLIError(problem) from None
+    return updated.with_spec_of(settings)
 
 
 def roles_from_options(models: ModelOptions, *, forward_seed: bool = True) -> dict[str, RoleSettings]:
@@ -109,8 +110,8 @@ def roles_from_options(models: ModelOptions, *, forward_seed: bool = True) -> di
                 )
             seen[role] = value
             if option == "--model":
-                parse_spec(value)
                 bind(role, model=value)
+                roles[role].spec  # noqa: B018 (parsed here, once: a bad spec is an error before anything runs)
             else:
                 bind(role, api_key_env=value)
     overrides = {

@@ -29,7 +29,7 @@ from voirdire.cli.options import (
 )
 from voirdire.cli.refusal import refusal
 from voirdire.cli.roles import check_role_options, roles_from_options, warn_unused_config_roles, with_role_defaults
-from voirdire.models import RoleSettings, parse_spec
+from voirdire.models import RoleSettings
 from voirdire.registry import (
     CommandSpec,
     Inputs,
@@ -190,7 +190,7 @@ def default_concurrency(protocol: Protocol[Any, Any], roles: dict[str, RoleSetti
     (or no role is: rules only), 1 when one runs on the embedded model, a script or a person."""
     table = RoleTable(roles)
     here = {"local", "scripted", "human"}
-    return 1 if any(parse_spec(table[r].model).kind in here for r in model_roles(protocol)) else REMOTE_CONCURRENCY
+    return 1 if any(table[r].spec.kind in here for r in model_roles(protocol)) else REMOTE_CONCURRENCY
 
 
 def _chat(transcript: Transcript, session_id: str) -> str:

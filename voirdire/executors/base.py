@@ -164,7 +164,7 @@ class SessionRunner:
             if role in self.clients:  # a client given in code: only what the role itself sets
                 client, timeout, retries = self.clients[role], settings.timeout, settings.max_retries
             else:
-                client = self.pool.get(settings.model, settings.api_key_env)
+                client = self.pool.get(settings.model, settings.api_key_env, settings.spec)
                 timeout, retries = settings.timeout_s(), settings.retries()
             agents[role] = ModelAgent(
                 role,
@@ -252,12 +252,12 @@ async def start_clients(
         if role in clients:
             continue
         try:
-            pool.get(settings.model, settings.api_key_env)
+            pool.get(settings.model, settings.api_key_env, settings.spec)
         except Exception as exc:
             await pool.close()
             if isinstance(exc, VoirdireError):
                 raise
-            raise RunSetupError(f"role {role}: {spec_label(settings.model)} cannot start: {exc}") from exc
+            raise RunSetupError(f"role {role}: {spec_label(settings.spec)} cannot start: {exc}") from exc
 
 
 # ----------------------------------------------------------------------------------------- the progress line

@@ -50,7 +50,7 @@ from voirdire.executors.base import (
     pickled,
     start_clients,
 )
-from voirdire.models import ModelPool, RoleSettings, parse_spec
+from voirdire.models import ModelPool, RoleSettings
 from voirdire.transcript import CachedReply, ResponseCache, RunHeader, Verdict
 
 INSTALL = "pip install 'voirdire[ray]'"
@@ -70,7 +70,7 @@ def _absolute(bound: dict[str, RoleSettings]) -> dict[str, RoleSettings]:
     """Specs naming a file relative to the driver's folder, made absolute: a Ray worker runs in another folder."""
     out = {}
     for role, settings in bound.items():
-        spec = parse_spec(settings.model)
+        spec = settings.spec
         if spec.kind in ("scripted", "local") and spec.path and not Path(spec.path).is_absolute():
             settings = settings.model_copy(update={"model": f"{spec.kind}:{Path(spec.path).resolve()}"})
         out[role] = settings
@@ -118,8 +118,10 @@ class SessionWorker:
     async def setup(self, paths: list[str], job: bytes, cache: bytes | None) -> str | None:
         """Build the clients; the problem, in one line, when they cannot be built (None when ready). ``cache`` is
         the driver's cache file (sent as an object ref, which Ray resolves to its bytes)."""
-        # The driver's import path, for a protocol importable there (a local instance); absent folders are harmless.
-        sys.path.extend(p for p in paths if p not in sys.path)
+        # The driver's import path, in the driver's order, for a protocol importable there (a local instance): a
+        # package of the same name installed here (site-packages holds a top-level `tests` of some distributions)
+        # must not shadow the driver's. Absent folders are harmless.
+        sys.path[:] = [*paths, *(p for p in sys.path if p not in paths)]
         try:
             loaded: SessionJob = pickle.loads(job)
             pool = ModelPool()

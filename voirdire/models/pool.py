@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from autogen_core.models import ChatCompletionClient
 
-from voirdire.models.spec import build_client, parse_spec
+from voirdire.models.spec import ModelSpec, build_client, parse_spec
 
 
 class ModelPool:
@@ -17,10 +17,13 @@ class ModelPool:
             (spec, None): client for spec, client in (overrides or {}).items()
         }
 
-    def get(self, spec_text: str, api_key_env: str | None = None) -> ChatCompletionClient:
+    def get(
+        self, spec_text: str, api_key_env: str | None = None, spec: ModelSpec | None = None
+    ) -> ChatCompletionClient:
+        """The client of ``spec_text`` (``spec``: the same, already parsed) with the key ``api_key_env`` names."""
         key = (spec_text, api_key_env)
         if key not in self._clients:
-            self._clients[key] = build_client(parse_spec(spec_text), api_key_env)
+            self._clients[key] = build_client(spec if spec is not None else parse_spec(spec_text), api_key_env)
         return self._clients[key]
 
     async def close(self) -> None:

@@ -13,11 +13,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from voirdire.base import parse_toml, read_text
 from voirdire.models.base import DEFAULT_MAX_TOKENS, ModelSpecError
-from voirdire.models.spec import PROVIDERS, parse_spec
+from voirdire.models.spec import PROVIDERS, ModelSpec, parse_spec
 
 ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
 
@@ -27,7 +27,8 @@ class RoleSettings(BaseModel):
     (deadline, retries, credentials)."""
 
     model_config = ConfigDict(extra="forbid")
-    model: str = "local"
+    model: str = "local"  # the spec as written (what the run header records); ``spec`` is it parsed
+    _parsed: tuple[str, ModelSpec] | None = PrivateAttr(default=None)
     # Always sent: a provider left to its own default samples (OpenAI's is 1.0), which is neither what the papers'
     # greedy settings ask for nor safe to cache.
     temperature: float = Field(0.0, ge=0)
@@ -70,13 +71,28 @@ class RoleSettings(BaseModel):
             args["api_version"] = self.api_version
         return args
 
+    @property
+    def spec(self) -> ModelSpec:
+        """``model`` parsed, once for these settings (again only if a copy changed ``model``); a spec that does
+        not parse is a ``ModelSpecError`` here, where the run is prepared, not in the middle of a session."""
+        if self._parsed is None or self._parsed[0] != self.model:
+            self._parsed = (self.model, parse_spec(self.model))
+        return self._parsed[1]
+
+    def with_spec_of(self, other: RoleSettings) -> RoleSettings:
+        """These settings, keeping ``other``'s parsed spec where both name the same one (a copy need not parse it
+        again)."""
+        if other._parsed is not None and other._parsed[0] == self.model:
+            self._parsed = other._parsed
+        return self
+
     def timeout_s(self) -> float | None:
         """The deadline of one request: the role's own, else its provider's default (None: no deadline)."""
-        return self.timeout if self.timeout is not None else PROVIDERS[parse_spec(self.model).kind].timeout_s
+        return self.timeout if self.timeout is not None else PROVIDERS[self.spec.kind].timeout_s
 
     def retries(self) -> int:
         """How often a transient failure is retried: the role's own count, else its provider's default."""
-        return self.max_retries if self.max_retries is not None else PROVIDERS[parse_spec(self.model).kind].max_retries
+        return self.max_retries if self.max_retries is not None else PROVIDERS[self.spec.kind].max_retries
 
 
 def _suggest(word: str, known: Iterable[str]) -> str:
@@ -120,7 +136,7 @@ def load_role_config(path: str | Path) -> dict[str, RoleSettings]:
             problem = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errors)
             raise ModelSpecError(f"{where}: {problem}") from None
         try:
-            parse_spec(out[role].model)
+            out[role].spec  # noqa: B018 (parsed here, so a bad spec names its table)
         except ModelSpecError as exc:
             raise ModelSpecError(f"{where}: {exc}") from None
     return out

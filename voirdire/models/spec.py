@@ -124,9 +124,10 @@ def parse_spec(text: str) -> ModelSpec:
     raise ModelSpecError(f"unknown model spec {mask_secrets(text)!r}: use {_ALL_FORMS}")
 
 
-def spec_label(text: str) -> str:
+def spec_label(spec: ModelSpec | str) -> str:
     """How a spec is named in transcripts: redacted, and with the endpoint an ``openai:`` spec really uses."""
-    spec = parse_spec(text)
+    if isinstance(spec, str):
+        spec = parse_spec(spec)
     provider = PROVIDERS[spec.kind]
     return (provider.label or provider.text)(spec)
 

@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from voirdire.base import VoirdireError, mask_tree, max_reply_chars
 from voirdire.executors import RunSetupError, SessionJob
-from voirdire.models import RoleSettings, ScriptedChatCompletionClient, parse_spec, spec_label
+from voirdire.models import RoleSettings, ScriptedChatCompletionClient, spec_label
 from voirdire.runner.options import RunOptions
 from voirdire.runner.roles import RoleTable, bind_roles, check_credentials, client_label, independence_warnings
 from voirdire.session import PromptLibrary, Protocol
@@ -95,7 +95,7 @@ def prepare(
     for note in notes:
         warnings.warn(note, stacklevel=3)
     # What the transcript names as each role's model: the redacted spec, or the client type given in code.
-    labels = {r: client_label(clients[r]) if r in clients else spec_label(s.model) for r, s in bound.items()}
+    labels = {r: client_label(clients[r]) if r in clients else spec_label(s.spec) for r, s in bound.items()}
     header = _header(protocol, bound, labels, prompts, dataset, options)
     ids = [protocol.item_id(it) or f"item-{i + 1}" for i, it in enumerate(items)]
     if len(set(ids)) != len(ids):
@@ -234,7 +234,7 @@ def _check_sendable(
             "specs (RoleSettings(model=...), e.g. scripted:FILE), or run in one process (workers=1)"
         )
     for role, settings in bound.items():
-        spec = parse_spec(settings.model)
+        spec = settings.spec
         if spec.kind == "human":
             raise RunSetupError(f"role {role} is played by a person at this terminal: it cannot run in {where}")
         if spec.kind == "scripted" and spec.path and _replies_in_order(spec.path):

@@ -10,7 +10,7 @@ from typing import Any
 
 from autogen_core.models import ChatCompletionClient
 
-from voirdire.models import ModelSpecError, RoleSettings, parse_spec, resolve_api_key
+from voirdire.models import ModelSpecError, RoleSettings, resolve_api_key
 from voirdire.registry import known_roles
 from voirdire.session import Protocol
 
@@ -95,7 +95,7 @@ def bind_roles(
             continue
         settings = table[role]
         if role not in clients:  # fail before the run starts, not in the middle
-            spec = parse_spec(settings.model)
+            spec = settings.spec
             if spec.kind == "local" and spec.path and not Path(spec.path).is_file():
                 raise ModelSpecError(f"{spec.path}: no such GGUF model file (role {role})")
         bound[role] = settings
@@ -108,7 +108,7 @@ def check_credentials(bound: Mapping[str, RoleSettings], clients: Mapping[str, C
     for role, settings in bound.items():
         if role not in clients:
             try:
-                resolve_api_key(parse_spec(settings.model), settings.api_key_env)
+                resolve_api_key(settings.spec, settings.api_key_env)
             except ModelSpecError as exc:
                 raise ModelSpecError(f"role {role}: {exc}") from None
 
@@ -127,7 +127,7 @@ def independence_warnings(
     for a, b in protocol.independent_roles:
         if a in bound and b in bound and served_by(a) == served_by(b):
             out.append(
-                f"{a} and {b} are both served by {parse_spec(bound[a].model).text}: the paper allows one model in "
+                f"{a} and {b} are both served by {bound[a].spec.text}: the paper allows one model in "
                 f"both roles (prompted differently), but the examination is then not independent"
             )
     return out
