@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from voirdire.certificate import draw_sample, ppi_mean
+from voirdire.certificate import PPIEstimate, draw_sample, ppi_mean
 from voirdire.protocols.qa_entailment.data import EVOUNA_SYSTEM_NAMES, EVOUNA_SYSTEMS, load_evouna
 from voirdire.protocols.qa_entailment.lexical import lexical_match
 
@@ -44,20 +44,34 @@ class SystemRow:
     classical_median_error: float
 
 
-def system_row(path: Path, system: str, *, labels: int = LABELS, seeds: int = SEEDS) -> SystemRow:
+def judged(path: Path, system: str) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """One system's answers: their ids, the lexical verdicts and the human judgments (1 = correct)."""
     items = load_evouna(path, systems=[system])
-    ids = [it.id for it in items]
     verdict = np.array([lexical_match(it.system_answer, it.gold_answers) for it in items], dtype=float)
     human = np.array([bool(it.human_judgment) for it in items], dtype=float)
-    truth = float(human.mean())
+    return [it.id for it in items], verdict, human
+
+
+def estimate(ids: list[str], verdict: np.ndarray, human: np.ndarray, seed: int, labels: int = LABELS) -> PPIEstimate:
+    """The estimate from the human judgments of the sample ``seed`` draws and the verdicts on the other items."""
     index = {item_id: i for i, item_id in enumerate(ids)}
+    mask = np.zeros(len(ids), dtype=bool)
+    mask[[index[i] for i in draw_sample(ids, labels, seed)]] = True
+    return ppi_mean(human[mask], verdict[mask], verdict[~mask])
+
+
+def estimate_for_seed(path: Path, system: str, seed: int) -> PPIEstimate:
+    return estimate(*judged(path, system), seed)
+
+
+def system_row(path: Path, system: str, *, labels: int = LABELS, seeds: int = SEEDS) -> SystemRow:
+    ids, verdict, human = judged(path, system)
+    truth = float(human.mean())
     ppi_cover = classical_cover = 0
     widths: tuple[list[float], list[float]] = ([], [])
     errors: tuple[list[float], list[float]] = ([], [])
     for seed in range(seeds):
-        mask = np.zeros(len(ids), dtype=bool)
-        mask[[index[i] for i in draw_sample(ids, labels, seed)]] = True
-        est = ppi_mean(human[mask], verdict[mask], verdict[~mask])
+        est = estimate(ids, verdict, human, seed, labels)
         ppi_cover += est.ppi.covers(truth)
         classical_cover += est.classical.covers(truth)
         widths[0].append(est.ppi.width)  # type: ignore[arg-type]

@@ -268,3 +268,13 @@ def test_draw_sample_is_seeded_distinct_and_independent_of_order() -> None:
     assert sorted(draw_sample(ids[:10], 50, seed=1)) == sorted(ids[:10])
     with pytest.raises(ValueError, match="at least 1"):
         draw_sample(ids, 0, seed=1)
+
+
+def test_bca_becomes_percentile_beyond_its_item_limit() -> None:
+    from voirdire.certificate.intervals import BCA_MAX_ITEMS
+
+    rng = random.Random(9)
+    many = [[rng.random() < 0.5] for _ in range(BCA_MAX_ITEMS + 1)]
+    iv = bootstrap_items("share", many, mean, resamples=200)  # type: ignore[arg-type]
+    assert iv.method == "bootstrap percentile over items" and iv.low is not None
+    assert bootstrap_items("share", many[:50], mean).method == "bootstrap BCa over items"  # type: ignore[arg-type]

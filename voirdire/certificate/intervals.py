@@ -25,6 +25,9 @@ T = TypeVar("T")
 DEFAULT_LEVEL = 0.95
 DEFAULT_SEED = 20231  # recorded in every bootstrap interval, so that it can be recomputed
 DEFAULT_RESAMPLES = 2000
+# BCa's acceleration comes from a jackknife: n more evaluations of the statistic on n - 1 items each, O(n²) in all.
+# Beyond this many items the percentile interval is used instead (BCa's correction shrinks as n grows).
+BCA_MAX_ITEMS = 1000
 
 BootstrapMethod = Literal["BCa", "percentile"]
 
@@ -97,15 +100,18 @@ def bootstrap_items(
     """A bootstrap interval of ``statistic`` over the observations of resampled items.
 
     ``groups`` holds one sequence of observations per item (its sessions); a resample draws items with
-    replacement and hands ``statistic`` the concatenation of their observations. ``statistic`` returns ``nan``
-    where it is undefined (one class, a constant input); the interval then says so instead of printing ``nan``.
+    replacement and hands ``statistic`` the concatenation of their observations. BCa becomes the percentile
+    interval beyond ``BCA_MAX_ITEMS`` items, and the interval's ``method`` says which was computed. ``statistic``
+    returns ``nan`` where it is undefined (one class, a constant input); the interval then says so instead.
     """
     import numpy as np
     from scipy.stats import bootstrap
 
     _check_level(level)
-    label = f"bootstrap {method} over items"
     n = len(groups)
+    if method == "BCa" and n > BCA_MAX_ITEMS:
+        method = "percentile"
+    label = f"bootstrap {method} over items"
     flat = [x for g in groups for x in g]
     estimate = _finite(statistic(flat)) if flat else None
     if estimate is None:
