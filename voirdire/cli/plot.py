@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from voirdire.cli.options import CLIError
 from voirdire.reports import load_prices
@@ -35,7 +36,10 @@ def write_plots(args: argparse.Namespace) -> None:
         return
     from voirdire.analysis import save, transcript_charts
 
-    _, charts = transcript_charts(args.transcript, prices=load_prices(args.prices))
+    left: list[Any] = []  # charts with nothing to show: not drawn, one line each says why
+    _, charts = transcript_charts(args.transcript, prices=load_prices(args.prices), left_out=left)
+    for x in left:
+        print(f"not drawn: {x.name} ({x.reason})", file=sys.stderr)
     if not charts:
         print(f"no chart to draw in {args.plot}: no session has a verdict or a model call yet", file=sys.stderr)
         return
