@@ -189,7 +189,7 @@ def test_mcnemar_exact_one_directional_difference() -> None:
     assert (m.n, m.only_a, m.only_b) == (200, 30, 0)
     assert m.p_value < 0.001
     assert m.p_value == pytest.approx(binomtest(0, 30, 0.5).pvalue)
-    assert m.text().startswith("McNemar exact: p < 0.001 (30 items accepted only by A, 0 only by B, of 200)")
+    assert m.text().startswith("McNemar exact: p < 0.001 (30 items only A accepts, 0 only B accepts, of 200)")
 
 
 def test_mcnemar_identical_runs_p_is_1() -> None:

@@ -20,6 +20,7 @@ from voirdire.certificate.calibration import (
     read_run,
     sample_lines,
 )
+from voirdire.certificate.comparison import paired_transcripts
 from voirdire.certificate.intervals import (
     DEFAULT_LEVEL,
     DEFAULT_RESAMPLES,
@@ -29,7 +30,7 @@ from voirdire.certificate.intervals import (
     wilson,
 )
 from voirdire.certificate.labels import Label, LabelsError, label_words, read_labels
-from voirdire.certificate.paired import McNemar, mcnemar_exact, paired_difference
+from voirdire.certificate.paired import McNemar, PairedRuns, mcnemar_exact, paired_difference, paired_runs
 from voirdire.certificate.ppi import PPIEstimate, ppi_mean
 from voirdire.certificate.sample import draw_sample
 
@@ -48,6 +49,7 @@ __all__ = [
     "LabelsError",
     "McNemar",
     "PPIEstimate",
+    "PairedRuns",
     "Run",
     "VerdictAgreement",
     "bootstrap_items",
@@ -58,6 +60,8 @@ __all__ = [
     "label_words",
     "mcnemar_exact",
     "paired_difference",
+    "paired_runs",
+    "paired_transcripts",
     "ppi_mean",
     "proportion",
     "read_labels",

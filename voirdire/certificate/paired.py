@@ -9,7 +9,7 @@ being measured on the same items.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
 from pydantic import BaseModel
@@ -33,9 +33,9 @@ class McNemar(BaseModel):
     p_value: float
     test: str = "McNemar exact (binomial on the discordant items)"
 
-    def text(self) -> str:
+    def text(self, what: str = "accepts") -> str:
         return (
-            f"McNemar exact: p {_p(self.p_value)} ({self.only_a} items accepted only by A, {self.only_b} only by B, "
+            f"McNemar exact: p {_p(self.p_value)} ({self.only_a} items only A {what}, {self.only_b} only B {what}, "
             f"of {self.n})"
         )
 
@@ -80,3 +80,95 @@ def paired_difference(
         return metric([x for x, side in obs if side == 0]) - metric([y for y, side in obs if side == 1])
 
     return bootstrap_items(name, groups, difference, level=level, method=method, seed=seed, resamples=resamples)
+
+
+class PairedRuns(BaseModel):
+    """Two runs over the same items: McNemar on accept/reject, paired bootstrap intervals on the difference of
+    the accept rate and, where both know the gold label, of the agreement with gold."""
+
+    a: str
+    b: str
+    shared: int  # items both runs judged (accept/reject)
+    dropped: list[str]  # one line per reason an item does not count (only in one run, tied repeats)
+    mcnemar: McNemar | None
+    accept_rate: Interval  # A − B
+    gold_items: int
+    gold_agreement: Interval | None  # A − B, over the shared items with gold in both
+    gold_mcnemar: McNemar | None  # on right/wrong against gold
+    level: float
+
+    def text(self) -> str:
+        lines = [f"paired comparison, A = {self.a}, B = {self.b}: {self.shared} shared items"]
+        lines += [f"  not counted: {why}" for why in self.dropped]
+        if self.mcnemar is not None:
+            lines.append(f"  accept/reject: {self.mcnemar.text()}")
+        lines.append(f"  accept rate A − B: {self.accept_rate.text(percent=True)}")
+        if self.gold_agreement is not None:
+            difference = self.gold_agreement.text(percent=True)
+            lines.append(f"  agreement with gold A − B ({self.gold_items} items): {difference}")
+            if self.gold_mcnemar is not None:
+                lines.append(f"  right/wrong against gold: {self.gold_mcnemar.text('gets right')}")
+            lines.append(f"  {self.verdict()}")
+        return "\n".join(lines)
+
+    def verdict(self) -> str:
+        """Which run agrees with gold more, and how sure that is."""
+        d = self.gold_agreement
+        level = f"{100 * self.level:g}%"
+        if d is None or d.low is None or d.high is None:
+            return "which run is better: undecided (no interval of the difference)"
+        if d.low > 0 or d.high < 0:
+            better, worse = ("A", "B") if d.low > 0 else ("B", "A")
+            why = f"{level} interval of the difference excludes 0"
+            return f"run {better} agrees with gold more than run {worse} ({why})"
+        return f"neither run is better at {level} (the interval of the difference includes 0)"
+
+
+def paired_runs(
+    a: Mapping[str, Sequence[tuple[bool, bool | None]]],
+    b: Mapping[str, Sequence[tuple[bool, bool | None]]],
+    *,
+    names: tuple[str, str] = ("A", "B"),
+    level: float = DEFAULT_LEVEL,
+    seed: int = DEFAULT_SEED,
+) -> PairedRuns:
+    """Runs A and B compared on their shared items; each maps item id → its sessions' (accepted, gold accepted
+    or None). An item examined several times counts once in McNemar's test, by its majority verdict (an item
+    whose repeats tie is not counted there), and with all its sessions in the bootstrap, which resamples items."""
+    shared = [i for i in a if i in b and a[i] and b[i]]
+    dropped = []
+    for name, own, other in ((names[0], a, b), (names[1], b, a)):
+        only = sum(1 for i in own if own[i] and not other.get(i))
+        if only:
+            dropped.append(f"{only} item{'s' if only != 1 else ''} judged only in {name}")
+    majority = [(_majority([x for x, _ in a[i]]), _majority([y for y, _ in b[i]])) for i in shared]
+    decided = [(x, y) for x, y in majority if x is not None and y is not None]
+    if len(decided) < len(majority):
+        dropped.append(f"{len(majority) - len(decided)} items whose repeats tie, left out of McNemar's test")
+    mc = mcnemar_exact([x for x, _ in decided], [y for _, y in decided]) if decided else None  # type: ignore[misc]
+    accept = paired_difference(
+        "accept rate A − B", [[x for x, _ in a[i]] for i in shared], [[y for y, _ in b[i]] for i in shared],
+        _mean, level=level, seed=seed,
+    )  # fmt: skip
+    with_gold = [i for i in shared if all(g is not None for _, g in (*a[i], *b[i]))]
+    gold = gold_mc = None
+    if with_gold:
+        right_a = [[x == g for x, g in a[i]] for i in with_gold]
+        right_b = [[y == g for y, g in b[i]] for i in with_gold]
+        gold = paired_difference("agreement with gold A − B", right_a, right_b, _mean, level=level, seed=seed)
+        pairs = [(_majority(ra), _majority(rb)) for ra, rb in zip(right_a, right_b, strict=True)]
+        pairs = [(x, y) for x, y in pairs if x is not None and y is not None]
+        gold_mc = mcnemar_exact([x for x, _ in pairs], [y for _, y in pairs]) if pairs else None  # type: ignore[misc]
+    return PairedRuns(
+        a=names[0], b=names[1], shared=len(shared), dropped=dropped, mcnemar=mc, accept_rate=accept,
+        gold_items=len(with_gold), gold_agreement=gold, gold_mcnemar=gold_mc, level=level,
+    )  # fmt: skip
+
+
+def _mean(xs: Sequence[bool]) -> float:
+    return sum(xs) / len(xs)
+
+
+def _majority(xs: Sequence[bool]) -> bool | None:
+    yes = sum(xs)
+    return None if 2 * yes == len(xs) else 2 * yes > len(xs)

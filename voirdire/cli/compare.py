@@ -10,6 +10,7 @@ from typing import Any
 
 from voirdire.analysis import compare, comparison_charts
 from voirdire.base import mask_secrets
+from voirdire.certificate import paired_transcripts
 from voirdire.cli.options import at_least
 
 
@@ -34,8 +35,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
         require()
     c = compare(args.transcripts, by=args.by)
+    paired = paired_transcripts(args.transcripts)  # McNemar and paired bootstrap intervals (voirdire.certificate)
     if args.json:
-        payload = c.model_dump(mode="json")
+        payload = c.model_dump(mode="json") | {"paired": [p.model_dump(mode="json") for p in paired]}
         if args.disagree:
             payload["rows"] = [r for r in payload["rows"] if r["agree"] is False]
         print(mask_secrets(json.dumps(payload, indent=1, ensure_ascii=False)))
@@ -43,6 +45,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         from voirdire.base import shown
 
         print(mask_secrets(shown(c.text(disagree_only=args.disagree, limit=args.rows))))
+        print(mask_secrets(shown("\n".join(p.text() for p in paired))))
     if args.plot is not None:
         from voirdire.analysis import save
 

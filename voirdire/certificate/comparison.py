@@ -1,0 +1,33 @@
+"""Transcripts compared pair by pair (``voirdire compare``'s paired tests): each run read as ``calibrate`` reads
+it (the attempt of each session that counts, its accept/reject and the gold the protocol records), every two
+runs through ``paired_runs``."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from pathlib import Path
+
+from voirdire.certificate.calibration import Run, read_run
+from voirdire.certificate.intervals import DEFAULT_LEVEL, DEFAULT_SEED
+from voirdire.certificate.paired import PairedRuns, paired_runs
+
+
+def sessions_by_item(run: Run) -> dict[str, list[tuple[bool, bool | None]]]:
+    """Item id → its sessions' (accepted, gold accepted or None), sessions without accept/reject left out."""
+    out: dict[str, list[tuple[bool, bool | None]]] = {}
+    for s in run.judged():
+        out.setdefault(s.item_id, []).append((bool(s.accepted), s.gold))
+    return out
+
+
+def paired_transcripts(
+    paths: Sequence[str | Path], *, level: float = DEFAULT_LEVEL, seed: int = DEFAULT_SEED
+) -> list[PairedRuns]:
+    """Every two of the runs compared on their shared items, in the order given ([1] vs [2], [1] vs [3], …)."""
+    runs = [sessions_by_item(read_run(p)) for p in paths]
+    names = [f"[{i + 1}] {p}" for i, p in enumerate(paths)]
+    return [
+        paired_runs(runs[i], runs[j], names=(names[i], names[j]), level=level, seed=seed)
+        for i, j in itertools.combinations(range(len(runs)), 2)
+    ]
