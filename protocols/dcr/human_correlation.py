@@ -1,4 +1,5 @@
-"""How §4.3 compares a metric with human judgment (scipy's correlations, scikit-learn's AUROC).
+"""How §4.3 compares a metric with human judgment (scipy's correlations through the reports' metrics, scikit-learn's
+AUROC).
 
 - Summary level (SummEval, Table 3, "following UniEval"): for each document, Spearman ρ and Kendall τ between the
   metric and the human scores of its system summaries, averaged over documents. A document whose human scores do
@@ -17,6 +18,8 @@ from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel
+
+from voirdire.kit import kendall_tau_b, pearson, spearman
 
 Kind = Literal["summary", "sample", "binary"]
 
@@ -57,8 +60,6 @@ def summary_level(doc_ids: Sequence[str], metric: Sequence[float], human: Sequen
     groups: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for d, m, h in zip(doc_ids, metric, human, strict=True):
         groups[d].append((m, h))
-    from scipy.stats import kendalltau, spearmanr  # scipy.stats costs half a second: only when correlating
-
     rhos, taus = [], []
     constant_human = constant_metric = 0
     for pairs in groups.values():
@@ -69,8 +70,8 @@ def summary_level(doc_ids: Sequence[str], metric: Sequence[float], human: Sequen
         if len(set(ms)) < 2:
             constant_metric += 1
             continue
-        rhos.append(spearmanr(ms, hs)[0])
-        taus.append(kendalltau(ms, hs)[0])
+        rhos.append(spearman(ms, hs))
+        taus.append(kendall_tau_b(ms, hs))
     return Correlation(
         kind="summary",
         n=len(metric),
@@ -85,14 +86,12 @@ def summary_level(doc_ids: Sequence[str], metric: Sequence[float], human: Sequen
 def sample_level(metric: Sequence[float], human: Sequence[float]) -> Correlation:
     if len(metric) < 2 or len(set(metric)) < 2 or len(set(human)) < 2:
         return Correlation(kind="sample", n=len(metric))
-    from scipy.stats import kendalltau, pearsonr, spearmanr
-
     return Correlation(
         kind="sample",
         n=len(metric),
-        pearson=_f(pearsonr(metric, human)[0]),
-        spearman=_f(spearmanr(metric, human)[0]),
-        kendall=_f(kendalltau(metric, human)[0]),
+        pearson=_f(pearson(metric, human)),
+        spearman=_f(spearman(metric, human)),
+        kendall=_f(kendall_tau_b(metric, human)),
     )
 
 

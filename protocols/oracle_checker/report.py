@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 from pydantic import Field
 
 from voirdire.kit import Context, ModelCall, Report, ReportFold, SessionRecord, category
+from voirdire.kit import spearman as metrics_spearman
 
 from .entities import norm
 from .linearity import LinearityOutcome
@@ -31,9 +32,7 @@ def spearman(a: list[float], b: list[float]) -> float | None:
     """Spearman's ρ; None when either side is constant or there are fewer than 3 pairs."""
     if len(a) < 3 or len(set(a)) < 2 or len(set(b)) < 2:
         return None
-    from scipy.stats import spearmanr
-
-    return float(spearmanr(a, b).statistic)
+    return metrics_spearman(a, b)
 
 
 class EntityReport(Report):

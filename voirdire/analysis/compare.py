@@ -11,7 +11,6 @@ rows (``id``, ``gold``).
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, computed_field
 
 from voirdire.base import VoirdireError
-from voirdire.reports import BarChart, Chart, Heatmap, Overview, Series
+from voirdire.reports import BarChart, Chart, Heatmap, Overview, Series, cohen_kappa
 
 By = Literal["decision", "accepted"]
 
@@ -136,14 +135,11 @@ def _label(v: Overview, by: By) -> str | None:
 
 
 def kappa(a: Sequence[str], b: Sequence[str]) -> float | None:
-    """Cohen's κ of two raters' labels (scikit-learn); None where it is undefined (one label everywhere)."""
-    from sklearn.metrics import cohen_kappa_score
-
-    if not a:
+    """Cohen's κ of two runs' verdicts (the reports' one κ, ``cohen_kappa``); None where it is undefined: no
+    shared items, or one label everywhere (chance agreement is then 1)."""
+    if not a or len(set(a) | set(b)) == 1:
         return None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        k = float(cohen_kappa_score(list(a), list(b)))
+    k = cohen_kappa(a, b)
     return None if math.isnan(k) else k
 
 

@@ -75,13 +75,16 @@ from voirdire.reports import (
     category,
     cohen_kappa,
     counts,
+    kendall_tau_b,
     mean_sd,
     model_args,
     paper_models_note,
+    pearson,
     precision_recall_f1,
     report_file,
     run_voirdire,
     slug,
+    spearman,
 )
 from voirdire.runner import RunResult, default_out, run_in_memory
 from voirdire.session import LONG_REPLY_CHARS, Protocol, Reply, Session, StateMachine, Statistics
@@ -173,11 +176,13 @@ __all__ = [
     "get",
     "given_params",
     "iter_records",
+    "kendall_tau_b",
     "load",
     "load_items",
     "mean_sd",
     "model_args",
     "paper_models_note",
+    "pearson",
     "precision_recall_f1",
     "protocol",
     "read_label",
@@ -193,5 +198,6 @@ __all__ = [
     "save",
     "sentence_encoder",
     "slug",
+    "spearman",
     "stage",
 ]

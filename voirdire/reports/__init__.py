@@ -23,7 +23,17 @@ from voirdire.reports.charts import (
     slug,
 )
 from voirdire.reports.fold import Context, Report, ReportFold, as_fold, category, counts, generic_report, report_file
-from voirdire.reports.metrics import PRF, accuracy, auroc, cohen_kappa, mean_sd, precision_recall_f1
+from voirdire.reports.metrics import (
+    PRF,
+    accuracy,
+    auroc,
+    cohen_kappa,
+    kendall_tau_b,
+    mean_sd,
+    pearson,
+    precision_recall_f1,
+    spearman,
+)
 from voirdire.reports.paper_tables import (
     Cell,
     Options,
@@ -67,15 +77,18 @@ __all__ = [
     "counts",
     "generic_report",
     "gold_from_rows",
+    "kendall_tau_b",
     "load_prices",
     "mean_sd",
     "model_args",
     "overview",
     "overview_charts",
     "paper_models_note",
+    "pearson",
     "precision_recall_f1",
     "report_file",
     "run_cost",
     "run_voirdire",
     "slug",
+    "spearman",
 ]
