@@ -18,8 +18,13 @@ from .outcome import DCROutcome
 from .protocol import Round
 
 PARAMS = ParamsCLI(metavar={"rounds": "M"})
-# §4.1: temperature 0 (greedy); replies are JSON lists of reasons, which need more than the default 256 tokens.
+# §4.1: temperature 0 (greedy). The paper states no reply limit; 1024 is voirdire's: replies are JSON lists of
+# reasons, which need more than the default 256 tokens.
 ROLE_DEFAULTS = {"temperature": 0.0, "max_tokens": 1024}
+ROLE_DEFAULT_SOURCES = {
+    "temperature": "the paper's setting, §4.1",
+    "max_tokens": "voirdire's choice, the paper states no limit: its JSON lists of reasons need more than 256",
+}
 
 
 def text_or_file(value: str) -> str:
@@ -115,5 +120,6 @@ DCR_COMMAND = CommandSpec(
     add_arguments=add_inputs,
     load_inputs=load_pairs,
     role_defaults=ROLE_DEFAULTS,
+    role_default_sources=ROLE_DEFAULT_SOURCES,
     summarize=summarize,
 )

@@ -36,7 +36,11 @@ class AlgorithmParams(BaseModel):
 
     rounds: int = Field(3, ge=1, description="EV rounds r (paper, §8: 3)")
     phi: float = Field(
-        0.6, ge=0.0, le=1.0, description="probability of flipping a failed label, Alg. 1 line 10 (paper's φ: 0.6)"
+        0.6,
+        ge=0.0,
+        le=1.0,
+        description="probability of flipping a failed label, Alg. 1 line 10 (the paper's φ: 0.6 for the decision "
+        "tree and 0.9 for the LLM, Table 2's caption; 0.5 in the OOP run §9.2 discusses)",
     )
 
 

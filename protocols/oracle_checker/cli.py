@@ -22,6 +22,7 @@ from .items import SentenceItem
 PARAMS = ParamsCLI(metavar={"samples": "K", "tests": "N", "epsilons": "EPS,..."})
 # The paper samples every query k times for its votes and does not state a temperature: GPT-3.5's API default, 1.0.
 ROLE_DEFAULTS = {"temperature": 1.0}
+ROLE_DEFAULT_SOURCES = {"temperature": "voirdire's choice, the paper states none: GPT-3.5's API default"}
 
 
 def add_inputs(p: argparse.ArgumentParser) -> None:
@@ -66,6 +67,7 @@ ENTITIES_COMMAND = CommandSpec(
     add_arguments=add_inputs,
     load_inputs=load_sentences,
     role_defaults=ROLE_DEFAULTS,
+    role_default_sources=ROLE_DEFAULT_SOURCES,
     summarize=summarize,
 )
 
@@ -106,5 +108,6 @@ PARAPHRASE_COMMAND = CommandSpec(
     add_arguments=add_pair,
     load_inputs=load_pairs,
     role_defaults=ROLE_DEFAULTS,
+    role_default_sources=ROLE_DEFAULT_SOURCES,
     summarize=summarize,
 )

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 # App. A.1: "For all GPT-3.5 API calls, we set seed=42, temperature=0.0 ... and set max_tokens=300".
 PAPER_ROLE_SETTINGS: dict[str, Any] = {"max_tokens": 300, "temperature": 0.0, "seed": 42}
+PAPER_ROLE_SOURCES = dict.fromkeys(PAPER_ROLE_SETTINGS, "the paper's setting, App. A.1")
 ENTAILMENT = ParamsCLI(
     flags={"max_gold_answers": "--max-gold", "explain": "--partial-marks", "explain_cells": "--explain-sup"}
     | {"llm_score_sign": "--llm-score-negated", "backend": "--nli-model"},
@@ -130,6 +131,7 @@ QA_EVAL = CommandSpec(
     values=entailment_values,
     make_protocol=make_protocol,
     role_defaults=PAPER_ROLE_SETTINGS,
+    role_default_sources=PAPER_ROLE_SOURCES,
     summarize=summarize,
 )
 LEXICAL = CommandSpec(params=CLI["lexical"], add_arguments=add_inputs, load_inputs=load_qa_items, summarize=summarize)

@@ -72,7 +72,10 @@ def add_protocol_command(sub: Any, name: str, reg: Registration, *, help: str | 
 def spec_shared_help(spec: CommandSpec) -> dict[str, str]:
     help = dict(SHARED_HELP)
     for key, value in spec.role_defaults.items():
-        help[key] = f"{SHARED_HELP[key].split(' (')[0]} (this protocol's default: {value}, the paper's setting)"
+        source = spec.role_default_sources.get(key)  # never "the paper's" unless the protocol cites it
+        help[key] = f"{SHARED_HELP[key].split(' (')[0]} (this protocol's default: {value}" + (
+            f"; {source})" if source else ")"
+        )
     if not spec.forward_seed:
         help["seed"] = "the protocol's own seed (default 0); not forwarded to model roles"
     return help
