@@ -4,10 +4,13 @@ A *flip* is a value other than the label where neither is a refusal; an *over-re
 labelled ``refuse``; the *refusal rate* is the share of replies with a non-refuse label that the reader refused
 (each one an inconclusive item, never a wrong one). Numbers per reader, for the whole corpus and its held-out part.
 
-    python bench/reply_parsers_corpus.py [--at COMMIT] [--out docs/results/reply_corpus.json] [--lines]
+    python bench/reply_parsers_corpus.py [--at COMMIT | --tree PATH] [--out docs/results/reply_corpus.json] [--lines]
 
-``--at COMMIT`` measures the reader modules as that commit had them (``git show``) on today's corpus: the
-numbers before the core reader are ``--at 897e2b39``. ``--lines`` counts the lines of reply-reading code instead
+``--at COMMIT`` measures the protocols' reader modules as that commit had them (``git show``) on today's corpus,
+with today's core reader: the numbers before the core reader are ``--at 897e2b39``. ``--tree PATH`` measures a
+whole other checkout's readers (its ``voirdire``, ``agents`` and ``protocols``, core reader included) on today's
+corpus, in a fresh interpreter: ``git worktree add /tmp/before d35292d`` then ``--tree /tmp/before`` gives the
+numbers before issue 26. ``--lines`` counts the lines of reply-reading code instead
 (``voirdire/replies/``, the protocols' ``parsing.py`` files and the oracle-checker's reader), in all and as code
 only (no blank, comment or docstring lines), at ``--at`` or in the working tree.
 """
@@ -25,7 +28,28 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+_INSIDE = "--inside-tree"
+
+
+def _use_tree(tree: Path) -> None:
+    """Import ``voirdire`` (and the folders mapped into it) from ``tree`` rather than the installed checkout."""
+    import importlib.util
+
+    sys.path.insert(0, str(tree))
+    for name, folder in (("voirdire.agents", "agents"), ("voirdire.protocols", "protocols")):
+        init = tree / folder / "__init__.py"
+        spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[str(tree / folder)])
+        assert spec is not None and spec.loader is not None, init
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+
+
+if len(sys.argv) == 3 and sys.argv[1] == _INSIDE:  # a child measuring another checkout (--tree)
+    _use_tree(Path(sys.argv[2]))
+    sys.path.insert(1, str(ROOT))
+else:
+    sys.path.insert(0, str(ROOT))
 
 from tests.replies.readers import CURRENT, Table, read, readers_at  # noqa: E402
 
@@ -122,6 +146,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, help="write the numbers as JSON here")
     ap.add_argument("--at", metavar="COMMIT", help="measure the readers as this commit had them")
+    ap.add_argument("--tree", type=Path, metavar="PATH", help="measure the readers of another checkout (a worktree)")
     ap.add_argument("--lines", action="store_true", help="count the lines of reply-reading code instead")
     args = ap.parse_args()
     if args.lines:
@@ -131,7 +156,15 @@ def main() -> None:
         print(f"{sum(c[0] for c in counts.values()):6d} {sum(c[1] for c in counts.values()):6d}  total (lines, code)")
         return
     rows = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]
-    numbers = measure(rows, readers_at(ROOT, args.at) if args.at else CURRENT)
+    if args.tree is not None:
+        if not (args.tree / "voirdire").is_dir():
+            ap.error(f"--tree: {args.tree} is not a voirdire checkout (no voirdire/ folder)")
+        child = subprocess.run(
+            [sys.executable, __file__, _INSIDE, str(args.tree.resolve())], capture_output=True, text=True, check=True
+        )
+        numbers = json.loads(child.stdout)
+    else:
+        numbers = measure(rows, readers_at(ROOT, args.at) if args.at else CURRENT)
     print("| reader | n | accuracy | flips | over-reads | refusal rate |\n|---|---|---|---|---|---|")
     for key, m in numbers.items():
         cells = f"{m['n']} | {m['accuracy']:.3f} | {m['flips']} | {m['over_reads']} | {m['refusal_rate']:.3f}"
@@ -141,4 +174,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 3 and sys.argv[1] == _INSIDE:
+        lines = CORPUS.read_text(encoding="utf-8").splitlines()
+        print(json.dumps(measure([json.loads(line) for line in lines if line.strip()])))
+    else:
+        main()
