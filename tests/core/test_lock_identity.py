@@ -97,3 +97,22 @@ def test_a_bind_mounted_transcript_in_use_is_refused(tmp_path: Path) -> None:
         held = subprocess.run(argv, capture_output=True, text=True, timeout=60)
     assert held.returncode == 3, (held.stdout, held.stderr)
     assert "another run is writing this transcript" in held.stdout
+
+
+def test_a_forked_worker_does_not_keep_the_transcript_locked(tmp_path: Path) -> None:
+    # --workers forks the run's process while it holds the lock; a worker that outlives its run (the run was
+    # killed) must not keep the next run out.
+    out = tmp_path / "t.jsonl"
+    out.write_text("")
+    r, w = os.pipe()
+    with exclusive(out):
+        pid = os.fork()
+        if pid == 0:  # the worker: waits until the test is done with it
+            os.read(r, 1)
+            os._exit(0)
+    try:
+        with exclusive(out):  # the worker still lives
+            pass
+    finally:
+        os.write(w, b"x")
+        os.waitpid(pid, 0)
