@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 from collections.abc import Iterator
@@ -10,6 +11,22 @@ from pathlib import Path
 from typing import Any
 
 from voirdire.runner.resume import ResumeError
+
+_HELD: set[int] = set()
+"""The descriptors of the locks this process holds. A fork (``--workers``) inherits them, and with them the locks:
+a worker left running after its run was killed would keep the transcript locked, and the same command run again
+refused, until it noticed. The child closes its copies at once; the parent's locks stay (``flock`` is released
+when every descriptor of the open file is closed, or by an unlock, which the child never sends)."""
+
+
+def _close_inherited() -> None:
+    for fd in list(_HELD):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _HELD.clear()
+
+
+os.register_at_fork(after_in_child=_close_inherited)
 
 
 @contextmanager
@@ -33,6 +50,7 @@ def exclusive(out: Path) -> Iterator[None]:
     real.parent.mkdir(parents=True, exist_ok=True)
     lock = real.with_name(real.name + ".lock")
     fh = _acquire(lock, out)
+    _HELD.add(fh.fileno())
     try:
         with _hold_file(real, out):
             yield
@@ -41,6 +59,7 @@ def exclusive(out: Path) -> Iterator[None]:
             if _same_file(fh, lock):
                 lock.unlink(missing_ok=True)
         finally:
+            _HELD.discard(fh.fileno())
             fcntl.flock(fh, fcntl.LOCK_UN)
             fh.close()
 
@@ -59,9 +78,11 @@ def _hold_file(real: Path, out: Path) -> Iterator[None]:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise ResumeError(f"{out}: another run is writing this transcript (through another path)") from None
+        _HELD.add(fd)
         try:
             yield
         finally:
+            _HELD.discard(fd)
             if created and _empty_same(fd, real):  # the run wrote nothing: leave no file it did not ask for
                 real.unlink(missing_ok=True)
     finally:
