@@ -10,7 +10,12 @@ Before any reader looks at the words, a reply is checked for two things the read
   like an answer ("Ce n'est pas une contradiction."; ``language.py``);
 - its shape: a JSON object with an answer key (``{"answer": "no", "explanation": ...}``), fenced or not, or a bare
   quoted value (``"Incorrect"``), gives that key's value, read by the same reader; text around the object must not
-  say otherwise, and two objects must agree (``shape.py``).
+  say otherwise, and two objects must agree; a yes/no value under another key is read as that key's words asked
+  and answered (``{"is_correct": false}``: "is correct? No."; ``shape.py``);
+- its last "Final answer:" heading: what follows it supersedes what came before (``lexicon.final_answer``).
+
+A reply that reproduces its prompt's own template or example is refused before any of this, by the Session
+(``echo.py``).
 
 The words are then read through one front end (``lexicon.py``): tokens, sentences, clauses, conclusions, negations,
 hedges, answer words and restated questions are the same for every reader.

@@ -6,8 +6,11 @@ fixed phrases resolved (echoes of the prompt's alternatives, "no doubt" and "not
 question after a lead-in ("...: when was it?") told apart. ``clauses``: a sentence cut at conjunctions and breaks.
 ``concludes``: a clause that gives the reply's conclusion ("Therefore", "Verdict:", "I conclude"). ``negations``:
 the negations in scope, double ones cancelling ("not incorrect"). ``withheld``: a negated verb of knowing ("I
-cannot confirm"). ``answer_word``: a leading answer, emphatic forms included ("Absolutely not", "No doubt."). One
-tokenising regular expression without nested quantifiers and bounded look-backs: linear in the reply's length.
+cannot confirm", "I cannot call it correct"). ``answer_word``: a leading answer, emphatic forms included
+("Absolutely not", "No doubt."). ``SYNONYMS``: entailment in other words ("inferred from", "implies").
+``final_answer``: the text after a reply's last "Final answer:". ``qualified``: an answer short of sure ("fairly
+confident", "I could be wrong"). ``forced_choice``: "If I had to choose, ...". One tokenising regular expression
+without nested quantifiers and bounded look-backs: linear in the reply's length.
 """
 
 from __future__ import annotations
