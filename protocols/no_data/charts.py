@@ -86,6 +86,7 @@ def charts(values: Sequence[int | None], report: Report) -> list[Chart]:
                     Line(f"evaluator alone (α = {100 * alpha:.1f}%)", rs, tuple(100 * alpha for _ in rs), "dotted"),
                     Line(f"observed at r = {r}", (float(r),), (100 * observed,), "points"),
                 ),
+                ylim=(0, 102),
                 integer_x=True,
                 caption=caption,
             )

@@ -152,7 +152,8 @@ def _bars(ax: Any, chart: BarChart) -> None:
     xs = range(len(chart.categories))
     bottom = [0.0] * len(chart.categories)
     width = 0.8 if chart.stacked or n <= 1 else 0.8 / n
-    labelled = len(chart.categories) * (1 if chart.stacked else n) <= MAX_LABELLED_BARS
+    bars_n = len(chart.categories) * (1 if chart.stacked else n)
+    labelled = bars_n <= MAX_LABELLED_BARS and _labels_fit(ax, chart, bars_n)
     colours = [MEANINGS.get(s.label, PALETTE[i % len(PALETTE)]) for i, s in enumerate(chart.series)]
     for i, s in enumerate(chart.series):
         if chart.stacked:
@@ -163,8 +164,9 @@ def _bars(ax: Any, chart: BarChart) -> None:
                 ax.bar_label(bars, parts, label_type="center", fontsize=7.5, color="white")
         else:
             bars = ax.bar([x - 0.4 + width * (i + 0.5) for x in xs], s.values, width, label=s.label, color=colours[i])
-            if labelled:
-                ax.bar_label(bars, [_value_label(chart, v, j) for j, v in enumerate(s.values)], fontsize=7.5, padding=2)
+            if labelled:  # a zero count reads from the axis; a zero rate keeps its label (and its n)
+                texts = [_value_label(chart, v, j) if v or chart.n else "" for j, v in enumerate(s.values)]
+                ax.bar_label(bars, texts, fontsize=7.5, padding=2)
     if chart.stacked and labelled:  # the total on top of each stack
         ax.bar_label(ax.containers[-1], [_value_label(chart, t, j) for j, t in enumerate(bottom)], fontsize=7.5,
                      padding=2)  # fmt: skip
@@ -173,13 +175,23 @@ def _bars(ax: Any, chart: BarChart) -> None:
     ax.set_xticks(list(xs), labels, rotation=25 if crowded else 0, ha="right" if crowded else "center")
     ax.margins(y=0.12)  # room for the values above the bars
     if _whole(chart):
-        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))
     if chart.ylim:  # the axis's range, with room above it for the values; no tick beyond the range
         low, high = chart.ylim
         ax.set_ylim(low, high + (high - low) * (0.12 if labelled else 0))
-        ax.set_yticks([t for t in ax.get_yticks() if low <= t <= high])
+        ticks = MaxNLocator(nbins=6, steps=[1, 2, 5, 10], integer=_whole(chart)).tick_values(low, high)
+        ax.set_yticks([t for t in ticks if low <= t <= high])
     if n > 1:  # beside the plot, never over a bar
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+
+
+def _labels_fit(ax: Any, chart: BarChart, bars: int) -> bool:
+    """Whether each bar's label fits over its bar (about 5.2 points a character at 7.5 points, with room)."""
+    axes = ax.figure.get_figwidth() * 72 * (0.7 if len(chart.series) > 1 else 0.85)  # a legend beside takes some
+    width = axes * 0.8 / max(bars, 1)  # points a bar has: 80 % of its slot
+    longest = max((len(line) for s in chart.series for j, v in enumerate(s.values)
+                   for line in _value_label(chart, v, j).splitlines()), default=0)  # fmt: skip
+    return longest * 5.2 <= width
 
 
 def _value_label(chart: BarChart, value: float, j: int) -> str:
