@@ -425,7 +425,7 @@ class DCR(Protocol[DCRItem, DCRParams]):
         step = Improvement(improved)
         if not improved:  # a blank summary loses every sentence, and nobody flagged the summary away
             step.lost.append({"round": r, "sentence": evaluation.candidate, "how": "blanked"})
-            self.record_lost(session, r, "rai_paragraph", reply.text, step.lost)
+            self.record_lost(session, r, f"{self.prompt_folder}/rai_paragraph", reply.text, step.lost)
         session.note(
             "candidate_diff",
             round=r,

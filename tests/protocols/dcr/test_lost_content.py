@@ -15,7 +15,7 @@ from voirdire.protocols.dcr.coverage import Candidate, same_facts
 from voirdire.protocols.dcr.rai import ImprovedSentence, align
 from voirdire.transcript import ParseFailure, Step
 
-from .helpers import BAD, GOOD, S1, S2, S2_FIXED, agents, amc, dce, rai, run
+from .helpers import BAD, GOOD, S1, S2, S2_FIXED, SUMMARY, agents, amc, dce, rai, run
 
 S1_CHANGED = "Usain bolt will not compete at the relay championship ."
 REFERENCE_FACTS = "The Golden Gate Bridge opened in 1937 . Its chief engineer was Joseph Strauss ."
@@ -228,3 +228,17 @@ async def test_a_long_amc_array_as_returned_is_not_accepted_either(tmp_path: Pat
     v = s.verdict
     assert v is not None and v.decision == "unscored" and v.statistics["score"] == 1.0
     assert failures(s)[0].error == "3 marks for 2 reasons"
+
+
+async def test_a_blank_paragraph_level_rewrite_loses_the_summary(tmp_path: Path) -> None:
+    evaluator = json.dumps(
+        {"reason": {"sentence": SUMMARY, "reason": "This summary is not consistent."}, "is_consistent": False}
+    )
+    improver = json.dumps({"sentence": SUMMARY, "improved_summary": "  ", "reason": "removed"})
+    t = await run(tmp_path, agents(evaluator, amc(-1), improver), level="paragraph")
+    (s,) = t.sessions.values()
+    (f,) = failures(s)
+    assert f.role == "improver" and f.prompt == "dcr/rai_paragraph" and "lost (blanked)" in f.error
+    v = s.verdict
+    assert v is not None and v.accepted is False and v.statistics["stopped"] == "rai_lost_sentence"
+    assert f"lost (blanked, round 1): {SUMMARY}" in v.evidence
