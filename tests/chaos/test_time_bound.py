@@ -1,6 +1,7 @@
-"""The documented time bound holds when every request hangs, at any concurrency: each attempt ends at its own
-deadline, the wait for a slot at the endpoint's (cut) limit included, so a call takes at most (max_retries + 1)
-deadlines plus its backoffs, however many sessions share the endpoint. Asserted on the attempts the client
+"""The documented time bound holds when every request hangs, at any concurrency: each attempt sent ends at its own
+deadline (a ``ReplyTimeout`` in flight), and the wait for a slot at the endpoint's (cut) limit is bounded by the
+session's budget (``--session-timeout``), not by one request's timeout: a session ends after its call's attempts or
+at its budget, whichever comes first, however many sessions share the endpoint. Asserted on what the client
 recorded, not on the wall clock; ``bench/time_bound.py`` measures the wall times for docs/reliability.md."""
 
 from __future__ import annotations
@@ -24,23 +25,22 @@ from voirdire.models.openai import OpenAIChatClient
 from voirdire.transcript import load
 
 TIMEOUT_S, RETRIES = 0.5, 3
+SESSION_S = (RETRIES + 1) * TIMEOUT_S + 0.5 + 1 + 2  # a call's documented bound: its attempts and backoff caps
 LAG_S = 1.0
 
 
 @pytest.mark.parametrize("concurrency", [1, 16, 64])
-def test_every_request_hanging_each_call_ends_after_its_attempts_each_at_its_deadline(
+def test_every_request_hanging_each_session_ends_after_its_attempts_or_at_its_budget(
     concurrency: int, chaos_cli: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:
-    attempts: list[tuple[float, float, BaseException | None]] = []  # (started, ended, error) in loop time
+    attempts: list[BaseException] = []  # how each attempt of the client ended
     send = OpenAIChatClient._send
 
     async def recorded(self: OpenAIChatClient, body: dict[str, Any], timeout: float | None = None) -> Any:
-        loop = asyncio.get_running_loop()
-        started = loop.time()
         try:
             return await send(self, body, timeout)
         except BaseException as exc:
-            attempts.append((started, loop.time(), exc))
+            attempts.append(exc)
             raise
 
     monkeypatch.setattr(OpenAIChatClient, "_send", recorded)
@@ -50,22 +50,25 @@ def test_every_request_hanging_each_call_ends_after_its_attempts_each_at_its_dea
         code = main(
             ["run", "chaos", "--data", str(data), "--out", str(out), "--json", "--no-progress",
              "--model", f"openai-compatible:chaos@{server.url}", "--concurrency", str(concurrency),
-             "--timeout", str(TIMEOUT_S), "--max-retries", str(RETRIES), "--allow-errors", "--max-errors", "100%"]
+             "--timeout", str(TIMEOUT_S), "--max-retries", str(RETRIES), "--session-timeout", str(SESSION_S),
+             "--allow-errors", "--max-errors", "100%"]
         )  # fmt: skip
         sent = len(server.log)
     payload = json.loads(capsys.readouterr().out)
-    assert code == 0 and len(payload["errors"]) == sessions
-    for error in payload["errors"].values():  # the first call of each session failed after all its attempts
-        assert "ReplyTimeout" in error and f"(after {RETRIES} retries)" in error, error
-    # Every attempt of every session's call was made and ended as a timeout: (retries + 1) per session.
-    assert len(attempts) == sessions * (RETRIES + 1)
-    assert all(isinstance(exc, ReplyTimeout) for _, _, exc in attempts)
-    # No attempt outlived its deadline: the wait for a slot at the cut limit counted toward it (it did not, and 16
-    # hung sessions took 39 s). The margin is the event loop's lag on a loaded machine, well under the deadlines a
-    # queued attempt used to add (the limit falls to 1 here: up to a deadline per request ahead in the queue).
-    assert max(ended - started for started, ended, _ in attempts) < TIMEOUT_S + LAG_S
-    waited = sum("spent waiting" in str(exc) for _, _, exc in attempts)
-    assert sent + waited <= len(attempts) and (waited == 0 or concurrency > 1)
+    errors = payload["errors"]
+    assert code == 0 and len(errors) == sessions
+    # Each session's first call failed after all its attempts, or its session's budget ended it (while an attempt
+    # waited for a slot at the limit the timeouts cut, or was in flight).
+    for error in errors.values():
+        assert ("ReplyTimeout" in error and f"(after {RETRIES} retries)" in error) or "SessionTimeout" in error, error
+    # An attempt ends as a timeout in flight, at its own deadline, or is cancelled by its session's budget; none
+    # fails for its wait in voirdire's own queue, and none is sent twice.
+    timed_out = [exc for exc in attempts if isinstance(exc, ReplyTimeout)]
+    assert all(isinstance(exc, ReplyTimeout | asyncio.CancelledError) for exc in attempts), attempts
+    assert not any("waiting" in str(exc) for exc in timed_out) and sent <= len(attempts)
+    if concurrency == 1:  # nothing to queue behind: every call made all its attempts
+        assert len(attempts) == sessions * (RETRIES + 1) and len(timed_out) == len(attempts)
+        assert all("ReplyTimeout" in error for error in errors.values())
     assert len(load(out).sessions) == sessions
 
 

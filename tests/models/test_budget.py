@@ -1,11 +1,13 @@
-"""The time budget of a request and fail-fast, against the OpenAI client on a local server: the deadline covers the
-wait for a slot at the endpoint's limit (so the run's bound holds however far timeouts cut the limit), and an
-endpoint that refuses its first requests (nothing listening, HTTP 401) is down at once."""
+"""The time budget of a request and fail-fast, against the OpenAI client on a local server: a request's deadline
+starts once it has a slot at the endpoint's limit (time queued is neither its failure nor the server's overload),
+the wait for a slot ends with the session's budget, and an endpoint that refuses its first requests (nothing
+listening, HTTP 401) is down at once."""
 
 from __future__ import annotations
 
 import asyncio
 import socket
+import time
 from typing import Any
 
 import pytest
@@ -26,16 +28,41 @@ def client(url: str) -> Any:
     return openai_compatible_client("m", url, spec_text="openai-compatible:m@" + url, api_key=None)
 
 
-async def test_a_request_queued_at_the_limit_times_out_within_its_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+def slow(messages: list[dict[str, Any]]) -> str:
+    """The chaos replies, each after 0.1 s: the last of 14 requests sent one at a time waits 1.3 s before it is
+    sent, longer than its own deadline of 1 s, which is ten of these replies."""
+    time.sleep(0.1)
+    return replies(messages)
+
+
+async def test_a_request_queued_at_the_limit_gets_its_whole_deadline_once_sent(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("VOIRDIRE_MAX_CONNECTIONS", "1")  # one request at a time: the others queue
+    with ChaosServer(slow, lambda index, body: "ok") as server:
+        c = client(server.url)
+        outcomes = await asyncio.gather(*(c.complete(ASK, {"timeout": 1}) for _ in range(14)), return_exceptions=True)
+        limit = c._endpoint.limit if c._endpoint else None
+        await c.close()
+    # Queued for up to 13 replies, longer than the deadline: no request failed for its wait in voirdire's own
+    # queue (they used to, "all of it spent waiting"), every one was sent, and the wait cut nothing.
+    assert not [o for o in outcomes if isinstance(o, BaseException)], outcomes
+    assert len(server.log) == 14 and limit is not None and limit.decreases == 0 and limit.queued == 13
+
+
+async def test_the_wait_for_a_slot_is_bounded_by_the_session_s_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VOIRDIRE_MAX_CONNECTIONS", "1")
     with ChaosServer(replies, lambda index, body: "hang", hang_s=30) as server:
         c = client(server.url)
-        outcomes = await asyncio.gather(*(c.complete(ASK, {"timeout": 0.3}) for _ in range(4)), return_exceptions=True)
+
+        async def session() -> Any:  # a session's budget, as the runner's session_timeout sets it: a cancellation
+            async with asyncio.timeout(0.5):
+                return await c.complete(ASK, {"timeout": 30})
+
+        outcomes = await asyncio.gather(*(session() for _ in range(3)), return_exceptions=True)
+        limit = c._endpoint.limit if c._endpoint else None
         await c.close()
-    assert all(isinstance(o, ReplyTimeout) for o in outcomes), outcomes
-    waited = [o for o in outcomes if "spent waiting" in str(o)]
-    # Those that never got the one slot gave up at their own deadline, never sent: the server saw only the others.
-    assert waited and len(server.log) == len(outcomes) - len(waited)
+    # The one sent and the two queued all end at the session's budget; no slot is kept, nothing queued was sent.
+    assert all(isinstance(o, TimeoutError) and not isinstance(o, ReplyTimeout) for o in outcomes), outcomes
+    assert len(server.log) == 1 and limit is not None and limit.in_flight == 0 and not limit._waiters
 
 
 async def test_nothing_listening_makes_the_endpoint_down_after_its_first_refusals() -> None:

@@ -57,6 +57,36 @@ async def test_a_burst_of_overloads_cuts_once_per_window() -> None:
     assert (limit.limit, limit.decreases) == (1, 2)  # half of the one request in flight, floor 1
 
 
+async def test_overloads_answered_at_once_cut_again_only_after_a_round_trip() -> None:
+    """A rate limit's 429s come back at once: those of requests sent after a cut but within one round trip of it
+    (the smoothed time of a reply) cannot yet show whether the lower limit is low enough, so they cut nothing more;
+    they used to cut again and again, and a token bucket's 429s drove the limit to 1."""
+    limit = AdaptiveLimit(64)
+    tickets = await fill(limit, 40)
+    limit.release(tickets[0], Outcome.OVERLOAD)
+    assert (limit.limit, limit.decreases) == (20, 1)
+    for ticket in tickets[1:]:
+        limit.release(ticket, Outcome.OK)
+    limit.round_trip = 3600.0  # replies take an hour: no round trip passes while this test runs
+    late = [await limit.acquire() for _ in range(10)]  # sent after the cut, refused at once
+    for ticket in late:
+        limit.release(ticket, Outcome.OVERLOAD)
+    assert (limit.limit, limit.decreases) == (20, 1)
+    limit.round_trip = 0.0  # a round trip has passed: the next overload of a request sent since is news
+    again = await limit.acquire()
+    limit.release(again, Outcome.OVERLOAD)
+    assert (limit.limit, limit.decreases) == (1, 2)
+
+
+async def test_a_reply_s_time_is_the_round_trip() -> None:
+    limit = AdaptiveLimit(4)
+    assert limit.round_trip == 0.0
+    ticket = await limit.acquire()
+    await asyncio.sleep(0.01)
+    limit.release(ticket, Outcome.OK)
+    assert limit.round_trip > 0
+
+
 async def test_the_limit_never_falls_below_one() -> None:
     limit = AdaptiveLimit(4)
     for _ in range(10):

@@ -4,11 +4,15 @@ Every request to an endpoint takes a slot (``acquire``) before it is sent and gi
 outcome once it is answered or has failed. The limit starts at the endpoint's cap (the size of its HTTP
 keep-alive pool: ``voirdire.models.openai``) and moves like TCP's congestion window:
 
-* **multiplicative decrease**: an overload (HTTP 429, or no reply within the deadline) halves the limit, floor 1.
-  It halves what was really in use: the limit, or the requests in flight when that is fewer, since a limit far
-  above what is in flight would throttle nothing. At most once per window: the requests already in flight when
-  the limit was cut were sent under the old limit, so their overloads (one burst of 429s) are the same signal and
-  cut nothing more; an overload of a request sent after the cut cuts again.
+* **multiplicative decrease**: an overload, which only the server can signal (HTTP 429 or 503, or a request *in
+  flight* with no reply by its deadline), halves the limit, floor 1. It halves what was really in use: the limit,
+  or the requests in flight when that is fewer, since a limit far above what is in flight would throttle nothing.
+  At most once per window: the requests already in flight when the limit was cut were sent under the old limit,
+  so their overloads (one burst of 429s) are the same signal and cut nothing more; an overload of a request sent
+  after the cut cuts again, once a round trip (the smoothed time of a reply) has passed since the cut. Without
+  the round trip, a rate-limited server's 429s, answered at once, cut again and again within a few milliseconds,
+  before any request sent at the lower limit could show whether it was low enough: the limit fell to 1 instead of
+  finding the server's rate.
 * **additive increase**: every ``limit`` successful replies of requests sent since the last change (one window's
   worth) raise the limit by 1, back up to the cap.
 * other failures (5xx, a dropped connection, a body that is not a chat completion) move nothing.
@@ -18,8 +22,9 @@ keep-alive pool: ``voirdire.models.openai``) and moves like TCP's congestion win
   raises ``EndpointDown`` at once instead of being retried for minutes. One answer ever received turns this off
   (a refusal later in a run is a blip, retried as usual).
 
-The deadline of a request covers its wait for a slot (the caller puts ``acquire`` inside it): however far the limit
-was cut, a request takes at most its deadline, which is what keeps a run's documented bound (docs/reliability.md).
+Time spent waiting for a slot is neither a failure of the request nor a signal of overload: a request's deadline
+starts once it has its slot (``voirdire.models.openai``), and the wait is bounded by its session's budget
+(``session_timeout``, which cancels the wait), not by one request's timeout.
 The retry wait (backoff, Retry-After) happens outside the limiter: a request sleeping before its retry holds no
 slot. ``endpoint_limits()`` shows every endpoint's limit and requests in flight, by redacted URL, for a progress
 line.
@@ -42,7 +47,7 @@ class Outcome(enum.Enum):
     """What a request's answer says about the endpoint's load."""
 
     OK = "ok"  # a reply: counts toward an increase
-    OVERLOAD = "overload"  # HTTP 429 or no reply in time: cut the limit
+    OVERLOAD = "overload"  # HTTP 429 or 503, or no reply in time once sent: cut the limit
     REFUSED = "refused"  # connection refused, no such host, HTTP 401/403/404: is the endpoint there at all?
     OTHER = "other"  # any other failure, or cancelled: says nothing about load
 
@@ -72,6 +77,9 @@ class AdaptiveLimit:
         self._issued = 0  # tickets handed out so far
         self._cut_at = 0  # requests with a ticket below it were sent before the last cut
         self._successes = 0  # successes since the last change of the limit
+        self._sent_at: dict[int, float] = {}  # ticket -> loop time it was let through
+        self._cut_time = -float("inf")  # loop time of the last cut
+        self.round_trip = 0.0  # smoothed seconds from slot to reply of the requests answered
 
     async def acquire(self) -> int:
         """Wait for a slot (first come, first served); the ticket to pass to ``release``. Raises ``EndpointDown``
@@ -95,22 +103,28 @@ class AdaptiveLimit:
                 raise
         ticket = self._issued
         self._issued += 1
+        self._sent_at[ticket] = asyncio.get_running_loop().time()
         return ticket
 
     def release(self, ticket: int, outcome: Outcome, cause: str = "") -> None:
         """Give a slot back with what its request's answer says about load (and, for a refusal, its ``cause``)."""
+        now = asyncio.get_running_loop().time()
+        sent_at = self._sent_at.pop(ticket, now)
         if outcome is Outcome.OK:
             self.answered += 1
+            took = now - sent_at  # a smoothed round trip, as TCP's (RFC 6298: gain 1/8)
+            self.round_trip = took if self.answered == 1 else self.round_trip + (took - self.round_trip) / 8
         elif outcome is Outcome.REFUSED and not self.answered and self.down is None:
             self.refusals += 1
             if self.refusals >= FAIL_FAST_AFTER:
                 self._fail(cause)
         if ticket >= self._cut_at:  # sent since the last cut: its answer is news
-            if outcome is Outcome.OVERLOAD:
+            if outcome is Outcome.OVERLOAD and now - self._cut_time >= self.round_trip:
                 self.limit = max(1, min(self.limit, self.in_flight) // 2)
                 self.decreases += 1
                 # Every request in flight now was sent under the old limit: its answer belongs to this cut.
                 self._cut_at = self._issued
+                self._cut_time = now
                 self._successes = 0
             elif outcome is Outcome.OK and self.limit < self.cap:
                 self._successes += 1

@@ -19,9 +19,10 @@ for 408, 409, 429 and 5xx, with the server's headers for ``Retry-After``), a bro
 ``ModelConnectionError``; the retry policy (``voirdire.agents.model_agent``) reads only those.
 
 Every request has a deadline (``TIMEOUT_ARG`` in the call's arguments, else the client's ``timeout``) that starts
-when it asks the endpoint's limit for a slot, so the wait for one counts (a run's time bound holds however far the
-limit was cut): connecting may take at most ``CONNECT_TIMEOUT_S`` of it, and a request with no complete reply by
-then raises ``ReplyTimeout``. A refused connection and HTTP 401 are refusals: an endpoint that gives
+when it has a slot at the endpoint's limit: time queued for a slot is not the server's (it is bounded by the
+session's budget instead). Connecting may take at most ``CONNECT_TIMEOUT_S`` of it, and a request with no complete
+reply by then raises ``ReplyTimeout``. The body of a reply is read only up to ``reply_byte_cap`` bytes.
+A refused connection and HTTP 401 are refusals: an endpoint that gives
 nothing else stops the run at once (``EndpointDown``, ``voirdire.models.limiter``). An HTTP 200 that is not a chat
 completion (a body cut off, not JSON, no choices) raises ``InvalidReply``. Both are transient: the role's agent
 retries them, and counts every attempt.
@@ -79,6 +80,9 @@ REFUSING_STATUS = frozenset({401})
 when an endpoint gives nothing else (``voirdire.models.limiter``). A 403 or 404 is not one: a content filter or a
 deployment missing for one model refuses some items only, and three of them at the start of a run said nothing
 about the rest; each is its session's error, and ``--max-errors`` stops a run where every call gets one."""
+OVERLOAD_STATUS = frozenset({429, 503})
+"""Answers that say the server is over its load (a rate limit, "service unavailable"): they cut the endpoint's
+limit. Other 5xx are faults, not load, and move nothing."""
 MAX_CONNECTIONS_ENV = "VOIRDIRE_MAX_CONNECTIONS"
 DEFAULT_MAX_CONNECTIONS = 256
 """Connections per endpoint, all kept alive, and so the most requests in flight to it: a run of up to 256 sessions
@@ -233,17 +237,12 @@ class OpenAIChatClient(TextOnlyClient):
         """One request, through the endpoint's limit; its reply checked to be a chat completion with choices."""
         endpoint = self._attach()
         deadline = timeout or self.timeout
-        # The deadline covers the wait for a slot: however far timeouts cut the endpoint's limit, one attempt takes
-        # at most its deadline, which is what a run's documented bound counts (docs/reliability.md).
+        # The deadline starts once the request has its slot: a wait in voirdire's own queue is not the server's
+        # slowness, so it neither fails the request nor cuts the limit (it did: at --timeout 2, requests queued
+        # behind 429s timed out unsent, each timeout cut the limit again, and 769 of 1,000 sessions failed). The
+        # wait is bounded by the session's budget (session_timeout cancels it), not by one request's timeout.
+        ticket = await endpoint.limit.acquire()
         expires = asyncio.get_running_loop().time() + deadline
-        try:
-            async with asyncio.timeout_at(expires):
-                ticket = await endpoint.limit.acquire()
-        except TimeoutError as exc:  # never sent: says nothing about the server, so the limit is not cut for it
-            raise ReplyTimeout(
-                f"no complete reply within {deadline:g} s (timeout; all of it spent waiting for one of the "
-                f"{endpoint.limit.limit} requests at a time the endpoint is given)"
-            ) from exc
         shard = endpoint.take()
         outcome, cause = Outcome.OTHER, ""
         try:
@@ -254,7 +253,7 @@ class OpenAIChatClient(TextOnlyClient):
                 outcome = Outcome.OVERLOAD
                 raise ReplyTimeout(f"no complete reply within {deadline:g} s (timeout)") from exc
             except ModelHTTPError as exc:
-                if exc.status_code == 429:
+                if exc.status_code in OVERLOAD_STATUS:
                     outcome = Outcome.OVERLOAD
                 elif exc.status_code in REFUSING_STATUS or exc.code == REDIRECT_CODE:  # the next call fares no better
                     outcome, cause = Outcome.REFUSED, str(exc)
