@@ -96,7 +96,7 @@ def rounds_text(statistics: dict[str, Any]) -> str:
               for g in o.rewrote_consistent]  # fmt: skip
     if o.amc_complete is False:
         lines.append("warning: the AMC array did not have one mark per reason: scored as returned, not accepted")
-    if o.lost_sentences:
+    if o.lost_sentences and (o.sentences_end or 0) < (o.sentences_start or 0):
         lines.append(f"the final candidate has {o.sentences_end} sentences, the original {o.sentences_start}")
     if o.unscored_candidate:
         lines.append(f"last improvement (not scored): {o.unscored_candidate}")
