@@ -35,6 +35,7 @@ _PARSING = threading.Lock()
 ITEM = re.compile(r"[ \t]*(?:[-*•·‣▪–—]|\(?\d{1,3}[.)])[ \t]+")
 LINE = re.compile(r"[^\n]*")
 CLOSING_QUOTES = ('"', "”", "''")
+QUOTED_SENTENCES = 8  # the most sentences one quotation may hold and stay inside the sentence that quotes it
 # Titles never end a sentence before a name: "Sgt. Tom Wright", "St. Louis".
 TITLES = frozenset(
     ("mr", "mrs", "ms", "dr", "st", "sgt", "det", "gov", "sen", "rep", "gen", "lt", "col", "capt", "cmdr", "adm",
@@ -156,14 +157,16 @@ def _open_quote(text: str) -> bool:
 
 def _close_quotations(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     """Cuts inside a quotation undone ("He said "We lost. We will be back." after the game." is one sentence):
-    a sentence that opens a quotation runs to the sentence that closes it, if one does; a sentence after a closed
-    quotation that starts in lower case continues it."""
+    a sentence that opens a quotation runs to the sentence that closes it, if one of the next
+    ``QUOTED_SENTENCES`` does (a longer "quotation" is a stray quote mark, and the search stays linear); a
+    sentence after a closed quotation that starts in lower case continues it."""
     out: list[tuple[int, int]] = []
     i = 0
     while i < len(spans):
         start, end = spans[i]
         if _open_quote(text[start:end]):
-            close = next((j for j in range(i + 1, len(spans)) if not _open_quote(text[start : spans[j][1]])), None)
+            ahead = range(i + 1, min(len(spans), i + 1 + QUOTED_SENTENCES))
+            close = next((j for j in ahead if not _open_quote(text[start : spans[j][1]])), None)
             if close is not None:
                 end, i = spans[close][1], close
         if out and text[start:end][:1].islower() and text[out[-1][0] : out[-1][1]].endswith(CLOSING_QUOTES):

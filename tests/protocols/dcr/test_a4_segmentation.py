@@ -54,6 +54,11 @@ def test_bullets_numbers_and_quotations_are_sentences_as_a4_counts_them(text: st
     assert split_sentences(text) == sentences
 
 
+def test_a_quote_mark_closed_only_many_sentences_later_is_a_stray_one() -> None:
+    text = 'A stray " mark here. ' + " ".join(f"Sentence {i} ends." for i in range(10)) + ' A late " one.'
+    assert len(split_sentences(text)) == 12
+
+
 def test_rouge_lsum_keeps_the_parsers_cut_its_rows_were_measured_with() -> None:
     assert len(rouge_sentences(QUOTED)) > 1 and len(split_sentences(QUOTED)) == 1
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import random
-import time
 
 import pytest
 
@@ -50,21 +49,17 @@ def test_one_loader_for_the_process() -> None:
     assert "parser" in segmenter().pipe_names and "ner" not in segmenter().pipe_names
 
 
-def test_long_texts_are_cut_in_blocks_and_segmented_in_linear_time() -> None:
+def test_long_texts_are_cut_in_blocks() -> None:
+    """A text of more than two blocks is segmented whole, in order, without overlaps (its cost: bench/)."""
     rng = random.Random(7)
     words = ["the", "U.S.", "army", "St.", "e.g.", "bridge", ".", "?", "\n", "Jr.", "x" * 40, "1944", "'", '"']
     text = " ".join(rng.choice(words) for _ in range(3 * BLOCK_CHARS // 5))
     assert len(text) > 2 * BLOCK_CHARS
     sentence_spans.cache_clear()
-    t0 = time.process_time()
-    spans = sentence_spans(text[: len(text) // 2])
-    half = time.process_time() - t0
-    t0 = time.process_time()
     spans = sentence_spans(text)
-    whole = time.process_time() - t0
     assert spans and all(0 <= s < e <= len(text) for s, e in spans)
     assert all(e1 <= s2 for (_, e1), (s2, _) in itertools.pairwise(spans))
-    assert whole < 4 * half + 1.0  # linear, not quadratic, in the length
+    assert all(text[s:e].strip() == text[s:e] for s, e in spans)
 
 
 def test_reasons_located_in_the_candidate() -> None:
