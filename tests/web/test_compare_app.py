@@ -27,7 +27,8 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
 def test_a_run_charts_are_svg_images_under_the_viewer_policy(client: TestClient) -> None:
     page = client.get("/run/examine.jsonl/charts")
     assert page.status_code == 200 and page.headers["content-security-policy"] == SERVER_CSP
-    assert '<img src="/run/examine.jsonl/chart/verdicts.svg" alt="Verdicts of 2 sessions: 2/2 agree with gold' in page.text
+    verdicts = '<img src="/run/examine.jsonl/chart/verdicts.svg" alt="Verdicts of 2 sessions: 2/2 agree with gold'
+    assert verdicts in page.text
     image = client.get("/run/examine.jsonl/chart/verdicts.svg")
     assert image.status_code == 200 and image.headers["content-type"] == "image/svg+xml"
     assert (
