@@ -63,7 +63,9 @@ class TranscriptWriter:
     written under an exclusive ``flock`` of the file, and before writing, a torn line that a writer killed mid-write
     left at the end (a fatal signal can cut a write short between pages) is cut off, so the next record starts on a
     line of its own and the file stays readable. A shared writer does not cut a torn tail when it opens the file:
-    the other writers may be mid-line, and the process that opened the file first already did.
+    the other writers may be mid-line, and the process that opened the file first already did. Not for a file under
+    a run's lock: the run holds the file's own ``flock`` (``voirdire.runner.lock``), which a shared writer's would
+    wait for; a run writes its transcript from its one process (``voirdire.executors``).
     """
 
     def __init__(self, path: str | Path, *, shared: bool = False):
