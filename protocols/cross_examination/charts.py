@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from voirdire.kit import BarChart, Chart, ChartFold, Report, Series
+from voirdire.kit import BarChart, Chart, ChartFold, LeftOut, Report, Series
 
 from .scoring import Report as LMvLMReport
 
@@ -30,7 +30,13 @@ def charts(values: Sequence[Any], report: Report) -> list[Chart]:
     ]
 
 
-lmvlm_charts = ChartFold(charts=charts)
+def left_out(values: Sequence[Any], report: Report) -> list[LeftOut]:
+    if isinstance(report, LMvLMReport) and report.reject_incorrect is None and report.accept_correct is None:
+        return [LeftOut("lmvlm-precision-recall", "no claim has a gold label to score against (§4.1)")]
+    return []
+
+
+lmvlm_charts = ChartFold(charts=charts, left_out=left_out)
 
 
 def _claims(n: int) -> str:

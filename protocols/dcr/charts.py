@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from voirdire.kit import BarChart, Chart, ChartFold, Line, LineChart, Report, ScatterChart, Series
+from voirdire.kit import BarChart, Chart, ChartFold, LeftOut, Line, LineChart, Report, ScatterChart, Series
 
 from .human_correlation import Correlation
 from .report import DCRReport
@@ -116,7 +116,20 @@ def charts(values: Sequence[Any], report: Report) -> list[Chart]:
     return out
 
 
-dcr_charts = ChartFold(charts=charts)
+def left_out(values: Sequence[Any], report: Report) -> list[LeftOut]:
+    """DCR's charts that would be empty: no candidate scored (every evaluation unreadable), no human scores."""
+    if not isinstance(report, DCRReport):
+        return []
+    out = []
+    if not any(r.get("scores") for r in report.rows):
+        why = "0 scored candidates: no candidate's Ẑ could be computed"
+        out += [LeftOut(name, why) for name in ("dcr-scores-per-round", "dcr-consistent-per-round")]
+    if report.correlation is None:
+        out.append(LeftOut("dcr-correlation", "no human judgments in the data to correlate with"))
+    return out
+
+
+dcr_charts = ChartFold(charts=charts, left_out=left_out)
 
 
 def correlate_points(data: str, metric: str, examples_of: Callable[[str, int | None], tuple[Any, Any]], *,

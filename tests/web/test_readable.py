@@ -176,3 +176,17 @@ def test_a_whole_run_export_opens_as_a_report(folders: tuple[Path, Path, Path], 
     assert html[charts:first_session].count('<figure class="chart">') >= 3
     one = export_file(folders[0] / "examine.jsonl", tmp_path / "one.html", session="paris").read_text(encoding="utf-8")
     assert 'id="report"' not in one and 'id="charts"' not in one  # one session: the chat only
+
+
+def test_a_protocols_empty_charts_are_left_out_with_their_reason(transcripts: dict[str, Path]) -> None:
+    from voirdire.analysis.drawing import transcript_charts
+    from voirdire.reports.charts import LeftOut
+
+    left: list[LeftOut] = []
+    _, charts = transcript_charts(transcripts["majority"], left_out=left)  # a claim without a gold label
+    assert "lmvlm-precision-recall" not in {c.name for c in charts}
+    assert LeftOut("lmvlm-precision-recall", "no claim has a gold label to score against (§4.1)") in left
+    left = []
+    _, charts = transcript_charts(transcripts["dcr"], left_out=left)  # scored, but no human judgments
+    assert "dcr-scores-per-round" in {c.name for c in charts} and "dcr-correlation" not in {c.name for c in charts}
+    assert [x.name for x in left if x.name.startswith("dcr-")] == ["dcr-correlation"]

@@ -355,4 +355,6 @@ def transcript_charts(
     charts: list[Chart] = overview_charts(report, overviews, left_out)
     if declared is not None:
         charts.extend(declared.charts(values, report))
+        if left_out is not None:
+            left_out.extend(declared.left_out(values, report))
     return report, charts

@@ -105,12 +105,22 @@ def slug(text: str) -> str:
 
 
 @dataclass(frozen=True)
+class LeftOut:
+    """A chart not drawn because it would show nothing, and why (one line)."""
+
+    name: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class ChartFold:
     """A protocol's charts: ``session`` keeps a small value of one session (default: nothing), ``charts`` turns the
     values, in session order, and the protocol's report into charts."""
 
     charts: Callable[[Sequence[Any], Report], Sequence[Chart]]
     session: Callable[[SessionRecord], Any] = field(default=lambda s: None)
+    left_out: Callable[[Sequence[Any], Report], Sequence[LeftOut]] = field(default=lambda values, report: ())
+    """The charts it did not draw because they would show nothing, each with its one-line reason."""
 
 
 # ----------------------------------------------------------------------------------- what every transcript offers
@@ -176,14 +186,6 @@ def _percentile(xs: Sequence[float], q: float) -> float:
     k = (len(ordered) - 1) * q
     lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
-
-
-@dataclass(frozen=True)
-class LeftOut:
-    """A chart not drawn because it would show nothing, and why (one line)."""
-
-    name: str
-    reason: str
 
 
 TOP_DECISIONS = 12  # the verdicts chart shows this many decisions, the rest as one bar "other (k decisions)"
