@@ -14,6 +14,7 @@ from voirdire.certificate import draw_sample, ppi_mean
 from voirdire.cli.main import main
 
 ITEMS = 60
+CALIBRATE = ["calibrate", "--resamples", "400"]  # fewer than the default 2,000: the tests check behaviour
 
 
 def make_data(path: Path) -> dict[str, tuple[bool, bool]]:
@@ -41,7 +42,7 @@ def run(tmp_path: Path) -> tuple[Path, dict[str, tuple[bool, bool]]]:
 
 
 def calibrate_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
-    assert main(["calibrate", *args, "--json"]) == 0, capsys.readouterr().err
+    assert main([*CALIBRATE, *args, "--json"]) == 0, capsys.readouterr().err
     return json.loads(capsys.readouterr().out)
 
 
@@ -59,11 +60,11 @@ def test_calibrate_against_the_protocols_gold(run, capsys) -> None:
     assert a["tnr"]["estimate"] == pytest.approx(tn / (tn + fp))
     for name in ("accuracy", "tpr", "tnr", "kappa", "alpha"):
         assert a[name]["low"] < a[name]["estimate"] < a[name]["high"], name
-    assert a["kappa"]["seed"] == c["seed"]
+    assert a["kappa"]["seed"] == c["seed"] and a["kappa"]["resamples"] == 400
     assert {d["item_id"] for d in c["disagreements"]} == {i for i, (v, h) in truth.items() if v != h}
     assert c["people"] is None  # one source of labels: no human–human agreement
 
-    assert main(["calibrate", str(transcript)]) == 0
+    assert main([*CALIBRATE, str(transcript)]) == 0
     out = capsys.readouterr().out
     for word in ("accuracy", "TPR", "TNR", "Cohen's κ", "Krippendorff's α", "Wilson", "bootstrap BCa"):
         assert word in out
@@ -100,7 +101,7 @@ def write_labels(path: Path, rows: list[dict[str, Any]]) -> Path:
 def test_sample_written_labelled_and_read_back(run, tmp_path: Path, capsys) -> None:
     transcript, truth = run
     to_label = tmp_path / "to_label.jsonl"
-    assert main(["calibrate", str(transcript), "--sample", "25", "--seed", "7", "-o", str(to_label)]) == 0
+    assert main([*CALIBRATE, str(transcript), "--sample", "25", "--seed", "7", "-o", str(to_label)]) == 0
     assert "--labels" in capsys.readouterr().out
     lines = [json.loads(x) for x in to_label.read_text().splitlines()]
     assert [x["item_id"] for x in lines] == draw_sample(list(truth), 25, 7)
@@ -114,7 +115,7 @@ def test_sample_written_labelled_and_read_back(run, tmp_path: Path, capsys) -> N
     assert c["agreement"]["items"] == 23 and c["estimate"]["labelled"] == 23
     assert "2 of the 25 drawn items have no label" in c["assumptions"][0]
     # the same labels under another seed were not drawn that way
-    code = main(["calibrate", str(transcript), "--labels", str(to_label), "--sample", "25", "--seed", "8"])
+    code = main([*CALIBRATE, str(transcript), "--labels", str(to_label), "--sample", "25", "--seed", "8"])
     err = capsys.readouterr().err
     assert code == 2 and f"{to_label}:" in err and "is not in the sample drawn by --sample 25 --seed 8" in err
 
@@ -123,7 +124,7 @@ def test_labels_not_drawn_by_voirdire_are_refused_unless_declared_random(run, tm
     transcript, truth = run
     first_30 = list(truth.items())[:30]
     chosen = write_labels(tmp_path / "chosen.jsonl", [{"item_id": i, "label": h} for i, (_, h) in first_30])
-    code = main(["calibrate", str(transcript), "--labels", str(chosen)])
+    code = main([*CALIBRATE, str(transcript), "--labels", str(chosen)])
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "30 of the run's 60 items are labelled" in err and "--labels-are-random" in err
@@ -149,7 +150,7 @@ def test_two_annotators_give_human_agreement(run, tmp_path: Path, capsys) -> Non
     assert 0.4 < people["alpha"]["estimate"] < 0.9
     assert people["kappas"][0][:2] == ["ann", "bob"]
     assert any("annotators tie" in x for x in c["left_out"])  # the 10 items where they disagree
-    assert main(["calibrate", str(transcript), "--labels", str(labels)]) == 0
+    assert main([*CALIBRATE, str(transcript), "--labels", str(labels)]) == 0
     assert "people against each other: 2 annotators" in capsys.readouterr().out
 
 
@@ -171,7 +172,7 @@ def test_bad_labels_are_one_line_errors_and_nothing_is_written(
     transcript, _ = run
     labels = write_labels(tmp_path / "bad.jsonl", rows)
     before = sorted(tmp_path.iterdir())
-    code = main(["calibrate", str(transcript), "--labels", str(labels), "--labels-are-random", "--json"])
+    code = main([*CALIBRATE, str(transcript), "--labels", str(labels), "--labels-are-random", "--json"])
     captured = capsys.readouterr()
     assert code == 2 and captured.out == ""
     assert captured.err.startswith(f"voirdire: error: {labels}:{line}: {message}")
@@ -183,17 +184,17 @@ def test_bad_csv_and_options(run, tmp_path: Path, capsys) -> None:
     transcript, _ = run
     bad = tmp_path / "bad.csv"
     bad.write_text("item,verdict\nq1,true\n")
-    assert main(["calibrate", str(transcript), "--labels", str(bad)]) == 2
+    assert main([*CALIBRATE, str(transcript), "--labels", str(bad)]) == 2
     assert f"{bad}:1: the header needs item_id and label" in capsys.readouterr().err
-    assert main(["calibrate", str(transcript), "--sample", "5"]) == 2
+    assert main([*CALIBRATE, str(transcript), "--sample", "5"]) == 2
     assert "--sample and --seed go together" in capsys.readouterr().err
-    assert main(["calibrate", str(transcript), "-o", str(tmp_path / "x.jsonl")]) == 2
+    assert main([*CALIBRATE, str(transcript), "-o", str(tmp_path / "x.jsonl")]) == 2
     assert not (tmp_path / "x.jsonl").exists()
     capsys.readouterr()
     with pytest.raises(SystemExit) as exc:
-        main(["calibrate", str(transcript), "--ci", "1.5"])
+        main([*CALIBRATE, str(transcript), "--ci", "1.5"])
     assert exc.value.code == 2 and "--ci: expected a confidence level" in capsys.readouterr().err
-    assert main(["calibrate", str(tmp_path / "missing.jsonl")]) == 2
+    assert main([*CALIBRATE, str(tmp_path / "missing.jsonl")]) == 2
     assert "no such transcript" in capsys.readouterr().err
 
 
@@ -205,5 +206,5 @@ def test_run_without_gold_asks_for_labels(tmp_path: Path, capsys) -> None:
     out = tmp_path / "t.jsonl"
     assert main(["run", "qa_lexical", "--data", str(data), "--out", str(out), "--no-progress"]) == 0
     capsys.readouterr()
-    assert main(["calibrate", str(out)]) == 2
+    assert main([*CALIBRATE, str(out)]) == 2
     assert "record no gold label" in capsys.readouterr().err

@@ -38,13 +38,14 @@ def test_calibrate_on_evouna_nq_matches_table1_and_the_ppi_table(shared_data: Pa
     from tests.certificate.evouna_ppi import estimate_for_seed
     from voirdire.cli.main import main
 
+    CALIBRATE = ["calibrate", "--resamples", "400"]
     path = shared_data / "evouna" / "NQ.json"
     if not path.is_file():
         pytest.skip("EVOUNA NQ.json is not in ../shared/data/evouna")
     out = tmp_path / "nq.jsonl"
     assert main(["run", "qa_lexical", "--data", str(path), "--system", "fid", "--out", str(out), "--no-progress"]) == 0
     capsys.readouterr()
-    assert main(["calibrate", str(out), "--rows", "1"]) == 0
+    assert main([*CALIBRATE, str(out), "--rows", "1"]) == 0
     text = capsys.readouterr().out
     assert "accuracy                          89.7% [" in text and "(95% Wilson, n=3020)" in text
     for name in ("TPR", "TNR", "Cohen's κ", "Krippendorff's α"):
@@ -52,7 +53,7 @@ def test_calibrate_on_evouna_nq_matches_table1_and_the_ppi_table(shared_data: Pa
     command = next(line.strip() for line in text.splitlines() if line.strip().startswith("voirdire show"))
     assert main(shlex.split(command)[1:]) == 0
     assert "question" in capsys.readouterr().out.lower()
-    assert main(["calibrate", str(out), "--sample", "200", "--seed", "4", "--json"]) == 0
+    assert main([*CALIBRATE, str(out), "--sample", "200", "--seed", "4", "--json"]) == 0
     est = json.loads(capsys.readouterr().out)["estimate"]
     expected = estimate_for_seed(path, "fid", 4)
     assert (est["labelled"], est["unlabelled"]) == (200, 2820)

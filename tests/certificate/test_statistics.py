@@ -126,7 +126,7 @@ def test_krippendorff_alpha() -> None:
 def test_verdict_agreement_counts_and_rates() -> None:
     # 40 items: people accept 25; the verdict accepts 20 of those and 3 of the 15 people reject
     pairs = [(True, True)] * 20 + [(False, True)] * 5 + [(True, False)] * 3 + [(False, False)] * 12
-    a = verdict_agreement([[p] for p in pairs])
+    a = verdict_agreement([[p] for p in pairs], resamples=500)
     assert (a.confusion.tp, a.confusion.fp, a.confusion.fn, a.confusion.tn) == (20, 3, 5, 12)
     assert a.items == a.sessions == 40
     assert a.accuracy.estimate == pytest.approx(32 / 40) and a.accuracy.method == "Wilson"
@@ -145,7 +145,8 @@ def test_verdict_agreement_counts_and_rates() -> None:
 
 def test_verdict_agreement_with_repeats_resamples_items() -> None:
     groups = [[(True, True), (False, True), (True, True)], [(False, False)] * 3, [(True, False)] * 3] * 10
-    a = verdict_agreement(groups)
+    a = verdict_agreement(groups, resamples=500)
+    assert a.kappa.resamples == 500
     assert a.items == 30 and a.sessions == 90
     assert a.accuracy.method.startswith("bootstrap") and a.accuracy.n == 30
     assert a.accuracy.estimate == pytest.approx(50 / 90)
@@ -168,7 +169,7 @@ def test_human_agreement_between_annotators() -> None:
         truth = rng.random() < 0.5
         labels[f"q{i}"] = {"ann": truth, "bob": truth if i % 10 else not truth}
     labels["q-alone"] = {"ann": True}
-    h = human_agreement(labels)
+    h = human_agreement(labels, resamples=500)
     assert h is not None and h.annotators == ["ann", "bob"] and h.items == 60
     assert 0.6 < h.alpha.estimate < 0.95  # type: ignore[operator]
     assert len(h.kappas) == 1 and h.kappas[0][:2] == ("ann", "bob")

@@ -13,11 +13,13 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
 
 from pydantic import BaseModel
 
 from voirdire.certificate.intervals import (
     DEFAULT_LEVEL,
+    DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     Interval,
     bootstrap_items,
@@ -86,20 +88,23 @@ def krippendorff_alpha(rows: Sequence[Sequence[float]]) -> float:
 
 
 def proportion(
-    name: str, groups: Sequence[Sequence[bool]], *, level: float = DEFAULT_LEVEL, seed: int = DEFAULT_SEED
+    name: str, groups: Sequence[Sequence[bool]], *, level: float = DEFAULT_LEVEL, seed: int = DEFAULT_SEED,
+    resamples: int = DEFAULT_RESAMPLES,
 ) -> Interval:
     """The share of true observations: a Wilson interval when each item has one observation, else a bootstrap
     over items (the sessions of one item are not independent)."""
     groups = [g for g in groups if g]
     if all(len(g) == 1 for g in groups):
         return wilson(name, sum(bool(g[0]) for g in groups), len(groups), level=level)
-    return bootstrap_items(name, groups, lambda xs: sum(xs) / len(xs), level=level, seed=seed)
+    return bootstrap_items(name, groups, lambda xs: sum(xs) / len(xs), level=level, seed=seed, resamples=resamples)
 
 
 def verdict_agreement(
-    groups: Sequence[Sequence[Pair]], *, level: float = DEFAULT_LEVEL, seed: int = DEFAULT_SEED
+    groups: Sequence[Sequence[Pair]], *, level: float = DEFAULT_LEVEL, seed: int = DEFAULT_SEED,
+    resamples: int = DEFAULT_RESAMPLES,
 ) -> VerdictAgreement:
     """Verdicts against human labels; ``groups``: one list of (verdict, label) pairs per item (its sessions)."""
+    boot: dict[str, Any] = {"level": level, "seed": seed, "resamples": resamples}
     groups = [g for g in groups if g]
     flat = [p for g in groups for p in g]
     accepted_by_people = [[v for v, h in g if h] for g in groups]
@@ -115,11 +120,11 @@ def verdict_agreement(
         items=len(groups),
         sessions=len(flat),
         confusion=Confusion.of(flat),
-        accuracy=proportion("accuracy", [[v == h for v, h in g] for g in groups], level=level, seed=seed),
-        tpr=_rate("TPR", accepted_by_people, "no item that people accept", level, seed),
-        tnr=_rate("TNR", rejected_by_people, "no item that people reject", level, seed),
-        kappa=bootstrap_items("Cohen's κ", groups, kappa, level=level, seed=seed),
-        alpha=bootstrap_items("Krippendorff's α", groups, alpha, level=level, seed=seed),
+        accuracy=proportion("accuracy", [[v == h for v, h in g] for g in groups], **boot),
+        tpr=_rate("TPR", accepted_by_people, "no item that people accept", level, seed, resamples),
+        tnr=_rate("TNR", rejected_by_people, "no item that people reject", level, seed, resamples),
+        kappa=bootstrap_items("Cohen's κ", groups, kappa, **boot),
+        alpha=bootstrap_items("Krippendorff's α", groups, alpha, **boot),
     )
 
 
@@ -129,11 +134,13 @@ def _one_cell(pairs: list[Pair]) -> float:
     return math.nan
 
 
-def _rate(name: str, groups: Sequence[Sequence[bool]], empty: str, level: float, seed: int) -> Interval:
+def _rate(
+    name: str, groups: Sequence[Sequence[bool]], empty: str, level: float, seed: int, resamples: int
+) -> Interval:
     groups = [g for g in groups if g]
     if not groups:
         return no_interval(name, None, n=0, method="Wilson", reason=empty, level=level)
-    return proportion(name, groups, level=level, seed=seed)
+    return proportion(name, groups, level=level, seed=seed, resamples=resamples)
 
 
 class HumanAgreement(BaseModel):
@@ -146,10 +153,12 @@ class HumanAgreement(BaseModel):
 
 
 def human_agreement(
-    labels: Mapping[str, Mapping[str, bool]], *, level: float = DEFAULT_LEVEL, seed: int = DEFAULT_SEED
+    labels: Mapping[str, Mapping[str, bool]], *, level: float = DEFAULT_LEVEL, seed: int = DEFAULT_SEED,
+    resamples: int = DEFAULT_RESAMPLES,
 ) -> HumanAgreement | None:
     """Agreement between annotators; ``labels``: item id → annotator → accepted. None with fewer than two
     annotators."""
+    boot: dict[str, Any] = {"level": level, "seed": seed, "resamples": resamples}
     annotators = sorted({a for by in labels.values() for a in by})
     if len(annotators) < 2:
         return None
@@ -168,10 +177,10 @@ def human_agreement(
         def kappa(pairs: list[tuple[bool, bool]]) -> float:
             return cohen_kappa([x for x, _ in pairs], [y for _, y in pairs]) if len({*pairs}) > 1 else math.nan
 
-        kappas.append((a, b, bootstrap_items(f"Cohen's κ {a}–{b}", both, kappa, level=level, seed=seed)))
+        kappas.append((a, b, bootstrap_items(f"Cohen's κ {a}–{b}", both, kappa, **boot)))
     return HumanAgreement(
         annotators=annotators,
         items=len(shared),
-        alpha=bootstrap_items("Krippendorff's α (people)", [[r] for r in rows], alpha, level=level, seed=seed),
+        alpha=bootstrap_items("Krippendorff's α (people)", [[r] for r in rows], alpha, **boot),
         kappas=kappas,
     )

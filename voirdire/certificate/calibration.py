@@ -25,7 +25,7 @@ from pydantic import BaseModel
 
 from voirdire.base import VoirdireError
 from voirdire.certificate.agreement import HumanAgreement, VerdictAgreement, human_agreement, verdict_agreement
-from voirdire.certificate.intervals import DEFAULT_LEVEL, DEFAULT_SEED
+from voirdire.certificate.intervals import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 from voirdire.certificate.ppi import PPIEstimate, ppi_mean
 from voirdire.certificate.sample import draw_sample
 from voirdire.transcript import load
@@ -186,6 +186,7 @@ def calibrate(
     random_labels: str | None,
     level: float = DEFAULT_LEVEL,
     seed: int = DEFAULT_SEED,
+    resamples: int = DEFAULT_RESAMPLES,
 ) -> Calibration:
     """The run's verdicts against ``labels`` (item id → annotator → accepted). ``random_labels`` says how the
     labelled items are known to be a random sample of the run (``None``: they are not, and no debiased estimate is
@@ -227,8 +228,8 @@ def calibrate(
         level=level,
         seed=seed,
         left_out=left_out,
-        agreement=verdict_agreement(groups, level=level, seed=seed),
-        people=human_agreement(labels, level=level, seed=seed),
+        agreement=verdict_agreement(groups, level=level, seed=seed, resamples=resamples),
+        people=human_agreement(labels, level=level, seed=seed, resamples=resamples),
         estimate=estimate,
         assumptions=assumptions,
         disagreements=disagreements,

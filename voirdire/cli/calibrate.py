@@ -11,6 +11,7 @@ from typing import Any
 
 from voirdire.base import VoirdireError, mask_secrets, shown, write_atomic
 from voirdire.certificate import (
+    DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     RANDOM_ASSUMPTION,
     LabelsError,
@@ -61,6 +62,8 @@ def register(sub: Any) -> None:
     p.add_argument("--ci-seed", type=int, default=DEFAULT_SEED, metavar="SEED",
                    help=f"seed of the bootstrap resampling, recorded with each interval (default {DEFAULT_SEED})",
                    )  # fmt: skip
+    p.add_argument("--resamples", type=at_least(100), default=DEFAULT_RESAMPLES, metavar="N",
+                   help=f"bootstrap resamples, recorded with each interval (default {DEFAULT_RESAMPLES})")  # fmt: skip
     p.add_argument("--rows", type=at_least(0), default=20, help="disagreements listed (default 20; --json has all)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_calibrate)
@@ -78,7 +81,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         labels, source, random_labels = _file_labels(run, args)
     else:
         labels, source, random_labels = _gold_labels(run, args)
-    c = calibrate(run, labels, source=source, random_labels=random_labels, level=args.ci, seed=args.ci_seed)
+    c = calibrate(run, labels, source=source, random_labels=random_labels, level=args.ci, seed=args.ci_seed,
+                  resamples=args.resamples)
     if args.json:
         print(mask_secrets(json.dumps(c.model_dump(mode="json"), indent=1, ensure_ascii=False)))
     else:
