@@ -208,3 +208,14 @@ def test_run_without_gold_asks_for_labels(tmp_path: Path, capsys) -> None:
     capsys.readouterr()
     assert main([*CALIBRATE, str(out)]) == 2
     assert "record no gold label" in capsys.readouterr().err
+
+
+def test_gold_from_the_reports_rows(capsys) -> None:
+    """A protocol whose verdicts do not state gold agreement (ays) gives it in its report's rows."""
+    fixture = Path(__file__).resolve().parent.parent / "core" / "report_fixtures" / "ays.jsonl"
+    c = calibrate_json(capsys, str(fixture))
+    assert c["labels"] == "the protocol's gold (the report's gold column)"
+    assert c["agreement"]["confusion"] == {"tp": 2, "fp": 1, "fn": 0, "tn": 0}
+    assert [d["item_id"] for d in c["disagreements"]] == ["b"]
+    census = c["estimate"]["classical"]
+    assert census["high"] == 1.0 and census["method"].endswith("cut to [0.0, 1.0]")

@@ -279,3 +279,11 @@ def test_bca_becomes_percentile_beyond_its_item_limit() -> None:
     iv = bootstrap_items("share", many, mean, resamples=200)  # type: ignore[arg-type]
     assert iv.method == "bootstrap percentile over items" and iv.low is not None
     assert bootstrap_items("share", many[:50], mean).method == "bootstrap BCa over items"  # type: ignore[arg-type]
+
+
+def test_a_share_interval_is_cut_to_0_1() -> None:
+    wide = ppi_mean([1.0, 1.0, 0.0], [1.0, 1.0, 1.0], [], bounds=(0.0, 1.0))
+    assert wide.classical.high == 1.0 and wide.classical.low > 0  # type: ignore[operator]
+    assert wide.classical.method == "normal, cut to [0.0, 1.0]"
+    free = ppi_mean([1.0, 1.0, 0.0], [1.0, 1.0, 1.0], [])
+    assert free.classical.high > 1.0 and free.classical.method == "normal"  # type: ignore[operator]

@@ -28,7 +28,7 @@ from voirdire.certificate.agreement import HumanAgreement, VerdictAgreement, hum
 from voirdire.certificate.intervals import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 from voirdire.certificate.ppi import PPIEstimate, ppi_mean
 from voirdire.certificate.sample import draw_sample
-from voirdire.transcript import load
+from voirdire.transcript import RunHeader, load
 
 RANDOM_ASSUMPTION = (
     "the labelled items are a uniform random sample of the run's items, drawn independently of the verdicts "
@@ -112,7 +112,33 @@ def read_run(path: str | Path) -> Run:
         if item_id not in items:
             keys = [k for k in shown if k in s.item] or [k for k in s.item if k not in hidden and k != "id"]
             items[item_id] = {k: s.item[k] for k in keys}
+    if not any(s.gold is not None for s in sessions):  # no verdict statistic says it: the report's rows may
+        rows = report_gold(p)
+        if rows:
+            sessions = [
+                Judged(s.session_id, s.item_id, s.decision, s.accepted, rows.get(s.item_id) if s.accepted is not None
+                       else None)
+                for s in sessions
+            ]  # fmt: skip
+            gold = "the report's gold column"
     return Run(str(path), header.protocol if header else "", sessions, gold, items)
+
+
+def report_gold(path: Path) -> dict[str, bool]:
+    """Item id → gold accept/reject from the protocol's report rows (``id``, boolean ``gold``), as the viewer and
+    ``compare`` read gold for protocols whose verdicts do not state it."""
+    from voirdire.registry import registrations
+    from voirdire.reports import ReportFold, generic_report, report_file
+
+    regs = registrations()
+
+    def fold_for(header: RunHeader | None) -> ReportFold[Any, Any]:
+        name = header.protocol if header else ""
+        return regs[name].fold if name in regs else generic_report
+
+    report, _ = report_file(path, fold_for)
+    rows = getattr(report, "rows", None) or ()
+    return {str(r["id"]): r["gold"] for r in rows if isinstance(r, dict) and isinstance(r.get("gold"), bool)}
 
 
 class Disagreement(BaseModel):
@@ -218,7 +244,7 @@ def calibrate(
         share = {i: sum(bool(s.accepted) for s in ss) / len(ss) for i, ss in by_item.items()}
         unlabelled = [share[i] for i in by_item if i not in item_label]
         estimate = ppi_mean([float(item_label[i]) for i in labelled], [share[i] for i in labelled], unlabelled,
-                            level=level)  # fmt: skip
+                            level=level, bounds=(0.0, 1.0))  # fmt: skip
         if not census:
             assumptions.append(f"{RANDOM_ASSUMPTION}: {random_labels}")
     return Calibration(

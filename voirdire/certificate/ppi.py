@@ -52,11 +52,14 @@ def ppi_mean(
     unlabelled_predictions: Sequence[float],
     *,
     level: float = DEFAULT_LEVEL,
+    bounds: tuple[float, float] | None = None,
 ) -> PPIEstimate:
     """The prediction-powered estimate of the mean label, beside the classical and the naïve ones.
 
     ``labels[i]`` and ``predictions[i]`` belong to the same labelled item; ``unlabelled_predictions`` are the
-    verdicts on the items nobody labelled (the labelled items' verdicts are not repeated there).
+    verdicts on the items nobody labelled (the labelled items' verdicts are not repeated there). ``bounds``: the
+    range the mean cannot leave ((0, 1) for a share); a normal interval reaching past it is cut there, which keeps
+    its coverage.
     """
     import numpy as np
 
@@ -74,8 +77,8 @@ def ppi_mean(
         labelled=n,
         unlabelled=big_n,
         naive=naive,
-        classical=_classical(y, level),
-        ppi=_ppi(y, yhat, unl, level),
+        classical=_clip(_classical(y, level), bounds),
+        ppi=_clip(_ppi(y, yhat, unl, level), bounds),
     )
 
 
@@ -115,3 +118,12 @@ def _ppi(y: object, yhat: object, unl: object, level: float) -> Interval:
     estimate = float(np.asarray(ppi_mean_pointestimate(y, yhat, unl)).reshape(-1)[0])
     low, high = (float(np.asarray(x).reshape(-1)[0]) for x in ppi_mean_ci(y, yhat, unl, alpha=1 - level))
     return Interval(name="PPI", estimate=estimate, low=low, high=high, level=level, method=method, n=n)
+
+
+def _clip(interval: Interval, bounds: tuple[float, float] | None) -> Interval:
+    if bounds is None or interval.low is None or interval.high is None:
+        return interval
+    low, high = max(interval.low, bounds[0]), min(interval.high, bounds[1])
+    if (low, high) == (interval.low, interval.high):
+        return interval
+    return interval.model_copy(update={"low": low, "high": high, "method": f"{interval.method}, cut to {list(bounds)}"})
