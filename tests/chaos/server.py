@@ -20,7 +20,8 @@ empty      HTTP 200 with a chat completion that has no choices
 403        HTTP 403 (a content filter refusing this prompt)
 ========== =========================================================================================
 
-``echo_auth`` puts the request's ``Authorization`` header (and its base64 form) into error messages and
+``echo_auth`` puts the request's ``Authorization`` header (and its base64 form, and every byte of it percent-encoded
+in upper and lower case) into error messages and
 replies, the way a careless server echoes a key: the secrets tests plant keys and look for them everywhere.
 Every request is logged (arrival time, headers, body, fault) in ``log``.
 """
@@ -117,7 +118,7 @@ class ChaosServer:
                     body = {}
                 with server._lock:
                     index = len(server.log)
-                    fault = server.plan(index, body) if self.path.endswith("/chat/completions") else "404"
+                    fault = server.plan(index, body) if self.path.partition("?")[0].endswith("/chat/completions") else "404"
                     headers = {k.lower(): v for k, v in self.headers.items()}
                     server.log.append(Logged(time.monotonic(), self.path, headers, body, fault))
                 getattr(self, "_" + fault.replace("404", "not_found"))(body)
@@ -183,7 +184,8 @@ class ChaosServer:
             # ---------------------------------------------------------------- plumbing
             def _auth(self) -> str:
                 auth = self.headers.get("Authorization", "")
-                return f"{auth} / {base64.b64encode(auth.encode()).decode()}"
+                every_byte = "".join(f"%{b:02X}" for b in auth.encode())  # percent-encoded byte by byte
+                return f"{auth} / {base64.b64encode(auth.encode()).decode()} / {every_byte} / {every_byte.lower()}"
 
             def _echo(self) -> str:
                 return f" (key seen: {self._auth()})" if server.echo_auth else ""

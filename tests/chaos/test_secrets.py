@@ -26,6 +26,8 @@ def leak_forms(secret: str) -> set[str]:
     """What a leak of ``secret`` looks like: the value, a 12-character piece of it, and the part of the base64 of
     a text containing it (``Bearer KEY``, ``user:KEY``, at each byte alignment) that only the key determines."""
     forms = {secret, secret[4:16]}
+    every_byte = "".join(f"%{b:02X}" for b in secret.encode())  # each byte percent-encoded, either case
+    forms |= {every_byte, every_byte.lower()}
     for prefix in ("", "Bearer ", "user:", "a:", "ab:"):
         encoded = base64.b64encode((prefix + secret).encode()).decode()
         forms.add(encoded[(len(prefix) * 4 + 2) // 3 + 1 : -4])
@@ -82,6 +84,7 @@ def test_no_planted_secret_anywhere_on_disk_or_in_output(
     for n, captured in enumerate(outputs):
         found[f"stdout {n}"], found[f"stderr {n}"] = leaks(captured.out), leaks(captured.err)
     assert leaks(f"[{WITNESS_KEY}]") and leaks(base64.b64encode(f"ab:{OPENAI_KEY}!".encode()).decode())  # it sees
+    assert leaks("".join(f"%{b:02x}" for b in WITNESS_KEY.encode()))
     print(f"\nplanted secrets found: {sum(map(len, found.values()))} in {len(found)} places: {sorted(found)}")
     assert {"t.jsonl", "cache.jsonl", "report.json"} <= {Path(p).name for p in found}
     assert not any(found.values()), {k: v for k, v in found.items() if v}
@@ -111,3 +114,60 @@ def test_a_spec_with_a_key_in_its_query_is_a_spec_not_a_role(
     captured = capsys.readouterr()
     assert code == 3  # bound to every role (nothing listens on port 9): a connection error, not a role named a URL
     assert not leaks(captured.out + captured.err) and not any(map(leaks, files_under(tmp_path).values()))
+
+
+def test_a_key_percent_encoded_byte_by_byte_is_masked_in_either_case_and_mixed(monkeypatch: pytest.MonkeyPatch) -> None:
+    from voirdire.base.secrets import mask_secrets
+
+    monkeypatch.setenv("CHAOS_W_KEY", WITNESS_KEY)
+    every = ["%" + f"{b:02X}" for b in WITNESS_KEY.encode()]
+    mixed = "".join(e if i % 2 else c for i, (e, c) in enumerate(zip(every, WITNESS_KEY, strict=True)))
+    for form in ("".join(every), "".join(every).lower(), mixed):
+        assert leaks(form) or form == mixed
+        masked = mask_secrets(f"id={form}&x=1 seen {form}.")
+        assert form not in masked and masked.endswith("seen ***."), masked
+
+
+def test_reproduce_writes_no_key_of_a_model_url_to_its_json_or_stdout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def entailment(messages: list[dict[str, Any]]) -> str:
+        last = messages[-1]["content"] if messages else ""
+        return "S: Wilhelm Conrad Röntgen won the first Nobel prize in physics." if "Convert" in last else "Entailment"
+
+    outputs = []
+    with ChaosServer(entailment) as server:
+        spec = f"evaluator=openai-compatible:m@{server.url}?api_key={WITNESS_KEY}"
+        for extra in ((), ("--json",)):
+            code = main(["reproduce", "evouna-table1-entailment", "--out", str(tmp_path), "--model", spec,
+                         "--limit", "1", "--no-figures", *extra])  # fmt: skip
+            outputs.append(capsys.readouterr())
+            assert code == 0, outputs[-1].err
+    written = files_under(tmp_path)
+    assert "evouna-table1-entailment.json" in written
+    found = {name: leaks(text) for name, text in written.items()}
+    for n, captured in enumerate(outputs):
+        found[f"stdout {n}"], found[f"stderr {n}"] = leaks(captured.out), leaks(captured.err)
+    assert not any(found.values()), {k: v for k, v in found.items() if v}
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "spec"),
+    [
+        ("ANTHROPIC_BASE_URL", f"http://user:{WITNESS_KEY}@127.0.0.1:9", "anthropic:claude-haiku-4-5"),
+        ("OLLAMA_HOST", f"user:{WITNESS_KEY}@127.0.0.1:9", "ollama:llama3.2"),
+        ("AZURE_OPENAI_ENDPOINT", f"http://user:{WITNESS_KEY}@127.0.0.1:9", "azure:gpt-4o-mini"),
+    ],
+)
+def test_credentials_in_a_provider_s_url_variable_are_refused_as_in_a_spec(
+    variable: str, value: str, spec: str, chaos_cli: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    monkeypatch.setenv(variable, value)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-planted-0123456789")
+    monkeypatch.setenv("AZURE_OPENAI_API_KEY", "az-planted-0123456789abcdef")
+    out = tmp_path / "t.jsonl"
+    code = main(["run", "chaos", "--item", '{"id": "a", "question": "Q?"}', "--model", spec, "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and f"{variable} " in err and "carries credentials (user:password@)" in err, err
+    assert not leaks(err) and not out.exists() and len(err.strip().splitlines()) == 1

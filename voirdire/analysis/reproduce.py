@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from voirdire.base import write_atomic
+from voirdire.base import mask_secrets, mask_tree, write_atomic
 from voirdire.reports import Cell, Options, Outcome, Reproduction, ReproductionError
 
 NEEDS = {
@@ -113,7 +113,7 @@ def text(rep: Reproduction, outcome: Outcome, seconds: float | None = None) -> s
     if outcome.summary:
         summary.append(outcome.summary[0].upper() + outcome.summary[1:] + ".")
     shared = _shared_notes(outcome)
-    return "\n".join([head, "", *rows, "", *summary, *shared, *outcome.notes])
+    return mask_secrets("\n".join([head, "", *rows, "", *summary, *shared, *outcome.notes]))
 
 
 def _shared_notes(outcome: Outcome) -> list[str]:
@@ -123,8 +123,9 @@ def _shared_notes(outcome: Outcome) -> list[str]:
 
 
 def as_json(rep: Reproduction, outcome: Outcome, options: Options, seconds: float | None = None) -> dict[str, Any]:
+    """What ``NAME.json`` holds (and ``--json`` prints), masked: a model's URL may carry a key (``?api_key=``)."""
     judged = [c for c in outcome.cells if c.within is not None]
-    return {
+    found: dict[str, Any] = {
         "name": rep.name,
         "paper": rep.paper,
         "what": rep.what,
@@ -140,6 +141,7 @@ def as_json(rep: Reproduction, outcome: Outcome, options: Options, seconds: floa
         "figures": [chart.name for chart in outcome.charts],
         "details": outcome.details,
     }
+    return mask_tree(found)  # type: ignore[no-any-return]
 
 
 def write(

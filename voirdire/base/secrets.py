@@ -1,14 +1,15 @@
 """Credential masking for every string voirdire writes or prints.
 
 ``mask_secrets`` is the one masking function. Transcripts (every event, through the runner's writer), the reply
-cache, ``--json`` output, ``--report`` files, warnings, errors and the recorded command line all pass through it.
+cache, ``--json`` output, ``--report`` files, reproductions (``NAME.json`` and what ``reproduce`` prints),
+warnings, errors and the recorded command line all pass through it.
 It hides:
 
 - known secret values: the value of ``OPENAI_API_KEY``, of every ``api_key_env`` variable a run uses (registered
   with ``register_secret`` when the key is read), and of every environment variable whose name says it holds a
-  credential (``*_API_KEY``, ``*_TOKEN``, ``*_SECRET``, ``*_PASSWORD``, ...); each also in its percent-encoded,
-  hex (either case) and base64 forms, including base64 of a longer text that contains it (``user:KEY`` as HTTP
-  Basic auth sends it; hex is byte-aligned, so a longer text's hex holds the secret's own);
+  credential (``*_API_KEY``, ``*_TOKEN``, ``*_SECRET``, ``*_PASSWORD``, ...); each also percent-encoded (any of
+  its bytes, in either case), in hex (either case) and in base64, including base64 of a longer text that contains
+  it (``user:KEY`` as HTTP Basic auth sends it; hex is byte-aligned, so a longer text's hex holds the secret's own);
 - URL credentials: the ``user:password@`` part, and query parameters named like credentials (``?api_key=...``);
 - ``name=value`` pairs whose name is a credential (``token=...``, ``api-key=...``), and ``Bearer``/``Basic``
   authorization values.
@@ -88,12 +89,23 @@ def encoded_forms(secret: str) -> set[str]:
     return forms
 
 
+def percent_encoded(secret: str) -> str:
+    """A pattern for the secret with any of its bytes percent-encoded, in either case (``%76%64...``, ``v%64-...``):
+    a URL or form encoder may encode every byte, or only some, and no list of strings holds every mixture."""
+    parts = []
+    for char in secret:
+        escaped = "".join(f"%(?i:{byte:02x})" for byte in char.encode())
+        parts.append(f"(?:{re.escape(char)}|{escaped})")
+    return "".join(parts)
+
+
 @lru_cache(maxsize=32)
 def _pattern(values: frozenset[str]) -> re.Pattern[str] | None:
     forms = {form for value in values for form in encoded_forms(value)}
     if not forms:
         return None
-    return re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)))
+    literal = [re.escape(f) for f in sorted(forms, key=len, reverse=True)]
+    return re.compile("|".join(literal + [percent_encoded(value) for value in sorted(values)]))
 
 
 def _clean_url(url: str) -> str:

@@ -21,7 +21,9 @@ OpenAI's own (``https://api.openai.com``), so the OpenAI key never goes to a ser
 Every key, of every provider, obeys one rule (``key_problem``): it travels over ``https://`` only (plain
 ``http://`` to this machine's loopback, which it never leaves), and a provider's own key used without the role
 naming it goes only to the provider's hosts, scheme and host both checked. A URL with ``user:password@`` is
-refused: its credentials would travel as HTTP Basic auth and be hard to keep out of logs. Every key read is
+refused, in a spec or in the variable that gives a provider its URL (``OPENAI_BASE_URL``, ``ANTHROPIC_BASE_URL``,
+``OLLAMA_HOST``, ``AZURE_OPENAI_ENDPOINT``): its credentials would travel as HTTP Basic auth and be hard to keep
+out of logs. Every key read is
 registered with ``voirdire.base.secrets`` and masked wherever voirdire writes.
 """
 
@@ -138,12 +140,12 @@ def resolve_api_key(spec: ModelSpec, api_key_env: str | None = None) -> str | No
     needed and missing is an error naming the variable; a key found is registered to be masked."""
     provider = PROVIDERS[spec.kind]
     rule = provider.key
+    for variable, url in _url_variables(spec):  # refused exactly as in a spec: Basic auth, in the clear on http
+        _refuse_url_credentials(url, variable)
     if rule is None:
         if api_key_env:
             raise ModelSpecError(f"model spec {spec.text!r} takes no API key, but api_key_env names {api_key_env}")
         return None
-    if spec.kind == "openai":
-        _refuse_url_credentials(os.environ.get("OPENAI_BASE_URL") or "", "OPENAI_BASE_URL")
     var = api_key_env or rule.default_env(spec)
     if var is None:
         return None
@@ -176,6 +178,21 @@ def _refuse_url_credentials(url: str, where: str) -> None:
             "put the key in an environment variable and name it with api_key_env in the role's [roles.NAME] "
             "table (or --api-key-env ROLE=VAR)"
         )
+
+
+def _url_variables(spec: ModelSpec) -> list[tuple[str, str]]:
+    """The environment variables that give ``spec`` its URL, with the URL each gives (a scheme added to an
+    ``OLLAMA_HOST`` of ``host:port``): only those the spec does use, since its own URL replaces them."""
+    found = []
+    if spec.kind == "openai" and os.environ.get("OPENAI_BASE_URL"):
+        found.append(("OPENAI_BASE_URL", os.environ["OPENAI_BASE_URL"]))
+    elif spec.kind == "anthropic" and os.environ.get(anthropic.BASE_URL_ENV):
+        found.append((anthropic.BASE_URL_ENV, os.environ[anthropic.BASE_URL_ENV]))
+    elif spec.kind == "ollama" and not spec.base_url and os.environ.get(ollama.HOST_ENV, "").strip():
+        found.append((ollama.HOST_ENV, ollama.server_url(None)))
+    elif spec.kind == "azure" and not spec.base_url and os.environ.get(azure.ENDPOINT_ENV):
+        found.append((azure.ENDPOINT_ENV, os.environ[azure.ENDPOINT_ENV]))
+    return found
 
 
 LOOPBACK_HOSTS = frozenset({"localhost", "localhost.localdomain"})
