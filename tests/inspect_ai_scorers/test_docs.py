@@ -24,7 +24,8 @@ PAGE = Path(__file__).resolve().parents[2] / "docs" / "inspect.md"
 def test_the_page_s_task_scores_each_sample_and_leaves_its_transcript(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (task,) = re.findall(r"```python\n(.*?)```", PAGE.read_text(encoding="utf-8"), re.S)
+    blocks = re.findall(r"```python\n(.*?)```", PAGE.read_text(encoding="utf-8"), re.S)
+    task = next(b for b in blocks if b.startswith("# claims.py:"))  # the page's other task runs offline as written
     (tmp_path / "claims.py").write_text(task)
     real = inspect_ai.model.get_model
     named: list[Any] = []
