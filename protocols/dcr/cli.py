@@ -98,7 +98,8 @@ def rounds_text(statistics: dict[str, Any]) -> str:
         lines.append("warning: the AMC array did not have one mark per reason: scored as returned, not accepted")
     if o.lost_sentences and (o.sentences_end or 0) < (o.sentences_start or 0):
         lines.append(f"the final candidate has {o.sentences_end} sentences, the original {o.sentences_start}")
-    if o.unscored_candidate:
+    # Only an improvement that ran and was not scored: with no round run, the "last" candidate is the original.
+    if o.unscored_candidate and statistics.get("rounds", 1) and o.unscored_candidate != o.candidate:
         lines.append(f"last improvement (not scored): {o.unscored_candidate}")
     return "\n".join(lines)
 

@@ -399,7 +399,8 @@ class NoDataProtocol(Protocol[NoDataItem, NoDataProtocolParams]):
         session.enter("done", stage="alg1")
         evidence = [_evidence(r) for r in rounds]
         statistics = self._statistics(item, decision, rounds, llm)
-        return session.verdict(str(label), accepted=success, evidence=evidence, statistics=statistics)
+        # The decision names what it is (Algorithm 1's output label), so a reader sees "label 1", not a bare "1".
+        return session.verdict(f"label {label}", accepted=success, evidence=evidence, statistics=statistics)
 
     # ------------------------------------------------------------------ the players' moves
     async def _label(self, session: Session, item: NoDataItem, round: int, llm: _LLMTurn | None) -> Label:

@@ -50,14 +50,9 @@ def load_sentences(args: argparse.Namespace, protocol: Protocol[Any, Any]) -> In
 
 
 def summarize(o: RunOutcome) -> tuple[dict[str, Any], str]:
-    """The core's summary (verdicts, report; the chat for one inline item), with the verdict's own evidence."""
-    payload, text = default_summary(o)
-    if not o.inputs.single:
-        return payload, text
-    session = o.session(o.result.session_ids[0])
-    verdict = session.verdict if session is not None else None
-    tail = "" if verdict is None else f"\n\n{verdict.decision}\n" + "\n".join(f"  {e}" for e in verdict.evidence)
-    return payload, text + tail
+    """The core's summary (verdicts, report; the chat for one inline item). The chat already ends with the verdict
+    and its evidence (the oracle's reply among it), so they are not printed a second time after it."""
+    return default_summary(o)
 
 
 ENTITIES_COMMAND = CommandSpec(

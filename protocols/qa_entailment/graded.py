@@ -116,13 +116,23 @@ def verdict_evidence(g: GradedItem) -> list[str]:
         out.append(f"gold statement {index} ({answer}): {statement if statement is not None else '(unreadable)'}")
     if g.membership is not None:
         m = g.membership
-        out.append(
-            f"in A_sup: {m.in_sup} (witnesses {m.sup_witnesses}); in A_inf: {m.in_inf} (witnesses {m.inf_witnesses})"
-        )
+        out.append(f"{_member('A_sup', m.in_sup, m.sup_witnesses, 'entails')}; "
+                   f"{_member('A_inf', m.in_inf, m.inf_witnesses, 'is entailed by')}")  # fmt: skip
     out.append(f"cell: {g.cell.value if g.cell else 'undetermined'}")
     if g.note:
         out.append(g.note)
     return out
+
+
+def _member(cell: str, member: bool | None, witnesses: list[int], how: str) -> str:
+    """One membership of §3's hierarchy as a sentence: ``in A_sup: the system statement entails gold statement 0``
+    (A_sup: a entails some a*; A_inf: some a* entails a), not a Python value."""
+    if member is None:
+        return f"{cell} undetermined (an entailment reply was unreadable)"
+    if not member:
+        return f"not in {cell}: the system statement {how} no gold statement"
+    golds = ", ".join(str(w) for w in witnesses)
+    return f"in {cell}: the system statement {how} gold statement{'s' if len(witnesses) > 1 else ''} {golds}"
 
 
 class QAOutcome(Statistics):

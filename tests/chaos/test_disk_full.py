@@ -90,6 +90,7 @@ def test_a_full_transcript_disk_exits_5_naming_the_file_and_the_run_resumes(
     data, out = questions(tmp_path / "qs.jsonl", 12), tmp_path / "t.jsonl"
     with ChaosServer(replies) as server:
         args = ["run", "chaos", "--data", str(data), "--out", str(out), "--no-progress", "--workers", workers,
+                "--concurrency", "1",  # sessions in order: the disk fills in a known one
                 "--model", f"openai-compatible:m@{server.url}"]  # fmt: skip
         with monkeypatch.context() as patch:
             _transcript_fills_after(patch, 20)

@@ -30,7 +30,8 @@ def test_max_errors_stops_the_run_and_a_rerun_resumes(
     state = {"fault": "500"}
     with ChaosServer(replies, lambda index, body: state["fault"]) as server:
         args = ["run", "chaos", "--data", str(data), "--out", str(out), "--model", f"openai-compatible:m@{server.url}"]
-        code = main([*args, "--max-retries", "0", "--max-errors", "3", "--json"])
+        # one session at a time: the 4th failure stops the run with 16 sessions never started
+        code = main([*args, "--max-retries", "0", "--max-errors", "3", "--json", "--concurrency", "1"])
         captured = capsys.readouterr()
         payload = json.loads(captured.out)
         assert code == 4

@@ -26,7 +26,10 @@ def test_a_model_without_a_price_makes_the_cost_partial_or_unknown() -> None:
     partial = run_cost(
         {"openai:gpt-4o-mini": (1_000_000, 0, 1), "openai-compatible:llama@http://h:8/v1": (9, 9, 1)}, PRICES
     )
-    assert partial.partial and partial.unpriced_names == ["llama"] and partial.text() == "at least $0.1500 (partial)"
+    assert partial.partial and partial.unpriced_names == ["llama"] and partial.text() == "at least $0.1500"
+    assert partial.missing == "no price for llama; give one with --prices FILE"
+    free_and_unpriced = run_cost({"local": (5, 5, 1), "openai-compatible:llama@http://h:8/v1": (9, 9, 1)}, PRICES)
+    assert free_and_unpriced.text() == "unknown" and "llama" in free_and_unpriced.missing  # not "at least $0.0000"
     unknown = run_cost({"openai-compatible:llama@http://h:8/v1": (9, 9, 1)}, PRICES)
     assert unknown.usd is None and unknown.text() == "unknown"
     cached_only = run_cost({"openai-compatible:llama@http://h:8/v1": (0, 0, 0)}, PRICES)  # nothing was billed

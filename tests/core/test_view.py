@@ -50,7 +50,7 @@ def test_colours_only_when_asked_and_unknown_sessions_are_named(folder: tuple[Pa
         render(t, session="nope")
     assert main(["show", str(out), "--session", "seed0-000"]) == 0
     shown = capsys.readouterr().out
-    assert "Evaluator → Verifier:" in shown and "Verdict: 1 (accepted)" in shown
+    assert "Evaluator → Verifier:" in shown and "Verdict: LABEL 1 (accepted)" in shown
     assert "verifier's check passed" in shown and "· Algorithm 1 decision · EV protocol passed" in shown
 
 

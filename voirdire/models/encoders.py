@@ -7,8 +7,10 @@ package); without it, asking for a model is a one-line ``EncoderUnavailable`` th
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +52,8 @@ def _sentence_encoder(path: str) -> Any:
     _offline()
     from sentence_transformers import SentenceTransformer
 
-    return SentenceTransformer(path, device="cpu", local_files_only=True)
+    with _no_progress_bars():
+        return SentenceTransformer(path, device="cpu", local_files_only=True)
 
 
 @functools.cache
@@ -58,7 +61,23 @@ def _cross_encoder(model: str, device: str | None, max_length: int | None) -> An
     _offline()
     from sentence_transformers import CrossEncoder
 
-    return CrossEncoder(model, device=device, max_length=max_length, local_files_only=True)
+    with _no_progress_bars():
+        return CrossEncoder(model, device=device, max_length=max_length, local_files_only=True)
+
+
+@contextlib.contextmanager
+def _no_progress_bars() -> Iterator[None]:
+    """transformers' own progress bars ("Loading weights") off while a model loads: they would reach the user's
+    stderr between voirdire's lines; a caller who had them on gets them back."""
+    from transformers.utils import logging as hf_logging
+
+    was_on = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_on:
+            hf_logging.enable_progress_bar()
 
 
 def _offline() -> None:

@@ -147,8 +147,17 @@ class Cost:
         return "unknown" if self.usd is None else usd(self.usd)
 
     def text(self) -> str:
-        """``$0.0027``; ``at least $0.0027 (partial)``; ``unknown``."""
-        return f"at least {self.amount} (partial)" if self.partial else self.amount
+        """``$0.0027``; ``at least $0.0027`` (partial); ``unknown``, also for a partial cost whose priced part is
+        $0 (free models beside unpriced ones: "at least $0.0000" says nothing). ``missing`` says what is missing,
+        as every reader prints it beside."""
+        if not self.partial:
+            return self.amount
+        return "unknown" if not self.usd else f"at least {self.amount}"
+
+    @property
+    def missing(self) -> str:
+        """``no price for llama3; give one with --prices FILE``; empty when every billed model has a price."""
+        return f"no price for {', '.join(self.unpriced_names)}; give one with --prices FILE" if self.unpriced else ""
 
 
 def usd(x: float) -> str:

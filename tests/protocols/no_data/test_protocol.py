@@ -100,7 +100,7 @@ async def test_transcript_holds_every_round_and_the_flip(tmp_path: Path) -> None
         states = [e.to_state for e in s.of_kind(Transition)]
         assert states == ["label", "propose", "challenge"] * len(rounds) + ["decision", "done"]
         v = s.verdict
-        assert v is not None and v.decision == str(decision["label"]) and v.accepted == decision["success"]
+        assert v is not None and v.decision == f"label {decision['label']}" and v.accepted == decision["success"]
         assert v.statistics["flipped"] == decision["flipped"] and v.statistics["reference"] == item.y
         assert len(v.evidence) == len(rounds)
         outcomes["passed" if decision["success"] else "failed"] += 1

@@ -79,7 +79,8 @@ def test_check_paraphrase_command_with_a_scripted_oracle(tmp_path: Path, capsys:
         rc = main([*args, "--model", f"openai-compatible:fake@{server.url}", "--no-progress"])
     assert rc == 0
     out = capsys.readouterr().out
-    assert "yes accepted" in out and "rho_12:" in out
+    assert "Verdict: YES ACCEPTED" in out and "rho_12:" in out
+    assert out.count("oracle: yes (same)") == 1  # the verdict's evidence once, in the chat, not again after it
 
 
 def test_structured_mode_asks_prompts_1_to_4_through_their_schemas(
