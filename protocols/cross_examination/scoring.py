@@ -11,16 +11,20 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from voirdire.kit import (
+    DEFAULT_SEED,
     PRF,
+    Interval,
     ReportFold,
     SessionRecord,
+    bootstrap_items,
     category,
     counts,
     mean_sd,
     precision_recall_f1,
+    proportion,
 )
 from voirdire.kit import (
     Report as BaseReport,
@@ -71,6 +75,7 @@ class Report(BaseReport):
     accept_correct: PRF | None
     examination: ExaminationStats | None
     rows: list[dict[str, object]]
+    intervals: dict[str, Interval] = Field(default_factory=dict)  # claims correct, both P/R/F1 triples, at ``ci``
 
     def text(self) -> str:
         return format_report(self)
@@ -128,7 +133,52 @@ def scored(s: SessionRecord) -> Scored:
     return Scored(row, _exams(s))
 
 
-def _finish(values: Sequence[Scored], protocol: str, shared: dict[str, Any]) -> Report:
+Pair = tuple[bool, bool]  # (positive by gold, predicted positive) of one scored session
+
+
+def _f1(pairs: list[Pair]) -> float:
+    """F1 from the counts, 2tp / (2tp + fp + fn), 0 without positives (scikit-learn's ``zero_division=0``, which
+    gives the point estimate): the bootstrap evaluates it thousands of times, a scikit-learn call each would take
+    seconds."""
+    tp = sum(1 for g, p in pairs if g and p)
+    wrong = sum(1 for g, p in pairs if g != p)
+    return 2 * tp / (2 * tp + wrong) if tp or wrong else 0.0
+
+
+def prf_intervals(label: str, groups: Sequence[Sequence[Pair]], level: float) -> dict[str, Interval]:
+    """Intervals on P, R and F1 over items (``groups``: one list of pairs per item, its sessions): precision and
+    recall are proportions (of the predicted, of the gold positives: Wilson, or a bootstrap over items when an item
+    has several sessions), F1 a bootstrap over items (BCa)."""
+    predicted = [[g for g, p in pairs if p] for pairs in groups]
+    positive = [[p for g, p in pairs if g] for pairs in groups]
+    out = {}
+    for name, obs, none in (("precision", predicted, "nothing predicted"), ("recall", positive, "no gold positive")):
+        if any(obs):
+            out[f"{label} · {name}"] = proportion(name, obs, level=level, seed=DEFAULT_SEED)
+        else:  # P or R is printed as 0 (an empty denominator): say why there is no interval rather than "nan"
+            out[f"{label} · {name}"] = Interval(
+                name=name, estimate=0.0, level=level, method="Wilson", n=0, reason=f"{none}: an empty denominator"
+            )
+    out[f"{label} · F1"] = bootstrap_items("F1", groups, _f1, level=level, seed=DEFAULT_SEED)
+    return out
+
+
+def _intervals(values: Sequence[Scored], level: float) -> dict[str, Interval]:
+    """Claims correct, reject-incorrect and accept-correct P/R/F1, resampling items (a claim's sessions)."""
+    by_item: dict[object, list[tuple[bool, bool]]] = {}  # (gold correct, rejected) per scored session
+    for value in values:
+        g = value.row.get("gold")
+        if value.row["decision"] is not None and g is not None:
+            by_item.setdefault(value.row["id"], []).append((bool(g), not value.row["accepted"]))
+    groups = list(by_item.values())
+    out = {"claims correct": proportion("claims correct", [[g for g, _ in obs] for obs in groups], level=level)}
+    out |= prf_intervals("reject incorrect", [[(not g, r) for g, r in obs] for obs in groups], level)
+    out |= prf_intervals("accept correct", [[(g, not r) for g, r in obs] for obs in groups], level)
+    return out
+
+
+def _finish(values: Sequence[Scored], protocol: str, shared: dict[str, Any], ci: float = 0.0) -> Report:
+    """The report; with intervals at the level ``ci`` (0: none) when any session was scored against gold."""
     gold: list[bool] = []
     rejected: list[bool] = []
     for value in values:
@@ -137,7 +187,11 @@ def _finish(values: Sequence[Scored], protocol: str, shared: dict[str, Any]) -> 
             gold.append(bool(g))
             rejected.append(not value.row["accepted"])
     n = len(gold)
+    intervals = _intervals(values, ci) if ci and n else {}
     return Report(
+        ci=ci if intervals else None,
+        ci_seed=DEFAULT_SEED if intervals else None,
+        intervals=intervals,
         protocol=protocol,
         **shared,
         scored=n,
@@ -156,7 +210,9 @@ def score(sessions: Iterable[SessionRecord], protocol: str = "cross_examination"
 
 report: ReportFold[Scored, Report] = ReportFold(
     session=scored,
-    finish=lambda values, ctx: _finish(values, ctx.header.protocol if ctx.header else "cross_examination", ctx.counts),
+    finish=lambda values, ctx: _finish(
+        values, ctx.header.protocol if ctx.header else "cross_examination", ctx.counts, ctx.ci
+    ),
 )
 """The report of a cross-examination (or AYS / IDK baseline) transcript: ``report(transcript)``, or folded."""
 
@@ -183,4 +239,4 @@ def format_report(r: Report) -> str:
             f"  # of questions per iteration            {e.questions_per_iteration}",
             f"  % of inconclusive examiner decisions    {e.inconclusive_pct:.1f}%",
         ]
-    return "\n".join([*lines, *r.usage_lines()])
+    return "\n".join([*lines, *r.interval_lines(), *r.usage_lines()])

@@ -9,14 +9,25 @@ replies could not be parsed.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
-from voirdire.kit import Report, ReportFold, SessionRecord, category, counts
+from voirdire.kit import (
+    DEFAULT_SEED,
+    Interval,
+    Report,
+    ReportFold,
+    SessionRecord,
+    bootstrap_items,
+    category,
+    counts,
+    proportion,
+)
 
 from .data import EVOUNA_SYSTEM_NAMES, QAItem
 from .graded import QAOutcome
@@ -63,13 +74,15 @@ class QAReport(Report):
     overall: SystemEvaluation
     aurocs: dict[str, AurocReport] | None = None
     model_replies: ReplyStats | None = None  # entailment: replies asked for and unreadable, by step
+    # "<system> · precision|recall|F1|accuracy" for each row of Table 1, "AUROC · <scheme>": at the level ``ci``
+    intervals: dict[str, Interval] = Field(default_factory=dict)
 
     def text(self) -> str:
-        return "\n".join([format_report(self), *self.summary_lines(), *self.usage_lines()])
+        return "\n".join([format_report(self), *self.summary_lines(), *self.interval_lines(), *self.usage_lines()])
 
     def metrics(self) -> dict[str, Any]:
         """The scores without the counts every report has, named as ``qa-eval --json`` prints them."""
-        fields = self.model_dump(mode="json", exclude=set(Report.model_fields))
+        fields = self.model_dump(mode="json", exclude=set(Report.model_fields))  # intervals too: ``--json`` has them
         return {key.removeprefix("model_"): value for key, value in fields.items()}
 
 
@@ -178,7 +191,87 @@ def _reply_stats(stats: Iterable[Judged]) -> ReplyStats:
     )
 
 
-def _finish(items: Sequence[Graded], protocol: str, shared: dict[str, Any]) -> QAReport:
+Pair = tuple[bool, bool]  # (correct by the human judgment, judged correct) of one graded answer
+
+
+def _f1(pairs: list[Pair]) -> float:
+    """F1 from the counts, 2tp / (2tp + fp + fn), 0 without positives (scikit-learn's ``zero_division=0``, which
+    gives the point estimate): the bootstrap evaluates it thousands of times, a scikit-learn call each would take
+    seconds."""
+    tp = sum(1 for g, p in pairs if g and p)
+    wrong = sum(1 for g, p in pairs if g != p)
+    return 2 * tp / (2 * tp + wrong) if tp or wrong else 0.0
+
+
+def _auroc(pairs: list[tuple[bool, float]]) -> float:
+    """AUROC as the Mann-Whitney U over average ranks (ties count 1/2, as scikit-learn's, which gives the point
+    estimate); nan with one class. Rank-based so that thousands of resamples take well under a second."""
+    from scipy.stats import rankdata
+
+    positives = sum(1 for y, _ in pairs if y)
+    negatives = len(pairs) - positives
+    if not positives or not negatives:
+        return math.nan
+    ranks = rankdata([x for _, x in pairs])
+    u = sum(r for r, (y, _) in zip(ranks, pairs, strict=True) if y) - positives * (positives + 1) / 2
+    return float(u / (positives * negatives))
+
+
+def _row_intervals(name: str, groups: Sequence[Sequence[Pair]], level: float) -> dict[str, Interval]:
+    """P, R, F1 and accuracy of one row of Table 1, over items: proportions by Wilson (or a bootstrap over items
+    when an item has several sessions), F1 by a BCa bootstrap over items."""
+    out = {}
+    for metric, obs, none in (
+        ("precision", [[h for h, p in g if p] for g in groups], "no answer judged correct"),
+        ("recall", [[p for h, p in g if h] for g in groups], "no answer correct by the human judgments"),
+    ):
+        if any(obs):
+            out[f"{name} · {metric}"] = proportion(metric, obs, level=level, seed=DEFAULT_SEED)
+        else:  # printed as 0 (an empty denominator): say why there is no interval rather than "nan"
+            out[f"{name} · {metric}"] = Interval(
+                name=metric, estimate=0.0, level=level, method="Wilson", n=0, reason=f"{none}: an empty denominator"
+            )
+    out[f"{name} · F1"] = bootstrap_items("F1", groups, _f1, level=level, seed=DEFAULT_SEED)
+    out[f"{name} · accuracy"] = proportion("accuracy", [[h == p for h, p in g] for g in groups], level=level)
+    return out
+
+
+def _intervals(
+    rows: Sequence[tuple[str, Sequence[Graded]]], verdicts: Mapping[str, Judged], level: float
+) -> dict[str, Interval]:
+    """Each printed row's P/R/F1/accuracy, resampling items (an item's sessions stay together)."""
+    out: dict[str, Interval] = {}
+    for name, items in rows:
+        by_item: dict[str, list[Pair]] = {}
+        for it in items:
+            if it.id in verdicts and it.human_judgment is not None:  # an undetermined judgment: judged incorrect
+                by_item.setdefault(it.id, []).append((bool(it.human_judgment), bool(verdicts[it.id].judgment)))
+        if by_item:
+            out |= _row_intervals(name, list(by_item.values()), level)
+    return out
+
+
+def _auroc_intervals(
+    items: Sequence[Graded], verdicts: Mapping[str, Judged], schemes: Iterable[str], level: float
+) -> dict[str, Interval]:
+    """The AUROC of each partial-mark scheme (and the token-F1 baseline), a BCa bootstrap over items."""
+    out = {}
+    for scheme in schemes:
+        by_item: dict[str, list[tuple[bool, float]]] = {}
+        for it in items:
+            s = verdicts.get(it.id)
+            if s is None or it.human_judgment is None:
+                continue
+            score = s.token_f1 if scheme == "token_f1" else s.ranking_scores.get(scheme)
+            if score is not None:
+                by_item.setdefault(it.id, []).append((bool(it.human_judgment), float(score)))
+        out[f"AUROC · {scheme}"] = bootstrap_items(
+            "AUROC", list(by_item.values()), _auroc, level=level, seed=DEFAULT_SEED
+        )
+    return out
+
+
+def _finish(items: Sequence[Graded], protocol: str, shared: dict[str, Any], ci: float = 0.0) -> QAReport:
     verdicts = {it.id: it.judged for it in items if it.judged is not None}
     evaluator = EVALUATORS.get(protocol, "entailment")
     entailment = evaluator == "entailment"
@@ -192,9 +285,20 @@ def _finish(items: Sequence[Graded], protocol: str, shared: dict[str, Any]) -> Q
         judged = [(s.ranking_scores, s.token_f1, bool(it.human_judgment))
                   for it, s in zip(graded, stats, strict=True) if it.human_judgment is not None]  # fmt: skip
         aurocs = scheme_aurocs(judged)
+    intervals: dict[str, Interval] = {}
+    if ci:
+        rows = [(EVOUNA_SYSTEM_NAMES.get(s, s), its) for s, its in by_system.items()]
+        if len(rows) != 1:  # the pooled row, as the table prints it
+            rows.append((ALL, items))
+        intervals = _intervals(rows, verdicts, ci)
+        if aurocs:
+            intervals |= _auroc_intervals(items, verdicts, aurocs, ci)
     return QAReport(
         protocol=protocol,
         **shared,
+        ci=ci if intervals else None,
+        ci_seed=DEFAULT_SEED if intervals else None,
+        intervals=intervals,
         evaluator=evaluator,
         decision=next((str(s.decision_variant) for s in stats if s.decision_variant), None),
         n_items=len(items),
@@ -214,7 +318,9 @@ def score(sessions: Sequence[SessionRecord], protocol: str) -> QAReport:
 
 report: ReportFold[Graded, QAReport] = ReportFold(
     session=graded,
-    finish=lambda values, ctx: _finish(values, ctx.header.protocol if ctx.header else "qa_entailment", ctx.counts),
+    finish=lambda values, ctx: _finish(
+        values, ctx.header.protocol if ctx.header else "qa_entailment", ctx.counts, ctx.ci
+    ),
 )
 """The report of a ``qa_entailment``, ``qa_lexical`` or ``qa_token_f1`` transcript: ``report(transcript)``, or
 folded."""

@@ -31,7 +31,8 @@ from voirdire.transcript import (
 
 FIXTURES = Path(__file__).parent / "report_fixtures"
 NAMES = sorted(p.stem for p in FIXTURES.glob("*.jsonl"))
-NEW_FIELDS = {"transcript", "usage", "total_usage"}  # not in the reports the fixtures were made with
+# not in the reports the fixtures were made with; the intervals are checked in tests/reports/test_intervals.py
+NEW_FIELDS = {"transcript", "usage", "total_usage", "ci", "ci_seed", "intervals"}
 
 
 def fold_for(header: RunHeader | None) -> ReportFold[Any, Any]:
@@ -40,14 +41,15 @@ def fold_for(header: RunHeader | None) -> ReportFold[Any, Any]:
 
 
 def shown(report: Any) -> tuple[dict[str, Any], str]:
-    """The report without the fields added since the fixtures were made, and its text without the usage lines."""
+    """The report without the fields added since the fixtures were made, and its text without the interval and
+    usage lines (the point numbers above them read exactly as they did)."""
     data = {k: v for k, v in report.model_dump(mode="json").items() if k not in NEW_FIELDS}
-    usage = report.usage_lines()
     text = report.text()
-    if usage:
-        tail = "\n" + "\n".join(usage)
-        assert text.endswith(tail), "the usage lines end a report's text"
-        text = text[: -len(tail)]
+    for lines, what in ((report.usage_lines(), "usage"), (report.interval_lines(), "interval")):
+        if lines:
+            tail = "\n" + "\n".join(lines)
+            assert text.endswith(tail), f"the {what} lines end a report's text"
+            text = text[: -len(tail)]
     return data, text
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from voirdire import registry
 from voirdire.base import mask_secrets, shown
+from voirdire.certificate import DEFAULT_LEVEL
 from voirdire.chat import render, stage, summary_line
 from voirdire.cli.options import CLIError, add_prices_option
 from voirdire.cli.plot import add_plot_options, check_plots, write_plots
@@ -39,9 +40,24 @@ def register(sub: Any) -> None:
     rp = sub.add_parser("report", help="the protocol's report of any transcript")
     rp.add_argument("transcript", type=Path)
     rp.add_argument("--json", action="store_true")
+    rp.add_argument(
+        "--ci", type=ci_level, default=DEFAULT_LEVEL, metavar="LEVEL",
+        help=f"level of the intervals on the report's numbers (default {DEFAULT_LEVEL}; 0: none)",
+    )  # fmt: skip
     add_prices_option(rp)
     add_plot_options(rp)
     rp.set_defaults(func=cmd_report)
+
+
+def ci_level(text: str) -> float:
+    """``--ci``: a level strictly between 0 and 1, or 0 for no intervals."""
+    try:
+        level = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r} (a level such as 0.95, or 0 for none)") from None
+    if level != 0 and not 0 < level < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a level: give one between 0 and 1 (0.95), or 0 for none")
+    return level
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -117,7 +133,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     path = args.transcript
     with stage(f"reading {path}"):  # streamed: flat memory whatever its length
-        report, folded = report_file(path, fold_for, prices=prices)
+        report, folded = report_file(path, fold_for, prices=prices, ci=args.ci)
     if not folded.headers and not folded.session_ids():
         raise CLIError(f"{path}: not a transcript (no run header and no session events in it)")
     if not folded.headers:

@@ -7,7 +7,8 @@ A protocol is a paper's algorithm written against the Session; what it declares 
   (``Polar``, ``Labels``), ``ReplySchema`` for structured replies, ``ParseError`` for a refusal;
 - how it reads as a chat: ``DisplayHints``, ``StepView``, ``Column``, ``Views``, ``VerdictView``, ``Tone``;
 - its report: ``Report``, ``ReportFold``, ``Context``, the shared statistics (``precision_recall_f1``, ``accuracy``,
-  ``auroc``, ``cohen_kappa``, ``mean_sd``), charts declared as data (``ChartFold``, ``BarChart``, ...);
+  ``auroc``, ``cohen_kappa``, ``mean_sd``), intervals on them (``wilson``, ``proportion``, ``bootstrap_items``: an
+  ``Interval``; ``DEFAULT_SEED``), charts declared as data (``ChartFold``, ``BarChart``, ...);
 - its command line: ``Registration``, ``CommandSpec``, ``ParamsCLI``, ``ItemInputs``, ``Inputs``, ``RunOutcome``;
 - its paper's tables for ``voirdire reproduce``: ``Reproduction``, ``Cell``, ``Outcome``, ``Options``;
 - transcripts and runs, for reports and reproductions that read or run them: ``load``, ``iter_records``,
@@ -23,6 +24,7 @@ from voirdire.agents import FunctionAgent
 from voirdire.analysis import require, save
 from voirdire.api import Clients, Models, SessionFailed, arun, arun_dataset, protocol, run_sync
 from voirdire.base import VoirdireError, read_text
+from voirdire.certificate import DEFAULT_SEED, Interval, bootstrap_items, proportion, wilson
 from voirdire.chat import stage
 from voirdire.models import RoleSettings, cross_encoder, sentence_encoder
 from voirdire.registry import (
@@ -107,6 +109,7 @@ from voirdire.transcript import (
 )
 
 __all__ = [
+    "DEFAULT_SEED",
     "LONG_REPLY_CHARS",
     "PRF",
     "BarChart",
@@ -123,6 +126,7 @@ __all__ = [
     "FunctionAgent",
     "InputError",
     "Inputs",
+    "Interval",
     "ItemInputs",
     "Labels",
     "LeftOut",
@@ -168,6 +172,7 @@ __all__ = [
     "arun_dataset",
     "as_list",
     "auroc",
+    "bootstrap_items",
     "build_params",
     "category",
     "cohen_kappa",
@@ -186,6 +191,7 @@ __all__ = [
     "paper_models_note",
     "pearson",
     "precision_recall_f1",
+    "proportion",
     "protocol",
     "read_label",
     "read_number",
@@ -202,4 +208,5 @@ __all__ = [
     "slug",
     "spearman",
     "stage",
+    "wilson",
 ]

@@ -28,7 +28,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -81,8 +81,16 @@ class Usage(BaseModel):
             seen.extend(m for m in getattr(other, name) if m not in seen)
 
 
+DEFAULT_CI = 0.95  # the level of a report's intervals unless ``--ci`` says otherwise; ``--ci 0`` turns them off
+
+
 class Report(BaseModel):
-    """What every protocol's report starts with."""
+    """What every protocol's report starts with.
+
+    ``intervals``: the protocol's numbers with their intervals (``voirdire.certificate.Interval``, which the
+    protocol computes at the level ``Context.ci``), keyed by what the report prints them as; ``ci`` the level
+    (None: intervals off) and ``ci_seed`` the seed of the bootstrap resampling, so that they can be recomputed.
+    They are listed apart, after the protocol's own lines, so that the point numbers read as they always did."""
 
     protocol: str
     transcript: str | None = None
@@ -95,10 +103,31 @@ class Report(BaseModel):
     replies: dict[str, int] = Field(default_factory=dict, description="'role · prompt' -> replies received")
     usage: dict[str, Usage] = Field(default_factory=dict, description="role -> model calls, tokens and cost")
     total_usage: Usage | None = Field(None, description="every role's model calls, tokens and cost together")
+    ci: float | None = Field(None, description="level of the intervals (0.95); None when they are off (--ci 0)")
+    ci_seed: int | None = Field(None, description="seed of the bootstrap resampling the intervals used")
+    intervals: dict[str, Any] = Field(
+        default_factory=dict, description="what the report prints -> its interval (voirdire.certificate.Interval)"
+    )
+
+    # Interval names shown as percentages (the report's tables print these numbers in %); others as 0.xxx.
+    PERCENT_INTERVALS: ClassVar[frozenset[str]] = frozenset(
+        {"accuracy", "precision", "recall", "F1", "claims correct", "success rate", "TPR", "TNR", "rate"}
+    )
 
     def text(self) -> str:
         """The report as a person reads it."""
-        return "\n".join([*self.summary_lines(), *self.usage_lines()])
+        return "\n".join([*self.summary_lines(), *self.interval_lines(), *self.usage_lines()])
+
+    def interval_lines(self) -> list[str]:
+        """'intervals (95%, bootstrap seed S):' and one line per number: its interval, or why it has none."""
+        if not self.intervals or self.ci is None:
+            return []
+        seed = f", bootstrap seed {self.ci_seed}" if self.ci_seed is not None else ""
+        width = max(len(key) for key in self.intervals)
+        lines = [f"intervals ({100 * self.ci:g}%{seed}):"]
+        for key, interval in self.intervals.items():
+            lines.append(f"  {key:<{width}}  {interval.text(percent=interval.name in self.PERCENT_INTERVALS)}")
+        return lines
 
     def summary_lines(self) -> list[str]:
         lines = [f"{self.protocol}: {self.sessions} sessions, {self.verdicts} verdicts, {self.errors} errors"]
@@ -150,7 +179,7 @@ def _kinds(labels: Iterable[str]) -> str:
 def _cost_total(u: Usage) -> str:
     if u.free and u.free == u.models:
         return f"free ({_kinds(u.free)})"
-    if u.cost_usd is None or (u.cost_partial and not u.cost_usd):  # "at least $0.0000" would say nothing
+    if u.cost_usd is None:
         return f"unknown (no price for {_names(u.unpriced)}; give one with --prices FILE)"
     if u.cost_partial:
         return f"at least {_usd(u.cost_usd)} (partial: no price for {_names(u.unpriced)}; give one with --prices FILE)"
@@ -180,6 +209,7 @@ class Context:
     headers: Sequence[RunHeader]
     counts: dict[str, Any]
     path: str | None = None
+    ci: float = DEFAULT_CI  # the level of the report's intervals; 0: none (``voirdire report --ci 0``)
 
     @property
     def header(self) -> RunHeader | None:
@@ -198,8 +228,8 @@ class ReportFold(Generic[V, R]):
     session: Callable[[SessionRecord], V]
     finish: Callable[[Sequence[V], Context], R]
 
-    def __call__(self, transcript: Transcript, *, prices: Prices | None = None) -> R:
-        builder = ReportBuilder(self, prices=prices)
+    def __call__(self, transcript: Transcript, *, prices: Prices | None = None, ci: float = DEFAULT_CI) -> R:
+        builder = ReportBuilder(self, prices=prices, ci=ci)
         builder.headers.extend(transcript.headers)
         for s in transcript.sessions.values():
             builder.add_session(s)
@@ -245,6 +275,7 @@ class ReportBuilder:
     fold: ReportFold[Any, Any] | Callable[[RunHeader | None], ReportFold[Any, Any]] | None = None
     prices: Prices | None = None
     only: Sequence[str] | None = None
+    ci: float = DEFAULT_CI  # the level of the report's intervals (``Context.ci``); 0: none
     headers: list[RunHeader] = field(default_factory=list)
     _open: dict[tuple[str, str], tuple[int, list[Any]]] = field(default_factory=dict)
     _slots: dict[str, _Slot | None] = field(default_factory=dict)  # None: seen, not settled yet
@@ -404,7 +435,7 @@ class ReportBuilder:
             "replies": dict(replies),
         }
         values = [slot[_VALUE] for slot in slots]
-        r = self._chosen.finish(values, Context(headers=list(self.headers), counts=shared, path=path))
+        r = self._chosen.finish(values, Context(headers=list(self.headers), counts=shared, path=path, ci=self.ci))
         if path is not None:
             r.transcript = path
         r.usage, r.total_usage = self.usage()
@@ -482,7 +513,7 @@ def as_fold(report: ReportFold[Any, Any] | Callable[[Transcript], Report]) -> Re
 
     def finish(values: Sequence[SessionRecord], ctx: Context) -> Report:
         sessions = {s.session_id: s for s in values}
-        return report(Transcript(path=ctx.path or "", headers=list(ctx.headers), sessions=sessions))
+        return report(Transcript(path=ctx.path or "", headers=list(ctx.headers), sessions=sessions))  # no intervals
 
     return ReportFold(session=lambda s: s, finish=finish)
 
@@ -493,6 +524,7 @@ def report_file(
     *,
     prices: Prices | None = None,
     only: Sequence[str] | None = None,
+    ci: float = DEFAULT_CI,
 ) -> tuple[Report, ReportBuilder]:
     """The report of a transcript file, streamed record by record; the builder too (its headers, its session ids).
 
@@ -500,7 +532,7 @@ def report_file(
     error (a file appended to itself), sessions before any header, runs of two protocols -- is loaded whole
     instead (``load``), so the report is the same either way; only the memory differs."""
     prices = prices if prices is not None else load_prices()
-    builder = ReportBuilder(fold, prices=prices, only=only)
+    builder = ReportBuilder(fold, prices=prices, only=only, ci=ci)
     try:
         for record in iter_records(path):
             builder.add(record)
@@ -508,7 +540,7 @@ def report_file(
     except _Reread:
         pass
     whole = load(path)
-    builder = ReportBuilder(fold, prices=prices, only=only)
+    builder = ReportBuilder(fold, prices=prices, only=only, ci=ci)
     builder.headers.extend(whole.headers)
     builder._chosen = builder._pick(whole.header)  # the last header's protocol, or none: nothing left to wait for
     wanted = set(only) if only is not None else None

@@ -1,0 +1,181 @@
+"""Intervals on a report's numbers (issue 29, item 1): each number its interval at the level ``--ci`` (0: none),
+from the seed the report records; the point numbers unchanged; a number whose interval cannot be computed says
+why; an item with several sessions is resampled as one item."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sklearn.metrics import f1_score, roc_auc_score
+from statsmodels.stats.proportion import proportion_confint
+
+from voirdire.certificate import DEFAULT_SEED
+from voirdire.cli import main
+from voirdire.protocols.cross_examination import scoring
+from voirdire.registry.plugins import registrations
+from voirdire.reports.fold import ReportFold, generic_report, report_file
+from voirdire.transcript import RunHeader
+
+qa = importlib.import_module("voirdire.protocols.qa_entailment.report")  # the package's ``report`` is the fold
+FIXTURES = Path(__file__).parents[1] / "core" / "report_fixtures"
+SHARED = {"sessions": 0, "verdicts": 0, "errors": 0, "parse_failures": {}, "replies": {}}
+INTERVAL_FIELDS = {"ci", "ci_seed", "intervals"}
+
+
+def fold_for(header: RunHeader | None) -> ReportFold[Any, Any]:
+    regs = registrations()
+    return regs[header.protocol].fold if header and header.protocol in regs else generic_report
+
+
+def claims(n: int, *, seed: int = 3, sessions: int = 1, correct: float = 0.6) -> list[scoring.Scored]:
+    """``n`` claims against gold, each examined ``sessions`` times: gold-correct with probability ``correct``,
+    the examiner right 80% of the time on a seeded schedule."""
+    rng = random.Random(seed)
+    values = []
+    for i in range(n):
+        gold = rng.random() < correct
+        for _ in range(sessions):
+            accepted = gold if rng.random() < 0.8 else not gold
+            row = {"id": f"c{i}", "claim": "x", "decision": "correct" if accepted else "incorrect",
+                   "accepted": accepted, "gold": gold}  # fmt: skip
+            values.append(scoring.Scored(row, ()))
+    return values
+
+
+@pytest.mark.parametrize(
+    "name", ["ays", "cross_examination-parse_failures", "qa_lexical", "qa_entailment-aurocs-error"]
+)
+def test_intervals_leave_every_point_number_as_it_was(name: str) -> None:
+    path = FIXTURES / f"{name}.jsonl"
+    with_ci, _ = report_file(path, fold_for)
+    without, _ = report_file(path, fold_for, ci=0)
+    assert with_ci.model_dump(exclude=INTERVAL_FIELDS) == without.model_dump(exclude=INTERVAL_FIELDS)
+    assert with_ci.ci == 0.95 and with_ci.ci_seed == DEFAULT_SEED and with_ci.intervals
+    assert without.ci is None and without.ci_seed is None and not without.intervals
+    assert without.interval_lines() == [] and "intervals (" not in without.text()
+    lines = with_ci.interval_lines()
+    assert lines[0] == f"intervals (95%, bootstrap seed {DEFAULT_SEED}):" and len(lines) == 1 + len(with_ci.intervals)
+    assert with_ci.text().replace("\n" + "\n".join(lines), "") == without.text()
+    assert "nan" not in with_ci.text()
+
+
+def test_each_interval_is_of_the_number_printed_and_wilson_is_statsmodels() -> None:
+    r = scoring._finish(claims(200), "cross_examination", SHARED, 0.95)
+    iv = r.intervals
+    assert r.reject_incorrect is not None and r.accept_correct is not None and r.claims_correct_pct is not None
+    assert iv["claims correct"].estimate == pytest.approx(r.claims_correct_pct / 100, abs=1e-12)
+    for label, prf in (("reject incorrect", r.reject_incorrect), ("accept correct", r.accept_correct)):
+        for metric in ("precision", "recall", "F1"):
+            assert iv[f"{label} · {metric}"].estimate == pytest.approx(getattr(prf, metric.lower()), abs=1e-12)
+        precision = iv[f"{label} · precision"]
+        low, high = proportion_confint(prf.tp, prf.predicted, alpha=0.05, method="wilson")
+        assert (precision.method, precision.n) == ("Wilson", prf.predicted)
+        assert (precision.low, precision.high) == pytest.approx((low, high), abs=1e-12)
+        f1 = iv[f"{label} · F1"]
+        assert f1.method == "bootstrap BCa over items" and f1.seed == DEFAULT_SEED and f1.n == 200
+        assert f1.low is not None and f1.high is not None and f1.low < f1.estimate < f1.high  # type: ignore[operator]
+
+
+def test_the_level_sets_the_width_and_the_seed_makes_it_reproducible() -> None:
+    values = claims(150)
+    wide = scoring._finish(values, "cross_examination", SHARED, 0.99).intervals
+    narrow = scoring._finish(values, "cross_examination", SHARED, 0.8).intervals
+    again = scoring._finish(values, "cross_examination", SHARED, 0.8).intervals
+    assert again == narrow
+    for key, interval in narrow.items():
+        assert interval.level == 0.8 and wide[key].level == 0.99
+        assert interval.width is not None and wide[key].width is not None and interval.width < wide[key].width, key
+
+
+def test_sessions_of_one_item_are_resampled_as_one_item() -> None:
+    """Three sessions of each of 100 claims: the intervals rest on 100 items, not on 300 sessions."""
+    values = claims(100, sessions=3)
+    r = scoring._finish(values, "cross_examination", SHARED, 0.95)
+    for key in ("claims correct", "reject incorrect · F1", "accept correct · F1"):
+        assert r.intervals[key].method == "bootstrap BCa over items" and r.intervals[key].n == 100, key
+    accepting = len({v.row["id"] for v in values if v.row["accepted"]})  # precision: items with an acceptance
+    assert r.intervals["accept correct · precision"].n == accepting < 100
+    # The same 300 sessions taken as 300 items: Wilson over 300, narrower than the interval over 100 items.
+    apart = [scoring.Scored({**v.row, "id": f"s{k}"}, ()) for k, v in enumerate(values)]
+    independent = scoring._finish(apart, "cross_examination", SHARED, 0.95).intervals["claims correct"]
+    assert (independent.method, independent.n) == ("Wilson", 300)
+    assert independent.width is not None and r.intervals["claims correct"].width is not None
+    assert independent.width < r.intervals["claims correct"].width
+
+
+def test_what_cannot_be_computed_says_why_instead_of_nan() -> None:
+    everything_correct = scoring._finish(claims(40, correct=1.0), "cross_examination", SHARED, 0.95)
+    recall = everything_correct.intervals["reject incorrect · recall"]
+    assert recall.low is None and recall.reason == "no gold positive: an empty denominator"
+    one = scoring._finish(claims(1), "cross_examination", SHARED, 0.95).intervals
+    assert one["accept correct · F1"].reason == "fewer than 2 items to resample"
+    for r in (everything_correct, scoring._finish(claims(1), "cross_examination", SHARED, 0.95)):
+        assert "nan" not in r.text() and "no interval: " in r.text()
+
+
+def graded(i: int, system: str, human: bool, judged: bool, score: float | None) -> qa.Graded:
+    judgment = qa.Judged(judgment=judged, cell=None, variants=(judged, judged), decision_variant=None,
+                         ranking_scores={"C": score} if score is not None else {}, token_f1=0.5,
+                         model_calls=1, failure_steps=())  # fmt: skip
+    return qa.Graded(f"q{i}", system, human, judgment)
+
+
+def test_qa_rows_and_aurocs_have_their_intervals() -> None:
+    rng = random.Random(11)
+    items = []
+    for i in range(120):
+        human = rng.random() < 0.5
+        items.append(graded(i, "chatgpt" if i % 2 else "gpt4", human, human if rng.random() < 0.85 else not human,
+                            round(rng.random() + 0.5 * human, 1)))  # ties: scores on a 0.1 grid
+    r = qa._finish(items, "qa_entailment", SHARED, 0.95)
+    rows = [*r.systems.values(), r.overall]
+    assert {key.rsplit(" · ", 1)[0] for key in r.intervals} == {*(row.name for row in rows), "AUROC"}
+    for row in rows:
+        assert row.scores is not None
+        for metric in ("precision", "recall", "F1", "accuracy"):
+            assert r.intervals[f"{row.name} · {metric}"].estimate == pytest.approx(
+                getattr(row.scores, metric.lower()), abs=1e-12
+            )
+    assert r.aurocs is not None and r.aurocs["C"].auroc is not None
+    auc = r.intervals["AUROC · C"]
+    assert auc.estimate == pytest.approx(r.aurocs["C"].auroc, abs=1e-12) and auc.low is not None
+    assert r.intervals["AUROC · token_f1"].reason is not None  # a constant score: no ranking, says why
+    assert "AUROC · C" in r.text() and "nan" not in r.text()
+
+
+def test_the_fast_statistics_are_scikit_learns() -> None:
+    """F1 and AUROC are recomputed on every resample from counts and ranks; they are scikit-learn's numbers."""
+    rng = random.Random(5)
+    for _ in range(30):
+        pairs = [(rng.random() < 0.4, rng.random() < 0.5) for _ in range(rng.randint(1, 40))]
+        gold, predicted = [g for g, _ in pairs], [p for _, p in pairs]
+        expected = f1_score(gold, predicted, zero_division=0)
+        assert scoring._f1(pairs) == pytest.approx(expected, abs=1e-12) == qa._f1(pairs)
+        ranked = [(rng.random() < 0.5, float(rng.randint(0, 4))) for _ in range(rng.randint(2, 40))]
+        if len({y for y, _ in ranked}) == 2:
+            labels, scores = [y for y, _ in ranked], [x for _, x in ranked]
+            assert qa._auroc(ranked) == pytest.approx(roc_auc_score(labels, scores), abs=1e-12)
+
+
+def test_report_ci_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(FIXTURES / "qa_lexical.jsonl")
+    assert main(["report", path]) == 0
+    assert f"intervals (95%, bootstrap seed {DEFAULT_SEED}):" in capsys.readouterr().out
+    assert main(["report", path, "--ci", "0.9", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["ci"] == 0.9 and data["ci_seed"] == DEFAULT_SEED
+    accuracy = data["intervals"]["all · accuracy"]
+    assert accuracy["level"] == 0.9 and accuracy["method"] == "Wilson" and accuracy["low"] < accuracy["high"]
+    assert main(["report", path, "--ci", "0"]) == 0
+    assert "intervals (" not in capsys.readouterr().out
+    for bad in ("1.5", "-0.1", "1", "high"):
+        with pytest.raises(SystemExit) as exit_:
+            main(["report", path, "--ci", bad])
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err.strip().splitlines()[0]
+        assert err.startswith("voirdire report: error: --ci: ") and bad in err
