@@ -179,7 +179,7 @@ def _kinds(labels: Iterable[str]) -> str:
 def _cost_total(u: Usage) -> str:
     if u.free and u.free == u.models:
         return f"free ({_kinds(u.free)})"
-    if u.cost_usd is None:
+    if u.cost_usd is None or (u.cost_partial and not u.cost_usd):  # "at least $0.0000" would say nothing
         return f"unknown (no price for {_names(u.unpriced)}; give one with --prices FILE)"
     if u.cost_partial:
         return f"at least {_usd(u.cost_usd)} (partial: no price for {_names(u.unpriced)}; give one with --prices FILE)"
