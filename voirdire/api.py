@@ -33,7 +33,15 @@ from voirdire.base import VoirdireError
 from voirdire.models import RoleSettings
 from voirdire.registry import get, load_items
 from voirdire.reports import Report
-from voirdire.runner import EVERY_ROLE, RunOptions, RunResult, default_out, role_problem, run_protocol
+from voirdire.runner import (
+    EVERY_ROLE,
+    RunOptions,
+    RunResult,
+    default_out,
+    role_problem,
+    run_identity,
+    run_protocol,
+)
 from voirdire.session import Protocol
 from voirdire.transcript import Transcript, load
 
@@ -121,7 +129,7 @@ async def arun(
     return await run_protocol(
         proto,
         ready,
-        out=Path(out) if out else default_out(proto.name, dataset),
+        out=Path(out) if out else default_out(proto.name, dataset, run_identity(proto, _roles(models))),
         roles=_roles(models),
         clients=clients,
         dataset=dataset,
@@ -160,7 +168,7 @@ async def arun_dataset(
     kwargs = {k: v for k, v in kwargs.items() if k not in params}
     proto = protocol(name, **params) if isinstance(name, str) else name
     items = load_items(path, proto.item_from_record, limit=limit, offset=offset)
-    out = Path(out) if out else default_out(proto.name, path)
+    out = Path(out) if out else default_out(proto.name, path, run_identity(proto, _roles(kwargs.get("models"))))
     result = await arun(proto, items, out=out, dataset=str(path), **kwargs)
     return result, get(proto.name).report(load(out))
 

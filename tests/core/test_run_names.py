@@ -101,3 +101,13 @@ def test_help_prints_the_concurrency_default(capsys: pytest.CaptureFixture[str])
     text = " ".join(capsys.readouterr().out.split())
     assert "sessions at a time (default 10 when every model role is a remote endpoint" in text
     assert "1 when a role runs on the embedded model" in text
+
+
+def test_the_python_api_names_runs_by_their_parameters_too(dataset: Path, tmp_path: Path) -> None:
+    import voirdire
+
+    models = scripted_models(tmp_path)
+    one, _ = voirdire.run_dataset("cross_examination", dataset, models=models)
+    two, _ = voirdire.run_dataset("cross_examination", dataset, models=models, max_followup_rounds=2)
+    again, _ = voirdire.run_dataset("cross_examination", dataset, models=models)
+    assert one.out != two.out and again.out == one.out and again.skipped == 1
