@@ -13,7 +13,6 @@ label where neither is a refusal; an *over-read* is a value read from a reply la
 from __future__ import annotations
 
 import json
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -188,10 +187,9 @@ LONG_REPLIES = {
 
 
 @pytest.mark.parametrize(("reader", "unit"), LONG_REPLIES.items(), ids=LONG_REPLIES.keys())
-def test_long_replies_are_read_in_linear_time(reader: str, unit: str) -> None:
-    """100,000 characters of adversarial text, read in well under the bound (CPU time of this thread, so a busy
-    machine does not fail it); the reply fuzz (tests/core/test_parser_fuzz.py) holds every reader to the same."""
+def test_long_replies_are_answered_or_refused(reader: str, unit: str) -> None:
+    """100,000 characters of adversarial text: read as a label or refused, nothing raised. That each is read in
+    time linear in its length is measured by bench/reply_readers_linear.py (the suite asserts on no clock)."""
     reply = (unit * (100_000 // len(unit) + 1))[:100_000]
-    start = time.thread_time()
-    read({"reader": reader, "text": reply, "scale": "none"})
-    assert time.thread_time() - start < 2.0
+    label = read({"reader": reader, "text": reply, "scale": "none"})
+    assert isinstance(label, str) and label

@@ -3,8 +3,6 @@ restated questions, emphatic forms, and the vocabularies a caller brings."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from voirdire.replies import Labels, ParseError, Polar, read_label, read_number, read_polar, read_yes_no
@@ -213,9 +211,9 @@ LONG = {
 
 
 @pytest.mark.parametrize("unit", LONG.values(), ids=LONG.keys())
-def test_every_reader_is_linear_on_long_replies(unit: str) -> None:
-    """100,000 characters of one unit repeated: each reader answers or refuses within a bound on this thread's CPU
-    time (not wall time, so a busy machine does not fail it)."""
+def test_every_reader_answers_or_refuses_long_replies(unit: str) -> None:
+    """100,000 characters of one unit repeated: each reader answers or refuses, nothing else raised. That it does
+    so in time linear in the reply's length is measured by bench/reply_readers_linear.py (no clock in the suite)."""
     reply = (unit * (100_000 // len(unit) + 1))[:100_000]
     for read in (
         read_yes_no,
@@ -224,6 +222,4 @@ def test_every_reader_is_linear_on_long_replies(unit: str) -> None:
         lambda t: read_label(t, NLI),
         lambda t: read_number(t, 1, 5, SCALE),
     ):
-        start = time.thread_time()
-        _or_refuse(read, reply)
-        assert time.thread_time() - start < 2.0
+        assert _or_refuse(read, reply)
