@@ -12,12 +12,27 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Callable, Iterable, Sequence
+from statistics import fmean
+from typing import Any, ClassVar, NamedTuple
 
 from pydantic import BaseModel, Field
 
-from voirdire.kit import Report, ReportFold, SessionRecord, category, counts
+from voirdire.kit import (
+    DEFAULT_SEED,
+    Interval,
+    Report,
+    ReportFold,
+    SessionRecord,
+    auroc,
+    bootstrap_items,
+    category,
+    counts,
+    kendall_tau_b,
+    pearson,
+    proportion,
+    spearman,
+)
 
 from .data import KIND
 from .human_correlation import Correlation, Kind, correlate
@@ -48,6 +63,11 @@ class DCRReport(Report):
     correlation: Correlation | None = None
     correlation_dataset: str | None = None
     rows: list[dict[str, Any]] = Field(default_factory=list)
+    intervals: dict[str, Interval] = Field(
+        default_factory=dict, description="mean scores, Table 5 and Fig. 4 shares, the correlation with intervals"
+    )
+
+    PERCENT_INTERVALS: ClassVar[frozenset[str]] = Report.PERCENT_INTERVALS | {"consistent", "improvement rate"}
 
     def text(self) -> str:
         lines = self.summary_lines()
@@ -71,7 +91,7 @@ class DCRReport(Report):
             lines.append(f"  scores after round {r}: " + ", ".join(f"{k} {v}" for k, v in bins.items()))
         if self.correlation is not None:
             lines.append(f"correlation with human ({self.correlation_dataset}): {self.correlation.text()}")
-        return "\n".join([*lines, *self.usage_lines()])
+        return "\n".join([*lines, *self.interval_lines(), *self.usage_lines()])
 
 
 def _pairs(c: dict[str, int]) -> str:
@@ -200,7 +220,75 @@ def scored(s: SessionRecord) -> Scored:
     )
 
 
-def _finish(values: Sequence[Scored], shared: dict[str, Any], protocol: str = "dcr") -> DCRReport:
+def _correlation_intervals(
+    judged: Sequence[Judged], correlation: Correlation, level: float
+) -> dict[str, Interval]:
+    """The correlation's statistics with BCa bootstrap intervals. Summary level resamples documents (the statistic is
+    the mean of the per-document correlations), sample level and binary resample items."""
+    boot: dict[str, Any] = {"level": level, "seed": DEFAULT_SEED}
+    rows = [(j.doc_id or j.item_id, float(j.metric), float(j.human))
+            for j in judged if j.verdict and j.metric is not None and j.human is not None]  # fmt: skip
+    out: dict[str, Interval] = {}
+    if correlation.kind == "summary":
+        by_doc: dict[Any, list[tuple[float, float]]] = {}
+        for doc, m, h in rows:
+            by_doc.setdefault(doc, []).append((m, h))
+        for name, stat in (("spearman", spearman), ("kendall", kendall_tau_b)):
+            per_doc = [[stat([m for m, _ in pairs], [h for _, h in pairs])] for pairs in by_doc.values()
+                       if len({h for _, h in pairs}) > 1 and len({m for m, _ in pairs}) > 1]  # fmt: skip
+            out[f"correlation · {name} (mean over documents)"] = bootstrap_items(name, per_doc, fmean, **boot)
+        return out
+    by_item: dict[Any, list[tuple[float, float]]] = {}
+    for doc, m, h in rows:
+        by_item.setdefault(doc, []).append((m, h))
+    groups = list(by_item.values())
+
+    def on_pairs(stat: Callable[[Sequence[float], Sequence[float]], float]) -> Callable[[list[Any]], float]:
+        return lambda pairs: stat([m for m, _ in pairs], [h for _, h in pairs])
+
+    if correlation.kind == "binary":
+        out["correlation · auroc"] = bootstrap_items(
+            "AUROC", groups, lambda pairs: auroc([h == 1 for _, h in pairs], [m for m, _ in pairs]), **boot
+        )
+        return out
+    for name, stat in (("pearson", pearson), ("spearman", spearman), ("kendall", kendall_tau_b)):
+        out[f"correlation · {name}"] = bootstrap_items(name, groups, on_pairs(stat), **boot)
+    return out
+
+
+def _intervals(rated: Sequence[Scored], after_rounds: int, level: float) -> dict[str, Interval]:
+    """Mean scores (bootstrap), the share consistent at first and after each round, Table 5's improvement rates
+    (Wilson), each over items; an item's sessions are resampled together."""
+    by_item: dict[Any, list[Scored]] = {}
+    for v in rated:
+        by_item.setdefault(v.row["id"], []).append(v)
+    groups = list(by_item.values())
+    boot: dict[str, Any] = {"level": level, "seed": DEFAULT_SEED}
+
+    def share(name: str, hit: Callable[[Scored], bool | None]) -> Interval:
+        return proportion(name, [[bool(h) for v in g if (h := hit(v)) is not None] for g in groups], **boot)
+
+    out = {
+        "mean original score": bootstrap_items("mean", groups, lambda vs: fmean(v.initial for v in vs), **boot),
+        "mean final score": bootstrap_items("mean", groups, lambda vs: fmean(v.final for v in vs), **boot),
+        "consistent at first evaluation": share("consistent", lambda v: v.initial == 1),
+    }
+    for label, after in (("after round 1", lambda v: v.scores[1] if len(v.scores) > 1 else v.initial),
+                         ("after all rounds", lambda v: v.final)):  # fmt: skip
+        if any(v.initial < 1 for v in rated):
+            out[f"Table 5 {label} · improvement rate"] = share(
+                "improvement rate", lambda v, after=after: after(v) == 1 if v.initial < 1 else None
+            )
+    if after_rounds > 1:
+        for r in range(after_rounds):
+            out[f"Fig. 4 consistent after round {r}"] = share(
+                "consistent", lambda v, r=r: [x for x in v.scores[: r + 1] if x is not None][-1] == 1
+            )
+    return out
+
+
+def _finish(values: Sequence[Scored], shared: dict[str, Any], protocol: str = "dcr", ci: float = 0.0) -> DCRReport:
+    """The report; with intervals at the level ``ci`` (0: none) when a candidate was scored."""
     done = [v for v in values if v.verdict]
     rated = [v for v in done if v.initial is not None]
     rounds = max((len(v.scores) for v in rated), default=0)
@@ -212,9 +300,15 @@ def _finish(values: Sequence[Scored], shared: dict[str, Any], protocol: str = "d
         distribution.append(histogram(last))
     name, corr = _human_correlation([v.judged for v in done if v.judged is not None])
     first = [(v.initial, v.scores[1] if len(v.scores) > 1 else v.initial) for v in rated]
+    intervals = _intervals(rated, rounds, ci) if ci and rated else {}
+    if ci and corr is not None:
+        intervals |= _correlation_intervals([v.judged for v in done if v.judged is not None], corr, ci)
     return DCRReport(
         protocol=protocol,
         **shared,
+        ci=ci if intervals else None,
+        ci_seed=DEFAULT_SEED if intervals else None,
+        intervals=intervals,
         scored=len(rated),
         unscored=len(done) - len(rated),
         mean_initial_score=sum(v.initial for v in rated) / len(rated) if rated else None,
@@ -237,6 +331,6 @@ def score(sessions: Iterable[SessionRecord], protocol: str = "dcr") -> DCRReport
 
 
 report: ReportFold[Scored, DCRReport] = ReportFold(
-    session=scored, finish=lambda values, ctx: _finish(values, ctx.counts)
+    session=scored, finish=lambda values, ctx: _finish(values, ctx.counts, ci=ctx.ci)
 )
 """The report of a DCR transcript (``voirdire report``): ``report(transcript)``, or folded."""

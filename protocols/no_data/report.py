@@ -11,11 +11,23 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from pydantic import BaseModel, Field
 
-from voirdire.kit import Context, Report, ReportFold, SessionRecord, Verdict, accuracy, precision_recall_f1
+from voirdire.kit import (
+    DEFAULT_SEED,
+    Context,
+    Interval,
+    Report,
+    ReportFold,
+    SessionRecord,
+    Verdict,
+    accuracy,
+    bootstrap_items,
+    precision_recall_f1,
+    proportion,
+)
 
 from .algorithm import Decision, NoDataOutcome, NoDataRun
 from .data import FILES
@@ -180,6 +192,11 @@ class NoDataReport(Report):
     datapoints: int = Field(0, description="distinct datapoints (rows) among the sessions")
     runs: list[SeedScore] = Field(default_factory=list)
     aggregate: dict[str, MeanSD] = Field(default_factory=dict)
+    intervals: dict[str, Interval] = Field(
+        default_factory=dict, description="'seed S · accuracy' ...: each seed's scores with their intervals"
+    )
+
+    PERCENT_INTERVALS: ClassVar[frozenset[str]] = Report.PERCENT_INTERVALS | {"revealed accuracy", "flip rate"}
 
     def heading(self) -> str:
         return (
@@ -193,7 +210,7 @@ class NoDataReport(Report):
         return f"{self.heading()}\n{format_scores(self.runs, self.aggregate)}"
 
     def text(self) -> str:
-        return "\n".join([self.scores_text(), *self.summary_lines(), *self.usage_lines()])
+        return "\n".join([self.scores_text(), *self.summary_lines(), *self.interval_lines(), *self.usage_lines()])
 
 
 def dataset_name(data: str) -> str:
@@ -229,7 +246,11 @@ def _finish(values: Sequence[Datapoint], ctx: Context) -> NoDataReport:
     runs = _seed_scores([(d.seed, d.outcome) for d in values if d.labelled], rounds=rounds, phi=phi)
     data = params.get("data")
     rubric = params.get("rubric") or (data if data in FILES else None)
+    intervals = _intervals(values, ctx.ci) if ctx.ci and runs else {}
     return NoDataReport(
+        ci=ctx.ci if intervals else None,
+        ci_seed=DEFAULT_SEED if intervals else None,
+        intervals=intervals,
         protocol=header.protocol if header is not None else "no_data",
         transcript=ctx.path,
         **ctx.counts,
@@ -243,6 +264,45 @@ def _finish(values: Sequence[Datapoint], ctx: Context) -> NoDataReport:
         runs=runs,
         aggregate=aggregate_scores(runs) if runs else {},
     )
+
+
+def _f1(pairs: list[tuple[bool, bool]]) -> float:
+    """F1 of label 1 from the counts, 2tp / (2tp + fp + fn), 0 without positives (scikit-learn's, which gives the
+    point estimate): the bootstrap evaluates it thousands of times, a scikit-learn call each would take seconds."""
+    tp = sum(1 for g, p in pairs if g and p)
+    wrong = sum(1 for g, p in pairs if g != p)
+    return 2 * tp / (2 * tp + wrong) if tp or wrong else 0.0
+
+
+def _intervals(values: Sequence[Datapoint], level: float) -> dict[str, Interval]:
+    """Each seed's accuracy, F1, success and flip rates, revealed accuracy (and the tree's known accuracy and F1):
+    a seed is one run of Algorithm 1, so its datapoints are the items resampled (Wilson for the proportions, a BCa
+    bootstrap for F1); a datapoint examined in several sessions of one seed is resampled as one."""
+    by_seed: dict[int, dict[Any, list[Outcome]]] = {}
+    for d in values:
+        if d.labelled and d.outcome is not None:
+            key = d.index if d.index is not None else object()  # a datapoint without a row index: its own item
+            by_seed.setdefault(d.seed, {}).setdefault(key, []).append(d.outcome)
+    out: dict[str, Interval] = {}
+    for seed, by_item in by_seed.items():
+        groups = list(by_item.values())
+
+        def share(name: str, hit: Any, groups: list[list[Outcome]] = groups) -> Interval:
+            return proportion(name, [[bool(hit(o)) for o in g] for g in groups], level=level, seed=DEFAULT_SEED)
+
+        def f1_of(label: Any, groups: list[list[Outcome]] = groups) -> Interval:
+            pairs = [[(o.reference == 1, label(o) == 1) for o in g] for g in groups]
+            return bootstrap_items("F1", pairs, _f1, level=level, seed=DEFAULT_SEED)
+
+        out[f"seed {seed} · accuracy"] = share("accuracy", lambda o: o.label == o.reference)
+        out[f"seed {seed} · F1"] = f1_of(lambda o: o.label)
+        out[f"seed {seed} · success rate"] = share("success rate", lambda o: o.success)
+        out[f"seed {seed} · flip rate"] = share("flip rate", lambda o: o.flipped)
+        out[f"seed {seed} · revealed accuracy"] = share("revealed accuracy", lambda o: o.revealed == o.reference)
+        if all(o.known is not None for g in groups for o in g):
+            out[f"seed {seed} · known accuracy"] = share("accuracy", lambda o: int(o.known) == o.reference)
+            out[f"seed {seed} · known F1"] = f1_of(lambda o: int(o.known))
+    return out
 
 
 report: ReportFold[Datapoint, NoDataReport] = ReportFold(session=datapoint, finish=_finish)

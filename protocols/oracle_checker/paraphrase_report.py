@@ -6,11 +6,21 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from voirdire.kit import Context, Report, ReportFold, SessionRecord, Statistics, category
+from voirdire.kit import (
+    DEFAULT_SEED,
+    Context,
+    Interval,
+    Report,
+    ReportFold,
+    SessionRecord,
+    Statistics,
+    category,
+    proportion,
+)
 
 
 class ParaphraseReport(Report):
@@ -19,6 +29,11 @@ class ParaphraseReport(Report):
     yes_accepted: dict[str, str] = Field(default_factory=dict, description="Yes-prover acceptance (Table 3)")
     no_categories: dict[str, str] = Field(default_factory=dict, description="category -> accepted/n (Table 5)")
     rows: list[dict[str, Any]] = Field(default_factory=list)
+    intervals: dict[str, Interval] = Field(
+        default_factory=dict, description="the agreement and each acceptance (Tables 2, 3, 5) with its interval"
+    )
+
+    PERCENT_INTERVALS: ClassVar[frozenset[str]] = Report.PERCENT_INTERVALS | {"agreement", "acceptance"}
 
     def text(self) -> str:
         lines = self.summary_lines()
@@ -31,7 +46,7 @@ class ParaphraseReport(Report):
             )
         if self.no_categories:
             lines.append("No-checker (Table 5): " + ", ".join(f"{k} {v}" for k, v in self.no_categories.items()))
-        return "\n".join([*lines, *self.usage_lines()])
+        return "\n".join([*lines, *self.interval_lines(), *self.usage_lines()])
 
 
 class ParaphraseOutcome(Statistics):
@@ -61,18 +76,33 @@ def _finish(values: Sequence[dict[str, Any] | None], ctx: Context) -> Paraphrase
         **ctx.counts,
     )  # fmt: skip
     labelled = [r for r in rows if r["label"] in ("yes", "no") and r["answer"] in ("yes", "no")]
+    shares: dict[str, tuple[str, list[tuple[Any, bool]]]] = {}  # printed as -> (what, (item, hit) per session)
     if labelled:
         out.agreement = sum(r["label"] == r["answer"] for r in labelled) / len(labelled)
+        shares["agreement with the labels"] = ("agreement", [(r["id"], r["label"] == r["answer"]) for r in labelled])
     yes = [r for r in rows if r["answer"] == "yes"]
     for name, group in (("oracle yes", yes), ("labelled yes", [r for r in yes if r["label"] == "yes"]),
                         ("labelled no", [r for r in yes if r["label"] == "no"])):  # fmt: skip
         if group:
             out.yes_accepted[name] = f"{sum(bool(r['accepted']) for r in group)}/{len(group)}"
+            shares[f"Yes-prover accepted · {name}"] = ("acceptance", [(r["id"], r["accepted"]) for r in group])
     for cat in ("AI", "ĀI", "AĪ", "ĀĪ"):
         group = [r for r in rows if r["answer"] == "no" and r["category"] == cat]
         if group:
             out.no_categories[cat] = f"{sum(bool(r['accepted']) for r in group)}/{len(group)}"
+            shares[f"No-checker accepted · {cat}"] = ("acceptance", [(r["id"], r["accepted"]) for r in group])
+    if ctx.ci and shares:
+        out.intervals = {key: _share(name, hits, ctx.ci) for key, (name, hits) in shares.items()}
+        out.ci, out.ci_seed = ctx.ci, DEFAULT_SEED
     return out
+
+
+def _share(name: str, hits: list[tuple[Any, bool]], level: float) -> Interval:
+    """A share with its interval: Wilson over items, or a bootstrap over items when an item has several sessions."""
+    by_item: dict[Any, list[bool]] = {}
+    for item, hit in hits:
+        by_item.setdefault(item, []).append(bool(hit))
+    return proportion(name, list(by_item.values()), level=level, seed=DEFAULT_SEED)
 
 
 report: ReportFold[dict[str, Any] | None, ParaphraseReport] = ReportFold(session=row, finish=_finish)

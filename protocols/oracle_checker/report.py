@@ -11,14 +11,26 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
-from collections.abc import Sequence
-from statistics import mean
-from typing import Any, NamedTuple
+from collections.abc import Callable, Sequence
+from statistics import fmean, mean
+from typing import Any, ClassVar, NamedTuple
 
 from pydantic import Field
 
-from voirdire.kit import Context, ModelCall, Report, ReportFold, SessionRecord, category
+from voirdire.kit import (
+    DEFAULT_SEED,
+    Context,
+    Interval,
+    ModelCall,
+    Report,
+    ReportFold,
+    SessionRecord,
+    bootstrap_items,
+    category,
+    proportion,
+)
 from voirdire.kit import spearman as metrics_spearman
 
 from .entities import norm
@@ -51,6 +63,12 @@ class EntityReport(Report):
     oracle_calls_per_sentence: float | None = Field(None, description="replies drawn (samples) per session")
     oracle_requests_per_sentence: float | None = Field(None, description="HTTP requests (or generations)")
     rows: list[dict[str, Any]] = Field(default_factory=list)
+    intervals: dict[str, Interval] = Field(
+        default_factory=dict, description="acceptances, Table 1's means and Spearman's ρ with their intervals"
+    )
+
+    PERCENT_INTERVALS: ClassVar[frozenset[str]] = Report.PERCENT_INTERVALS | {"sentence acceptance",
+                                                                              "entity acceptance"}  # fmt: skip
 
     def text(self) -> str:
         lines = self.summary_lines()
@@ -70,7 +88,7 @@ class EntityReport(Report):
         if self.oracle_requests_per_sentence is not None:
             lines.append(f"oracle per sentence: {self.oracle_calls_per_sentence:.1f} replies in "
                          f"{self.oracle_requests_per_sentence:.1f} requests")  # fmt: skip
-        return "\n".join([*lines, *self.usage_lines()])
+        return "\n".join([*lines, *self.interval_lines(), *self.usage_lines()])
 
 
 class Sentence(NamedTuple):
@@ -133,9 +151,50 @@ def _finish(values: Sequence[Sentence], ctx: Context) -> EntityReport:
                     out.correlations[f"{LABELS[a]}~{LABELS[b]}"] = spearman(
                         [float(r[a]) for r in rows], [float(r[b]) for r in rows]
                     )
+    if rows and ctx.ci:
+        out.intervals = _intervals(rows, ctx.ci)
+        out.ci, out.ci_seed = ctx.ci, DEFAULT_SEED
     if values:
         out.oracle_calls_per_sentence = mean([v.calls for v in values])
         out.oracle_requests_per_sentence = mean([v.requests for v in values])
+    return out
+
+
+def _intervals(rows: list[dict[str, Any]], level: float) -> dict[str, Interval]:
+    """The acceptances (per sentence: Wilson; per entity, a ratio: bootstrap), each mean of Table 1 and each
+    Spearman ρ (BCa bootstrap); an item's sessions are resampled together."""
+    by_item: dict[Any, list[dict[str, Any]]] = {}
+    for r in rows:
+        by_item.setdefault(r["id"], []).append(r)
+    groups = list(by_item.values())
+    boot: dict[str, Any] = {"level": level, "seed": DEFAULT_SEED}
+
+    def entity_acceptance(rs: list[dict[str, Any]]) -> float:
+        total = sum(r["n_entities"] for r in rs)
+        return sum(r["n_entities"] for r in rs if r["accepted"]) / total if total else math.nan
+
+    def mean_of(k: str) -> Callable[[list[dict[str, Any]]], float]:
+        return lambda rs: fmean(float(r[k]) for r in rs)
+
+    def rho(a: str, b: str) -> Callable[[list[dict[str, Any]]], float]:
+        def statistic(rs: list[dict[str, Any]]) -> float:
+            value = spearman([float(r[a]) for r in rs], [float(r[b]) for r in rs])
+            return math.nan if value is None else value
+
+        return statistic
+
+    accepted = [[bool(r["accepted"]) for r in g] for g in groups]
+    out = {
+        "sentence acceptance": proportion("sentence acceptance", accepted, **boot),
+        "entity acceptance": bootstrap_items("entity acceptance", groups, entity_acceptance, **boot),
+    }
+    for k in MEASURES:
+        out[f"mean {LABELS[k]}"] = bootstrap_items("mean", groups, mean_of(k), **boot)
+    for a in ("a_test", "a_rate", "n_entities"):
+        for b in ("con_o", "con_rs", "n_entities"):
+            if a != b:
+                name = f"{LABELS[a]}~{LABELS[b]}"
+                out[f"Spearman {name}"] = bootstrap_items("Spearman ρ", groups, rho(a, b), **boot)
     return out
 
 

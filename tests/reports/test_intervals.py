@@ -18,7 +18,7 @@ from voirdire.certificate import DEFAULT_SEED
 from voirdire.cli import main
 from voirdire.protocols.cross_examination import scoring
 from voirdire.registry.plugins import registrations
-from voirdire.reports.fold import ReportFold, generic_report, report_file
+from voirdire.reports.fold import Context, ReportFold, generic_report, report_file
 from voirdire.transcript import RunHeader
 
 qa = importlib.import_module("voirdire.protocols.qa_entailment.report")  # the package's ``report`` is the fold
@@ -179,3 +179,98 @@ def test_report_ci_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> No
         assert exit_.value.code == 2
         err = capsys.readouterr().err.strip().splitlines()[0]
         assert err.startswith("voirdire report: error: --ci: ") and bad in err
+
+
+def ctx(level: float = 0.95) -> Context:
+    return Context(headers=[], counts=SHARED, ci=level)
+
+
+def test_oracle_checker_acceptances_means_and_spearman() -> None:
+    oracle = importlib.import_module("voirdire.protocols.oracle_checker.report")
+    rng = random.Random(2)
+    values = []
+    for i in range(60):
+        n = rng.randint(1, 6)
+        a_test = rng.random()
+        row = {"id": f"s{i}", "accepted": a_test > 0.4, "a_test": a_test, "a_rate": min(1.0, a_test + rng.random() / 3),
+               "con_o": rng.randint(1, 5), "con_rs": rng.randint(1, 5), "n_entities": n, "tested": []}  # fmt: skip
+        values.append(oracle.Sentence(3, 3, "accepted" if row["accepted"] else "rejected", row, None))
+    r = oracle._finish(values, ctx())
+    iv = r.intervals
+    assert iv["sentence acceptance"].estimate == pytest.approx(r.sentence_acceptance, abs=1e-12)
+    assert iv["sentence acceptance"].method == "Wilson" and iv["sentence acceptance"].n == 60
+    assert iv["entity acceptance"].estimate == pytest.approx(r.entity_acceptance, abs=1e-12)
+    for key, value in r.means.items():
+        assert iv[f"mean {oracle.LABELS[key]}"].estimate == pytest.approx(value, abs=1e-12)
+    for name, rho in r.correlations.items():
+        assert rho is not None and iv[f"Spearman {name}"].estimate == pytest.approx(rho, abs=1e-12)
+        assert iv[f"Spearman {name}"].low is not None, name
+    assert "entity acceptance" in r.text() and "%" in r.text().split("entity acceptance")[-1].splitlines()[0]
+    assert oracle._finish(values, ctx(0)).intervals == {}
+
+
+def test_oracle_paraphrase_shares() -> None:
+    para = importlib.import_module("voirdire.protocols.oracle_checker.paraphrase_report")
+    rows = [{"id": f"p{i}", "label": "yes" if i % 3 else "no", "decision": "x", "accepted": i % 4 != 0,
+             "answer": "yes" if i % 2 else "no", "category": "AI"} for i in range(40)]  # fmt: skip
+    r = para._finish(rows, ctx())
+    assert r.agreement is not None and r.intervals["agreement with the labels"].estimate == pytest.approx(r.agreement)
+    accepted, n = map(int, r.yes_accepted["oracle yes"].split("/"))
+    yes = r.intervals["Yes-prover accepted · oracle yes"]
+    assert (yes.estimate, yes.n, yes.method) == (pytest.approx(accepted / n), n, "Wilson")
+    assert "No-checker accepted · AI" in r.intervals and not para._finish(rows, ctx(0)).intervals
+
+
+def test_no_data_each_seed_is_resampled_over_its_datapoints() -> None:
+    nd = importlib.import_module("voirdire.protocols.no_data.report")
+    rng = random.Random(4)
+    values = []
+    for seed in (0, 1):
+        for i in range(50):
+            y = rng.randint(0, 1)
+            label = y if rng.random() < 0.7 else 1 - y
+            outcome = nd.Outcome(reference=y, label=label, revealed=y if rng.random() < 0.9 else 1 - y,
+                                 success=rng.random() < 0.5, flipped=rng.random() < 0.2, known=None)  # fmt: skip
+            values.append(nd.Datapoint(index=i, seed=seed, labelled=True, outcome=outcome))
+    r = nd._finish(values, ctx())
+    assert [run.seed for run in r.runs] == [0, 1]
+    for run in r.runs:
+        for metric, field in (("accuracy", "accuracy"), ("F1", "f1"), ("success rate", "success_rate"),
+                              ("flip rate", "flip_rate"), ("revealed accuracy", "revealed_accuracy")):  # fmt: skip
+            interval = r.intervals[f"seed {run.seed} · {metric}"]
+            assert interval.estimate == pytest.approx(getattr(run, field), abs=1e-12) and interval.n == 50
+    assert "seed 1 · flip rate" in r.text() and not nd._finish(values, ctx(0)).intervals
+
+
+def dcr_values(summary: bool) -> list[Any]:
+    dcr = importlib.import_module("voirdire.protocols.dcr.report")
+    rng = random.Random(8)
+    values = []
+    for i in range(48):
+        human = rng.randint(1, 5) / 5
+        initial = min(1.0, max(0.0, human + rng.gauss(0, 0.2)))
+        final = 1.0 if initial < 1 and rng.random() < 0.5 else initial
+        doc = f"d{i // 6}" if summary else None
+        judged = dcr.Judged(dataset="x", human=human, doc_id=doc, item_id=f"c{i}", verdict=True, metric=initial)
+        values.append(dcr.Scored(row={"id": f"c{i}"}, verdict=True, initial=initial, scores=[initial, final],
+                                 final=final, stopped="max_rounds", judged=judged))  # fmt: skip
+    return values
+
+
+@pytest.mark.parametrize("summary", [False, True])
+def test_dcr_scores_and_correlations(summary: bool) -> None:
+    dcr = importlib.import_module("voirdire.protocols.dcr.report")
+    r = dcr._finish(dcr_values(summary), SHARED, ci=0.95)
+    iv = r.intervals
+    assert iv["mean original score"].estimate == pytest.approx(r.mean_initial_score, abs=1e-12)
+    assert iv["mean final score"].estimate == pytest.approx(r.mean_final_score, abs=1e-12)
+    assert r.all_rounds is not None and r.all_rounds.rate is not None
+    rate = iv["Table 5 after all rounds · improvement rate"]
+    assert (rate.estimate, rate.n) == (pytest.approx(r.all_rounds.rate), r.all_rounds.inconsistent)
+    assert r.correlation is not None and r.correlation.kind == ("summary" if summary else "sample")
+    suffix = " (mean over documents)" if summary else ""
+    for name, value in r.correlation.values().items():
+        interval = iv[f"correlation · {name}{suffix}"]
+        assert interval.estimate == pytest.approx(value, abs=1e-12) and interval.low is not None, name
+        assert interval.n == (r.correlation.documents if summary else 48)
+    assert not dcr._finish(dcr_values(summary), SHARED).intervals  # score() and callers without a level: none
