@@ -4,9 +4,11 @@ why; an item with several sessions is resampled as one item."""
 
 from __future__ import annotations
 
+import html
 import importlib
 import json
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -274,3 +276,27 @@ def test_dcr_scores_and_correlations(summary: bool) -> None:
         assert interval.estimate == pytest.approx(value, abs=1e-12) and interval.low is not None, name
         assert interval.n == (r.correlation.documents if summary else 48)
     assert not dcr._finish(dcr_values(summary), SHARED).intervals  # score() and callers without a level: none
+
+
+def test_the_viewer_report_page_and_export_html_show_the_intervals(tmp_path: Path) -> None:
+    """Both render the report's text: its interval lines come with it, HTML-escaped as any text."""
+    from starlette.testclient import TestClient
+
+    from voirdire.reports.prices import Prices
+    from voirdire.web.app import create_app
+    from voirdire.web.catalog import Library
+    from voirdire.web.export import export_file
+
+    run = tmp_path / "runs" / "qa.jsonl"
+    run.parent.mkdir()
+    run.write_bytes((FIXTURES / "qa_lexical.jsonl").read_bytes())
+    expected, _ = report_file(run, fold_for)
+    line = next(x for x in expected.interval_lines() if "all · accuracy" in x).strip()
+    client = TestClient(create_app(Library([run.parent]), prices=Prices({})), base_url="http://127.0.0.1")
+    page = client.get("/run/qa.jsonl/report")
+    assert page.status_code == 200
+    shown = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page.text)).split())
+    assert f"intervals (95%, bootstrap seed {DEFAULT_SEED}):" in shown and " ".join(line.split()) in shown
+    exported = export_file(run, tmp_path / "out" / "qa.html", prices=Prices({})).read_text(encoding="utf-8")
+    shown = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", exported)).split())
+    assert f"intervals (95%, bootstrap seed {DEFAULT_SEED}):" in shown and " ".join(line.split()) in shown
