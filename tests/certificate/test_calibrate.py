@@ -132,7 +132,8 @@ def test_labels_not_drawn_by_voirdire_are_refused_unless_declared_random(run, tm
     assert c["estimate"]["labelled"] == 30 and "declared by --labels-are-random" in c["assumptions"][0]
     # every item labelled (a census) needs no sample
     everything = tmp_path / "all.csv"
-    everything.write_text("item_id,label\n" + "".join(f"{i},{str(h).lower()}\n" for i, (_, h) in truth.items()))
+    rows = "".join(f"{i},{str(h).lower()}\n" for i, (_, h) in truth.items())
+    everything.write_text("\ufeffitem_id,label\n" + rows, encoding="utf-8")  # as a spreadsheet saves it, with a BOM
     c = calibrate_json(capsys, str(transcript), "--labels", str(everything))
     assert c["agreement"]["items"] == ITEMS and c["assumptions"] == []
 

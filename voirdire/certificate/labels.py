@@ -44,7 +44,7 @@ def label_words(decisions: Mapping[str, bool]) -> dict[str, bool]:
 def read_labels(path: Path, *, item_ids: set[str], words: Mapping[str, bool]) -> list[Label]:
     """The labels of ``path``, checked: known item ids, labels among ``words``, no item labelled twice by one
     annotator; a line whose label is null (an item of a sample not labelled yet) is skipped."""
-    text = read_text(path, "labels", LabelsError)
+    text = read_text(path, "labels", LabelsError).removeprefix("\ufeff")  # a spreadsheet's byte-order mark
     rows = _csv_rows(path, text) if path.suffix.lower() == ".csv" else _jsonl_rows(path, text)
     labels: list[Label] = []
     first: dict[tuple[str, str], int] = {}
