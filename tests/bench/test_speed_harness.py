@@ -57,7 +57,9 @@ async def test_raw_driver_against_the_fake_endpoint(
     # Majority's greedy examinations repeat each other's requests; a single examination repeats none.
     assert traffic.identical == 5 * (examinations - 1) * shape.calls_per_examination()
     assert traffic.max_in_flight <= 3 * shape.in_flight(p)
-    assert 1 <= state.connections["default"] <= traffic.max_in_flight
+    # No more connections than requests the driver lets be in flight at once (what the server sees overlap is a
+    # matter of timing on a busy machine, not a bound).
+    assert 1 <= state.connections["default"] <= 3 * shape.in_flight(p)
 
 
 def test_replies_follow_the_conversation() -> None:

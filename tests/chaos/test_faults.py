@@ -25,8 +25,8 @@ async def test_a_fault_is_retried_and_counted(fault: str, tmp_path: Path) -> Non
     out = tmp_path / "t.jsonl"
     with ChaosServer(replies, in_order([fault]), retry_after="0") as server:
         result = await run_protocol(
-            Chaos(), [Question(id="q", question="Capital?")], out=out, roles=roles(server.url, timeout=0.5)
-        )
+            Chaos(), [Question(id="q", question="Capital?")], out=out, roles=roles(server.url, timeout=2)
+        )  # a deadline a hang reaches, with room for a busy machine to answer the rest well within it
     assert not result.errors and result.verdicts["q"].accepted is True
     first = load(out).sessions["q"].of_kind(ModelCall)[0]
     assert first.retries == 1 and first.response == "Paris."
@@ -61,7 +61,7 @@ async def test_thirty_sessions_through_every_fault_at_once(tmp_path: Path) -> No
     out = tmp_path / "t.jsonl"
     items = [Question(id=f"q{i}", question=f"Capital {i}?") for i in range(30)]
     with ChaosServer(replies, at_rates(rates, seed=5), retry_after="0") as server:
-        result = await run_protocol(Chaos(), items, out=out, roles=roles(server.url, timeout=0.5), concurrency=6)
+        result = await run_protocol(Chaos(), items, out=out, roles=roles(server.url, timeout=1.5), concurrency=6)
     seen = server.faults()
     assert len(seen) >= 8, seen  # nearly every kind of fault happened
     t = load(out)

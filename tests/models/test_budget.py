@@ -29,9 +29,9 @@ def client(url: str) -> Any:
 
 
 def slow(messages: list[dict[str, Any]]) -> str:
-    """The chaos replies, each after 0.1 s: the last of 14 requests sent one at a time waits 1.3 s before it is
-    sent, longer than its own deadline of 1 s, which is ten of these replies."""
-    time.sleep(0.1)
+    """The chaos replies, each after 0.2 s: the last of 14 requests sent one at a time waits 2.6 s before it is
+    sent, longer than its own deadline of 2 s, which is ten of these replies (room for a busy machine)."""
+    time.sleep(0.2)
     return replies(messages)
 
 
@@ -39,7 +39,7 @@ async def test_a_request_queued_at_the_limit_gets_its_whole_deadline_once_sent(m
     monkeypatch.setenv("VOIRDIRE_MAX_CONNECTIONS", "1")  # one request at a time: the others queue
     with ChaosServer(slow, lambda index, body: "ok") as server:
         c = client(server.url)
-        outcomes = await asyncio.gather(*(c.complete(ASK, {"timeout": 1}) for _ in range(14)), return_exceptions=True)
+        outcomes = await asyncio.gather(*(c.complete(ASK, {"timeout": 2}) for _ in range(14)), return_exceptions=True)
         limit = c._endpoint.limit if c._endpoint else None
         await c.close()
     # Queued for up to 13 replies, longer than the deadline: no request failed for its wait in voirdire's own
