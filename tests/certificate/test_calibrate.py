@@ -220,3 +220,15 @@ def test_gold_from_the_reports_rows(capsys) -> None:
     assert [d["item_id"] for d in c["disagreements"]] == ["b"]
     census = c["estimate"]["classical"]
     assert census["high"] == 1.0 and census["method"].endswith("cut to [0.0, 1.0]")
+
+
+def test_sessions_without_a_verdict_are_left_out_and_counted(tmp_path: Path, capsys) -> None:
+    fixture = Path(__file__).resolve().parent.parent / "core" / "report_fixtures" / "cross_examination-errors.jsonl"
+    rows = [{"item_id": "c1", "label": "correct"}, {"item_id": "c2", "label": True}]
+    labels = write_labels(tmp_path / "l.jsonl", rows)
+    c = calibrate_json(capsys, str(fixture), "--labels", str(labels))
+    assert c["left_out"] == ["1 session without an accept/reject verdict"]
+    assert c["agreement"]["confusion"] == {"tp": 1, "fp": 0, "fn": 1, "tn": 0}
+    # the errored item has no verdict to compare, yet it is an item of the run: labelling it is not an error
+    both = write_labels(tmp_path / "m.jsonl", [{"item_id": "c3", "label": False}, {"item_id": "c1", "label": True}])
+    assert main([*CALIBRATE, str(fixture), "--labels", str(both), "--labels-are-random"]) == 0

@@ -46,7 +46,7 @@ def register(sub: Any) -> None:
         help="verdicts against human labels: confusion matrix, TPR/TNR, accuracy, κ, α with intervals, "
         "disagreements, and a prediction-powered estimate from a random sample of labels",
     )
-    p.add_argument("transcript", type=Path, metavar="TRANSCRIPT")
+    p.add_argument("transcript", type=Path, metavar="TRANSCRIPT", help="a run's transcript (.jsonl)")
     p.add_argument("--labels", type=Path, metavar="FILE",
                    help="human labels: JSONL or CSV with item_id, label and optional annotator "
                    "(default: the gold fields the protocol records)")  # fmt: skip
