@@ -118,7 +118,8 @@ class ChaosServer:
                     body = {}
                 with server._lock:
                     index = len(server.log)
-                    fault = server.plan(index, body) if self.path.partition("?")[0].endswith("/chat/completions") else "404"
+                    chat = self.path.partition("?")[0].endswith("/chat/completions")  # a query string kept
+                    fault = server.plan(index, body) if chat else "404"
                     headers = {k.lower(): v for k, v in self.headers.items()}
                     server.log.append(Logged(time.monotonic(), self.path, headers, body, fault))
                 getattr(self, "_" + fault.replace("404", "not_found"))(body)
