@@ -52,7 +52,7 @@ def test_a_role_played_through_inspect_is_priced_by_its_model_name() -> None:
     label = "client:InspectModelClient:inspect/openai/gpt-4o-mini"
     assert model_name(label) == ("gpt-4o-mini", None)
     assert model_name("client:InspectModelClient:inspect/openai/azure/my-deployment") == ("my-deployment", None)
-    assert model_name("client:InspectModelClient:inspect/mockllm/model")[1] == "scripted"  # free
+    assert model_name("client:InspectModelClient:inspect/mockllm/model")[1] == "mockllm"  # free
     packaged = load_prices(env={})
     assert packaged.pricing(label).price == packaged.pricing("openai:gpt-4o-mini").price is not None
     prices = Prices({"gpt-4o-mini": Price(input=1.0, output=2.0)})

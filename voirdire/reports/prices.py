@@ -90,8 +90,8 @@ def model_name(label: str) -> tuple[str, str | None]:
 
 _INSPECT = "inspect/"  # a role played by an Inspect model: inspect/PROVIDER/NAME
 # Inspect's providers whose models answer here, at no cost: its mock model, and its in-process Hugging Face and vLLM
-# models (Inspect's ``mockllm``, ``hf``, ``vllm``) are priced as the embedded model is.
-_INSPECT_FREE = {"mockllm": "scripted", "hf": "local", "vllm": "local", "llama-cpp-python": "local"}
+# models (Inspect's ``mockllm``, ``hf``, ``vllm``) cost nothing, named by their kind in the cost line.
+_INSPECT_FREE = {"mockllm": "mockllm", "hf": "local", "vllm": "local", "llama-cpp-python": "local"}
 
 
 def inspect_model_name(name: str) -> tuple[str, str | None]:
