@@ -28,7 +28,6 @@ in the transcript once, and warns which worker died and how many sessions it ran
 from __future__ import annotations
 
 import asyncio
-import builtins
 import contextlib
 import gc
 import os
@@ -47,7 +46,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from voirdire.base import CannotWrite, VoirdireError
+from voirdire.base import VoirdireError
 from voirdire.executors.base import (
     Limits,
     MaskingWriter,
@@ -57,14 +56,28 @@ from voirdire.executors.base import (
     Tally,
     endpoint_limits,
     masked_json,
-    merge_limits,
     pickled,
     start_clients,
 )
+from voirdire.executors.dealer import (
+    Cancel,
+    Crashed,
+    Dealer,
+    Died,
+    Ended,
+    Events,
+    Failed,
+    Finish,
+    LimitsNow,
+    Ready,
+    Report,
+    Retried,
+    Run,
+    Warned,
+    Worker,
+)
 from voirdire.models import ModelPool
-from voirdire.transcript import ResponseCache, RunHeader, Verdict
-
-Message = tuple[Any, ...]
+from voirdire.transcript import ResponseCache, RunHeader
 
 _WORKER = "from voirdire.executors.local import worker_main; worker_main()"
 STOP_WAIT_S = 10.0  # how long stopped workers get to cancel their sessions and close, before they are killed
@@ -80,63 +93,65 @@ def exit_text(code: int | None) -> str:
     return f"exit status {code}"
 
 
-class _Worker:
-    """The parent's side of one worker process."""
+class _Worker(Worker):
+    """The parent's side of one worker process: what the dealer says goes over its socket."""
+
+    rerun = "run again in the run's own process"
+    until_closed = True
 
     def __init__(self, index: int, proc: subprocess.Popen[bytes] | _Forked, conn: Connection) -> None:
+        super().__init__()
         self.index = index
         self.proc = proc
         self.conn = conn
-        self.in_flight: dict[str, BaseModel] = {}  # sessions dealt to it that have not ended, in order
-        self.alive = True
-        self.finishing = False  # told that no further session comes
-        self.limits: Limits = {}
+        self.watch: asyncio.Task[None] | None = None  # waits for its exit status once its socket closed
 
-    def send(self, message: Message) -> None:
-        with contextlib.suppress(OSError):  # it died: its end of the socket is gone, its reader says "eof"
+    def send(self, message: Run | Finish | Cancel) -> None:
+        with contextlib.suppress(OSError):  # it died: its end of the socket is gone, its reader says so
             self.conn.send(message)
+
+    def run(self, sid: str, item: BaseModel) -> None:
+        self.send(Run(sid, item))
+
+    def finish(self) -> None:
+        self.send(Finish())
 
     def describe(self) -> str:
         return f"worker process {self.index + 1} (pid {self.proc.pid})"
 
 
-class _Here:
-    """The parent's own share of the sessions: tasks in its event loop, answering on the same queue as the workers
-    (a verdict as it is, not serialised), so that one dealer serves both."""
+class _Here(Worker):
+    """The parent's own share of the sessions: tasks in its event loop, reporting on the same queue as the workers
+    (a verdict as it is, not serialised), so that one dealer serves both. It never dies: it runs again the
+    sessions of a worker that did."""
 
-    def __init__(self, runner: SessionRunner, writer: MaskingWriter, events: Events, keep_verdicts: bool) -> None:
+    def __init__(self, runner: SessionRunner, events: Events, keep_verdicts: bool) -> None:
+        super().__init__()
         self.runner = runner
-        self.writer = writer
+        self.writer: MaskingWriter | None = None
         self.events = events
         self.keep_verdicts = keep_verdicts
-        self.in_flight: dict[str, BaseModel] = {}
         self.tasks: set[asyncio.Task[None]] = set()
-        self.alive = True
-        self.finishing = False
 
-    @property
-    def limits(self) -> Limits:
-        return endpoint_limits()
+    def limits_now(self) -> Limits:
+        return endpoint_limits()  # this process's limiter, read as the progress line is drawn
 
-    def send(self, message: Message) -> None:
-        if message[0] == "run":
-            task = asyncio.create_task(self._one(message[1], message[2]))
-            self.tasks.add(task)
-            task.add_done_callback(self.tasks.discard)
-        elif message[0] == "finish":
-            self.finishing = True
-            self.alive = bool(self.in_flight)
+    def run(self, sid: str, item: BaseModel) -> None:
+        task = asyncio.create_task(self._one(sid, item))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
 
     async def _one(self, sid: str, item: BaseModel) -> None:
+        assert self.writer is not None  # given before any session is dealt
         try:
             outcome = await self.runner.run(item, sid, self.writer)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            self.events.put_nowait((self, ("crash", sid, f"{type(exc).__name__}: {exc}")))
+            self.events.put_nowait((self, Crashed(sid, f"{type(exc).__name__}: {exc}")))
             return
         verdict = outcome.verdict if self.keep_verdicts else None
-        self.events.put_nowait((self, ("end", sid, verdict, outcome.error)))
+        self.events.put_nowait((self, Ended(sid, verdict, outcome.error)))
 
     async def cancel(self) -> None:
         for task in self.tasks:
@@ -147,14 +162,17 @@ class _Here:
         return "the run's own process"
 
 
-Events = asyncio.Queue[tuple["_Worker | _Here", Message]]  # (who, message) as the parent receives them
-
-
 def _listen(worker: _Worker, loop: asyncio.AbstractEventLoop, events: Events) -> None:
-    """Every message the worker sends, onto the parent's event queue as it arrives; "eof" when it is gone. Read
-    by the event loop itself (no thread per worker contending for the GIL): a message is one or two writes of the
-    worker's, so a read that has begun waits for at most the rest of one message."""
+    """Every report the worker sends, onto the parent's event queue as it arrives; ``Died`` once it is gone and
+    its exit status known. Read by the event loop itself (no thread per worker contending for the GIL): a message
+    is one or two writes of the worker's, so a read that has begun waits for at most the rest of one message."""
     fd = worker.conn.fileno()
+
+    async def died() -> None:
+        code = await _exit_code(worker)
+        if code != 0:  # its last report of requests in flight no longer holds
+            worker.limits = {}
+        events.put_nowait((worker, Died(exit_text(code))))
 
     def readable() -> None:
         try:
@@ -162,9 +180,9 @@ def _listen(worker: _Worker, loop: asyncio.AbstractEventLoop, events: Events) ->
                 events.put_nowait((worker, worker.conn.recv()))
         except (EOFError, OSError):
             loop.remove_reader(fd)
-            events.put_nowait((worker, ("eof",)))
+            worker.watch = loop.create_task(died())
         except Exception as exc:  # a message that does not unpickle: the worker is broken
-            events.put_nowait((worker, ("crash", None, f"{type(exc).__name__}: {exc}")))
+            events.put_nowait((worker, Crashed(None, f"{type(exc).__name__}: {exc}")))
 
     loop.add_reader(fd, readable)
 
@@ -316,113 +334,35 @@ async def run_in_processes(
             writer.write(header)
             replies = ResponseCache(job.cache) if job.cache is not None else None
             runner = SessionRunner(job, pool, {}, replies, on_retry=lambda *_: tally.retry())
-            here = _Here(runner, writer, events, job.keep_verdicts)
+            here = _Here(runner, events, job.keep_verdicts)
+            here.writer = writer  # the parent's own sessions write their records as they go
+
+            def write(records: tuple[str, ...]) -> None:
+                writer.write_line("\n".join(records))  # a worker's session, masked there, in one write
+
+            dealer = Dealer([here, *workers], iter(pending), tally, job.concurrency, write=write, rescue=here)
             try:
-                await _deal(job, iter(pending), [here, *workers], tally, events)
+                await dealer.run(events)
                 done = True
             finally:
                 await here.cancel()
     finally:
         for worker in workers:
             loop.remove_reader(worker.conn.fileno())
-        _stop(workers, cancel=not done)
+        await _stop(workers, cancel=not done)
         await pool.close()
 
 
 async def _until_ready(workers: list[_Worker], events: Events) -> None:
     waiting = len(workers)
     while waiting:
-        worker, message = await events.get()
-        if message[0] == "ready":
+        worker, report = await events.get()
+        if isinstance(report, Ready):
             waiting -= 1
-        elif message[0] == "failed":
-            raise RunSetupError(message[1])
-        elif message[0] == "eof":
-            code = await _exit_code(worker)
-            raise RunSetupError(f"{worker.describe()} ended as it started ({exit_text(code)}); see the errors above")
-
-
-async def _deal(
-    job: SessionJob,
-    pending: Any,
-    workers: Sequence[_Worker | _Here],
-    tally: Tally,
-    events: Events,
-) -> None:
-    """Deal sessions out and take the workers' reports until every worker has ended; write the records of the
-    workers' sessions as each ends (the parent's own sessions write theirs)."""
-    here = next(w for w in workers if isinstance(w, _Here))
-    tally.limits = lambda: merge_limits(w.limits for w in workers)  # an ended worker's last report stays
-    exhausted = False
-
-    def deal(worker: _Worker | _Here) -> None:
-        nonlocal exhausted
-        while worker.alive and not worker.finishing and len(worker.in_flight) < job.concurrency:
-            following = None if exhausted else next(pending, None)
-            if following is None or not tally.start():
-                exhausted = exhausted or following is None
-                worker.finishing = True
-                worker.send(("finish",))
-                return
-            item, sid = following
-            worker.in_flight[sid] = item
-            worker.send(("run", sid, item))
-
-    for worker in workers:
-        deal(worker)
-    while any(w.alive for w in workers):
-        worker, message = await events.get()
-        kind = message[0]
-        if kind == "end":
-            _, sid, verdict, error, *records = message
-            if records and records[0]:  # a worker's session: its records, masked there, in one write
-                here.writer.write_line(records[0])
-            worker.in_flight.pop(sid, None)
-            tally.end(sid, _verdict(verdict), error)
-            if isinstance(worker, _Here) and worker.finishing and not worker.in_flight:
-                worker.alive = False
-            if tally.stopped:  # the error budget is spent: no worker gets another session
-                for other in workers:
-                    deal(other)
-            else:
-                deal(worker)
-        elif kind == "retry":
-            tally.retry()
-        elif kind == "limits":
-            worker.limits = message[1]
-            tally.show()
-        elif kind == "warning":
-            category = getattr(builtins, message[1], None)
-            is_warning = isinstance(category, type) and issubclass(category, Warning)
-            warnings.warn(message[2], category if is_warning else UserWarning, stacklevel=1)
-        elif kind == "crash":  # an exception outside any session: a bug, as it would be in one process
-            if message[2].startswith(f"{CannotWrite.__name__}: "):  # a full disk: the same error as in one process
-                raise CannotWrite(message[2].partition(": ")[2])
-            raise RuntimeError(f"{worker.describe()}: {message[2]}")
-        elif kind == "eof" and isinstance(worker, _Worker):
-            worker.alive = False
-            code = await _exit_code(worker)
-            if code != 0:  # its last report of requests in flight no longer holds
-                worker.limits = {}
-            lost, worker.in_flight = worker.in_flight, {}
-            if lost:  # nothing of them was written: this process runs them again (started already: not counted)
-                note = (
-                    f"{worker.describe()} died ({exit_text(code)}); the {len(lost)} session"
-                    f"{'s' * (len(lost) != 1)} it was running {'were' if len(lost) != 1 else 'was'} run again "
-                    "in the run's own process"
-                )
-                tally.result.warnings.append(note)
-                warnings.warn(note, RuntimeWarning, stacklevel=1)
-                here.alive = True
-                for sid, item in lost.items():
-                    here.in_flight[sid] = item
-                    here.send(("run", sid, item))
-            tally.show()
-            if not any(w.alive for w in workers) and not exhausted and not tally.stopped:
-                if next(pending, None) is None:
-                    exhausted = True
-                else:  # nobody is left to run the rest: a re-run resumes them (and the dead workers' sessions)
-                    tally.stop(f"every worker process died (the last: {exit_text(code)})")
+        elif isinstance(report, Failed):
+            raise RunSetupError(report.why)
+        elif isinstance(report, Died):
+            raise RunSetupError(f"{worker.describe()} ended as it started ({report.why}); see the errors above")
 
 
 async def _exit_code(worker: _Worker) -> int:
@@ -435,19 +375,16 @@ async def _exit_code(worker: _Worker) -> int:
     return code
 
 
-def _verdict(sent: Verdict | str | None) -> Verdict | None:
-    """A verdict from the parent's own sessions as it is, a worker's from its JSON."""
-    return Verdict.model_validate_json(sent) if isinstance(sent, str) else sent
-
-
-def _stop(workers: list[_Worker], *, cancel: bool) -> None:
+async def _stop(workers: list[_Worker], *, cancel: bool) -> None:
     """Every worker ended: asked to cancel its sessions when the run did not finish (Ctrl-C, an error), given
     ``STOP_WAIT_S`` to close its clients and its transcript, then killed. Runs before the transcript lock is
     released, so no worker outlives the lock."""
-    if cancel:
-        for worker in workers:
-            if worker.proc.poll() is None:
-                worker.send(("cancel",))
+    for worker in workers:
+        if worker.watch is not None:  # its exit status is no longer awaited here
+            worker.watch.cancel()
+            await asyncio.gather(worker.watch, return_exceptions=True)
+        if cancel and worker.proc.poll() is None:
+            worker.send(Cancel())
     deadline = time.monotonic() + STOP_WAIT_S
     for worker in workers:
         try:
@@ -479,7 +416,7 @@ def worker_main() -> None:
     try:
         job: SessionJob = pickle.loads(conn.recv_bytes())
     except Exception as exc:
-        conn.send(("failed", f"a worker process cannot read the run: {type(exc).__name__}: {exc}"))
+        conn.send(Failed(f"a worker process cannot read the run: {type(exc).__name__}: {exc}"))
         return
     sys.exit(asyncio.run(_serve(job, conn)))
 
@@ -487,7 +424,7 @@ def worker_main() -> None:
 async def _serve(job: SessionJob, conn: Connection) -> int:
     lock = threading.Lock()  # messages come from the loop, and warnings from threads that read long replies
 
-    def send(message: tuple[Any, ...]) -> None:
+    def send(message: Report) -> None:
         with lock, contextlib.suppress(OSError):  # the parent is gone: the inbox says so
             conn.send(message)
 
@@ -495,21 +432,21 @@ async def _serve(job: SessionJob, conn: Connection) -> int:
     try:
         await start_clients(pool, job.bound, {})
     except Exception as exc:
-        send(("failed", str(exc) if isinstance(exc, VoirdireError) else f"{type(exc).__name__}: {exc}"))
+        send(Failed(str(exc) if isinstance(exc, VoirdireError) else f"{type(exc).__name__}: {exc}"))
         return 0
     replies = ResponseCache(job.cache) if job.cache is not None else None
-    runner = SessionRunner(job, pool, {}, replies, on_retry=lambda *_: send(("retry",)))
+    runner = SessionRunner(job, pool, {}, replies, on_retry=lambda *_: send(Retried()))
     shown: set[str] = set()
 
     def forward(message: Warning | str, category: type[Warning], *rest: object, **kw: object) -> None:
         text = str(message)
         if text not in shown:  # the parent shows it (once); the same warning of every session is sent once
             shown.add(text)
-            send(("warning", category.__name__, text))
+            send(Warned(category.__name__, text))
 
     warnings.showwarning = forward  # type: ignore[assignment]
     loop = asyncio.get_running_loop()
-    inbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+    inbox: asyncio.Queue[Run | Finish | Cancel | None] = asyncio.Queue()  # None: a session ended
 
     def receive() -> None:
         # Read by the event loop itself: a thread blocked on the socket would take the GIL from the loop for every
@@ -519,7 +456,7 @@ async def _serve(job: SessionJob, conn: Connection) -> int:
                 inbox.put_nowait(conn.recv())
         except (EOFError, OSError):  # the parent is gone (killed): stop as on Ctrl-C
             loop.remove_reader(conn.fileno())
-            inbox.put_nowait(("cancel",))
+            inbox.put_nowait(Cancel())
 
     loop.add_reader(conn.fileno(), receive)
     tasks: set[asyncio.Task[None]] = set()
@@ -533,43 +470,43 @@ async def _serve(job: SessionJob, conn: Connection) -> int:
         except Exception as exc:
             if not isinstance(exc, VoirdireError):  # a bug: its traceback; a user's error (a full disk) is one line
                 traceback.print_exc()  # the parent prints, once
-            send(("crash", sid, f"{type(exc).__name__}: {exc}"))
+            send(Crashed(sid, f"{type(exc).__name__}: {exc}"))
             return
         verdict = outcome.verdict.model_dump_json() if outcome.verdict is not None and job.keep_verdicts else None
-        send(("end", sid, verdict, outcome.error, "\n".join(records.lines)))
+        send(Ended(sid, verdict, outcome.error, tuple(records.lines)))
 
     async def report_limits() -> None:
         last: Limits = {}
         while True:
             now = endpoint_limits()
             if now != last:
-                send(("limits", now))
+                send(LimitsNow(now))
                 last = now
             await asyncio.sleep(LIMITS_EVERY_S)
 
     def ended(task: asyncio.Task[None]) -> None:
         tasks.discard(task)
-        inbox.put_nowait(("idle",))
+        inbox.put_nowait(None)
 
     reporter = asyncio.create_task(report_limits())
-    send(("ready",))
+    send(Ready())
     finishing = False
     try:
         while not (finishing and not tasks):
             message = await inbox.get()
-            if message[0] == "run":
-                task = asyncio.create_task(one(message[1], message[2]))
+            if isinstance(message, Run):
+                task = asyncio.create_task(one(message.sid, message.item))
                 tasks.add(task)
                 task.add_done_callback(ended)
-            elif message[0] == "finish":
+            elif isinstance(message, Finish):
                 finishing = True
-            elif message[0] == "cancel":
+            elif isinstance(message, Cancel):
                 break
     finally:
         loop.remove_reader(conn.fileno())
         for task in (*tasks, reporter):
             task.cancel()
         await asyncio.gather(*tasks, reporter, return_exceptions=True)
-        send(("limits", endpoint_limits()))  # the last word: nothing of this worker's is in flight any more
+        send(LimitsNow(endpoint_limits()))  # the last word: nothing of this worker's is in flight any more
         await pool.close()
     return 0

@@ -27,8 +27,6 @@ import pickle
 import socket
 import sys
 import tempfile
-import warnings
-from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
@@ -46,12 +44,12 @@ from voirdire.executors.base import (
     Tally,
     endpoint_limits,
     masked_json,
-    merge_limits,
     pickled,
     start_clients,
 )
+from voirdire.executors.dealer import Dealer, Died, Ended, Events, Worker
 from voirdire.models import ModelPool, RoleSettings
-from voirdire.transcript import CachedReply, ResponseCache, RunHeader, Verdict
+from voirdire.transcript import CachedReply, ResponseCache, RunHeader
 
 INSTALL = "pip install 'voirdire[ray]'"
 REACH_S = 5.0  # how long a cluster address may take to accept a connection
@@ -198,7 +196,7 @@ async def run_on_ray(
             raise RunSetupError(f"a Ray worker cannot start: {problem}")
         with MaskingWriter(job.out) as writer:
             writer.write(header)
-            await _deal(ray, job, iter(pending), actors, tally, writer, replies)
+            await _deal(ray, job, pending, actors, tally, writer, replies)
     finally:
         for actor in actors:
             with contextlib.suppress(Exception):
@@ -222,91 +220,87 @@ async def _wait(ref: Any) -> Any:
     return await asyncio.wrap_future(ref.future())
 
 
+class _Actor(Worker):
+    """The driver's side of one actor: a session is a remote call, whose end (or the actor's death) is a report
+    on the dealer's queue."""
+
+    def __init__(
+        self, index: int, handle: Any, ray: ModuleType, events: Events, replies: ResponseCache | None
+    ) -> None:
+        super().__init__()
+        self.index = index
+        self.handle = handle
+        self.ray = ray
+        self.events = events
+        self.replies = replies
+        self.refs: dict[str, Any] = {}  # the calls in flight, to cancel
+
+    def run(self, sid: str, item: BaseModel) -> None:
+        ref = self.handle.run.remote(sid, pickle.dumps(item))
+        self.refs[sid] = ref
+        asyncio.wrap_future(ref.future()).add_done_callback(lambda future: self._returned(sid, future))
+
+    def _returned(self, sid: str, future: asyncio.Future[Finished]) -> None:
+        self.refs.pop(sid, None)
+        if future.cancelled():
+            return
+        try:
+            finished = future.result()
+        except self.ray.exceptions.RayActorError as exc:  # the actor (or its node) died: the session runs elsewhere
+            self.limits = {}
+            self.events.put_nowait((self, Died(_first_line(exc), lost=(sid,))))
+            return
+        except self.ray.exceptions.RayError as exc:
+            self.events.put_nowait((self, Ended(sid, None, f"Ray could not run this session: {_first_line(exc)}")))
+            return
+        _, lines, verdict, error, retries, self.limits, added = finished
+        if self.replies is not None:
+            for digest, reply in added:
+                self.replies.put(digest, CachedReply.model_validate(reply))
+        self.events.put_nowait((self, Ended(sid, verdict, error, tuple(lines), retries)))
+
+    def cancel(self) -> None:
+        """Interrupted, or an error: what is still running is cancelled (and leaves nothing in the transcript)."""
+        for ref in self.refs.values():
+            with contextlib.suppress(Exception):
+                self.ray.cancel(ref)
+
+    def describe(self) -> str:
+        return f"Ray worker {self.index + 1}"
+
+
 async def _deal(
     ray: ModuleType,
     job: SessionJob,
-    pending: Any,
-    actors: list[Any],
+    pending: Sequence[tuple[BaseModel, str]],
+    handles: list[Any],
     tally: Tally,
     writer: MaskingWriter,
     replies: ResponseCache | None,
 ) -> None:
     """Keep ``concurrency`` sessions in flight on every live actor, and write each one's records as it ends. The
     sessions of an actor that died go to the live ones before any new session."""
-    in_flight: dict[asyncio.Future[Any], tuple[int, str, Any, Any]] = {}  # future -> (actor, session id, ref, item)
-    again: deque[tuple[Any, str]] = deque()  # sessions lost with their actor, to run again
-    lost: dict[int, tuple[int, str]] = {}  # dead actor -> (sessions it lost, why it died)
-    live = set(range(len(actors)))
-    limits: dict[int, Limits] = {}
-    tally.limits = lambda: merge_limits(limits[a] for a in live if a in limits)
-    busy = [0] * len(actors)
-    exhausted = False
+    events: Events = asyncio.Queue()
+    actors = [_Actor(index, handle, ray, events, replies) for index, handle in enumerate(handles)]
 
-    def deal(actor: int) -> None:
-        nonlocal exhausted
-        while actor in live and busy[actor] < job.concurrency and (again or not exhausted):
-            if again:  # started already: not counted again
-                item, sid = again.popleft()
-            else:
-                following = next(pending, None)
-                if following is None or not tally.start():
-                    exhausted = True
-                    return
-                item, sid = following
-            ref = actors[actor].run.remote(sid, pickle.dumps(item))
-            in_flight[asyncio.wrap_future(ref.future())] = (actor, sid, ref, item)
-            busy[actor] += 1
+    def write(records: tuple[str, ...]) -> None:
+        for line in records:
+            writer.write_json(line)
 
-    for actor in range(len(actors)):
-        deal(actor)
+    dealer = Dealer(
+        actors,
+        iter(pending),
+        tally,
+        job.concurrency,
+        write=write,
+        orphaned="its Ray worker died, and no other worker is left to run it again",
+        nobody_left=lambda _why: "every Ray worker died",
+    )
     try:
-        while in_flight:
-            done, _ = await asyncio.wait(in_flight, return_when=asyncio.FIRST_COMPLETED)
-            for future in done:
-                actor, sid, _ref, item = in_flight.pop(future)
-                busy[actor] -= 1
-                try:
-                    finished: Finished = future.result()
-                except ray.exceptions.RayActorError as exc:  # the actor (or its node) died: run it elsewhere
-                    live.discard(actor)
-                    count, why = lost.get(actor, (0, _first_line(exc)))
-                    lost[actor] = (count + 1, why)
-                    again.append((item, sid))
-                    continue
-                except ray.exceptions.RayError as exc:
-                    tally.end(sid, error=f"Ray could not run this session: {_first_line(exc)}")
-                    continue
-                _, lines, verdict, error, retries, limits[actor], added = finished
-                for line in lines:
-                    writer.write_json(line)
-                if replies is not None:
-                    for digest, reply in added:
-                        replies.put(digest, CachedReply.model_validate(reply))
-                if retries:
-                    tally.retry(retries)
-                tally.end(sid, Verdict.model_validate_json(verdict) if verdict is not None else None, error)
-            for actor in sorted(live):
-                deal(actor)
-            if not live:
-                for _item, sid in again:  # nobody is left to run them: a re-run resumes them
-                    tally.end(sid, error="its Ray worker died, and no other worker is left to run it again")
-                again.clear()
-                if not exhausted and not tally.stopped:
-                    if next(pending, None) is None:
-                        exhausted = True
-                    else:  # nobody is left to run the rest: a re-run resumes them
-                        tally.stop("every Ray worker died")
-    finally:  # interrupted, or an error: what is still running is cancelled (and leaves nothing in the transcript)
-        for _actor, _sid, ref, _item in in_flight.values():
-            with contextlib.suppress(Exception):
-                ray.cancel(ref)
-        for actor, (count, why) in sorted(lost.items()):
-            note = (
-                f"Ray worker {actor + 1} died ({why}); the {count} session{'s' * (count != 1)} it was running "
-                f"{'were' if count != 1 else 'was'} dealt again to the workers left"
-            )
-            tally.result.warnings.append(note)
-            warnings.warn(note, RuntimeWarning, stacklevel=1)
+        await dealer.run(events)
+    finally:
+        for actor in actors:
+            actor.cancel()
 
 
 def _first_line(exc: BaseException) -> str:
