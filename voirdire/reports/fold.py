@@ -34,6 +34,7 @@ from pydantic import BaseModel, Field
 
 from voirdire.reports.prices import Prices, load_prices, model_name
 from voirdire.transcript import (
+    CallTally,
     ErrorEvent,
     Message,
     ModelCall,
@@ -254,7 +255,6 @@ _VERDICT, _ORDER, _RUNS, _COUNTS, _VALUE = range(5)
 
 
 # indices into a (role, model) tally
-_CALLS, _REQUESTS, _PROMPT, _COMPLETION, _CACHED, _CACHED_PROMPT, _CACHED_COMPLETION, _COALESCED = range(8)
 
 
 def _counts_over(slot: _Slot, verdict: bool, order: int) -> bool:
@@ -280,7 +280,7 @@ class ReportBuilder:
     _open: dict[tuple[str, str], tuple[int, list[Any]]] = field(default_factory=dict)
     _slots: dict[str, _Slot | None] = field(default_factory=dict)  # None: seen, not settled yet
     _order: Iterator[int] = field(default_factory=itertools.count)
-    _usage: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    _usage: dict[tuple[str, str], CallTally] = field(default_factory=dict)  # (role, model) -> its calls
     _shared: dict[Any, Any] = field(default_factory=dict)  # one copy of equal run ids, runs, counts, value tuples
     _chosen: ReportFold[Any, Any] | None = None
     _wanted: frozenset[str] | None = None
@@ -400,18 +400,11 @@ class ReportBuilder:
         return value._make(fields)
 
     def _tally(self, e: ModelCall) -> None:
-        t = self._usage.setdefault((e.role, e.model), [0] * 8)
-        t[_CALLS] += 1
-        t[_REQUESTS] += e.requests
-        if e.cached:
-            t[_CACHED] += 1
-            t[_CACHED_PROMPT] += e.usage.prompt_tokens
-            t[_CACHED_COMPLETION] += e.usage.completion_tokens
-        else:
-            t[_PROMPT] += e.usage.prompt_tokens
-            t[_COMPLETION] += e.usage.completion_tokens
-        if getattr(e, "coalesced", False):  # a field another change adds to ModelCall; absent in older transcripts
-            t[_COALESCED] += 1
+        key = (e.role, e.model)
+        tally = self._usage.get(key)
+        if tally is None:
+            tally = self._usage[key] = CallTally()
+        tally.count_call(e)
 
     # ------------------------------------------------------------------ the report
     def report(self, path: str | None = None) -> Report:
@@ -448,10 +441,11 @@ class ReportBuilder:
         total = Usage()
         for (role, model), t in self._usage.items():
             u = Usage(
-                models=[model], calls=t[_CALLS], requests=t[_REQUESTS], prompt_tokens=t[_PROMPT],
-                completion_tokens=t[_COMPLETION], cached_calls=t[_CACHED], cached_prompt_tokens=t[_CACHED_PROMPT],
-                cached_completion_tokens=t[_CACHED_COMPLETION], coalesced_calls=t[_COALESCED],
-            )  # fmt: skip
+                models=[model], calls=t.calls, requests=t.requests, prompt_tokens=t.prompt_tokens,
+                completion_tokens=t.completion_tokens, cached_calls=t.cached_calls,
+                cached_prompt_tokens=t.cached_prompt_tokens, cached_completion_tokens=t.cached_completion_tokens,
+                coalesced_calls=t.coalesced_calls,
+            )
             pricing = prices.pricing(model)
             if pricing.free is not None:
                 u.cost_usd, u.free = 0.0, [model]

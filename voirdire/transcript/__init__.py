@@ -10,6 +10,7 @@ file alone: a session that already has a ``verdict`` event is finished. Which of
 from __future__ import annotations
 
 from voirdire.transcript.cache import CachedReply, ResponseCache, cacheable
+from voirdire.transcript.calls import CallTally
 from voirdire.transcript.io import (
     MemoryWriter,
     TranscriptWriter,
@@ -66,6 +67,7 @@ __all__ = [
     "CALL_COUNT_MAX",
     "SCHEMA_VERSION",
     "CachedReply",
+    "CallTally",
     "Card",
     "Cell",
     "Column",
