@@ -84,4 +84,4 @@ def test_the_viewer_counts_no_request_or_retry_count_out_of_bounds(
     index.refresh()
     assert any(f"t.jsonl:{line}:" in p for p in index.problems), index.problems
     for a in index.sessions():
-        assert 0 <= a.retries < 100 and all(0 <= m[6] < 100 for m in a.models.values())
+        assert 0 <= a.retries < 100 and all(0 <= m.requests < 100 for m in a.models.values())

@@ -11,7 +11,7 @@ a report does: one small value per session (``session``), then the values and th
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -156,9 +156,7 @@ def overview(s: SessionRecord, gold: str = "", fields: Sequence[str] = ()) -> Ov
     with the gold label, as the run header's display hints name it (``views.verdict.gold``; empty: none);
     ``fields``: the item fields the hints show (the first with a value is the item's title)."""
     v = next((e for e in reversed(s.events) if isinstance(e, Verdict)), None)
-    correct = None
-    if v is not None and gold and isinstance(v.statistics.get(gold), bool):
-        correct = v.statistics[gold]
+    correct = agrees_with_gold(v.statistics, gold) if v is not None else None
     latencies = tuple(
         (e.role, e.latency_s)
         for e in s.events
@@ -168,15 +166,32 @@ def overview(s: SessionRecord, gold: str = "", fields: Sequence[str] = ()) -> Ov
     return Overview(s.item_id, v.decision if v else None, v.accepted if v else None, correct, latencies, title)
 
 
+def gold_labels(rows: Any) -> dict[str, bool]:
+    """Item id -> its gold label, from a report's rows (``id``, a boolean ``gold``); other rows say nothing."""
+    return {str(r["id"]): r["gold"] for r in rows or () if isinstance(r, dict) and isinstance(r.get("gold"), bool)}
+
+
+def agrees_with_gold(
+    statistics: Mapping[str, Any], gold: str = "", *, accepted: bool | None = None, label: bool | None = None
+) -> bool | None:
+    """The one rule for whether a verdict agrees with gold (report, viewer, export-html): the verdict's own
+    boolean statistic that the display hints name (``gold``, ``views.verdict.gold``), else its ``accepted``
+    against its item's gold ``label`` (``gold_labels``); None when neither says."""
+    if gold and isinstance(statistics.get(gold), bool):
+        return bool(statistics[gold])
+    if accepted is not None and label is not None:
+        return accepted == label
+    return None
+
+
 def gold_from_rows(report: Report, values: Sequence[Overview]) -> list[Overview]:
-    """Gold correctness from the report's rows (``id``, ``gold``) for verdicts that do not state it, as the viewer
-    reads it: the verdict's ``accepted`` against the row's boolean ``gold``."""
-    rows = getattr(report, "rows", None) or ()
-    gold = {str(r["id"]): r["gold"] for r in rows if isinstance(r, dict) and isinstance(r.get("gold"), bool)}
+    """Gold correctness from the report's rows (``id``, ``gold``) for verdicts that do not state it."""
+    labels = gold_labels(getattr(report, "rows", None))
     out = []
     for v in values:
-        if v.correct is None and v.accepted is not None and v.item_id in gold:
-            v = Overview(v.item_id, v.decision, v.accepted, v.accepted == gold[str(v.item_id)], v.latencies, v.title)
+        if v.correct is None and v.item_id is not None:
+            correct = agrees_with_gold({}, accepted=v.accepted, label=labels.get(str(v.item_id)))
+            v = Overview(v.item_id, v.decision, v.accepted, correct, v.latencies, v.title)
         out.append(v)
     return out
 

@@ -112,7 +112,7 @@ def billed(attempts: Sequence[Attempt]) -> dict[str, tuple[int, int, int]]:
     for a in attempts:
         for model, m in a.models.items():
             t = out.setdefault(model, [0, 0, 0])
-            t[0], t[1], t[2] = t[0] + int(m[4]), t[1] + int(m[5]), t[2] + int(m[6])
+            t[0], t[1], t[2] = t[0] + m.prompt_tokens, t[1] + m.completion_tokens, t[2] + m.requests
     return {model: (t[0], t[1], t[2]) for model, t in out.items()}
 
 

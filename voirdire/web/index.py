@@ -33,8 +33,10 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from voirdire.base import MAX_JSON_DEPTH, VoirdireError, token_count, too_deep
+from voirdire.reports import agrees_with_gold, gold_labels
 from voirdire.transcript import (
     CALL_COUNT_MAX,
+    CallTally,
     Line,
     RunHeader,
     SessionRecord,
@@ -52,7 +54,7 @@ try:  # a faster JSON parser when installed
 except ImportError:  # pragma: no cover
     _json_loads = json.loads
 
-INDEX_VERSION = 2
+INDEX_VERSION = 3  # 3: each model's calls as a CallTally
 _LINE: TypeAdapter[Any] = TypeAdapter(Line)
 _TAIL = 4096  # bytes before the indexed end whose digest proves the file was only appended to
 _UNSEARCHED = frozenset({"run_id", "session_id", "time", "kind", "request_digest", "seq"})
@@ -85,8 +87,8 @@ class Attempt:
     correct: bool | None = None
     gold_checked: bool = False
     human: bool = False
-    models: dict[str, list[float]] = field(default_factory=dict)
-    """model -> [calls, prompt, completion, latency, billed prompt, billed completion, requests]"""
+    models: dict[str, CallTally] = field(default_factory=dict)
+    """model -> its calls, counted by the rule every reader of model calls follows"""
     first: str | None = None
     last: str | None = None
 
@@ -116,7 +118,8 @@ class Attempt:
     def row(self) -> list[Any]:
         """The attempt as the index file stores it (fields in order, spans as text)."""
         spans = self.spans if isinstance(self.spans, str) else ";".join(f"{o},{n}" for o, n in self.spans)
-        return [spans if name == "spans" else getattr(self, name) for name in _FIELDS]
+        models = {model: tally.row() for model, tally in self.models.items()}
+        return [spans if name == "spans" else models if name == "models" else getattr(self, name) for name in _FIELDS]
 
 
 @dataclass
@@ -323,15 +326,11 @@ class TranscriptIndex:
             a.completion_tokens += c
             a.latency_s += t
             a.retries += retries
-            m = a.models.setdefault(rec["model"], [0, 0, 0, 0.0, 0, 0, 0])
-            m[0] += 1
-            m[1] += p
-            m[2] += c
-            m[3] += t
-            if not rec.get("cached"):
-                m[4] += p
-                m[5] += c
-            m[6] += requests
+            tally = a.models.get(rec["model"])
+            if tally is None:
+                tally = a.models[rec["model"]] = CallTally()
+            cached, coalesced = bool(rec.get("cached")), bool(rec.get("coalesced"))
+            tally.count(p, c, requests=requests, cached=cached, coalesced=coalesced, latency_s=t)
             a.human = a.human or rec["model"] == "human"
         elif kind == "parse_failure":
             a.parse_failures += 1
@@ -344,10 +343,9 @@ class TranscriptIndex:
         elif kind == "verdict":
             a.decision = str(rec["decision"])
             a.accepted = rec.get("accepted")
-            stats = rec.get("statistics") or {}
-            if self._gold and isinstance(stats.get(self._gold), bool):
-                a.correct = stats[self._gold]
-                a.gold_checked = True
+            stats = rec.get("statistics")
+            a.correct = agrees_with_gold(stats if isinstance(stats, dict) else {}, self._gold)
+            a.gold_checked = a.correct is not None
             if not a.gold_checked:
                 finished.append((a, rec))
 
@@ -384,10 +382,10 @@ class TranscriptIndex:
                 rows = getattr(reg.report(transcript), "rows", None)
         except Exception:  # a report that cannot read a partial transcript knows no gold here
             return
-        gold = {str(r["id"]): r["gold"] for r in rows or () if isinstance(r, dict) and isinstance(r.get("gold"), bool)}
+        labels = gold_labels(rows)
         for a, _ in finished:
-            if a.item_id in gold and a.accepted is not None:
-                a.correct = a.accepted == gold[a.item_id]
+            if a.item_id is not None:
+                a.correct = agrees_with_gold({}, accepted=a.accepted, label=labels.get(a.item_id))
 
     # ------------------------------------------------------------------ persistence
     def _load(self) -> None:
@@ -420,7 +418,9 @@ class TranscriptIndex:
         self.problems = list(data.problems)
         self.attempts = {}
         for row in data.attempts:
-            a = _ATTEMPT.validate_python(dict(zip(_FIELDS, row, strict=True)))
+            values = dict(zip(_FIELDS, row, strict=True))
+            values["models"] = {str(model): CallTally.from_row(r) for model, r in dict(values["models"]).items()}
+            a = _ATTEMPT.validate_python(values)
             if isinstance(a.spans, str) and not _SPANS.fullmatch(a.spans):
                 raise ValueError("spans")
             self.attempts.setdefault(a.sid, {})[a.rid] = a
@@ -701,6 +701,7 @@ def _record(raw: bytes) -> dict[str, Any]:
             # cannot be faked by a finish reason).
             tail = raw[usage.end() :]
             rec["cached"] = b'"cached":true' in tail
+            rec["coalesced"] = b'"coalesced":true' in tail
             requests = _REQUESTS.search(tail)
             rec["requests"] = int(requests[1]) if requests else 1
             return rec
