@@ -269,7 +269,7 @@ CASES: tuple[Case, ...] = (
     Case("resuming a transcript of another dataset", (
         f"{EX} --questions a/qs.jsonl {S} --out t.jsonl --no-progress",
         f"{EX} --questions b/qs.jsonl {S} --out t.jsonl"),
-        2, "holds a run on another dataset",
+        2, "--questions: a/qs.jsonl in t.jsonl, b/qs.jsonl now; use --out or --fresh",
         files={"a/qs.jsonl": b'{"id": "1", "question": "A?"}\n', "b/qs.jsonl": b'{"id": "2", "question": "B?"}\n'}),
     Case("a session that fails (exited 0)", (f"{EX} X --model scripted:short.yaml",), 3, "exit status 3",
          files={"short.yaml": b'replies: ["1. Who?"]\n'}, pick=r"^(error in|voirdire:)"),
