@@ -6,7 +6,7 @@ PIP    := $(BIN)/pip install --disable-pip-version-check -c constraints.txt
 STAMP  := $(VENV)/.installed
 DEMO_CLAIM ?= The capital of Eritrea is Asmara.
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test test-paper lint bench clean
 
 # torch first, pinned to the CPU build; llama-cpp-python compiles from source (about 10 minutes on 2 cores).
 $(STAMP): pyproject.toml constraints.txt
@@ -23,9 +23,13 @@ demo: $(STAMP)
 	@echo
 	@echo "Read it again as a chat:  $(BIN)/voirdire show transcripts/demo.jsonl"
 
+# The whole suite but the paper reproductions (marker `paper`: whole datasets, minutes each); test-paper runs those.
 test: $(STAMP)
 	$(BIN)/ruff check .
-	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q
+	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q -m 'not paper'
+
+test-paper: $(STAMP)
+	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q -m paper
 
 lint: $(STAMP)
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .
