@@ -28,6 +28,7 @@ def test_ppi_on_evouna_nq_covers_and_is_narrower(shared_data: Path, system: str)
     assert f"| {row.ppi_covers} |" in table([row])
 
 
+@pytest.mark.paper  # the whole NQ file through qa_lexical and calibrate: Table 1 and the PPI table
 def test_calibrate_on_evouna_nq_matches_table1_and_the_ppi_table(shared_data: Path, tmp_path: Path, capsys) -> None:
     """``voirdire calibrate`` on a qa_lexical run over NQ (DPR-FiD): the accuracy is Table 1's, the first
     disagreement opens with its printed command, and ``--sample 200 --seed 4`` gives the PPI figure the table's
