@@ -82,7 +82,8 @@ class QAReport(Report):
 
     def metrics(self) -> dict[str, Any]:
         """The scores without the counts every report has, named as ``qa-eval --json`` prints them."""
-        fields = self.model_dump(mode="json", exclude=set(Report.model_fields))  # intervals too: ``--json`` has them
+        shared = set(Report.model_fields) - {"ci", "ci_seed", "intervals"}  # the intervals belong with the scores
+        fields = self.model_dump(mode="json", exclude=shared)
         return {key.removeprefix("model_"): value for key, value in fields.items()}
 
 

@@ -300,3 +300,26 @@ def test_the_viewer_report_page_and_export_html_show_the_intervals(tmp_path: Pat
     exported = export_file(run, tmp_path / "out" / "qa.html", prices=Prices({})).read_text(encoding="utf-8")
     shown = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", exported)).split())
     assert f"intervals (95%, bootstrap seed {DEFAULT_SEED}):" in shown and " ".join(line.split()) in shown
+
+
+def test_a_run_commands_summary_takes_ci(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = Path(__file__).parents[1] / "protocols" / "qa_entailment" / "fixtures" / "NQ.json"
+    run = ["run", "qa_lexical", "--data", str(data), "--system", "gpt4", "--skip-empty-gold", "--no-progress"]
+    assert main([*run, "--out", str(tmp_path / "a.jsonl"), "--ci", "0.9"]) == 0
+    shown = capsys.readouterr().out
+    assert f"intervals (90%, bootstrap seed {DEFAULT_SEED}):" in shown and "GPT-4 · accuracy" in shown
+    assert main([*run, "--out", str(tmp_path / "b.jsonl"), "--ci", "0"]) == 0
+    assert "intervals (" not in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exit_:
+        main([*run, "--out", str(tmp_path / "c.jsonl"), "--ci", "95"])
+    assert exit_.value.code == 2 and "--ci: 95 is not a level" in capsys.readouterr().err
+    assert not (tmp_path / "c.jsonl").exists()
+
+
+def test_the_qa_commands_json_summary_carries_the_intervals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = Path(__file__).parents[1] / "protocols" / "qa_entailment" / "fixtures" / "NQ.json"
+    args = ["--data", str(data), "--system", "gpt4", "--skip-empty-gold", "--no-progress", "--json"]
+    assert main(["run", "qa_lexical", *args, "--out", str(tmp_path / "a.jsonl"), "--ci", "0.8"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["ci"] == 0.8 and payload["ci_seed"] == DEFAULT_SEED
+    assert payload["intervals"]["GPT-4 · accuracy"]["level"] == 0.8

@@ -40,13 +40,18 @@ def register(sub: Any) -> None:
     rp = sub.add_parser("report", help="the protocol's report of any transcript")
     rp.add_argument("transcript", type=Path)
     rp.add_argument("--json", action="store_true")
-    rp.add_argument(
-        "--ci", type=ci_level, default=DEFAULT_LEVEL, metavar="LEVEL",
-        help=f"level of the intervals on the report's numbers (default {DEFAULT_LEVEL}; 0: none)",
-    )  # fmt: skip
+    add_ci_option(rp)
     add_prices_option(rp)
     add_plot_options(rp)
     rp.set_defaults(func=cmd_report)
+
+
+def add_ci_option(p: argparse.ArgumentParser) -> None:
+    """``--ci LEVEL``: of ``report`` and of every run command's summary."""
+    p.add_argument(
+        "--ci", type=ci_level, default=DEFAULT_LEVEL, metavar="LEVEL",
+        help=f"level of the intervals on the report's numbers (default {DEFAULT_LEVEL}; 0: none)",
+    )  # fmt: skip
 
 
 def ci_level(text: str) -> float:

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from voirdire.base import mask_secrets, mask_tree, run_stopping, write_atomic
 from voirdire.base import shown as safe
+from voirdire.certificate import DEFAULT_LEVEL
 from voirdire.chat import LiveChat, Mode, live_mode, render
 from voirdire.cli.options import (
     REMOTE_CONCURRENCY,
@@ -27,6 +28,7 @@ from voirdire.cli.options import (
     add_prices_option,
     add_run_options,
 )
+from voirdire.cli.read import add_ci_option
 from voirdire.cli.refusal import refusal
 from voirdire.cli.roles import check_role_options, roles_from_options, warn_unused_config_roles, with_role_defaults
 from voirdire.models import RoleSettings
@@ -66,6 +68,7 @@ def add_protocol_command(sub: Any, name: str, reg: Registration, *, help: str | 
     add_model_options(p, spec_shared_help(spec))
     add_run_options(p)
     add_prices_option(p)
+    add_ci_option(p)
     p.set_defaults(func=lambda args, r=reg: cmd_run(r, args))
 
 
@@ -178,9 +181,10 @@ def cmd_run(reg: Registration, args: argparse.Namespace) -> int:
         result = run(protocol, inputs.items, opts, out, inputs.dataset, roles, live)
     except ResumeError as exc:  # said by the option that differs, not in the Python API's words
         raise CLIError(refusal(exc, spec.params, args.argv)) from None
-    report, folded = report_file(out, reg.fold, prices=prices)  # streamed: flat memory whatever the run's length
+    ci = getattr(args, "ci", DEFAULT_LEVEL)  # --ci: the level of the summary's intervals
+    report, folded = report_file(out, reg.fold, prices=prices, ci=ci)  # streamed: flat memory whatever its length
     chat = _chat if live is None else _printed  # a chat printed live is not printed again
-    outcome = RunOutcome(protocol, inputs, result, out, report, reg.fold, folded.session_ids(), prices, chat)
+    outcome = RunOutcome(protocol, inputs, result, out, report, reg.fold, folded.session_ids(), prices, chat, ci=ci)
     fields, text = (spec.summarize or default_summary)(outcome)
     if inputs.single:  # one item's summary is its chat, not the report: its tokens and cost still belong after it
         text = "\n".join([text.rstrip("\n"), *report.usage_lines()]).strip("\n")

@@ -81,6 +81,7 @@ class RunOutcome:
     prices: Prices
     render: Callable[[Transcript, str], str]
     _shown: dict[str, Transcript] = field(default_factory=dict)
+    ci: float = 0.95  # the level of the report's intervals (``--ci``); 0: none
 
     def transcript_of(self, session_id: str) -> Transcript:
         """The transcript with this one session (``load``'s attempt of it), read once."""
@@ -99,7 +100,7 @@ class RunOutcome:
         ids the transcript lacks are left out. The run's ``report`` when they are the transcript's sessions."""
         if list(session_ids) == self.session_ids:
             return self.report
-        return report_file(self.out, self.fold, prices=self.prices, only=session_ids)[0]
+        return report_file(self.out, self.fold, prices=self.prices, only=session_ids, ci=self.ci)[0]
 
 
 def default_summary(o: RunOutcome) -> tuple[dict[str, Any], str]:
