@@ -22,24 +22,35 @@ CLAIM = ClaimItem(id="c1", claim="The Eiffel Tower is in Rome.")
 
 
 class Slow(ScriptedChatCompletionClient):
-    """A scripted model that takes a little while per request and counts how many it answers at once."""
+    """A scripted model that takes a little while per request and counts how many it answers at once. With
+    ``together``, its first requests are held until that many are in flight at once, then answered in the order
+    they came: whether the run sends them together is what it decided, not a busy machine's timing."""
 
-    def __init__(self, script: Script, name: str) -> None:
+    def __init__(self, script: Script, name: str, together: int = 1) -> None:
         super().__init__(script, name=name)
         self.in_flight = 0
         self.most = 0
+        self.together = together
+        self.all_in = asyncio.Event()
 
     async def _complete(self, messages: Sequence[LLMMessage], args: Mapping[str, Any]) -> CreateResult:
         self.in_flight += 1
         self.most = max(self.most, self.in_flight)
         try:
-            await asyncio.sleep(0.01)
+            if self.together > 1:
+                if self.most >= self.together and not self.all_in.is_set():
+                    self.all_in.set()
+                    await asyncio.sleep(0)  # those it woke go first: answered in the order they came
+                async with asyncio.timeout(30):  # a run that never sends them together fails, never hangs
+                    await self.all_in.wait()
+            else:
+                await asyncio.sleep(0.01)
             return await super()._complete(messages, args)
         finally:
             self.in_flight -= 1
 
 
-def slow_examiner() -> Slow:
+def slow_examiner(together: int = 1) -> Slow:
     return Slow(
         Script(
             rules=[
@@ -50,6 +61,7 @@ def slow_examiner() -> Slow:
             ]
         ),
         name="examiner",
+        together=together,
     )
 
 
@@ -72,7 +84,7 @@ SAMPLING = {"examiner": RoleSettings(temperature=0.7), "examinee": RoleSettings(
 
 
 async def test_majority_examinations_run_at_once_as_branches(tmp_path: Path) -> None:
-    ex = slow_examiner()
+    ex = slow_examiner(together=3)
     t = await run(tmp_path, ex, examinee(), roles=SAMPLING, examinations=3)
     assert ex.most == 3  # the three setups were in flight together
     s = t.sessions["c1"]
@@ -130,6 +142,7 @@ async def test_independent_answers_run_at_once_and_join_the_conversation_in_orde
     ee = Slow(
         Script(rules=[ScriptRule(match=r"regarding your claim", replies=["Gustave Eiffel.", "In 1889."])]),
         name="examinee",
+        together=2,
     )
     t = await run(tmp_path, slow_examiner(), ee, answers="independent")
     assert ee.most == 2

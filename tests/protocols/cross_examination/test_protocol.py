@@ -389,10 +389,11 @@ async def test_two_runs_cannot_write_one_transcript_at_once(tmp_path: Path) -> N
     from voirdire.runner import ResumeError
 
     out = tmp_path / "run.jsonl"
-    gate = asyncio.Event()
+    gate, asked = asyncio.Event(), asyncio.Event()
 
     class Slow(ScriptedChatCompletionClient):
         async def _complete(self, messages, args):  # type: ignore[no-untyped-def]
+            asked.set()
             await gate.wait()
             return await super()._complete(messages, args)
 
@@ -400,7 +401,7 @@ async def test_two_runs_cannot_write_one_transcript_at_once(tmp_path: Path) -> N
     first = asyncio.create_task(
         run_protocol(CrossExamination(), [CLAIM], out=out, clients={"examiner": slow, "examinee": examinee()})
     )
-    await asyncio.sleep(0.05)
+    await asyncio.wait_for(asked.wait(), 60)  # the first run is under way, its transcript held (no clock: an order)
     with pytest.raises(ResumeError, match="another run is writing"):
         await run_protocol(
             CrossExamination(), [CLAIM], out=out, clients={"examiner": examiner(), "examinee": examinee()}
