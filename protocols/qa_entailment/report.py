@@ -240,16 +240,40 @@ def _row_intervals(name: str, groups: Sequence[Sequence[Pair]], level: float) ->
 def _intervals(
     rows: Sequence[tuple[str, Sequence[Graded]]], verdicts: Mapping[str, Judged], level: float
 ) -> dict[str, Interval]:
-    """Each printed row's P/R/F1/accuracy, resampling items (an item's sessions stay together)."""
+    """Each printed row's P/R/F1/accuracy, resampling items (an item's sessions stay together); for the entailment
+    grader also each decision variant's F1 and accuracy (Table 11)."""
     out: dict[str, Interval] = {}
     for name, items in rows:
-        by_item: dict[str, list[Pair]] = {}
-        for it in items:
-            if it.id in verdicts and it.human_judgment is not None:  # an undetermined judgment: judged incorrect
-                by_item.setdefault(it.id, []).append((bool(it.human_judgment), bool(verdicts[it.id].judgment)))
-        if by_item:
-            out |= _row_intervals(name, list(by_item.values()), level)
+        groups = _pairs(items, verdicts, lambda s: s.judgment)
+        if groups:
+            out |= _row_intervals(name, groups, level)
     return out
+
+
+def _variant_intervals(
+    rows: Sequence[tuple[str, Sequence[Graded]]], verdicts: Mapping[str, Judged], level: float
+) -> dict[str, Interval]:
+    """Table 11: each row's F1 and accuracy under each decision variant."""
+    out: dict[str, Interval] = {}
+    for name, items in rows:
+        for k, variant in enumerate(DECISION_VARIANTS):
+            groups = _pairs(items, verdicts, lambda s, k=k: s.variants[k])
+            if groups:
+                out[f"{name} · {variant} · F1"] = bootstrap_items("F1", groups, _f1, level=level, seed=DEFAULT_SEED)
+                out[f"{name} · {variant} · accuracy"] = proportion(
+                    "accuracy", [[h == p for h, p in g] for g in groups], level=level, seed=DEFAULT_SEED
+                )
+    return out
+
+
+def _pairs(items: Sequence[Graded], verdicts: Mapping[str, Judged], judgment: Any) -> list[list[Pair]]:
+    """(human judgment, judged correct) per session of each item with both; an undetermined judgment counts as
+    judged incorrect, as the scores count it."""
+    by_item: dict[str, list[Pair]] = {}
+    for it in items:
+        if it.id in verdicts and it.human_judgment is not None:
+            by_item.setdefault(it.id, []).append((bool(it.human_judgment), bool(judgment(verdicts[it.id]))))
+    return list(by_item.values())
 
 
 def _auroc_intervals(
@@ -292,6 +316,8 @@ def _finish(items: Sequence[Graded], protocol: str, shared: dict[str, Any], ci: 
         if len(rows) != 1:  # the pooled row, as the table prints it
             rows.append((ALL, items))
         intervals = _intervals(rows, verdicts, ci)
+        if entailment:
+            intervals |= _variant_intervals(rows, verdicts, ci)
         if aurocs:
             intervals |= _auroc_intervals(items, verdicts, aurocs, ci)
     return QAReport(

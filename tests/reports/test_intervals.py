@@ -136,13 +136,19 @@ def test_qa_rows_and_aurocs_have_their_intervals() -> None:
                             round(rng.random() + 0.5 * human, 1)))  # ties: scores on a 0.1 grid
     r = qa._finish(items, "qa_entailment", SHARED, 0.95)
     rows = [*r.systems.values(), r.overall]
-    assert {key.rsplit(" · ", 1)[0] for key in r.intervals} == {*(row.name for row in rows), "AUROC"}
+    assert {key.split(" · ", 1)[0] for key in r.intervals} == {*(row.name for row in rows), "AUROC"}
     for row in rows:
         assert row.scores is not None
         for metric in ("precision", "recall", "F1", "accuracy"):
             assert r.intervals[f"{row.name} · {metric}"].estimate == pytest.approx(
                 getattr(row.scores, metric.lower()), abs=1e-12
             )
+        for variant, scores in (row.by_decision or {}).items():  # Table 11
+            assert scores is not None
+            for metric in ("F1", "accuracy"):
+                interval = r.intervals[f"{row.name} · {variant} · {metric}"]
+                assert interval.estimate == pytest.approx(getattr(scores, metric.lower()), abs=1e-12)
+    assert {f"{r.overall.name} · union · F1", f"{r.overall.name} · minus · accuracy"} <= set(r.intervals)
     assert r.aurocs is not None and r.aurocs["C"].auroc is not None
     auc = r.intervals["AUROC · C"]
     assert auc.estimate == pytest.approx(r.aurocs["C"].auroc, abs=1e-12) and auc.low is not None
