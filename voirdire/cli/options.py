@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from voirdire.base import VoirdireError, mask_secrets
+from voirdire.executors import concurrency_problem
 from voirdire.reports import ENV as PRICES_ENV
 from voirdire.runner import DEFAULT_MAX_ERRORS, ErrorBudget, RunOptions
 
@@ -38,6 +39,21 @@ def at_least(low: int) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
         if value < low:
             raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
+        return value
+
+    return parse
+
+
+def by_rule(problem: Callable[[int], str | None]) -> Callable[[str], int]:
+    """An option's int parser that refuses what ``problem`` (the rule the run itself checks) finds wrong."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+        if (why := problem(value)) is not None:
+            raise argparse.ArgumentTypeError(why)
         return value
 
     return parse
@@ -112,7 +128,7 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--out", type=Path, help="transcript file (JSONL); a batch resumes it if it exists")
     g.add_argument("--fresh", action="store_true", help="overwrite --out instead of resuming it")
     g.add_argument(
-        "--concurrency", type=at_least(1), metavar="N",
+        "--concurrency", type=by_rule(concurrency_problem), metavar="N",
         help=f"sessions at a time (default {REMOTE_CONCURRENCY} when every model role is a remote endpoint, as "
         "Inspect AI's 10 connections per model; 1 when a role runs on the embedded model, a script or a person)",
     )  # fmt: skip

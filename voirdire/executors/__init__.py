@@ -9,8 +9,10 @@ from voirdire.executors.base import (
     RunResult,
     RunSetupError,
     SessionJob,
+    SessionOptions,
     SessionRunner,
     Tally,
+    concurrency_problem,
     start_clients,
 )
 from voirdire.executors.local import run_in_processes
@@ -23,8 +25,10 @@ __all__ = [
     "RunResult",
     "RunSetupError",
     "SessionJob",
+    "SessionOptions",
     "SessionRunner",
     "Tally",
+    "concurrency_problem",
     "require_ray",
     "run_in_processes",
     "run_on_ray",

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import pickle
 import traceback
 from collections.abc import Callable, Iterable, Mapping
@@ -91,6 +92,30 @@ class MaskingWriter(TranscriptWriter):
 
 
 @dataclass(frozen=True)
+class SessionOptions:
+    """How each session of a run runs, wherever it runs: the part of a run's options (``voirdire.runner.RunOptions``,
+    which derives it) an executor needs, carried whole to every worker process and Ray actor."""
+
+    cache: Path | None = None  # the reply cache file
+    concurrency: int = 1  # sessions in flight per worker
+    keep_verdicts: bool = True
+    coalesce: bool = True  # identical deterministic requests of a session sent once (Session)
+    session_timeout: float | None = None  # seconds a session may take in all (SessionTimeout); None: no limit
+
+    def check(self) -> None:
+        """What cannot run, said before anything is written: the one rule for these values."""
+        if self.session_timeout is not None and not 0 < self.session_timeout < math.inf:
+            raise RunSetupError(f"session_timeout must be a positive number of seconds, got {self.session_timeout}")
+        if (problem := concurrency_problem(self.concurrency)) is not None:
+            raise RunSetupError(f"concurrency {problem}")
+
+
+def concurrency_problem(value: int) -> str | None:
+    """What is wrong with a number of sessions at a time (said after the option's name), None when nothing is."""
+    return None if value >= 1 else f"must be at least 1, got {value}"
+
+
+@dataclass(frozen=True)
 class SessionJob:
     """A run's sessions, as a worker process or a Ray actor receives them (pickled)."""
 
@@ -101,11 +126,7 @@ class SessionJob:
     prompts: PromptLibrary  # loaded by the run's process: the prompts the header's digests describe
     structured: frozenset[str]
     out: Path
-    cache: Path | None
-    concurrency: int  # sessions in flight per worker
-    keep_verdicts: bool = True
-    coalesce: bool = True  # identical deterministic requests of a session sent once (Session)
-    session_timeout: float | None = None  # seconds a session may take in all (SessionTimeout); None: no limit
+    options: SessionOptions
 
 
 def pickled(job: SessionJob, where: str) -> bytes:
@@ -190,10 +211,10 @@ class SessionRunner:
             writer=writer,
             prompts=job.prompts,
             structured=job.structured,
-            coalesce=job.coalesce,
+            coalesce=job.options.coalesce,
         )
         session.start(sid, item.model_dump(mode="json"))
-        deadline = asyncio.timeout(job.session_timeout)
+        deadline = asyncio.timeout(job.options.session_timeout)
         try:
             async with deadline:
                 verdict = await job.protocol.run(item, session)
@@ -203,7 +224,7 @@ class SessionRunner:
         except Exception as exc:  # isolate: one broken session never loses the others' work
             if isinstance(exc, TimeoutError) and deadline.expired():
                 exc = SessionTimeout(
-                    f"the session ran past its deadline of {job.session_timeout:g} s (session_timeout)"
+                    f"the session ran past its deadline of {job.options.session_timeout:g} s (session_timeout)"
                 )
             tb = traceback.format_exc()
             invalid = _validation_error(exc)

@@ -332,15 +332,15 @@ async def run_in_processes(
         await _until_ready(workers, events)
         with MaskingWriter(job.out) as writer:  # the one writer: workers send their records here
             writer.write(header)
-            replies = ResponseCache(job.cache) if job.cache is not None else None
+            replies = ResponseCache(job.options.cache) if job.options.cache is not None else None
             runner = SessionRunner(job, pool, {}, replies, on_retry=lambda *_: tally.retry())
-            here = _Here(runner, events, job.keep_verdicts)
+            here = _Here(runner, events, job.options.keep_verdicts)
             here.writer = writer  # the parent's own sessions write their records as they go
 
             def write(records: tuple[str, ...]) -> None:
                 writer.write_line("\n".join(records))  # a worker's session, masked there, in one write
 
-            dealer = Dealer([here, *workers], iter(pending), tally, job.concurrency, write=write, rescue=here)
+            dealer = Dealer([here, *workers], iter(pending), tally, job.options.concurrency, write=write, rescue=here)
             try:
                 await dealer.run(events)
                 done = True
@@ -434,7 +434,7 @@ async def _serve(job: SessionJob, conn: Connection) -> int:
     except Exception as exc:
         send(Failed(str(exc) if isinstance(exc, VoirdireError) else f"{type(exc).__name__}: {exc}"))
         return 0
-    replies = ResponseCache(job.cache) if job.cache is not None else None
+    replies = ResponseCache(job.options.cache) if job.options.cache is not None else None
     runner = SessionRunner(job, pool, {}, replies, on_retry=lambda *_: send(Retried()))
     shown: set[str] = set()
 
@@ -472,7 +472,8 @@ async def _serve(job: SessionJob, conn: Connection) -> int:
                 traceback.print_exc()  # the parent prints, once
             send(Crashed(sid, f"{type(exc).__name__}: {exc}"))
             return
-        verdict = outcome.verdict.model_dump_json() if outcome.verdict is not None and job.keep_verdicts else None
+        kept = outcome.verdict if job.options.keep_verdicts else None
+        verdict = kept.model_dump_json() if kept is not None else None
         send(Ended(sid, verdict, outcome.error, tuple(records.lines)))
 
     async def report_limits() -> None:

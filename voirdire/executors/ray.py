@@ -144,7 +144,7 @@ class SessionWorker:
 
         buffer = _Buffer()
         outcome = await self.runner.run(pickle.loads(item), sid, buffer, on_retry=count)
-        kept = outcome.verdict if self.runner.job.keep_verdicts else None
+        kept = outcome.verdict if self.runner.job.options.keep_verdicts else None
         verdict = kept.model_dump_json() if kept is not None else None
         added = self.cache.take() if self.cache is not None else []
         return sid, buffer.lines, verdict, outcome.error, retries, endpoint_limits(), added
@@ -184,11 +184,12 @@ async def run_on_ray(
             raise RunSetupError(
                 f"--workers {count}: the Ray cluster has {cpus:g} CPUs, and each worker (an actor) takes one"
             )
-        remote = ray.remote(num_cpus=1, max_concurrency=job.concurrency + 1)(SessionWorker)
-        sent = pickled(dataclasses.replace(job, bound=_absolute(job.bound), cache=None), "Ray actors")
+        remote = ray.remote(num_cpus=1, max_concurrency=job.options.concurrency + 1)(SessionWorker)
+        options = dataclasses.replace(job.options, cache=None)  # each actor gets a copy of the driver's file
+        sent = pickled(dataclasses.replace(job, bound=_absolute(job.bound), options=options), "Ray actors")
         cache = None  # the driver's cache file, put in Ray's object store once for every actor
-        if job.cache is not None:
-            cache = ray.put(job.cache.read_bytes() if job.cache.exists() else b"")
+        if (path := job.options.cache) is not None:
+            cache = ray.put(path.read_bytes() if path.exists() else b"")
         actors = [remote.remote() for _ in range(count)]
         problems = await asyncio.gather(*(_wait(a.setup.remote(list(sys.path), sent, cache)) for a in actors))
         problem = next((p for p in problems if p is not None), None)
@@ -291,7 +292,7 @@ async def _deal(
         actors,
         iter(pending),
         tally,
-        job.concurrency,
+        job.options.concurrency,
         write=write,
         orphaned="its Ray worker died, and no other worker is left to run it again",
         nobody_left=lambda _why: "every Ray worker died",

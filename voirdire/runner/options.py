@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict
 
-from voirdire.executors import EXECUTORS, RunSetupError
+from voirdire.executors import EXECUTORS, RunSetupError, SessionOptions
 
 
 @dataclass(frozen=True)
@@ -80,12 +80,20 @@ class RunOptions(BaseModel):
     coalesce: bool = True
     session_timeout: float | None = None  # seconds one session may take in all; None: only its calls' own bounds
 
+    @property
+    def sessions(self) -> SessionOptions:
+        """How each session runs, as the executors carry it to every worker."""
+        return SessionOptions(
+            cache=self.cache,
+            concurrency=self.concurrency,
+            keep_verdicts=self.keep_verdicts,
+            coalesce=self.coalesce,
+            session_timeout=self.session_timeout,
+        )
+
     def check(self) -> None:
         """What cannot run, said before anything is written."""
-        if self.session_timeout is not None and not 0 < self.session_timeout < math.inf:
-            raise RunSetupError(f"session_timeout must be a positive number of seconds, got {self.session_timeout}")
-        if self.concurrency < 1:
-            raise RunSetupError(f"concurrency must be at least 1 (sessions at a time), got {self.concurrency}")
+        self.sessions.check()
         if self.workers < 1:
             raise RunSetupError(f"workers must be at least 1 (processes), got {self.workers}")
         if self.executor not in EXECUTORS:

@@ -108,11 +108,7 @@ def prepare(
         prompts=prompts,
         structured=frozenset(r for r, s in bound.items() if s.structured),
         out=out,
-        cache=options.cache,
-        concurrency=options.concurrency,
-        keep_verdicts=options.keep_verdicts,
-        coalesce=options.coalesce,
-        session_timeout=options.session_timeout,
+        options=options.sessions,
     )
     return Prepared(protocol, items, ids, header, job, clients, options, notes)
 
