@@ -7,9 +7,11 @@ recall and F1 are for detecting incorrect claims (Tables 4–6) and, for complet
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Callable, Iterable, Sequence
+from statistics import fmean
+from typing import Any, ClassVar, NamedTuple
 
 from pydantic import BaseModel, Field
 
@@ -75,7 +77,9 @@ class Report(BaseReport):
     accept_correct: PRF | None
     examination: ExaminationStats | None
     rows: list[dict[str, object]]
-    intervals: dict[str, Interval] = Field(default_factory=dict)  # claims correct, both P/R/F1 triples, at ``ci``
+    intervals: dict[str, Interval] = Field(default_factory=dict)  # claims correct, P/R/F1, Table 8, at ``ci``
+
+    PERCENT_INTERVALS: ClassVar[frozenset[str]] = BaseReport.PERCENT_INTERVALS | {"inconclusive"}
 
     def text(self) -> str:
         return format_report(self)
@@ -177,6 +181,33 @@ def _intervals(values: Sequence[Scored], level: float) -> dict[str, Interval]:
     return out
 
 
+def _table8_intervals(values: Sequence[Scored], level: float) -> dict[str, Interval]:
+    """Table 8's means (not their sd, which describes the spread) and the share of inconclusive decisions, over
+    claims: a claim's examinations (several under Majority) are resampled together."""
+    by_item: dict[object, list[_Exam]] = {}
+    for value in values:
+        if value.exams:
+            by_item.setdefault(value.row["id"], []).extend(value.exams)
+    groups = list(by_item.values())
+
+    def mean_of(values_of: Callable[[_Exam], Iterable[Any]]) -> Callable[[list[_Exam]], float]:
+        return lambda exams: fmean(xs) if (xs := [float(x) for e in exams for x in values_of(e)]) else math.nan
+
+    boot: dict[str, Any] = {"level": level, "seed": DEFAULT_SEED}
+    if any(len(e[1]) > 1 for g in groups for e in g):
+        followups = bootstrap_items("mean", groups, mean_of(lambda e: e[1][1:]), **boot)
+    else:  # the table prints 0.0 ± 0.0 for no follow-up iteration at all: no mean to resample
+        followups = Interval(name="mean", estimate=0.0, level=level, method="bootstrap BCa over items",
+                             n=len(groups), reason="no follow-up iteration in any examination")  # fmt: skip
+    return {
+        "Table 8 · # of questions": bootstrap_items("mean", groups, mean_of(lambda e: (e[0],)), **boot),
+        "Table 8 · # of follow-up questions per iteration": followups,
+        "Table 8 · # of follow-up iterations": bootstrap_items("mean", groups, mean_of(lambda e: (e[2],)), **boot),
+        "Table 8 · # of questions per iteration": bootstrap_items("mean", groups, mean_of(lambda e: e[1]), **boot),
+        "Table 8 · inconclusive": proportion("inconclusive", [[bool(e[3]) for e in g] for g in groups], **boot),
+    }
+
+
 def _finish(values: Sequence[Scored], protocol: str, shared: dict[str, Any], ci: float = 0.0) -> Report:
     """The report; with intervals at the level ``ci`` (0: none) when any session was scored against gold."""
     gold: list[bool] = []
@@ -188,6 +219,8 @@ def _finish(values: Sequence[Scored], protocol: str, shared: dict[str, Any], ci:
             rejected.append(not value.row["accepted"])
     n = len(gold)
     intervals = _intervals(values, ci) if ci and n else {}
+    if ci and any(value.exams for value in values):
+        intervals |= _table8_intervals(values, ci)
     return Report(
         ci=ci if intervals else None,
         ci_seed=DEFAULT_SEED if intervals else None,

@@ -329,3 +329,31 @@ def test_the_qa_commands_json_summary_carries_the_intervals(tmp_path: Path, caps
     payload = json.loads(capsys.readouterr().out)
     assert payload["ci"] == 0.8 and payload["ci_seed"] == DEFAULT_SEED
     assert payload["intervals"]["GPT-4 · accuracy"]["level"] == 0.8
+
+
+def test_table_8_means_and_inconclusive_share_resample_claims() -> None:
+    """Under Majority a claim has several examinations: they are resampled together, as one claim."""
+    rng = random.Random(6)
+    values = []
+    for value in claims(80):
+        exams = []
+        for _ in range(3):
+            per_iteration = tuple(rng.randint(1, 4) for _ in range(rng.randint(1, 3)))
+            exams.append((sum(per_iteration), per_iteration, len(per_iteration) - 1, rng.random() < 0.15))
+        values.append(scoring.Scored(value.row, tuple(exams)))
+    r = scoring._finish(values, "cross_examination", SHARED, 0.95)
+    e = r.examination
+    assert e is not None and e.examinations == 240
+    for key, stat in (("# of questions", e.questions), ("# of follow-up questions per iteration",
+                      e.followup_questions_per_iteration), ("# of follow-up iterations", e.followup_iterations),
+                      ("# of questions per iteration", e.questions_per_iteration)):  # fmt: skip
+        interval = r.intervals[f"Table 8 · {key}"]
+        assert interval.estimate == pytest.approx(stat.mean, abs=1e-12) and interval.n == 80 and interval.low
+    inconclusive = r.intervals["Table 8 · inconclusive"]
+    assert inconclusive.estimate == pytest.approx(e.inconclusive_pct / 100, abs=1e-12)
+    assert inconclusive.method == "bootstrap BCa over items" and inconclusive.n == 80
+    none = [scoring.Scored(v.row, ((2, (2,), 0, False),)) for v in claims(5)]
+    followups = scoring._finish(none, "cross_examination", SHARED, 0.95).intervals[
+        "Table 8 · # of follow-up questions per iteration"
+    ]
+    assert followups.reason == "no follow-up iteration in any examination" and followups.estimate == 0.0
