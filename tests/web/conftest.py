@@ -68,6 +68,6 @@ def browser() -> Iterator[Any]:
     options.add_argument("--window-size=1400,1000")
     # The driver path is given, so Selenium Manager never looks for (or downloads) a browser or driver.
     driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
-    driver.set_page_load_timeout(20)
+    driver.set_page_load_timeout(60)  # a bound for a page that never loads; a busy machine only takes longer
     yield driver
     driver.quit()

@@ -31,7 +31,7 @@ EXPECTED = {
 }  # fmt: skip
 
 
-def wait(browser: Any, condition: Any, timeout: float = 10) -> Any:
+def wait(browser: Any, condition: Any, timeout: float = 60) -> Any:  # a bound, not a measure: a busy machine waits
     from selenium.webdriver.support.ui import WebDriverWait
 
     return WebDriverWait(browser, timeout, poll_frequency=0.1).until(condition)

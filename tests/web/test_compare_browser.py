@@ -46,7 +46,7 @@ def compared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Viewer]:
     v.stop()
 
 
-def wait(browser: Any, condition: Any, timeout: float = 20) -> Any:
+def wait(browser: Any, condition: Any, timeout: float = 60) -> Any:  # a bound, not a measure: a busy machine waits
     from selenium.webdriver.support.ui import WebDriverWait
 
     return WebDriverWait(browser, timeout, poll_frequency=0.1).until(condition)

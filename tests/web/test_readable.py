@@ -125,7 +125,7 @@ def test_side_by_side_columns_never_overlap(browser: Any, both: Viewer) -> None:
     browser.set_window_size(1100, 900)
     browser.get(both.url)  # the runs list names every run (examine.jsonl~2 is the second folder's)
     browser.get(both.url + "compare/item?run=examine.jsonl&run=examine.jsonl~2&run=skeptic.jsonl&item=paris")
-    WebDriverWait(browser, 20).until(lambda b: len(b.find_elements("css selector", ".side")) == 3, browser.page_source)
+    WebDriverWait(browser, 60).until(lambda b: len(b.find_elements("css selector", ".side")) == 3, browser.page_source)
     boxes = browser.execute_script(SPILL)
     browser.set_window_size(1400, 1000)
     assert len(boxes) == 3

@@ -42,7 +42,7 @@ def test_the_server_is_bound_to_127_0_0_1_only(viewer: Viewer) -> None:
     assert viewer.url == f"http://127.0.0.1:{port}/"
     bound = [s.getsockname()[0] for server in viewer.server.servers for s in server.sockets]
     assert bound == ["127.0.0.1"]
-    with urllib.request.urlopen(viewer.url, timeout=5) as answer:
+    with urllib.request.urlopen(viewer.url, timeout=60) as answer:
         assert answer.status == 200 and answer.headers["content-security-policy"]
     for address in other_addresses():  # the same port on any other interface of this machine refuses
         with socket.socket() as s, pytest.raises(OSError):
@@ -84,8 +84,8 @@ def test_the_command_prints_its_url_and_serves_until_interrupted(transcripts: di
         line = proc.stdout.readline()
         assert line.startswith("voirdire view: http://127.0.0.1:"), line + (proc.stderr.read() if proc.stderr else "")
         url = line.split()[2]
-        with urllib.request.urlopen(url, timeout=10) as answer:
+        with urllib.request.urlopen(url, timeout=60) as answer:
             assert "examine.jsonl" in answer.read().decode()
     finally:
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=10) == 0
+        assert proc.wait(timeout=60) == 0
