@@ -89,9 +89,9 @@ def summarize(o: RunOutcome) -> tuple[dict[str, Any], str]:
         "parameters": p.model_dump(mode="json"),
         "runs": [s.model_dump(mode="json") for s in r.runs],
         "aggregate": {k: v.model_dump() for k, v in r.aggregate.items()},
-        **r.model_dump(mode="json", include={"usage", "total_usage"}),  # model calls, tokens, cost
+        **r.model_dump(mode="json", include={"usage", "total_usage", "ci", "ci_seed", "intervals"}),  # + --ci's
     }
-    return fields, "\n".join([r.scores_text(), *r.usage_lines()])
+    return fields, "\n".join([r.scores_text(), *r.interval_lines(), *r.usage_lines()])
 
 
 NODATA = CommandSpec(

@@ -357,3 +357,20 @@ def test_table_8_means_and_inconclusive_share_resample_claims() -> None:
         "Table 8 · # of follow-up questions per iteration"
     ]
     assert followups.reason == "no follow-up iteration in any examination" and followups.estimate == 0.0
+
+
+def test_the_nodata_commands_summary_has_the_intervals(
+    shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = shared_data / "no_data_algorithm"
+    monkeypatch.setenv("VOIRDIRE_NO_DATA_DIR", str(root))
+    small = tmp_path / "other_small.json"
+    small.write_text(json.dumps(json.loads((root / "other_data_test_with_xor.json").read_text())[:25]))
+    run = ["nodata", "--data", str(small), "--rubric", "oop", "--seeds", "2", "--no-progress"]
+    assert main([*run, "--out", str(tmp_path / "a.jsonl"), "--ci", "0.9"]) == 0
+    text = capsys.readouterr().out
+    assert "intervals (90%" in text and "seed 1 · flip rate" in text
+    assert main([*run, "--out", str(tmp_path / "a.jsonl"), "--ci", "0.9", "--json"]) == 0
+    fields = json.loads(capsys.readouterr().out)
+    accuracy = fields["intervals"]["seed 0 · accuracy"]
+    assert fields["ci"] == 0.9 and accuracy["n"] == 25 and accuracy["estimate"] == fields["runs"][0]["accuracy"]
