@@ -8,12 +8,26 @@ DEMO_CLAIM ?= The capital of Eritrea is Asmara.
 
 .PHONY: demo test test-paper lint bench clean
 
-# torch first, pinned to the CPU build; llama-cpp-python compiles from source (about 10 minutes on 2 cores).
+# llama-cpp-python compiles from source (about 10 minutes on 2 cores). A native build (-march=native) uses every
+# instruction the CPU reports, and a virtual machine can report AVX-512/AMX it then refuses ("Illegal instruction"
+# on the first long prompt): build for AVX2, which any x86-64 machine of the last decade runs. The wheel is kept
+# in a folder named by these flags, so a changed flag rebuilds it and pip's own wheel cache (keyed by the source
+# alone) never hands back a build made with other flags.
+LLAMA_VERSION := 0.3.36
+LLAMA_CMAKE   := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF \
+                 -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+LLAMA_WHEELS  := $(HOME)/.cache/voirdire/llama-$(LLAMA_VERSION)-$(shell echo '$(LLAMA_CMAKE)' | sha1sum | cut -c1-12)
+
+# torch first, pinned to the CPU build; then the embedded model's runtime, built as above.
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 		{ echo "voirdire needs Python 3.11 or newer: make PYTHON=python3.11 ..."; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(PIP) torch==2.13.0
+	ls $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_VERSION)-*.whl >/dev/null 2>&1 || \
+		CMAKE_ARGS='$(LLAMA_CMAKE)' $(BIN)/pip wheel --disable-pip-version-check --no-deps --no-cache-dir \
+			-w $(LLAMA_WHEELS) 'llama-cpp-python==$(LLAMA_VERSION)'
+	$(PIP) --no-deps $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_VERSION)-*.whl
 	$(PIP) -e '.[local,nlp,dev,ray,plots,inspect]'
 	touch $(STAMP)
 
