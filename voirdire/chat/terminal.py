@@ -212,6 +212,8 @@ def outcome_lines(turn: Outcome, *, color: bool = False) -> list[str]:
     st = Style(color)
     verdict = f"Verdict: {shown(turn.decision).upper()}" + (f" ({turn.trust})" if turn.trust else "")
     lines = [st("1;32" if turn.accepted else "1;31", verdict)]
+    if turn.correct is not None:  # the viewer's "right vs gold" badge, in words
+        lines.append(st("32" if turn.correct else "31", "right vs gold" if turn.correct else "wrong vs gold"))
     if turn.card is not None:
         lines.append(card_text(turn.card, color=color))
     if turn.evidence:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+from voirdire.reports import agrees_with_gold
 from voirdire.transcript import (
     Card,
     Column,
@@ -276,6 +277,7 @@ class Outcome:
     statistics: dict[str, Any]
     subject: tuple[str, str] | None = None
     card: Card | None = None
+    correct: bool | None = None  # agrees with the gold label (the reports' one rule); None: no gold known
 
     @property
     def trust(self) -> str:
@@ -551,7 +553,8 @@ def _outcome(e: Verdict, item: dict[str, Any], views: Views) -> Outcome:
             shown = (subject.heading, value)
     shows = views.verdict.shows
     card = card_of("verdict", dict(e.statistics), shows) if shows is not None else None
-    return Outcome(e.decision, e.accepted, list(e.evidence), dict(e.statistics), shown, card)
+    correct = agrees_with_gold(e.statistics, views.verdict.gold)
+    return Outcome(e.decision, e.accepted, list(e.evidence), dict(e.statistics), shown, card, correct)
 
 
 def _sample_of(bubble: Bubble, last: Turn | None) -> bool:
