@@ -105,11 +105,14 @@ def test_a_forked_worker_does_not_keep_the_transcript_locked(tmp_path: Path) -> 
     out = tmp_path / "t.jsonl"
     out.write_text("")
     r, w = os.pipe()
+    ready_r, ready_w = os.pipe()
     with exclusive(out):
         pid = os.fork()
-        if pid == 0:  # the worker: waits until the test is done with it
+        if pid == 0:  # the worker: says it is past the fork (its at-fork handlers ran), then waits for the test
+            os.write(ready_w, b"r")
             os.read(r, 1)
             os._exit(0)
+    os.read(ready_r, 1)  # a worker that has started, as a real one has long before a next run: not a race with it
     try:
         with exclusive(out):  # the worker still lives
             pass

@@ -142,7 +142,10 @@ def dcr(folder: Path, scripts: Path) -> Path:
             "rules": [{"match": DCE, "replies": [dce((S1, GOOD), (S2, BAD)), dce((S1, GOOD), (S2_FIXED, GOOD))]}]
         },
         "converter": {"rules": [{"match": AMC, "replies": [amc(1, -1), amc(1, 1)]}]},
-        "improver": {"rules": [{"match": RAI, "reply": rai((S1, S1), (S2, S2_FIXED))}]},
+        # round 2 still scores below 1 (the sentence left out counts), so the improver is asked again: it keeps both
+        "improver": {
+            "rules": [{"match": RAI, "replies": [rai((S1, S1), (S2, S2_FIXED)), rai((S1, S1), (S2_FIXED, S2_FIXED))]}]
+        },
     }
     args = []
     for role, script in files.items():
