@@ -24,6 +24,7 @@ from voirdire.kit import (
     bootstrap_items,
     category,
     counts,
+    f1_of_pairs,
     mean_sd,
     precision_recall_f1,
     proportion,
@@ -140,14 +141,6 @@ def scored(s: SessionRecord) -> Scored:
 Pair = tuple[bool, bool]  # (positive by gold, predicted positive) of one scored session
 
 
-def _f1(pairs: list[Pair]) -> float:
-    """F1 from the counts, 2tp / (2tp + fp + fn), 0 without positives (scikit-learn's ``zero_division=0``, which
-    gives the point estimate): the bootstrap evaluates it thousands of times, a scikit-learn call each would take
-    seconds."""
-    tp = sum(1 for g, p in pairs if g and p)
-    wrong = sum(1 for g, p in pairs if g != p)
-    return 2 * tp / (2 * tp + wrong) if tp or wrong else 0.0
-
 
 def prf_intervals(label: str, groups: Sequence[Sequence[Pair]], level: float) -> dict[str, Interval]:
     """Intervals on P, R and F1 over items (``groups``: one list of pairs per item, its sessions): precision and
@@ -163,7 +156,7 @@ def prf_intervals(label: str, groups: Sequence[Sequence[Pair]], level: float) ->
             out[f"{label} · {name}"] = Interval(
                 name=name, estimate=0.0, level=level, method="Wilson", n=0, reason=f"{none}: an empty denominator"
             )
-    out[f"{label} · F1"] = bootstrap_items("F1", groups, _f1, level=level, seed=DEFAULT_SEED)
+    out[f"{label} · F1"] = bootstrap_items("F1", groups, f1_of_pairs, level=level, seed=DEFAULT_SEED)
     return out
 
 

@@ -25,6 +25,7 @@ from voirdire.kit import (
     Verdict,
     accuracy,
     bootstrap_items,
+    f1_of_pairs,
     precision_recall_f1,
     proportion,
 )
@@ -266,13 +267,6 @@ def _finish(values: Sequence[Datapoint], ctx: Context) -> NoDataReport:
     )
 
 
-def _f1(pairs: list[tuple[bool, bool]]) -> float:
-    """F1 of label 1 from the counts, 2tp / (2tp + fp + fn), 0 without positives (scikit-learn's, which gives the
-    point estimate): the bootstrap evaluates it thousands of times, a scikit-learn call each would take seconds."""
-    tp = sum(1 for g, p in pairs if g and p)
-    wrong = sum(1 for g, p in pairs if g != p)
-    return 2 * tp / (2 * tp + wrong) if tp or wrong else 0.0
-
 
 def _intervals(values: Sequence[Datapoint], level: float) -> dict[str, Interval]:
     """Each seed's accuracy, F1, success and flip rates, revealed accuracy (and the tree's known accuracy and F1):
@@ -292,7 +286,7 @@ def _intervals(values: Sequence[Datapoint], level: float) -> dict[str, Interval]
 
         def f1_of(label: Any, groups: list[list[Outcome]] = groups) -> Interval:
             pairs = [[(o.reference == 1, label(o) == 1) for o in g] for g in groups]
-            return bootstrap_items("F1", pairs, _f1, level=level, seed=DEFAULT_SEED)
+            return bootstrap_items("F1", pairs, f1_of_pairs, level=level, seed=DEFAULT_SEED)
 
         out[f"seed {seed} · accuracy"] = share("accuracy", lambda o: o.label == o.reference)
         out[f"seed {seed} · F1"] = f1_of(lambda o: o.label)

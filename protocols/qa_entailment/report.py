@@ -26,6 +26,7 @@ from voirdire.kit import (
     bootstrap_items,
     category,
     counts,
+    f1_of_pairs,
     proportion,
 )
 
@@ -195,14 +196,6 @@ def _reply_stats(stats: Iterable[Judged]) -> ReplyStats:
 Pair = tuple[bool, bool]  # (correct by the human judgment, judged correct) of one graded answer
 
 
-def _f1(pairs: list[Pair]) -> float:
-    """F1 from the counts, 2tp / (2tp + fp + fn), 0 without positives (scikit-learn's ``zero_division=0``, which
-    gives the point estimate): the bootstrap evaluates it thousands of times, a scikit-learn call each would take
-    seconds."""
-    tp = sum(1 for g, p in pairs if g and p)
-    wrong = sum(1 for g, p in pairs if g != p)
-    return 2 * tp / (2 * tp + wrong) if tp or wrong else 0.0
-
 
 def _auroc(pairs: list[tuple[bool, float]]) -> float:
     """AUROC as the Mann-Whitney U over average ranks (ties count 1/2, as scikit-learn's, which gives the point
@@ -232,7 +225,7 @@ def _row_intervals(name: str, groups: Sequence[Sequence[Pair]], level: float) ->
             out[f"{name} · {metric}"] = Interval(
                 name=metric, estimate=0.0, level=level, method="Wilson", n=0, reason=f"{none}: an empty denominator"
             )
-    out[f"{name} · F1"] = bootstrap_items("F1", groups, _f1, level=level, seed=DEFAULT_SEED)
+    out[f"{name} · F1"] = bootstrap_items("F1", groups, f1_of_pairs, level=level, seed=DEFAULT_SEED)
     out[f"{name} · accuracy"] = proportion("accuracy", [[h == p for h, p in g] for g in groups], level=level)
     return out
 
@@ -259,7 +252,9 @@ def _variant_intervals(
         for k, variant in enumerate(DECISION_VARIANTS):
             groups = _pairs(items, verdicts, lambda s, k=k: s.variants[k])
             if groups:
-                out[f"{name} · {variant} · F1"] = bootstrap_items("F1", groups, _f1, level=level, seed=DEFAULT_SEED)
+                out[f"{name} · {variant} · F1"] = bootstrap_items(
+                    "F1", groups, f1_of_pairs, level=level, seed=DEFAULT_SEED
+                )
                 out[f"{name} · {variant} · accuracy"] = proportion(
                     "accuracy", [[h == p for h, p in g] for g in groups], level=level, seed=DEFAULT_SEED
                 )

@@ -21,11 +21,8 @@ does not depend on the folder it is started from.
 
 from __future__ import annotations
 
-import ast
-import asyncio
 import dataclasses
 import glob
-import os
 import re
 import shlex
 import shutil
@@ -39,7 +36,13 @@ from typing import Any
 import pytest
 
 from tests.core import test_readme as readme
-from tests.core.test_readme import Block, blocks, commands
+from tests.core.test_readme import (
+    Block,
+    blocks,
+    commands,
+    folder,  # noqa: F401 (a fixture: the README test's working folder)
+    run_python,
+)
 from tests.core.test_readme import responder as readme_responder
 from tests.fake_openai import FakeOpenAIServer
 from tests.models.fake_providers import FakeAnthropic, FakeChatCompletions, FakeOllama
@@ -159,25 +162,6 @@ def fakes(monkeypatch: pytest.MonkeyPatch) -> Iterator[Fakes]:
         yield Fakes(server.url, ollama, azure, claude)
 
 
-@pytest.fixture
-def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """One empty working folder for every document, ``../shared`` (the papers' data) beside it."""
-    if not SHARED.is_dir():
-        if os.environ.get("CI"):
-            pytest.fail(f"{SHARED} is missing: the documents' commands read the papers' data from it")
-        pytest.skip(f"{SHARED} (the papers' data) is not beside the repository")
-    work = tmp_path / "work"
-    work.mkdir()
-    (tmp_path / "shared").symlink_to(SHARED)
-    monkeypatch.chdir(work)
-    return work
-
-
-def run_python(block: Block, namespace: dict[str, Any]) -> None:
-    code = compile(block.text, f"{block.document}:{block.line}", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
-    result = eval(code, namespace)  # a block with top-level await gives a coroutine
-    if asyncio.iscoroutine(result):
-        asyncio.run(result)
 
 
 def run_inspect(argv: list[str], where: str) -> None:
@@ -241,7 +225,7 @@ def run_documents(fakes: Fakes, capsys: pytest.CaptureFixture[str]) -> tuple[lis
 
 @pytest.mark.filterwarnings("ignore:examiner and examinee are both served")
 def test_every_documented_command_runs_in_one_folder(
-    folder: Path, fakes: Fakes, capsys: pytest.CaptureFixture[str]
+    folder: Path, fakes: Fakes, capsys: pytest.CaptureFixture[str]  # noqa: F811 (the fixture imported above)
 ) -> None:
     start = time.time()
     ran, skipped = run_documents(fakes, capsys)

@@ -21,6 +21,7 @@ from voirdire.cli import main
 from voirdire.protocols.cross_examination import scoring
 from voirdire.registry.plugins import registrations
 from voirdire.reports.fold import Context, ReportFold, generic_report, report_file
+from voirdire.reports.metrics import f1_of_pairs
 from voirdire.transcript import RunHeader
 
 qa = importlib.import_module("voirdire.protocols.qa_entailment.report")  # the package's ``report`` is the fold
@@ -163,7 +164,7 @@ def test_the_fast_statistics_are_scikit_learns() -> None:
         pairs = [(rng.random() < 0.4, rng.random() < 0.5) for _ in range(rng.randint(1, 40))]
         gold, predicted = [g for g, _ in pairs], [p for _, p in pairs]
         expected = f1_score(gold, predicted, zero_division=0)
-        assert scoring._f1(pairs) == pytest.approx(expected, abs=1e-12) == qa._f1(pairs)
+        assert f1_of_pairs(pairs) == pytest.approx(expected, abs=1e-12)
         ranked = [(rng.random() < 0.5, float(rng.randint(0, 4))) for _ in range(rng.randint(2, 40))]
         if len({y for y, _ in ranked}) == 2:
             labels, scores = [y for y, _ in ranked], [x for _, x in ranked]
