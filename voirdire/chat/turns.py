@@ -16,6 +16,7 @@ protocol's code. A stage named ``<lane>.<stage>`` (LMvLM (Majority) names its ex
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -410,39 +411,9 @@ def chat_of(session: SessionRecord, header: RunHeader | None = None, *, merge: b
         if not isinstance(e, Message | ParseFailure):
             last = None
         if isinstance(e, Transition):
-            declared = not edges or e.to_state in edges.get(e.from_state or "[*]", [])
-            turns.append(
-                Divider(
-                    seq=e.seq,
-                    state=e.to_state,
-                    from_state=e.from_state,
-                    stage=e.stage,
-                    lane=lane,
-                    round=e.turn,
-                    reason=e.reason,
-                    quiet=e.to_state in hints.quiet_states,
-                    declared=declared,
-                )
-            )
+            turns.append(_divider(e, lane, hints, edges))
         elif isinstance(e, ModelCall):
-            call = Call(
-                model=e.model,
-                prompt_tokens=e.usage.prompt_tokens,
-                completion_tokens=e.usage.completion_tokens,
-                latency_s=e.latency_s,
-                retries=e.retries,
-                cached=e.cached,
-                finish_reason=e.finish_reason,
-                coalesced=e.coalesced,
-                samples=e.samples,
-                enforcement=e.enforcement,
-            )
-            calls[e.role] = call
-            totals.setdefault(e.role, RoleTotals(e.role)).add(call)
-            p, c, r = billed.get(e.model, (0, 0, 0))
-            if not e.cached:
-                p, c = p + e.usage.prompt_tokens, c + e.usage.completion_tokens
-            billed[e.model] = (p, c, r + e.requests)
+            _record_call(e, calls, totals, billed)
         elif isinstance(e, Message):
             if e.sample and (e.sender, lane) in sampling and e.receiver == "moderator":
                 # another reply of a call that drew k: a sample of its bubble, not a bubble of its own
@@ -500,6 +471,45 @@ def chat_of(session: SessionRecord, header: RunHeader | None = None, *, merge: b
         colors=dict(hints.colors),
         billed=billed,
     )
+
+
+def _divider(e: Transition, lane: str | None, hints: DisplayHints, edges: Mapping[str, Any]) -> Divider:
+    """A state change as a divider; ``declared``: an edge the run header's machine has (or no machine recorded)."""
+    return Divider(
+        seq=e.seq,
+        state=e.to_state,
+        from_state=e.from_state,
+        stage=e.stage,
+        lane=lane,
+        round=e.turn,
+        reason=e.reason,
+        quiet=e.to_state in hints.quiet_states,
+        declared=not edges or e.to_state in edges.get(e.from_state or "[*]", []),
+    )
+
+
+def _record_call(
+    e: ModelCall, calls: dict[str, Call], totals: dict[str, RoleTotals], billed: dict[str, tuple[int, int, int]]
+) -> None:
+    """A model call: the call its role's next reply shows, the role's totals, and what its model billed."""
+    call = Call(
+        model=e.model,
+        prompt_tokens=e.usage.prompt_tokens,
+        completion_tokens=e.usage.completion_tokens,
+        latency_s=e.latency_s,
+        retries=e.retries,
+        cached=e.cached,
+        finish_reason=e.finish_reason,
+        coalesced=e.coalesced,
+        samples=e.samples,
+        enforcement=e.enforcement,
+    )
+    calls[e.role] = call
+    totals.setdefault(e.role, RoleTotals(e.role)).add(call)
+    p, c, r = billed.get(e.model, (0, 0, 0))
+    if not e.cached:
+        p, c = p + e.usage.prompt_tokens, c + e.usage.completion_tokens
+    billed[e.model] = (p, c, r + e.requests)
 
 
 def _bubble(e: Message, lane: str | None, waiting: dict[str, list[Bubble]], calls: dict[str, Call]) -> Bubble:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import builtins
 import warnings
+from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -117,7 +118,7 @@ class Died:
 Report = Ready | Failed | Ended | Retried | LimitsNow | Warned | Crashed | Died
 
 
-class Worker:
+class Worker(ABC):
     """The dealer's side of one worker; a transport says how it runs a session and names it."""
 
     rerun: ClassVar[str] = "dealt again to the workers left"  # where a dead worker's sessions run again
@@ -129,14 +130,16 @@ class Worker:
         self.finishing = False  # told that no further session comes (it may still run a dead worker's)
         self.limits: Limits = {}
 
+    @abstractmethod
     def run(self, sid: str, item: BaseModel) -> None:
-        raise NotImplementedError
+        """Send it session ``sid`` of ``item`` (the transport's own message)."""
 
-    def finish(self) -> None:
+    def finish(self) -> None:  # noqa: B027 (a hook: most transports need not be told)
         """No further session comes (a transport whose workers end by themselves says so)."""
 
+    @abstractmethod
     def describe(self) -> str:
-        raise NotImplementedError
+        """How warnings name it ("worker process 2 (pid 4711)", "Ray actor 1")."""
 
     def limits_now(self) -> Limits:
         """Its endpoint limits for the progress line: its last report."""
