@@ -1,5 +1,6 @@
 """``voirdire models``: the model specs a role can name, with where each one's key comes from and what its client
-supports (reply schemas, ``n`` samples, log-probabilities), read from the provider table."""
+supports (reply schemas, ``n`` samples, log-probabilities), read from the provider table. A provider that may also
+be written ``<kind>/<model>`` (``SLASH_KINDS``) lists that form beside its own."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import argparse
 import json
 from typing import Any
 
-from voirdire.models import PROVIDERS, Provider
+from voirdire.models import PROVIDERS, SLASH_KINDS, Provider
 
 
 def register(sub: Any) -> None:
@@ -20,7 +21,7 @@ def _row(kind: str, provider: Provider) -> dict[str, Any]:
     features = provider.features
     return {
         "kind": kind,
-        "forms": list(provider.forms),
+        "forms": [*provider.forms, *(f.replace(":", "/", 1) for f in provider.forms if kind in SLASH_KINDS)],
         "key": features.key if features else "takes none",
         "structured": features.structured if features else "validated",
         "samples": features.samples if features else "n requests",

@@ -30,6 +30,7 @@ from voirdire.models.scripted import Script, ScriptedChatCompletionClient, Scrip
 from voirdire.models.settings import RoleSettings, load_role_config
 from voirdire.models.spec import (
     PROVIDERS,
+    SLASH_KINDS,
     ModelSpec,
     Provider,
     build_client,
@@ -43,6 +44,7 @@ __all__ = [
     "DEFAULT_MAX_TOKENS",
     "EMBEDDED_MODEL",
     "PROVIDERS",
+    "SLASH_KINDS",
     "TIMEOUT_ARG",
     "Completion",
     "HumanClient",

@@ -12,6 +12,10 @@ Specs (one per role)::
     scripted:<file>                    scripted/replay replies from a YAML/JSON file (tests, demos)
     human                              a person types the replies at the terminal
 
+``openai/<model>``, ``anthropic/<model>``, ``ollama/<model>`` and ``azure/<deployment>@<endpoint>`` are the same
+specs in LiteLLM's and Inspect AI's form (``SLASH_KINDS``): parsed to the same ``ModelSpec``, so a run's header and
+transcript name the model the same way whichever form was written.
+
 A new provider is one entry in ``PROVIDERS`` (and its name in ``Kind``). SDKs (llama-cpp-python, openai) are
 imported only when a client is built.
 
@@ -114,8 +118,26 @@ class Features:
     """Where its API key comes from when the role names none (``api_key_env``)."""
 
 
+SLASH_KINDS: tuple[Kind, ...] = ("openai", "anthropic", "ollama", "azure")
+"""Providers that may also be written ``<kind>/<model>`` (LiteLLM's and Inspect AI's form): only these known
+prefixes, so that a model name with a slash of its own (a Hugging Face id such as ``meta-llama/Llama-3`` served
+on an OpenAI-compatible endpoint) is never taken for a provider."""
+
+
+def slash_form(text: str) -> str | None:
+    """``<kind>:<model>`` for a spec written ``<kind>/<model>`` with a known provider prefix; None for any other
+    text. A text whose part before its first ``:`` already names a provider (``openai:org/model``) is in the
+    colon form, whatever slashes its model name holds."""
+    text = text.strip()
+    if text.partition(":")[0] in PROVIDERS:
+        return None
+    kind, slash, rest = text.partition("/")
+    return f"{kind}:{rest}" if slash and rest and kind in SLASH_KINDS else None
+
+
 def parse_spec(text: str) -> ModelSpec:
     text = text.strip()
+    text = slash_form(text) or text
     kind, _, rest = text.partition(":")
     provider = PROVIDERS.get(kind)
     spec = provider.parse(rest) if provider else None
