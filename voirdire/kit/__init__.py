@@ -95,6 +95,7 @@ from voirdire.session import LONG_REPLY_CHARS, Protocol, Reply, Session, StateMa
 from voirdire.transcript import (
     Column,
     DisplayHints,
+    Guarantee,
     ModelCall,
     RunHeader,
     SessionRecord,
@@ -125,6 +126,7 @@ __all__ = [
     "DatasetError",
     "DisplayHints",
     "FunctionAgent",
+    "Guarantee",
     "InputError",
     "Inputs",
     "Interval",

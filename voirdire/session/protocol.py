@@ -33,6 +33,7 @@ from voirdire.session.prompts import Prompt, PromptLibrary, library
 from voirdire.transcript import (
     DisplayHints,
     ErrorEvent,
+    Guarantee,
     Message,
     ModelCall,
     ParseFailure,
@@ -205,9 +206,11 @@ class Session:
         accepted: bool | None,
         evidence: list[str] | None = None,
         statistics: Mapping[str, Any] | Statistics | None = None,
+        guarantee: Guarantee | None = None,
     ) -> Verdict:
         """End the session. ``statistics`` are checked against the protocol's ``Outcome`` (a wrong type is the
-        protocol's bug, raised here rather than found by its report) and written as JSON."""
+        protocol's bug, raised here rather than found by its report) and written as JSON; ``guarantee`` is what
+        the protocol's paper guarantees of this verdict, where it has a bound or a count to give."""
         if isinstance(statistics, Statistics):
             stats = statistics.model_dump(mode="json", exclude_unset=True)
         else:
@@ -222,6 +225,7 @@ class Session:
             accepted=accepted,
             evidence=[*(evidence or []), *cut],
             statistics=stats,
+            guarantee=guarantee,
         )
         if self._record:
             self._writer.write(v)

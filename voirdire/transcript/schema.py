@@ -180,12 +180,32 @@ class ErrorEvent(_Event):
     )
 
 
+GuaranteeValue = bool | int | float | str | None | list[bool | int | float | str | None]
+
+
+class Guarantee(BaseModel):
+    """What the protocol's paper lets one say of this one verdict, where it says anything: LMvLM (Majority)'s vote
+    margin, No-Data's Lemma 1 bound for the run's r and φ, the oracle–checker's acceptance bound, DCR's share of
+    sentences scored. ``statement`` is the sentence a reader sees; ``values`` the numbers it was computed from
+    and gives (flat, so that a report or a table reads them by name); ``source`` the section or equation."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    kind: str = Field(min_length=1, description="what sort of guarantee: vote_margin, undetected_lie, ...")
+    statement: str = Field(min_length=1, description="the guarantee in one sentence, as chat and viewer show it")
+    values: dict[str, GuaranteeValue] = Field(default_factory=dict)
+    source: str | None = Field(None, description="the paper's section, theorem or equation it rests on")
+
+
 class Verdict(_Event):
     kind: Literal["verdict"] = "verdict"
     decision: str
     accepted: bool | None = Field(None, description="True if the examined output is trusted")
     evidence: list[str] = Field(default_factory=list)
     statistics: dict[str, Any] = Field(default_factory=dict)
+    guarantee: Guarantee | None = Field(
+        None, description="what the paper guarantees of this verdict; None where it has none (and in transcripts "
+        "written before verdicts carried one)"
+    )
 
 
 Event = Annotated[
