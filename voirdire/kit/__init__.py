@@ -91,7 +91,20 @@ from voirdire.reports import (
     spearman,
 )
 from voirdire.runner import RunResult, default_out, run_in_memory
-from voirdire.session import LONG_REPLY_CHARS, Protocol, Reply, Session, StateMachine, Statistics
+from voirdire.session import (
+    LONG_REPLY_CHARS,
+    Assumed,
+    Budget,
+    CallBudget,
+    Figure,
+    Protocol,
+    Reply,
+    RoleCalls,
+    Session,
+    StateMachine,
+    Statistics,
+    merged,
+)
 from voirdire.transcript import (
     Column,
     DisplayHints,
@@ -114,7 +127,10 @@ __all__ = [
     "DEFAULT_SEED",
     "LONG_REPLY_CHARS",
     "PRF",
+    "Assumed",
     "BarChart",
+    "Budget",
+    "CallBudget",
     "Cell",
     "Chart",
     "ChartFold",
@@ -125,6 +141,7 @@ __all__ = [
     "Context",
     "DatasetError",
     "DisplayHints",
+    "Figure",
     "FunctionAgent",
     "Guarantee",
     "InputError",
@@ -150,6 +167,7 @@ __all__ = [
     "Report",
     "ReportFold",
     "Reproduction",
+    "RoleCalls",
     "RoleSettings",
     "RunHeader",
     "RunOutcome",
@@ -191,6 +209,7 @@ __all__ = [
     "load",
     "load_items",
     "mean_sd",
+    "merged",
     "model_args",
     "paper_models_note",
     "pearson",

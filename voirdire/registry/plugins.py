@@ -25,7 +25,7 @@ from pydantic import BaseModel
 from voirdire.base import VoirdireError
 from voirdire.registry.flags import ParamsCLI
 from voirdire.reports import ChartFold, Prices, Report, ReportFold, Reproduction, as_fold, report_file
-from voirdire.session import Protocol
+from voirdire.session import CallBudget, Protocol
 from voirdire.transcript import SessionRecord, Transcript, Verdict, load_session
 
 ENTRY_POINT_GROUP = "voirdire.protocols"
@@ -216,6 +216,8 @@ class Registration:
     """The paper's charts its report offers (``voirdire report --plot``, the viewer); ``voirdire.reports.charts``."""
     reproductions: tuple[Reproduction, ...] = ()
     """The paper's tables and figures ``voirdire reproduce`` runs (one registration of a package lists them)."""
+    budget: CallBudget | None = None
+    """The model calls one item can take, declared beside the machine (``--estimate`` reads it); None: undeclared."""
 
     @property
     def name(self) -> str:
