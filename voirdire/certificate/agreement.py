@@ -22,6 +22,7 @@ from voirdire.certificate.intervals import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     Interval,
+    bootstrap_counts,
     bootstrap_items,
     no_interval,
     wilson,
@@ -110,12 +111,11 @@ def verdict_agreement(
     accepted_by_people = [[v for v, h in g if h] for g in groups]
     rejected_by_people = [[not v for v, h in g if not h] for g in groups]
 
-    def kappa(pairs: list[Pair]) -> float:
-        return cohen_kappa([v for v, _ in pairs], [h for _, h in pairs]) if len({*pairs}) > 1 else _one_cell(pairs)
-
-    def alpha(pairs: list[Pair]) -> float:
-        return krippendorff_alpha([[float(v) for v, _ in pairs], [float(h) for _, h in pairs]])
-
+    # κ and α of a resample depend on its confusion matrix alone: each item is its sessions' (tp, fp, fn, tn), and
+    # every resample is computed at once from the summed counts (``kappa_of_counts``, ``alpha_of_counts``: the
+    # closed forms of scikit-learn's κ and the krippendorff package's nominal α on two raters, which
+    # tests/certificate/test_statistics.py checks against both libraries).
+    counts = [_counts(g) for g in groups]
     return VerdictAgreement(
         items=len(groups),
         sessions=len(flat),
@@ -123,15 +123,45 @@ def verdict_agreement(
         accuracy=proportion("accuracy", [[v == h for v, h in g] for g in groups], **boot),
         tpr=_rate("TPR", accepted_by_people, "no item that people accept", level, seed, resamples),
         tnr=_rate("TNR", rejected_by_people, "no item that people reject", level, seed, resamples),
-        kappa=bootstrap_items("Cohen's κ", groups, kappa, **boot),
-        alpha=bootstrap_items("Krippendorff's α", groups, alpha, **boot),
+        kappa=bootstrap_counts("Cohen's κ", counts, kappa_of_counts, **boot),
+        alpha=bootstrap_counts("Krippendorff's α", counts, alpha_of_counts, **boot),
     )
 
 
-def _one_cell(pairs: list[Pair]) -> float:
-    # Verdict and label both one and the same value throughout: κ is 0/0 here and voirdire's κ calls it 1, which
-    # would certify agreement that the data cannot show; the interval says why instead.
-    return math.nan
+def _counts(pairs: Sequence[Pair]) -> tuple[int, int, int, int]:
+    c = Confusion.of(pairs)
+    return c.tp, c.fp, c.fn, c.tn
+
+
+def kappa_of_counts(counts: Any) -> Any:
+    """Cohen's κ of verdicts against labels from (tp, fp, fn, tn) along the last axis; ``nan`` where one cell holds
+    every session: κ is 0/0 there, or 1 by scikit-learn's convention, which would certify agreement that the data
+    cannot show; the interval says why instead."""
+    import numpy as np
+
+    c = np.asarray(counts, dtype=float)
+    tp, fp, fn, tn = (c[..., i] for i in range(4))
+    n = tp + fp + fn + tn
+    with np.errstate(divide="ignore", invalid="ignore"):
+        observed = (tp + tn) / n
+        chance = ((tp + fp) * (tp + fn) + (fn + tn) * (fp + tn)) / (n * n)
+        kappa = (observed - chance) / (1 - chance)
+    return np.where(np.count_nonzero(c, axis=-1) > 1, kappa, np.nan)
+
+
+def alpha_of_counts(counts: Any) -> Any:
+    """Krippendorff's nominal α of two raters (verdict, label) on every session from (tp, fp, fn, tn) along the
+    last axis: 1 − (n − 1)·o₀₁ / (n₀·n₁) over the n = 2N pairable values, o₀₁ the disagreeing sessions; ``nan``
+    where only one value occurs (as ``krippendorff_alpha``)."""
+    import numpy as np
+
+    c = np.asarray(counts, dtype=float)
+    tp, fp, fn, tn = (c[..., i] for i in range(4))
+    values = 2 * (tp + fp + fn + tn)
+    accepts, rejects = 2 * tp + fp + fn, 2 * tn + fp + fn
+    with np.errstate(divide="ignore", invalid="ignore"):
+        alpha = 1 - (values - 1) * (fp + fn) / (accepts * rejects)
+    return np.where((accepts > 0) & (rejects > 0), alpha, np.nan)
 
 
 def _rate(
