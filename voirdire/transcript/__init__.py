@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from voirdire.transcript.cache import CachedReply, ResponseCache, cacheable
 from voirdire.transcript.calls import CallTally
+from voirdire.transcript.frames import TABLES, CostOf, LoadedTranscript
 from voirdire.transcript.io import (
     MemoryWriter,
     TranscriptWriter,
     bounded_lines,
     drop_torn_tail,
+    is_transcript,
     iter_records,
     load,
     load_outline,
@@ -84,11 +86,13 @@ __all__ = [
     "MAX_NAME",
     "READINGS",
     "SCHEMA_VERSION",
+    "TABLES",
     "CachedReply",
     "CallTally",
     "Card",
     "Cell",
     "Column",
+    "CostOf",
     "DisplayHints",
     "ErrorEvent",
     "Event",
@@ -96,6 +100,7 @@ __all__ = [
     "HumanLabel",
     "LabelSample",
     "Line",
+    "LoadedTranscript",
     "MemoryWriter",
     "Message",
     "ModelCall",
@@ -128,6 +133,7 @@ __all__ = [
     "current_labels",
     "drop_torn_tail",
     "generic_card",
+    "is_transcript",
     "iter_records",
     "load",
     "load_outline",

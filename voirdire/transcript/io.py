@@ -299,3 +299,20 @@ def _assemble(path: str | Path, records: Iterable[RunHeader | _Event]) -> Transc
             events=events,
         )
     return Transcript(path=str(path), headers=headers, sessions=sessions)
+
+
+def is_transcript(path: Path) -> bool:
+    """A file whose first line is a voirdire run header (datasets beside transcripts are skipped)."""
+    try:
+        with path.open("rb") as fh:
+            first = fh.readline(1 << 20)
+    except OSError:
+        return False
+    if not first.lstrip().startswith(b"{"):
+        return False
+    if too_deep(first):  # json.loads would exhaust its recursion on it: not a run header anyway
+        return False
+    try:
+        return json.loads(first).get("kind") == "header"
+    except (ValueError, AttributeError):
+        return False

@@ -4,34 +4,16 @@ table ``voirdire report`` uses), over every attempt's billed calls as the report
 
 from __future__ import annotations
 
-import json
 import threading
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from voirdire.base import too_deep
 from voirdire.reports import Cost, Prices, load_prices, run_cost
+from voirdire.transcript import is_transcript
 from voirdire.web.errors import ViewerError
 from voirdire.web.index import Attempt, TranscriptIndex
-
-
-def is_transcript(path: Path) -> bool:
-    """A file whose first line is a voirdire run header (datasets beside transcripts are skipped)."""
-    try:
-        with path.open("rb") as fh:
-            first = fh.readline(1 << 20)
-    except OSError:
-        return False
-    if not first.lstrip().startswith(b"{"):
-        return False
-    if too_deep(first):  # json.loads would exhaust its recursion on it: not a run header anyway
-        return False
-    try:
-        return json.loads(first).get("kind") == "header"
-    except (ValueError, AttributeError):
-        return False
 
 
 @dataclass
