@@ -6,6 +6,7 @@ from voirdire.kit import Registration
 
 from .api import API
 from .baselines import AreYouSure, IDontKnow
+from .budget import BASELINE_BUDGET, EXAMINATION_BUDGET
 from .charts import lmvlm_charts
 from .cli import BASELINE, EXAMINE
 from .protocol import CrossExamination
@@ -13,7 +14,13 @@ from .reproduce import REPRODUCTIONS
 from .scoring import report
 
 cross_examination = Registration(
-    protocol=CrossExamination, report=report, cli=EXAMINE, charts=lmvlm_charts, reproductions=REPRODUCTIONS, api=API
+    protocol=CrossExamination,
+    report=report,
+    cli=EXAMINE,
+    charts=lmvlm_charts,
+    reproductions=REPRODUCTIONS,
+    api=API,
+    budget=EXAMINATION_BUDGET,
 )
-ays = Registration(protocol=AreYouSure, report=report, cli=BASELINE, charts=lmvlm_charts)
-idk = Registration(protocol=IDontKnow, report=report, cli=BASELINE, charts=lmvlm_charts)
+ays = Registration(protocol=AreYouSure, report=report, cli=BASELINE, charts=lmvlm_charts, budget=BASELINE_BUDGET)
+idk = Registration(protocol=IDontKnow, report=report, cli=BASELINE, charts=lmvlm_charts, budget=BASELINE_BUDGET)

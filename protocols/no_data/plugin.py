@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from voirdire.kit import Registration
 
+from .budget import NO_DATA_BUDGET
 from .charts import no_data_charts
 from .cli import NODATA
 from .protocol import NoDataProtocol
@@ -11,5 +12,10 @@ from .report import report
 from .reproduce import REPRODUCTIONS
 
 no_data = Registration(
-    protocol=NoDataProtocol, report=report, cli=NODATA, charts=no_data_charts, reproductions=REPRODUCTIONS
+    protocol=NoDataProtocol,
+    report=report,
+    cli=NODATA,
+    charts=no_data_charts,
+    reproductions=REPRODUCTIONS,
+    budget=NO_DATA_BUDGET,
 )
