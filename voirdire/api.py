@@ -129,13 +129,22 @@ async def arun(
     return await run_protocol(
         proto,
         ready,
-        out=Path(out) if out else default_out(proto.name, dataset, run_identity(proto, _roles(models))),
+        out=Path(out) if out else default_out(proto.name, dataset, _identity(proto, models, options, run_options)),
         roles=_roles(models),
         clients=clients,
         dataset=dataset,
         options=options,
         **run_options,
     )
+
+
+def _identity(
+    proto: Protocol[Any, Any], models: Models, options: RunOptions | None, given: Mapping[str, Any]
+) -> dict[str, Any]:
+    """What the default transcript name digests: ``run_identity``, with the repeats asked for."""
+    opts = given.get("options", options)
+    repeats = given.get("repeats", opts.repeats if isinstance(opts, RunOptions) else 1)
+    return run_identity(proto, _roles(models), repeats=repeats)
 
 
 _RUN_ARGUMENTS = frozenset({"models", "clients", "fresh", "options"})  # arun's own keywords besides RunOptions
@@ -168,7 +177,7 @@ async def arun_dataset(
     kwargs = {k: v for k, v in kwargs.items() if k not in params}
     proto = protocol(name, **params) if isinstance(name, str) else name
     items = load_items(path, proto.item_from_record, limit=limit, offset=offset)
-    out = Path(out) if out else default_out(proto.name, path, run_identity(proto, _roles(kwargs.get("models"))))
+    out = Path(out) if out else default_out(proto.name, path, _identity(proto, kwargs.get("models"), None, kwargs))
     result = await arun(proto, items, out=out, dataset=str(path), **kwargs)
     return result, get(proto.name).report(load(out))
 

@@ -17,10 +17,13 @@ from voirdire.executors.base import (
 )
 from voirdire.executors.local import run_in_processes
 from voirdire.executors.ray import require_ray, run_on_ray
+from voirdire.executors.repeats import REPEAT_MARK, REPEAT_STEP, repeat_id, repeat_ids, repeat_seed, split_repeat
 
 EXECUTORS = ("local", "ray")
 
 __all__ = [
+    "REPEAT_MARK",
+    "REPEAT_STEP",
     "MaskingWriter",
     "RunResult",
     "RunSetupError",
@@ -29,8 +32,12 @@ __all__ = [
     "SessionRunner",
     "Tally",
     "concurrency_problem",
+    "repeat_id",
+    "repeat_ids",
+    "repeat_seed",
     "require_ray",
     "run_in_processes",
     "run_on_ray",
+    "split_repeat",
     "start_clients",
 ]

@@ -35,6 +35,7 @@ from voirdire.base import (
     mask_tree,
     run_stopping,
 )
+from voirdire.executors.repeats import REPEAT_STEP, repeat_seed, split_repeat
 from voirdire.models import ModelPool, RoleSettings, spec_label
 from voirdire.models import endpoint_limits as _endpoint_limits
 from voirdire.session import PromptLibrary, Protocol, Session, Writer
@@ -101,9 +102,12 @@ class SessionOptions:
     keep_verdicts: bool = True
     coalesce: bool = True  # identical deterministic requests of a session sent once (Session)
     session_timeout: float | None = None  # seconds a session may take in all (SessionTimeout); None: no limit
+    repeats: int = 1  # sessions per item (voirdire.executors.repeats): above 1, session ids carry the repeat
 
     def check(self) -> None:
         """What cannot run, said before anything is written: the one rule for these values."""
+        if self.repeats < 1:
+            raise RunSetupError(f"repeats must be at least 1 (sessions per item), got {self.repeats}")
         if self.session_timeout is not None and not 0 < self.session_timeout < math.inf:
             raise RunSetupError(f"session_timeout must be a positive number of seconds, got {self.session_timeout}")
         if (problem := concurrency_problem(self.concurrency)) is not None:
@@ -178,10 +182,15 @@ class SessionRunner:
         self.replies = replies
         self.on_retry = on_retry
 
-    def agents(self, item: BaseModel, on_retry: OnRetry | None) -> dict[str, BaseChatAgent]:
+    def agents(
+        self, item: BaseModel, on_retry: OnRetry | None, bound: Mapping[str, RoleSettings] | None = None
+    ) -> dict[str, BaseChatAgent]:
+        """The session's agents; ``bound``: the roles' settings for this session (a repeat's seeds), else the
+        job's. A repeated session reads and writes no reply cache: each repeat sends its own requests."""
         job = self.job
+        replies = self.replies if job.options.repeats == 1 else None
         agents: dict[str, BaseChatAgent] = dict(job.protocol.deterministic_agents(item))
-        for role, settings in job.bound.items():
+        for role, settings in (bound or job.bound).items():
             if role in self.clients:  # a client given in code: only what the role itself sets
                 client, timeout, retries = self.clients[role], settings.timeout, settings.max_retries
             else:
@@ -192,7 +201,7 @@ class SessionRunner:
                 client,
                 settings,
                 model_label=job.labels[role],
-                cache=self.replies,
+                cache=replies,
                 timeout=timeout,
                 max_retries=retries,
                 on_retry=on_retry,
@@ -203,17 +212,24 @@ class SessionRunner:
         """One session, its events written to ``writer``. Nothing of it (the Session, its agents) outlives the
         call, so a run of many sessions holds only those in flight."""
         job = self.job
+        item_id, repeat, bound = sid, None, job.bound
+        if job.options.repeats > 1:  # a repeat: the item's own id, and seeds of its own (executors.repeats)
+            item_id, repeat = split_repeat(sid)
+            bound = {r: s.model_copy(update={"seed": repeat_seed(s.seed, repeat)}) for r, s in job.bound.items()}
         session = Session(
             run_id=job.run_id,
             session_id=sid,
             protocol=job.protocol,
-            agents=self.agents(item, on_retry or self.on_retry),
+            agents=self.agents(item, on_retry or self.on_retry, bound),
             writer=writer,
             prompts=job.prompts,
             structured=job.structured,
             coalesce=job.options.coalesce,
         )
-        session.start(sid, item.model_dump(mode="json"))
+        session.start(item_id, item.model_dump(mode="json"))
+        if repeat is not None:
+            seeds = {r: s.seed for r, s in bound.items()}
+            session.note(REPEAT_STEP, index=repeat, repeats=job.options.repeats, seeds=seeds)
         deadline = asyncio.timeout(job.options.session_timeout)
         try:
             async with deadline:

@@ -103,7 +103,9 @@ async def run_protocol(
     ``max_errors`` (see ``ErrorBudget``) stops the run once more sessions have failed than it allows.
     ``keep_verdicts=False`` leaves ``RunResult.verdicts`` empty (the transcript has them): a run of very many
     sessions then holds only the sessions in flight. ``coalesce=False`` sends every request, even one identical to
-    an earlier deterministic request of the same session (an endpoint whose greedy replies vary).
+    an earlier deterministic request of the same session (an endpoint whose greedy replies vary). ``repeats=N``
+    examines each item N times, as N sessions ``ITEM@r1`` ... ``ITEM@rN`` with seeds of their own and no reply
+    cache (``voirdire.executors.repeats``); the report then says how stable the verdicts are.
 
     Where sessions run (docs/architecture.md, "Executors"): ``concurrency`` at a time in this event loop; with
     ``workers=N`` in N processes on this machine, ``concurrency`` at a time in each, all appending to ``out``; with
@@ -116,7 +118,7 @@ async def run_protocol(
         protocol, items, out=out, roles=roles, clients=clients, prompts=prompts, dataset=dataset, options=opts
     )
     with exclusive(run.out):  # held until the transcript is closed, and every worker process has ended
-        by_id = dict(zip(run.ids, items, strict=True))
+        by_id = run.sessions()
         done = resume(run.out, run.header, by_id, resume=opts.resume, keep_verdicts=opts.keep_verdicts)
         result = RunResult(
             out=run.out,

@@ -79,6 +79,7 @@ class RunOptions(BaseModel):
     ray_address: str | None = None
     coalesce: bool = True
     session_timeout: float | None = None  # seconds one session may take in all; None: only its calls' own bounds
+    repeats: int = 1  # sessions per item, each with seeds of its own and no reply cache (voirdire.executors.repeats)
 
     @property
     def sessions(self) -> SessionOptions:
@@ -89,6 +90,7 @@ class RunOptions(BaseModel):
             keep_verdicts=self.keep_verdicts,
             coalesce=self.coalesce,
             session_timeout=self.session_timeout,
+            repeats=self.repeats,
         )
 
     def check(self) -> None:

@@ -19,7 +19,7 @@ from autogen_core.models import ChatCompletionClient
 from pydantic import BaseModel
 
 from voirdire.base import VoirdireError, mask_tree, max_reply_chars
-from voirdire.executors import RunSetupError, SessionJob
+from voirdire.executors import REPEAT_MARK, RunSetupError, SessionJob, repeat_ids
 from voirdire.models import RoleSettings, ScriptedChatCompletionClient, spec_label
 from voirdire.runner.options import RunOptions
 from voirdire.runner.roles import RoleTable, bind_roles, check_credentials, client_label, independence_warnings
@@ -44,12 +44,17 @@ class Prepared:
 
     protocol: Protocol[Any, Any]
     items: Sequence[BaseModel]
-    ids: list[str]  # one session id per item, in item order
+    ids: list[str]  # one session id per item, in item order (per item and repeat with repeats: ITEM@r1, ...)
     header: RunHeader  # as the transcript will hold it (masked)
     job: SessionJob
     clients: Mapping[str, ChatCompletionClient]
     options: RunOptions
     notes: list[str]  # warnings said once, before the run
+
+    def sessions(self) -> dict[str, BaseModel]:
+        """Session id -> its item, in the order they run (an item's repeats together)."""
+        per_item = self.options.repeats
+        return {sid: self.items[i // per_item] for i, sid in enumerate(self.ids)}
 
     @property
     def out(self) -> Path:
@@ -97,9 +102,16 @@ def prepare(
     # What the transcript names as each role's model: the redacted spec, or the client type given in code.
     labels = {r: client_label(clients[r]) if r in clients else spec_label(s.spec) for r, s in bound.items()}
     header = _header(protocol, bound, labels, prompts, dataset, options)
-    ids = [protocol.item_id(it) or f"item-{i + 1}" for i, it in enumerate(items)]
-    if len(set(ids)) != len(ids):
+    item_ids = [protocol.item_id(it) or f"item-{i + 1}" for i, it in enumerate(items)]
+    if len(set(item_ids)) != len(item_ids):
         raise ValueError("item ids must be unique within a run")
+    ids = repeat_ids(item_ids, options.repeats)
+    if len(set(ids)) != len(ids):  # an item id that is another's repeat id ("x@r2" beside "x")
+        raise ValueError(f"item ids must be unique within a run, repeat ids ({REPEAT_MARK}N) included")
+    if options.repeats > 1 and options.cache is not None:
+        note = f"cache {options.cache}: not read or written by a run with repeats (every repeat is sent)"
+        warnings.warn(note, stacklevel=3)
+        notes.append(note)
     job = SessionJob(
         protocol=protocol,
         run_id=header.run_id,
@@ -170,15 +182,21 @@ def default_out(
     return Path("transcripts") / f"{kind}-{stamp}-{uuid.uuid4().hex[:4]}.jsonl"
 
 
-def run_identity(protocol: Protocol[Any, Any], roles: Mapping[str, RoleSettings]) -> dict[str, Any]:
-    """What a default transcript name digests besides the dataset: the protocol, its parameters and each role's
-    model and generation settings (those the run header records and a resume compares)."""
+def run_identity(
+    protocol: Protocol[Any, Any], roles: Mapping[str, RoleSettings], *, repeats: int = 1
+) -> dict[str, Any]:
+    """What a default transcript name digests besides the dataset: the protocol, its parameters, each role's
+    model and generation settings (those the run header records and a resume compares), and the repeats per item
+    when there are several (a run without repeats keeps the name it always had)."""
     kept = ("model", "temperature", "max_tokens", "seed", "structured")
-    return {
+    identity: dict[str, Any] = {
         "protocol": protocol.name,
         "parameters": protocol.params.model_dump(mode="json"),
         "roles": {r: {k: getattr(s, k) for k in kept} for r, s in sorted(roles.items())},
     }
+    if repeats != 1:
+        identity["repeats"] = repeats
+    return identity
 
 
 def check_writable(path: str | Path, label: str) -> None:

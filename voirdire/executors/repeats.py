@@ -1,0 +1,44 @@
+"""Repeats (``--repeats N``, ``RunOptions.repeats``): each item examined N times, as N sessions of one item in one
+transcript, to observe how far an endpoint's verdict on the same item varies.
+
+A repeated session's id is the item's id with its repeat index (``ITEM@r2``), so resume and deduplication, which
+work by session id, tell the repeats apart; its ``session_start`` keeps the item's own id, so readers group the
+repeats by item. Each repeat draws with its own seeds: every model role's seed becomes ``repeat_seed(seed, r)``
+(the role's own seed, else 0, mixed with the repeat index), which ``RoleSettings.create_args``
+mixes in turn with a protocol's per-call seeds; the seeds are recorded in the session (a ``repeat`` step, before
+the protocol's first transition). Greedy calls are sent again by every repeat: a repeated session reads and writes
+no reply cache, and request coalescing never crosses sessions (``Session``), so no repeat is answered by another's
+request.
+"""
+
+from __future__ import annotations
+
+REPEAT_MARK = "@r"
+REPEAT_STEP = "repeat"  # the step each repeated session records first: its index, the run's count and its seeds
+
+
+def repeat_id(item_id: str, repeat: int) -> str:
+    """The session id of repeat ``repeat`` (1-based) of an item."""
+    return f"{item_id}{REPEAT_MARK}{repeat}"
+
+
+def repeat_ids(item_ids: list[str], repeats: int) -> list[str]:
+    """One session id per (item, repeat), each item's repeats together, in item order; the item ids themselves
+    when ``repeats`` is 1 (a run without repeats is named as it always was)."""
+    if repeats == 1:
+        return list(item_ids)
+    return [repeat_id(i, r) for i in item_ids for r in range(1, repeats + 1)]
+
+
+def split_repeat(session_id: str) -> tuple[str, int]:
+    """(item id, repeat index) of a repeated session's id (``repeat_id``'s inverse)."""
+    item_id, mark, index = session_id.rpartition(REPEAT_MARK)
+    if not mark or not index.isdigit():
+        raise ValueError(f"session id {session_id!r} names no repeat ({REPEAT_MARK}N)")
+    return item_id, int(index)
+
+
+def repeat_seed(seed: int | None, repeat: int) -> int:
+    """The seed of repeat ``repeat`` for a role whose seed is ``seed`` (None: 0): distinct for every repeat of
+    one seed, within the 31 bits every provider takes."""
+    return ((seed or 0) * 1_000_003 + repeat) % 2**31
