@@ -3,9 +3,11 @@ claim judged and, for LMvLM, each examination's counts for Table 8."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pydantic import BaseModel, ConfigDict, Field
 
-from voirdire.kit import Statistics
+from voirdire.kit import Guarantee, Statistics
 
 
 class ExaminationCounts(BaseModel):
@@ -25,3 +27,34 @@ class ClaimOutcome(Statistics):
     claim: str | None = None
     claim_generated: bool = False
     examinations: list[ExaminationCounts] = Field(default_factory=list)
+
+
+def majority_margin(decisions: Sequence[str]) -> Guarantee | None:
+    """LMvLM (Majority)'s own guarantee (§4.1): how many of its examinations concluded the claim is false, against
+    how many found it correct (3–0 or 2–1 of three), and each examination's decision. An inconclusive decision
+    counts as a rejection (§2 Stage 3), as in the vote. None for a single examination (LMvLM): no vote to count."""
+    if len(decisions) < 2:
+        return None
+    reject = sum(d != "correct" for d in decisions)
+    accept = len(decisions) - reject
+    rejected = reject > accept
+    won, lost = (reject, accept) if rejected else (accept, reject)
+    margin = f"{won}–{lost}"
+    unanimous = "unanimous" if lost == 0 else "split"
+    side = "false (rejected)" if rejected else "correct (accepted)"
+    inconclusive = sum(d == "inconclusive" for d in decisions)
+    counted = f"; {inconclusive} inconclusive, counted as false (§2 Stage 3)" if inconclusive else ""
+    return Guarantee(
+        kind="vote_margin",
+        statement=f"{margin} majority of {len(decisions)} examinations ({unanimous}): the claim is {side}; "
+        f"decisions {', '.join(decisions)}{counted}",
+        values={
+            "margin": margin,
+            "reject_votes": reject,
+            "accept_votes": accept,
+            "examinations": len(decisions),
+            "unanimous": lost == 0,
+            "decisions": list(decisions),
+        },
+        source="§4.1 LMvLM (Majority): reject when at least two of three examinations conclude the claim is false",
+    )

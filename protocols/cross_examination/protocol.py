@@ -27,7 +27,7 @@ from voirdire.kit import Column, DisplayHints, Protocol, ReplySchema, Session, S
 
 from .claims import brief_examinee, make_claim
 from .items import ClaimItem, claim_item_from_record
-from .outcome import ClaimOutcome
+from .outcome import ClaimOutcome, majority_margin
 from .parsing import parse_decision, parse_yes_no, split_questions
 
 PAPER = (
@@ -273,4 +273,5 @@ class CrossExamination(Protocol[ClaimItem, CrossExaminationParams]):
                 "examinations": [e.model_dump() | {"n_questions": e.n_questions} for e in exams],
                 "rejections": rejections,
             },
+            guarantee=majority_margin([e.decision for e in exams]),
         )
