@@ -59,6 +59,7 @@ from .generators import Generator, LieFTarget, LieSigmaMode, OracleGenerator, Pr
 from .llm import LLMCalls, LLMEvaluator
 from .rubric import IP_RUBRIC, RUBRICS, Label, Rubric, SubsetMode
 from .rule_agents import evaluator_agent, verifier_agent
+from .theory import verdict_guarantee
 from .views import VIEWS
 
 PAPER = (
@@ -400,7 +401,10 @@ class NoDataProtocol(Protocol[NoDataItem, NoDataProtocolParams]):
         evidence = [_evidence(r) for r in rounds]
         statistics = self._statistics(item, decision, rounds, llm)
         # The decision names what it is (Algorithm 1's output label), so a reader sees "label 1", not a bare "1".
-        return session.verdict(f"label {label}", accepted=success, evidence=evidence, statistics=statistics)
+        guarantee = verdict_guarantee(p.rounds, p.phi, len(rounds), success)
+        return session.verdict(
+            f"label {label}", accepted=success, evidence=evidence, statistics=statistics, guarantee=guarantee
+        )
 
     # ------------------------------------------------------------------ the players' moves
     async def _label(self, session: Session, item: NoDataItem, round: int, llm: _LLMTurn | None) -> Label:

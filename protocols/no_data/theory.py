@@ -22,6 +22,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from voirdire.kit import Guarantee
+
 from .challenges import Challenge, RuleVerifier
 from .generators import Mixture
 from .rubric import Encoding
@@ -44,6 +46,43 @@ def theorem1_accuracy_bound(alpha: float, phi: float, rounds: int) -> float:
             raise ValueError(f"{name} must be in [0, 1], got {value}")
     u = lemma1_undetected_probability(rounds)
     return 1.0 - (1.0 - alpha) * (1.0 - phi + phi * u)
+
+
+def wrong_if_mislabelled_bound(phi: float, rounds: int) -> float:
+    """App. A.4, eq. (8): a datapoint the evaluator mislabels ends with a wrong label with probability at most
+    ``(1/4)^r + (1 − φ)(1 − (1/4)^r) = 1 − φ + φ (1/4)^r`` (undetected, or detected and not flipped). Eq. (9)
+    multiplies it by ε = 1 − α over the data set, which is Theorem 1."""
+    u = lemma1_undetected_probability(rounds)
+    return u + (1.0 - phi) * (1.0 - u)
+
+
+def verdict_guarantee(rounds: int, phi: float, rounds_run: int, success: bool) -> Guarantee:
+    """What the paper guarantees of one datapoint's verdict. Lemma 1 is a statement about one EV protocol
+    sub-game, which a session is (one datapoint, ``r`` rounds), and eq. (8) about one mislabelled datapoint: both
+    are per verdict, with the run's r and φ. Theorem 1 needs the evaluator's accuracy α over the data set, so it
+    is the run's: the report prints it (``report.py``, with α the revealed labels' accuracy)."""
+    lemma1 = lemma1_undetected_probability(rounds)
+    eq8 = wrong_if_mislabelled_bound(phi, rounds)
+    if success:
+        head = f"passed all {rounds} EV rounds: a lying evaluator gets through {rounds} rounds with probability "
+        head += f"(1/4)^{rounds} = {100 * lemma1:.3g}% (Lemma 1)"
+    else:
+        head = f"failed EV round {rounds_run} of {rounds}: the verifier caught the evaluator; its revealed label is "
+        head += f"flipped with probability φ = {phi:g} (Alg. 1 line 10)"
+    return Guarantee(
+        kind="ev_protocol_bound",
+        statement=f"{head}; a datapoint the evaluator mislabels ends wrong with probability ≤ 1 − φ + φ(1/4)^r = "
+        f"{100 * eq8:.3g}% (App. A.4 eq. 8; Theorem 1 over the run needs α: see the report)",
+        values={
+            "rounds": rounds,
+            "phi": phi,
+            "rounds_run": rounds_run,
+            "passed": success,
+            "lemma1_undetected": lemma1,
+            "wrong_if_mislabelled": eq8,
+        },
+        source="§7.1 Lemma 1 and Theorem 1, eq. (3); App. A.4 eqs. (7)-(9)",
+    )
 
 
 class TheoryReport(BaseModel):
