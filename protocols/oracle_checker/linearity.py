@@ -50,7 +50,7 @@ from .entities import (
     xor,
 )
 from .items import SentenceItem, sentence_from_record
-from .theorems import guarantees
+from .theorems import acceptance_guarantee, guarantees
 from .views import ENTITY_VIEWS
 
 PAPER = (
@@ -322,8 +322,9 @@ class LinearityChecker(Protocol[SentenceItem, LinearityParams]):
             "tests": n,
             "guarantees": [g.model_dump() for g in promises],
         }
+        guarantee = acceptance_guarantee(n, a_test, self.params.epsilons)
         return session.verdict("accepted" if accepted else "rejected", accepted=accepted, evidence=evidence,
-                               statistics=stats)  # fmt: skip
+                               statistics=stats, guarantee=guarantee)  # fmt: skip
 
 
 def _most_common(values: list[Any]) -> list[int | None] | None:

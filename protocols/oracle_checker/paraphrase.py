@@ -49,6 +49,7 @@ from voirdire.kit import (
 from .alignment import BagOfWordsEmbedder, Candidate, Embedder, MiniLMEmbedder, candidate, describe, phi
 from .items import digest
 from .paraphrase_report import ParaphraseOutcome
+from .theorems import indifferentiability_guarantee
 from .trees import PhraseParser, PhraseTree, SpacyParser, StanzaParser
 from .views import PARAPHRASE_VIEWS
 
@@ -354,7 +355,8 @@ class ParaphraseChecker(Protocol[PairItem, ParaphraseParams]):
                                    statistics=stats)  # fmt: skip
         evidence = [f"the oracle called p not equivalent to the other sentence in {passed} test(s)",
                     f"p: {stats['p']}", f"category {category}"]  # fmt: skip
-        return session.verdict("no accepted", accepted=True, evidence=evidence, statistics=stats)
+        guarantee = indifferentiability_guarantee(passed, category)
+        return session.verdict("no accepted", accepted=True, evidence=evidence, statistics=stats, guarantee=guarantee)
 
     async def toss(self, session: Session, among: int) -> int:
         reply = await session.send("checker", json.dumps({"among": among}), parse=json.loads)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from voirdire.kit import Guarantee as VerdictGuarantee
+
 
 def failure_bound(epsilon: float) -> float:
     """Theorem 3.1: the least probability that one test fails on an f that is ``epsilon``-far from linear."""
@@ -44,3 +46,52 @@ class Guarantee(BaseModel):
 def guarantees(n: int, epsilons: tuple[float, ...]) -> list[Guarantee]:
     """The guarantee of an acceptance after ``n`` tests, for each chosen ε."""
     return [Guarantee(tests=n, epsilon=e, confidence=rejection_bound(n, e)) for e in epsilons]
+
+
+def pass_bound(n: int, epsilon: float) -> float:
+    """The most probability with which an ``epsilon``-far f passes ``n`` independent tests: ``(1 − p)^n`` with p
+    Theorem 3.1's least failure probability of one test (``1 − rejection_bound``)."""
+    return 1 - rejection_bound(n, epsilon)
+
+
+def acceptance_guarantee(n: int, passed: int, epsilons: tuple[float, ...]) -> VerdictGuarantee:
+    """The verdict's guarantee (§3, Theorems 3.1-3.2): for each ε, the most probability that an extraction ε-far
+    from every homomorphism passes all ``n`` tests, and §3's reading of an acceptance (ε-close with probability
+    ``1 − (1 − 3ε + 6ε²)^n``). A rejection needs no bound: a homomorphism passes every test (Theorem 3.1)."""
+    bounds = [pass_bound(n, e) for e in epsilons]
+    read = "; ".join(f"{e:g}-far passes with probability ≤ {b:.3g}" for e, b in zip(epsilons, bounds, strict=True))
+    if passed == n:
+        head = f"all {n} linearity tests passed: an extraction {read}"
+    else:
+        head = f"{n - passed} of {n} tests failed: a linear extraction passes every test (Theorem 3.1), so this one "
+        head += f"is not linear on s; had all passed: an extraction {read}"
+    return VerdictGuarantee(
+        kind="linearity_acceptance_bound",
+        statement=f"{head} (the bound (1 − p)^{n}, p = 3ε − 6ε² per test for ε ≤ 1/4, 2/9 above: Theorem 3.1)",
+        values={
+            "tests": n,
+            "passed": passed,
+            "epsilons": list(epsilons),
+            "pass_probability_bounds": bounds,
+            "confidence": [1 - b for b in bounds],
+        },
+        source="§3 Theorems 3.1-3.2 and the reading after them (10 tests, ε = 0.1: ≈ 0.936)",
+    )
+
+
+def indifferentiability_guarantee(passed: int, category: str) -> VerdictGuarantee | None:
+    """The "no" answer's guarantee (§4, Fig. 4): an oracle that cannot tell which of s1, s2 an indifferentiable
+    paraphrase p came from answers ``passed`` coin-toss queries right with probability at most ``2^-passed``, as
+    in the graph non-isomorphism test. It holds only as far as p is indifferentiable from the checker's view
+    (§4.1), so only in categories AI and ĀI; with no indifferentiable paraphrase (Ī) there is no bound."""
+    if passed < 1 or not category.endswith("I") or category.endswith("Ī"):
+        return None
+    bound = 0.5**passed
+    return VerdictGuarantee(
+        kind="non_isomorphism_bound",
+        statement=f"the oracle kept its \"no\" through {passed} coin-toss test(s) with an indifferentiable "
+        f"paraphrase: an oracle that cannot tell s1 from s2 passes with probability ≤ 2^-{passed} = {bound:g} "
+        f"(category {category})",
+        values={"tests_passed": passed, "pass_probability_bound": bound, "category": category},
+        source="§4 graph non-isomorphism test (1/2^n), approximated by indifferentiable paraphrases (§4.1, Fig. 4)",
+    )
