@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from voirdire.kit import LONG_REPLY_CHARS, DisplayHints, Protocol, Session, StateMachine, Verdict
+from voirdire.kit import LONG_REPLY_CHARS, DisplayHints, Guarantee, Protocol, Session, StateMachine, Verdict
 
 from .amc import UndefinedScore, alpha_beta, amc_schema, as_paragraphs, consistency_score
 from .coverage import Candidate, Status, disjoint
@@ -161,6 +161,32 @@ class Round(BaseModel):
     beta: int = 0
     score: float | None = None
     amc_complete: bool = True  # False: an as-returned AMC array of another length than the reasons
+
+    def coverage(self, level: str) -> Guarantee:
+        """DCR's guarantee of the score: how much of the candidate Ẑ rests on. Eq. 3 counts one z_i per sentence
+        (k is "the number of sentences in the candidate paragraph", §3.2); a sentence DCE gave no reason about is
+        not evaluated (z = −1 here), and one whose reasons carry no counted AMC mark is evaluated but not scored."""
+        rows = self.sentence_table()
+        k = len(rows)
+        evaluated = sum(r["status"] != "not evaluated" for r in rows)
+        scored = sum(r["status"] in ("consistent", "inconsistent") for r in rows)
+        pct = f" ({100 * scored / k:.0f}%)" if k else ""
+        return Guarantee(
+            kind="sentence_coverage",
+            statement=f"Ẑ (round {self.round}) rests on {scored} of {k} sentences scored{pct}, {evaluated} evaluated "
+            f"by DCE; {k - evaluated} not evaluated, each counted z = −1 (Eq. 3)",
+            values={
+                "round": self.round,
+                "level": level,
+                "sentences": k,
+                "evaluated": evaluated,
+                "scored": scored,
+                "not_evaluated": k - evaluated,
+                "share_evaluated": evaluated / k if k else None,  # no share of a candidate with no sentence
+                "share_scored": scored / k if k else None,
+            },
+            source="§3.1 Eq. 1 (DCE, sentence by sentence), §3.2 Eqs. 2-3 (AMC, one z_i per sentence); App. A.4",
+        )
 
     @property
     def in_candidate(self) -> list[int]:
@@ -584,6 +610,7 @@ class DCR(Protocol[DCRItem, DCRParams]):
                 "not_evaluated": [final.sentences[j] for j in final.not_evaluated] if final else [],
                 "history": [h.model_dump(mode="json") for h in history],
             },
+            guarantee=final.coverage(self.params.level) if final is not None else None,
         )
 
     @staticmethod
