@@ -13,8 +13,9 @@ request.
 
 from __future__ import annotations
 
+from voirdire.reports import REPEAT_STEP as REPEAT_STEP  # the step each repeated session records first
+
 REPEAT_MARK = "@r"
-REPEAT_STEP = "repeat"  # the step each repeated session records first: its index, the run's count and its seeds
 
 
 def repeat_id(item_id: str, repeat: int) -> str:

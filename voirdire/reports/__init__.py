@@ -48,10 +48,21 @@ from voirdire.reports.paper_tables import (
     run_voirdire,
 )
 from voirdire.reports.prices import ENV, Cost, Prices, load_prices, run_cost
+from voirdire.reports.stability import (
+    DEFAULT_DECIDED_AT,
+    REPEAT_STEP,
+    ItemStability,
+    Stability,
+    check_decided_at,
+    majority,
+    stability,
+)
 
 __all__ = [
+    "DEFAULT_DECIDED_AT",
     "ENV",
     "PRF",
+    "REPEAT_STEP",
     "BarChart",
     "Cell",
     "Chart",
@@ -59,6 +70,7 @@ __all__ = [
     "Context",
     "Cost",
     "Heatmap",
+    "ItemStability",
     "LeftOut",
     "Line",
     "LineChart",
@@ -72,11 +84,13 @@ __all__ = [
     "ReproductionError",
     "ScatterChart",
     "Series",
+    "Stability",
     "accuracy",
     "agrees_with_gold",
     "as_fold",
     "auroc",
     "category",
+    "check_decided_at",
     "cohen_kappa",
     "counts",
     "f1_of_pairs",
@@ -85,6 +99,7 @@ __all__ = [
     "gold_labels",
     "kendall_tau_b",
     "load_prices",
+    "majority",
     "mean_sd",
     "model_args",
     "overview",
@@ -97,4 +112,5 @@ __all__ = [
     "run_voirdire",
     "slug",
     "spearman",
+    "stability",
 ]

@@ -33,6 +33,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from pydantic import BaseModel, Field
 
 from voirdire.reports.prices import Prices, load_prices, model_name
+from voirdire.reports.stability import DEFAULT_DECIDED_AT, REPEAT_STEP, Stability, check_decided_at, stability
 from voirdire.transcript import (
     CallTally,
     ErrorEvent,
@@ -42,6 +43,7 @@ from voirdire.transcript import (
     RunHeader,
     SessionRecord,
     SessionStart,
+    Step,
     Transcript,
     Verdict,
     counting_attempt,
@@ -109,6 +111,9 @@ class Report(BaseModel):
     intervals: dict[str, Any] = Field(
         default_factory=dict, description="what the report prints -> its interval (voirdire.certificate.Interval)"
     )
+    stability: Stability | None = Field(
+        None, description="a run with repeats: each item's verdicts over its repeats, the flip rate, undecided items"
+    )
 
     # Interval names shown as percentages (the report's tables print these numbers in %); others as 0.xxx.
     PERCENT_INTERVALS: ClassVar[frozenset[str]] = frozenset(
@@ -120,15 +125,17 @@ class Report(BaseModel):
         return "\n".join([*self.summary_lines(), *self.interval_lines(), *self.usage_lines()])
 
     def interval_lines(self) -> list[str]:
-        """'intervals (95%, bootstrap seed S):' and one line per number: its interval, or why it has none."""
+        """'intervals (95%, bootstrap seed S):' and one line per number: its interval, or why it has none; then
+        the stability section of a run with repeats (every protocol's text prints these lines)."""
+        stable = self.stability.lines() if self.stability is not None else []
         if not self.intervals or self.ci is None:
-            return []
+            return stable
         seed = f", bootstrap seed {self.ci_seed}" if self.ci_seed is not None else ""
         width = max(len(key) for key in self.intervals)
         lines = [f"intervals ({100 * self.ci:g}%{seed}):"]
         for key, interval in self.intervals.items():
             lines.append(f"  {key:<{width}}  {interval.text(percent=interval.name in self.PERCENT_INTERVALS)}")
-        return lines
+        return lines + stable
 
     def summary_lines(self) -> list[str]:
         lines = [f"{self.protocol}: {self.sessions} sessions, {self.verdicts} verdicts, {self.errors} errors"]
@@ -229,8 +236,15 @@ class ReportFold(Generic[V, R]):
     session: Callable[[SessionRecord], V]
     finish: Callable[[Sequence[V], Context], R]
 
-    def __call__(self, transcript: Transcript, *, prices: Prices | None = None, ci: float = DEFAULT_CI) -> R:
-        builder = ReportBuilder(self, prices=prices, ci=ci)
+    def __call__(
+        self,
+        transcript: Transcript,
+        *,
+        prices: Prices | None = None,
+        ci: float = DEFAULT_CI,
+        decided_at: float = DEFAULT_DECIDED_AT,
+    ) -> R:
+        builder = ReportBuilder(self, prices=prices, ci=ci, decided_at=decided_at)
         builder.headers.extend(transcript.headers)
         for s in transcript.sessions.values():
             builder.add_session(s)
@@ -276,6 +290,7 @@ class ReportBuilder:
     prices: Prices | None = None
     only: Sequence[str] | None = None
     ci: float = DEFAULT_CI  # the level of the report's intervals (``Context.ci``); 0: none
+    decided_at: float = DEFAULT_DECIDED_AT  # the majority share that decides an item over its repeats
     headers: list[RunHeader] = field(default_factory=list)
     _open: dict[tuple[str, str], tuple[int, list[Any]]] = field(default_factory=dict)
     _slots: dict[str, _Slot | None] = field(default_factory=dict)  # None: seen, not settled yet
@@ -284,8 +299,11 @@ class ReportBuilder:
     _shared: dict[Any, Any] = field(default_factory=dict)  # one copy of equal run ids, runs, counts, value tuples
     _chosen: ReportFold[Any, Any] | None = None
     _wanted: frozenset[str] | None = None
+    # A repeated session (its 'repeat' step) -> (item id, decision), of the attempt that counts: the stability section
+    _repeats: dict[str, tuple[str, str | None]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        check_decided_at(self.decided_at)
         if isinstance(self.fold, ReportFold):
             self._chosen = self.fold
         self._wanted = frozenset(self.only) if self.only is not None else None
@@ -366,6 +384,15 @@ class ReportBuilder:
             self._chosen = self._pick(self.headers[-1])
         value = self._compact(self._chosen.session(s))
         self._slots[s.session_id] = (verdict, order, runs, self._session_counts(s, verdict), value)
+        self._note_repeat(s)
+
+    def _note_repeat(self, s: SessionRecord) -> None:
+        """Keep a repeated session's item and decision (repeats are marked by their first step, ``repeat``)."""
+        if any(isinstance(e, Step) and e.name == REPEAT_STEP for e in s.events):
+            v = next((e for e in reversed(s.events) if isinstance(e, Verdict)), None)
+            self._repeats[s.session_id] = (category(s.item_id or s.session_id), category(v.decision) if v else None)
+        else:
+            self._repeats.pop(s.session_id, None)
 
     def _session_counts(self, s: SessionRecord, verdict: bool) -> tuple[Any, ...]:
         """(verdict, error without a verdict, ((role · prompt, parse failures), ...), ((role · prompt, replies),
@@ -431,6 +458,8 @@ class ReportBuilder:
         r = self._chosen.finish(values, Context(headers=list(self.headers), counts=shared, path=path, ci=self.ci))
         if path is not None:
             r.transcript = path
+        repeated = [(sid, *self._repeats[sid]) for sid in ids if sid in self._repeats]
+        r.stability = stability(repeated, decided_at=self.decided_at, level=self.ci or None, transcript=path)
         r.usage, r.total_usage = self.usage()
         return r
 
@@ -519,6 +548,7 @@ def report_file(
     prices: Prices | None = None,
     only: Sequence[str] | None = None,
     ci: float = DEFAULT_CI,
+    decided_at: float = DEFAULT_DECIDED_AT,
 ) -> tuple[Report, ReportBuilder]:
     """The report of a transcript file, streamed record by record; the builder too (its headers, its session ids).
 
@@ -526,7 +556,7 @@ def report_file(
     error (a file appended to itself), sessions before any header, runs of two protocols -- is loaded whole
     instead (``load``), so the report is the same either way; only the memory differs."""
     prices = prices if prices is not None else load_prices()
-    builder = ReportBuilder(fold, prices=prices, only=only, ci=ci)
+    builder = ReportBuilder(fold, prices=prices, only=only, ci=ci, decided_at=decided_at)
     try:
         for record in iter_records(path):
             builder.add(record)
@@ -534,7 +564,7 @@ def report_file(
     except _Reread:
         pass
     whole = load(path)
-    builder = ReportBuilder(fold, prices=prices, only=only, ci=ci)
+    builder = ReportBuilder(fold, prices=prices, only=only, ci=ci, decided_at=decided_at)
     builder.headers.extend(whole.headers)
     builder._chosen = builder._pick(whole.header)  # the last header's protocol, or none: nothing left to wait for
     wanted = set(only) if only is not None else None
