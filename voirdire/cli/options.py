@@ -174,6 +174,11 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
         "actors; needs voirdire[ray]); the transcript is the same (default local)",
     )  # fmt: skip
     g.add_argument(
+        "--repeats", type=at_least(1), default=1, metavar="N",
+        help="examine each item N times, as N sessions ITEM@r1..ITEM@rN with seeds of their own and no reply cache; "
+        "the report adds each item's verdicts, decided or undecided (--decided-at), and the flip rate (default 1)",
+    )  # fmt: skip
+    g.add_argument(
         "--ray-address", metavar="ADDRESS",
         help="with --executor ray: the cluster to join (auto: the one this machine belongs to; default: start a "
         "local Ray instance for this run)",
@@ -244,6 +249,7 @@ class CommandOptions(BaseModel):
             ray_address=given["ray_address"],
             coalesce=not given["no_coalesce"],
             session_timeout=given["session_timeout"],
+            repeats=given["repeats"],
         )
         return cls(
             models=ModelOptions.model_validate(given),

@@ -15,7 +15,7 @@ from voirdire.certificate import DEFAULT_LEVEL
 from voirdire.chat import render, stage, summary_line
 from voirdire.cli.options import CLIError, add_prices_option
 from voirdire.cli.plot import add_plot_options, check_plots, write_plots
-from voirdire.reports import ReportFold, generic_report, load_prices, report_file
+from voirdire.reports import DEFAULT_DECIDED_AT, ReportFold, check_decided_at, generic_report, load_prices, report_file
 from voirdire.session import StateMachine
 from voirdire.transcript import RunHeader, Transcript, load
 
@@ -41,6 +41,7 @@ def register(sub: Any) -> None:
     rp.add_argument("transcript", type=Path)
     rp.add_argument("--json", action="store_true")
     add_ci_option(rp)
+    add_decided_at_option(rp)
     add_prices_option(rp)
     add_plot_options(rp)
     rp.set_defaults(func=cmd_report)
@@ -52,6 +53,27 @@ def add_ci_option(p: argparse.ArgumentParser) -> None:
         "--ci", type=ci_level, default=DEFAULT_LEVEL, metavar="LEVEL",
         help=f"level of the intervals on the report's numbers (default {DEFAULT_LEVEL}; 0: none)",
     )  # fmt: skip
+
+
+def add_decided_at_option(p: argparse.ArgumentParser) -> None:
+    """``--decided-at SHARE``: of ``report`` and of every run command's summary (a run with repeats)."""
+    p.add_argument(
+        "--decided-at", type=decided_share, default=DEFAULT_DECIDED_AT, metavar="SHARE",
+        help="with repeats: an item is decided when one verdict holds at least this share of its repeats, else "
+        f"undecided (above 0.5, at most 1; default {DEFAULT_DECIDED_AT})",
+    )  # fmt: skip
+
+
+def decided_share(text: str) -> float:
+    """``--decided-at``: a majority's share, above 0.5 and at most 1."""
+    try:
+        share = float(text)
+        check_decided_at(share)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a majority's share: give one above 0.5, at most 1 (0.8)"
+        ) from None
+    return share
 
 
 def ci_level(text: str) -> float:
@@ -138,7 +160,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     path = args.transcript
     with stage(f"reading {path}"):  # streamed: flat memory whatever its length
-        report, folded = report_file(path, fold_for, prices=prices, ci=args.ci)
+        report, folded = report_file(path, fold_for, prices=prices, ci=args.ci, decided_at=args.decided_at)
     if not folded.headers and not folded.session_ids():
         raise CLIError(f"{path}: not a transcript (no run header and no session events in it)")
     if not folded.headers:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import sys
 import warnings
@@ -28,7 +29,7 @@ from voirdire.cli.options import (
     add_prices_option,
     add_run_options,
 )
-from voirdire.cli.read import add_ci_option
+from voirdire.cli.read import add_ci_option, add_decided_at_option
 from voirdire.cli.refusal import refusal
 from voirdire.cli.roles import check_role_options, roles_from_options, warn_unused_config_roles, with_role_defaults
 from voirdire.models import RoleSettings
@@ -71,6 +72,8 @@ def add_protocol_command(sub: Any, name: str, reg: Registration, *, help: str | 
     add_ci_option(p)
     p.set_defaults(func=lambda args, r=reg: cmd_run(r, args))
 
+    add_estimate_option(p)
+    add_decided_at_option(p)
 
 def spec_shared_help(spec: CommandSpec) -> dict[str, str]:
     help = dict(SHARED_HELP)
@@ -165,8 +168,10 @@ def cmd_run(reg: Registration, args: argparse.Namespace) -> int:
         opts = opts.model_copy(update={"run": opts.run.model_copy(update={"concurrency": concurrency})})
     # A dataset's run gets a name that digests what makes it distinct (parameters, models), so two commands on the
     # same data never refuse each other's transcript, and the same command resumes its own.
-    identity = run_identity(protocol, roles)
+    identity = run_identity(protocol, roles, repeats=opts.run.repeats)
     out = opts.out or (
+    if inputs.single and opts.run.repeats > 1:  # one item's repeats: their report (its stability), not one chat
+        inputs = dataclasses.replace(inputs, single=False)
         default_out(protocol.name, inputs.dataset, identity, base=inputs.out)
         if inputs.dataset is not None
         else inputs.out or default_out(protocol.name, None)
@@ -182,9 +187,14 @@ def cmd_run(reg: Registration, args: argparse.Namespace) -> int:
     except ResumeError as exc:  # said by the option that differs, not in the Python API's words
         raise CLIError(refusal(exc, spec.params, args.argv)) from None
     ci = getattr(args, "ci", DEFAULT_LEVEL)  # --ci: the level of the summary's intervals
-    report, folded = report_file(out, reg.fold, prices=prices, ci=ci)  # streamed: flat memory whatever its length
+    decided_at = args.decided_at  # --decided-at: with repeats, the share of its repeats that decides an item
+    # streamed: flat memory whatever its length
+    report, folded = report_file(out, reg.fold, prices=prices, ci=ci, decided_at=decided_at)
     chat = _chat if live is None else _printed  # a chat printed live is not printed again
-    outcome = RunOutcome(protocol, inputs, result, out, report, reg.fold, folded.session_ids(), prices, chat, ci=ci)
+    outcome = RunOutcome(
+        protocol, inputs, result, out, report, reg.fold, folded.session_ids(), prices, chat, ci=ci,
+        decided_at=decided_at,
+    )  # fmt: skip
     fields, text = (spec.summarize or default_summary)(outcome)
     if inputs.single:  # one item's summary is its chat, not the report: its tokens and cost still belong after it
         text = "\n".join([text.rstrip("\n"), *report.usage_lines()]).strip("\n")
@@ -206,6 +216,25 @@ def _chat(transcript: Transcript, session_id: str) -> str:
 
 def _printed(transcript: Transcript, session_id: str) -> str:
     return ""
+
+def print_estimate(
+    reg: Registration,
+    protocol: Protocol[Any, Any],
+    items: Sequence[BaseModel],
+    roles: dict[str, RoleSettings],
+    prices: Any,
+    out: Path,
+    opts: CommandOptions,
+) -> int:
+    """``--estimate``: the run's requests and cost bounded (or estimated) from the protocol's declared budget."""
+    repeats = int(getattr(opts.run, "repeats", 1) or 1)
+    found = estimate_run(reg.budget, protocol, items, roles, prices, out=out, repeats=repeats)
+    if opts.as_json:
+        print(json.dumps(mask_tree(found.payload()), indent=2, ensure_ascii=False))
+    else:
+        print(safe(mask_secrets(found.text())))
+    return 0
+
 
 
 def run_summary(result: RunResult, out: Path) -> dict[str, Any]:

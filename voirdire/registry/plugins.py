@@ -24,7 +24,16 @@ from pydantic import BaseModel
 
 from voirdire.base import VoirdireError
 from voirdire.registry.flags import ParamsCLI
-from voirdire.reports import ChartFold, Prices, Report, ReportFold, Reproduction, as_fold, report_file
+from voirdire.reports import (
+    DEFAULT_DECIDED_AT,
+    ChartFold,
+    Prices,
+    Report,
+    ReportFold,
+    Reproduction,
+    as_fold,
+    report_file,
+)
 from voirdire.session import CallBudget, Protocol
 from voirdire.transcript import SessionRecord, Transcript, Verdict, load_session
 
@@ -82,6 +91,7 @@ class RunOutcome:
     render: Callable[[Transcript, str], str]
     _shown: dict[str, Transcript] = field(default_factory=dict)
     ci: float = 0.95  # the level of the report's intervals (``--ci``); 0: none
+    decided_at: float = DEFAULT_DECIDED_AT  # with repeats: the share of its repeats that decides an item
 
     def transcript_of(self, session_id: str) -> Transcript:
         """The transcript with this one session (``load``'s attempt of it), read once."""
@@ -100,7 +110,9 @@ class RunOutcome:
         ids the transcript lacks are left out. The run's ``report`` when they are the transcript's sessions."""
         if list(session_ids) == self.session_ids:
             return self.report
-        return report_file(self.out, self.fold, prices=self.prices, only=session_ids, ci=self.ci)[0]
+        return report_file(
+            self.out, self.fold, prices=self.prices, only=session_ids, ci=self.ci, decided_at=self.decided_at
+        )[0]
 
 
 def default_summary(o: RunOutcome) -> tuple[dict[str, Any], str]:

@@ -102,9 +102,10 @@ class Stability(BaseModel):
         (each verdict with the command that opens the first repeat that gave it)."""
         undecided = self.undecided()
         lines = [
-            f"stability over {self.repeats} repeats of {len(self.items)} items (decided: one verdict in at least "
+            f"stability over {self.repeats} repeats of {_n(len(self.items), 'item')} (decided: one verdict in at least "
             f"{100 * self.decided_at:g}% of an item's repeats, --decided-at):",
-            f"  flip rate {self.rate_text()}: {self.flipping} of {self.assessed} items' repeats do not all agree",
+            f"  flip rate {self.rate_text()}: the repeats of {self.flipping} of {_n(self.assessed, 'item')} do not all "
+            "agree",
             f"  decided {self.assessed - len(undecided)}, undecided {len(undecided)}"
             + (f", {len(self.items) - self.assessed} with fewer than 2 verdicts" if self.assessed < len(self.items)
                else ""),
@@ -120,6 +121,10 @@ class Stability(BaseModel):
         if len(flipped) > limit:
             lines.append(f"    … {len(flipped) - limit} more (--json for all)")
         return lines
+
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def item_stability(item_id: str, repeats: Sequence[tuple[str, str | None]], decided_at: float) -> ItemStability:
