@@ -70,10 +70,9 @@ def add_protocol_command(sub: Any, name: str, reg: Registration, *, help: str | 
     add_run_options(p)
     add_prices_option(p)
     add_ci_option(p)
+    add_decided_at_option(p)
     p.set_defaults(func=lambda args, r=reg: cmd_run(r, args))
 
-    add_estimate_option(p)
-    add_decided_at_option(p)
 
 def spec_shared_help(spec: CommandSpec) -> dict[str, str]:
     help = dict(SHARED_HELP)
@@ -157,6 +156,8 @@ def cmd_run(reg: Registration, args: argparse.Namespace) -> int:
     prices = load_prices(opts.prices)  # a bad price file is found before the run pays for its model calls
     roles = roles_from_options(opts.models, forward_seed=spec.forward_seed)
     inputs = (spec.load_inputs or generic_inputs)(args, protocol)
+    if inputs.single and opts.run.repeats > 1:  # one item's repeats: their report (its stability), not one chat
+        inputs = dataclasses.replace(inputs, single=False)
     if not inputs.items:
         raise CLIError(f"{inputs.dataset or protocol.name}: no items to run (after --offset / --limit)")
     if inputs.seed is not None:  # the protocol's own seed, defaulted by it: the header records that one
@@ -170,8 +171,6 @@ def cmd_run(reg: Registration, args: argparse.Namespace) -> int:
     # same data never refuse each other's transcript, and the same command resumes its own.
     identity = run_identity(protocol, roles, repeats=opts.run.repeats)
     out = opts.out or (
-    if inputs.single and opts.run.repeats > 1:  # one item's repeats: their report (its stability), not one chat
-        inputs = dataclasses.replace(inputs, single=False)
         default_out(protocol.name, inputs.dataset, identity, base=inputs.out)
         if inputs.dataset is not None
         else inputs.out or default_out(protocol.name, None)
@@ -216,25 +215,6 @@ def _chat(transcript: Transcript, session_id: str) -> str:
 
 def _printed(transcript: Transcript, session_id: str) -> str:
     return ""
-
-def print_estimate(
-    reg: Registration,
-    protocol: Protocol[Any, Any],
-    items: Sequence[BaseModel],
-    roles: dict[str, RoleSettings],
-    prices: Any,
-    out: Path,
-    opts: CommandOptions,
-) -> int:
-    """``--estimate``: the run's requests and cost bounded (or estimated) from the protocol's declared budget."""
-    repeats = int(getattr(opts.run, "repeats", 1) or 1)
-    found = estimate_run(reg.budget, protocol, items, roles, prices, out=out, repeats=repeats)
-    if opts.as_json:
-        print(json.dumps(mask_tree(found.payload()), indent=2, ensure_ascii=False))
-    else:
-        print(safe(mask_secrets(found.text())))
-    return 0
-
 
 
 def run_summary(result: RunResult, out: Path) -> dict[str, Any]:
