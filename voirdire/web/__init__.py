@@ -10,10 +10,15 @@ from __future__ import annotations
 
 from voirdire.web.errors import ViewerError
 from voirdire.web.export import export_file
+from voirdire.web.review_run import LabelRefused, ReviewRun, review_run, review_summary
 from voirdire.web.server import Viewer
 
 __all__ = [
+    "LabelRefused",
+    "ReviewRun",
     "Viewer",
     "ViewerError",
     "export_file",
+    "review_run",
+    "review_summary",
 ]
