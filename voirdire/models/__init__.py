@@ -28,6 +28,7 @@ from voirdire.models.llama import EMBEDDED_MODEL, LlamaCppClient, embedded_model
 from voirdire.models.pool import ModelPool
 from voirdire.models.scripted import Script, ScriptedChatCompletionClient, ScriptExhausted, ScriptRule
 from voirdire.models.settings import RoleSettings, load_role_config
+from voirdire.models.replay import ReplayMissing, replay_dir
 from voirdire.models.spec import (
     PROVIDERS,
     SLASH_KINDS,
@@ -58,6 +59,7 @@ __all__ = [
     "ReplyTimeout",
     "RoleSettings",
     "Script",
+    "ReplayMissing",
     "ScriptExhausted",
     "ScriptRule",
     "ScriptedChatCompletionClient",
@@ -75,4 +77,5 @@ __all__ = [
     "sentence_encoder",
     "spec_label",
     "text_of",
+    "replay_dir",
 ]

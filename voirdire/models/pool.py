@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from autogen_core.models import ChatCompletionClient
 
+from voirdire.models.replay import replayed
 from voirdire.models.spec import ModelSpec, build_client, parse_spec
 
 
@@ -23,7 +24,9 @@ class ModelPool:
         """The client of ``spec_text`` (``spec``: the same, already parsed) with the key ``api_key_env`` names."""
         key = (spec_text, api_key_env)
         if key not in self._clients:
-            self._clients[key] = build_client(spec if spec is not None else parse_spec(spec_text), api_key_env)
+            parsed = spec if spec is not None else parse_spec(spec_text)
+            # under replay (VOIRDIRE_REPLAY) the recordings answer: the real client is built only to record
+            self._clients[key] = replayed(spec_text, lambda: build_client(parsed, api_key_env))
         return self._clients[key]
 
     async def close(self) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 
 from autogen_core.models import ChatCompletionClient
 
-from voirdire.models import ModelSpecError, RoleSettings, resolve_api_key
+from voirdire.models import ModelSpecError, RoleSettings, replay_dir, resolve_api_key
 from voirdire.registry import known_roles
 from voirdire.session import Protocol
 
@@ -105,6 +105,8 @@ def bind_roles(
 def check_credentials(bound: Mapping[str, RoleSettings], clients: Mapping[str, ChatCompletionClient]) -> None:
     """Every role's API key can be found (and is registered to be masked): a missing one fails before the run
     starts, naming the role and the variable."""
+    if replay_dir() is not None:  # recordings answer every call: no key is looked up, none is sent
+        return
     for role, settings in bound.items():
         if role not in clients:
             try:
