@@ -21,6 +21,7 @@ from voirdire.certificate.calibration import (
     sample_lines,
 )
 from voirdire.certificate.comparison import paired_transcripts
+from voirdire.certificate.estimate import Estimate, estimate_run
 from voirdire.certificate.intervals import (
     DEFAULT_LEVEL,
     DEFAULT_RESAMPLES,
@@ -43,6 +44,7 @@ __all__ = [
     "CalibrationError",
     "Confusion",
     "Disagreement",
+    "Estimate",
     "HumanAgreement",
     "Interval",
     "Label",
@@ -55,6 +57,7 @@ __all__ = [
     "bootstrap_items",
     "calibrate",
     "draw_sample",
+    "estimate_run",
     "human_agreement",
     "krippendorff_alpha",
     "label_words",

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from voirdire.base import mask_secrets, mask_tree, run_stopping, write_atomic
 from voirdire.base import shown as safe
-from voirdire.certificate import DEFAULT_LEVEL
+from voirdire.certificate import DEFAULT_LEVEL, estimate_run
 from voirdire.chat import LiveChat, Mode, live_mode, render
 from voirdire.cli.options import (
     REMOTE_CONCURRENCY,
@@ -70,8 +70,17 @@ def add_protocol_command(sub: Any, name: str, reg: Registration, *, help: str | 
     add_run_options(p)
     add_prices_option(p)
     add_ci_option(p)
+    add_estimate_option(p)
     add_decided_at_option(p)
     p.set_defaults(func=lambda args, r=reg: cmd_run(r, args))
+
+
+def add_estimate_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--estimate", action="store_true",
+        help="print the bound on requests and cost from the protocol's declared call budget (an estimate, labelled so, "
+        "where its parameters do not bound the calls) and an earlier run's figures, then exit without a model call",
+    )  # fmt: skip
 
 
 def spec_shared_help(spec: CommandSpec) -> dict[str, str]:
@@ -175,6 +184,8 @@ def cmd_run(reg: Registration, args: argparse.Namespace) -> int:
         if inputs.dataset is not None
         else inputs.out or default_out(protocol.name, None)
     )
+    if args.estimate:  # before any file is opened for writing, and without a model call
+        return print_estimate(reg, protocol, inputs.items, roles, prices, out, opts)
     # Every output path before the run starts: a run must not pay for its model calls and then fail to write.
     check_writable(out, "--out" if opts.out else "transcript")
     for flag, path in (("--report", opts.report), ("--cache", opts.run.cache)):
@@ -199,6 +210,25 @@ def cmd_run(reg: Registration, args: argparse.Namespace) -> int:
         text = "\n".join([text.rstrip("\n"), *report.usage_lines()]).strip("\n")
     payload = {**run_summary(result, out), **fields}
     return finish(opts, result, payload, text, timing=not inputs.single)
+
+
+def print_estimate(
+    reg: Registration,
+    protocol: Protocol[Any, Any],
+    items: Sequence[BaseModel],
+    roles: dict[str, RoleSettings],
+    prices: Any,
+    out: Path,
+    opts: CommandOptions,
+) -> int:
+    """``--estimate``: the run's requests and cost bounded (or estimated) from the protocol's declared budget."""
+    repeats = int(getattr(opts.run, "repeats", 1) or 1)
+    found = estimate_run(reg.budget, protocol, items, roles, prices, out=out, repeats=repeats)
+    if opts.as_json:
+        print(json.dumps(mask_tree(found.payload()), indent=2, ensure_ascii=False))
+    else:
+        print(safe(mask_secrets(found.text())))
+    return 0
 
 
 def default_concurrency(protocol: Protocol[Any, Any], roles: dict[str, RoleSettings]) -> int:

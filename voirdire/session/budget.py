@@ -21,25 +21,29 @@ from pydantic import BaseModel, ConfigDict, Field
 class RoleCalls(BaseModel):
     """One role's model calls for one item: ``calls`` asks, drawing ``samples`` replies in all (a call that votes
     over k samples draws k; each reply is at most one request). ``bounded``: the figure is an upper bound the
-    parameters guarantee; otherwise an estimate, ``why`` saying what it assumes. ``why`` says how it is counted."""
+    parameters guarantee; otherwise an estimate, its ``reasons`` saying what it assumes. ``reasons`` say how each
+    part is counted (distinct parts, in order: adding two items' calls keeps one copy of a reason they share)."""
 
     model_config = ConfigDict(frozen=True)
     calls: int = Field(ge=0)
     samples: int = Field(ge=0)
     bounded: bool = True
-    why: str = ""
+    reasons: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, calls: int, *, samples_per_call: int = 1, bounded: bool = True, why: str = "") -> RoleCalls:
-        return cls(calls=calls, samples=calls * samples_per_call, bounded=bounded, why=why)
+        return cls(calls=calls, samples=calls * samples_per_call, bounded=bounded, reasons=(why,) if why else ())
+
+    @property
+    def why(self) -> str:
+        return "; ".join(self.reasons)
 
     def plus(self, other: RoleCalls) -> RoleCalls:
-        why = "; ".join(w for w in dict.fromkeys((self.why, other.why)) if w)
         return RoleCalls(
             calls=self.calls + other.calls,
             samples=self.samples + other.samples,
             bounded=self.bounded and other.bounded,
-            why=why,
+            reasons=tuple(dict.fromkeys((*self.reasons, *other.reasons))),
         )
 
 
