@@ -216,6 +216,10 @@ def outcome_lines(turn: Outcome, *, color: bool = False) -> list[str]:
         lines.append(st("32" if turn.correct else "31", "right vs gold" if turn.correct else "wrong vs gold"))
     if turn.card is not None:
         lines.append(card_text(turn.card, color=color))
+    if turn.guarantee is not None:  # what the paper guarantees of this verdict (its margin, bound or coverage)
+        g = turn.guarantee
+        lines.append(st("36", "guarantee:"))
+        lines.append(_indent(g.statement + (f" [{g.source}]" if g.source else "")))
     if turn.evidence:
         lines.append("evidence:")
         lines += [_indent(item) for item in turn.evidence]

@@ -27,6 +27,7 @@ from voirdire.transcript import (
     Column,
     DisplayHints,
     ErrorEvent,
+    Guarantee,
     Message,
     ModelCall,
     ParseFailure,
@@ -279,6 +280,7 @@ class Outcome:
     subject: tuple[str, str] | None = None
     card: Card | None = None
     correct: bool | None = None  # agrees with the gold label (the reports' one rule); None: no gold known
+    guarantee: Guarantee | None = None  # what the protocol's paper guarantees of this verdict, where it has one
 
     @property
     def trust(self) -> str:
@@ -564,7 +566,7 @@ def _outcome(e: Verdict, item: dict[str, Any], views: Views) -> Outcome:
     shows = views.verdict.shows
     card = card_of("verdict", dict(e.statistics), shows) if shows is not None else None
     correct = agrees_with_gold(e.statistics, views.verdict.gold)
-    return Outcome(e.decision, e.accepted, list(e.evidence), dict(e.statistics), shown, card, correct)
+    return Outcome(e.decision, e.accepted, list(e.evidence), dict(e.statistics), shown, card, correct, e.guarantee)
 
 
 def _sample_of(bubble: Bubble, last: Turn | None) -> bool:

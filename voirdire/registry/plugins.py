@@ -119,7 +119,7 @@ def default_summary(o: RunOutcome) -> tuple[dict[str, Any], str]:
     """Verdicts and the protocol's report; the chat itself when one item was given inline."""
     payload = {
         "verdicts": {
-            k: v.model_dump(mode="json", include={"decision", "accepted", "evidence", "statistics"})
+            k: v.model_dump(mode="json", include={"decision", "accepted", "evidence", "statistics", "guarantee"})
             for k, v in o.result.verdicts.items()
         },
         "report": o.report.model_dump(mode="json", exclude={"rows"}),
