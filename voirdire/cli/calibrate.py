@@ -23,6 +23,7 @@ from voirdire.certificate import (
     read_run,
     sample_lines,
 )
+from voirdire.cli.labels import sidecar_labels
 from voirdire.cli.options import at_least
 
 
@@ -79,6 +80,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         return _write_sample(run, args)
     if args.labels is not None:
         labels, source, random_labels = _file_labels(run, args)
+    elif (people := sidecar_labels(run, args)) is not None:  # TRANSCRIPT.labels.jsonl: voirdire view / review
+        labels, source, random_labels = people
     else:
         labels, source, random_labels = _gold_labels(run, args)
     c = calibrate(run, labels, source=source, random_labels=random_labels, level=args.ci, seed=args.ci_seed,

@@ -126,3 +126,12 @@ def calibration_labels(
         f"review queue's sample: give the --sample N --seed S they were drawn by, or --labels-are-random if they "
         f"are a random sample (it assumes {RANDOM_ASSUMPTION})"
     )
+
+
+def sidecar_labels(run: Run, args: argparse.Namespace) -> tuple[dict[str, dict[str, bool]], str, str | None] | None:
+    """``calibrate``'s default labels: the sidecar of its one transcript (None with several, or no label)."""
+    given = args.transcript if isinstance(args.transcript, list) else [args.transcript]
+    if len(given) != 1 or not sidecar_path(given[0]).is_file():
+        return None
+    return calibration_labels(run, Path(given[0]), sample=args.sample, seed=args.seed,
+                              labels_are_random=args.labels_are_random)  # fmt: skip
