@@ -19,7 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, computed_field
 
 from voirdire.base import VoirdireError
-from voirdire.reports import BarChart, Chart, Heatmap, Overview, Series, cohen_kappa
+from voirdire.reports import BarChart, Chart, Heatmap, Overview, Series, cohen_kappa, majority
 
 By = Literal["decision", "accepted"]
 
@@ -169,16 +169,25 @@ def compare(paths: Sequence[str | Path], *, by: By = "decision", labels: Sequenc
 
 def by_item(run: RunOverviews) -> dict[str, Overview]:
     """The run's sessions by item id; two sessions of one item id are an error (runs are matched by item id, and
-    merging them would compare one of the two at random)."""
+    merging them would compare one of the two at random), unless they are repeats of the item (``--repeats``),
+    which stand for it as one by their majority verdict (``repeated_item``)."""
     found: dict[str, Overview] = {}
     shared: dict[str, int] = {}
+    repeats: dict[str, list[Overview]] = {}
     for v in run.values:
         if v.item_id is None:
             continue
         item = str(v.item_id)
+        if v.repeat is not None:
+            repeats.setdefault(item, []).append(v)
+            continue
         if item in found:
             shared[item] = shared.get(item, 1) + 1
         found[item] = v
+    for item, values in repeats.items():
+        if item in found:  # repeats beside a session of its own: which one stands for the item is not known
+            shared[item] = shared.get(item, 1) + len(values)
+        found[item] = repeated_item(values)
     if shared:
         first = next(iter(shared))
         more = f" (and {len(shared) - 1} more item ids)" if len(shared) > 1 else ""
@@ -187,6 +196,16 @@ def by_item(run: RunOverviews) -> dict[str, Overview]:
             "so each item needs an id of its own"
         )
     return found
+
+
+def repeated_item(values: Sequence[Overview]) -> Overview:
+    """An item's repeats as one: their majority decision (``voirdire.reports.majority``; none on a tie), with the
+    accept/reject and gold agreement of the first repeat that gave it."""
+    decision = majority([v.decision for v in values])
+    chosen = next((v for v in values if v.decision == decision), values[0]) if decision is not None else values[0]
+    if decision is None:
+        return Overview(chosen.item_id, None, None, None, (), chosen.title, None)
+    return Overview(chosen.item_id, decision, chosen.accepted, chosen.correct, (), chosen.title, None)
 
 
 def compare_runs(runs: Sequence[RunOverviews], *, by: By = "decision") -> Comparison:

@@ -28,6 +28,7 @@ from voirdire.certificate.agreement import HumanAgreement, VerdictAgreement, hum
 from voirdire.certificate.intervals import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 from voirdire.certificate.ppi import PPIEstimate, ppi_mean
 from voirdire.certificate.sample import draw_sample
+from voirdire.certificate.stability import one_per_item, repeated_sessions
 from voirdire.transcript import RunHeader, load
 
 RANDOM_ASSUMPTION = (
@@ -121,6 +122,7 @@ def read_run(path: str | Path) -> Run:
                 for s in sessions
             ]  # fmt: skip
             gold = "the report's gold column"
+    sessions = one_per_item(sessions, repeated_sessions(t), accepted=None)  # an item's repeats count as one
     return Run(str(path), header.protocol if header else "", sessions, gold, items)
 
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from voirdire.reports.fold import Report
-from voirdire.transcript import ModelCall, SessionRecord, Verdict
+from voirdire.reports.stability import REPEAT_STEP
+from voirdire.transcript import ModelCall, SessionRecord, Step, Verdict
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,7 @@ class Overview:
     correct: bool | None  # agrees with the gold label, where the verdict says
     latencies: tuple[tuple[str, float], ...]  # (role, seconds) of each model call a model answered
     title: str = ""  # the item's first shown field (its question, claim, sentence), for tables beside its id
+    repeat: int | None = None  # which repeat of its item the session is (a run with --repeats); None: no repeats
 
 
 TITLE_CHARS = 120  # an item's title is cut here in tables
@@ -163,7 +165,9 @@ def overview(s: SessionRecord, gold: str = "", fields: Sequence[str] = ()) -> Ov
         if isinstance(e, ModelCall) and not e.cached and not getattr(e, "coalesced", False)
     )
     title = item_title(s.item or {}, fields)
-    return Overview(s.item_id, v.decision if v else None, v.accepted if v else None, correct, latencies, title)
+    repeat = next((e.data.get("index") for e in s.events if isinstance(e, Step) and e.name == REPEAT_STEP), None)
+    decision, accepted = (v.decision, v.accepted) if v else (None, None)
+    return Overview(s.item_id, decision, accepted, correct, latencies, title, repeat)
 
 
 def gold_labels(rows: Any) -> dict[str, bool]:
@@ -191,7 +195,7 @@ def gold_from_rows(report: Report, values: Sequence[Overview]) -> list[Overview]
     for v in values:
         if v.correct is None and v.item_id is not None:
             correct = agrees_with_gold({}, accepted=v.accepted, label=labels.get(str(v.item_id)))
-            v = Overview(v.item_id, v.decision, v.accepted, correct, v.latencies, v.title)
+            v = replace(v, correct=correct)
         out.append(v)
     return out
 
