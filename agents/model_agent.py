@@ -2,7 +2,11 @@
 
 Retry policy (run by tenacity): a transient failure (``is_transient``: no reply within the role's timeout, a
 dropped connection, an HTTP 200 whose body is cut off or not a chat completion, 408/409/429 and 5xx answers) is
-retried up to ``max_retries`` times. The wait before retry ``k`` is drawn uniformly from
+retried up to ``max_retries`` times. A 429, 503 or 529 (``asks_to_wait``) is not a failure but the server asking
+to be asked later: it does not count toward ``max_retries``; it is retried until the call has waited
+``rate_limit_wait_s`` in all (``RATE_LIMIT_WAIT_S`` by default), or its session's budget (``session_timeout``)
+ends it, however many attempts that takes. A fixed count failed calls whose four attempts a busy rate limiter all
+refused, though it would have answered the fifth. The wait before retry ``k`` is drawn uniformly from
 ``[0, min(backoff_cap_s, backoff_s * 2**(k-1))]`` (exponential backoff with full jitter, so concurrent sessions do
 not retry in lockstep); a server that says how long to wait (``Retry-After`` in seconds or as an HTTP date, or
 ``retry-after-ms``) is waited for that long plus a jitter of up to ``backoff_s``, and one that asks for more than
@@ -33,7 +37,8 @@ from autogen_core.models import (
     UserMessage,
 )
 from pydantic import Field
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
+from tenacity.stop import stop_base
 from tenacity.wait import wait_base
 
 from voirdire.base import cut_reply, max_reply_chars
@@ -45,6 +50,7 @@ from voirdire.models import (
     RoleSettings,
     TextOnlyClient,
     TransientModelError,
+    asks_to_wait,
 )
 from voirdire.transcript import CachedReply, ResponseCache, cacheable
 
@@ -63,6 +69,10 @@ FRESH_KEY = "voirdire.fresh"
 # replaces the cut-off exchange at the end of the role's conversation (the Session's re-ask, ``Session.ask``).
 MAX_TOKENS_KEY = "voirdire.max_tokens"
 REASK_KEY = "voirdire.reask"
+
+RATE_LIMIT_WAIT_S = 300.0
+"""The most one call waits in all, over its retries, for a server that asks it to wait (429, 503, 529): five of the
+longest waits retried (60 s each, ``retry_after_cap_s``). A session's budget (``session_timeout``) ends it sooner."""
 
 
 def call_metadata(
@@ -218,6 +228,35 @@ def backoff_delay(retry: int, base_s: float, cap_s: float, rng: random.Random | 
     return (rng or random).uniform(0, min(cap_s, base_s * 2 ** (retry - 1)))
 
 
+class stop_after_budget(stop_base):
+    """Tenacity's stop for one call: more than ``max_retries`` failures other than a server asking to wait, or a
+    next wait for one that would take the call's waits for such answers past ``wait_cap_s`` in all. Counts what
+    it saw for the error message (``reason``: "retries" or "wait", None while it has not stopped the call)."""
+
+    def __init__(self, max_retries: int, wait_cap_s: float) -> None:
+        self.max_retries = max_retries
+        self.wait_cap_s = wait_cap_s
+        self.failures = 0  # transient failures other than a server asking to wait
+        self.refused = 0  # attempts answered 429/503/529
+        self.waited = 0.0  # seconds chosen to wait before retrying those
+        self.reason: str | None = None
+
+    def __call__(self, retry_state: RetryCallState) -> bool:
+        exc = retry_state.outcome.exception() if retry_state.outcome is not None else None
+        if exc is not None and asks_to_wait(exc):
+            self.refused += 1
+            if self.waited + retry_state.upcoming_sleep > self.wait_cap_s:
+                self.reason = "wait"
+                return True
+            self.waited += retry_state.upcoming_sleep
+            return False
+        self.failures += 1
+        if self.failures > self.max_retries:
+            self.reason = "retries"
+            return True
+        return False
+
+
 class wait_backoff_or_retry_after(wait_base):
     """Tenacity's wait before the next attempt: what the server asked for (``Retry-After``) plus a jitter of up to
     ``base_s``, else exponential backoff with full jitter."""
@@ -263,11 +302,13 @@ class ModelAgent(BaseChatAgent):
         backoff_s: float = 0.5,
         backoff_cap_s: float = 8.0,
         retry_after_cap_s: float = 60.0,
+        rate_limit_wait_s: float | None = None,
         cache: ResponseCache | None = None,
         on_retry: OnRetry | None = None,
     ) -> None:
         """``max_retries`` and ``timeout`` default to the role's own settings (3 retries, no deadline where the role
-        sets none); the runner passes its provider's defaults."""
+        sets none); the runner passes its provider's defaults. ``rate_limit_wait_s``: the most a call waits in all
+        for a server asking it to wait (``RATE_LIMIT_WAIT_S`` by default)."""
         super().__init__(name=name, description=f"{name} played by {model_label or settings.model}")
         self.client = client
         self.settings = settings
@@ -279,6 +320,7 @@ class ModelAgent(BaseChatAgent):
         self.backoff_s = backoff_s
         self.backoff_cap_s = backoff_cap_s
         self.retry_after_cap_s = retry_after_cap_s
+        self.rate_limit_wait_s = RATE_LIMIT_WAIT_S if rate_limit_wait_s is None else rate_limit_wait_s
         self.cache = cache
         self.on_retry = on_retry
         self.history: list[LLMMessage] = []
@@ -297,6 +339,7 @@ class ModelAgent(BaseChatAgent):
             backoff_s=self.backoff_s,
             backoff_cap_s=self.backoff_cap_s,
             retry_after_cap_s=self.retry_after_cap_s,
+            rate_limit_wait_s=self.rate_limit_wait_s,
             cache=self.cache,
             on_retry=self.on_retry,
         )
@@ -467,9 +510,10 @@ class ModelAgent(BaseChatAgent):
             return await self._request(conversation, args, n, token), 0
         except Exception as exc:
             first: Exception | None = exc  # most calls succeed at once: tenacity is set up only for a failure
+        stop = stop_after_budget(self.max_retries, self.rate_limit_wait_s)
         retrying = AsyncRetrying(
             retry=retry_if_exception(self._retried),
-            stop=stop_after_attempt(self.max_retries + 1),
+            stop=stop,
             wait=wait_backoff_or_retry_after(self.backoff_s, self.backoff_cap_s),
             before_sleep=self._before_sleep,
             reraise=True,
@@ -484,7 +528,7 @@ class ModelAgent(BaseChatAgent):
         except Exception as exc:
             retries = retrying.statistics.get("attempt_number", 1) - 1
             raise ModelCallError(
-                f"{self.name} via {self.model_label}: {describe(exc)}{self._why_given_up(exc, retries)}",
+                f"{self.name} via {self.model_label}: {describe(exc)}{self._why_given_up(exc, retries, stop)}",
                 role=self.name,
                 retries=retries,
             ) from exc
@@ -501,11 +545,23 @@ class ModelAgent(BaseChatAgent):
             if exc is not None:
                 self.on_retry(self.name, exc, retry_state.next_action.sleep)
 
-    def _why_given_up(self, exc: BaseException, retries: int) -> str:
-        """What the error message of a call given up on adds: the retries taken, or why there were none."""
+    def _why_given_up(self, exc: BaseException, retries: int, stop: stop_after_budget) -> str:
+        """What the error message of a call given up on adds: the retries taken, and why it stopped there."""
         after = f" (after {retries} retries)" if retries else ""
-        if not is_transient(exc) or retries >= self.max_retries:
-            return after or ("" if not is_transient(exc) else " (not retried: max_retries is 0)")
+        if stop.reason == "wait":
+            return (
+                f"; the server refused {stop.refused} attempts with HTTP 429/503 (asking to wait) and the next wait "
+                f"would take the {stop.waited:.1f} s waited past the most a call waits for a rate limit "
+                f"({stop.wait_cap_s:g} s){after}"
+            )
+        if stop.reason == "retries":
+            if not retries:
+                return " (not retried: max_retries is 0)"
+            if stop.refused:
+                return f"{after}; max_retries = {self.max_retries}: {stop.failures} failures other than a rate limit"
+            return after
+        if not is_transient(exc):
+            return after
         cap = self.retry_after_cap_s
         return f"; the server asked to wait {retry_after(exc) or 0:.0f} s (Retry-After), more than {cap:g} s{after}"
 

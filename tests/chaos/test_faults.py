@@ -66,7 +66,9 @@ async def test_thirty_sessions_through_every_fault_at_once(tmp_path: Path) -> No
     assert len(seen) >= 8, seen  # nearly every kind of fault happened
     t = load(out)
     assert all((s.verdict is None) != (not s.errors) for s in t.sessions.values())
-    # a call fails only when four attempts in a row fail (p = 0.27**4 = 0.5 %): 90 calls lose about 0.5 session
+    # a call fails only when four attempts fail other than by a 429 (p < 0.27**4 = 0.5 %): 90 calls lose < 0.5 session
     assert len(result.errors) <= 2, result.errors
     recorded = sum(c.retries for s in t.sessions.values() for c in s.of_kind(ModelCall))
-    assert recorded > 0 and result.retries == recorded + 3 * len(result.errors)  # a failed call retried 3 times
+    failed = [e.retries for s in t.sessions.values() for e in s.errors]
+    # a failed call retried 3 times for its other failures, and as often as it was asked to wait (429) besides
+    assert all(r >= 3 for r in failed) and recorded > 0 and result.retries == recorded + sum(failed)

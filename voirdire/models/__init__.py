@@ -11,6 +11,7 @@ from __future__ import annotations
 from voirdire.base import mask_secrets, redact_url
 from voirdire.models.base import (
     DEFAULT_MAX_TOKENS,
+    OVERLOAD_STATUS,
     TIMEOUT_ARG,
     Completion,
     InvalidReply,
@@ -19,6 +20,7 @@ from voirdire.models.base import (
     ReplyTimeout,
     TextOnlyClient,
     TransientModelError,
+    asks_to_wait,
     text_of,
 )
 from voirdire.models.encoders import cross_encoder, sentence_encoder
@@ -26,9 +28,9 @@ from voirdire.models.human import BEFORE_PROMPT, HumanClient
 from voirdire.models.limiter import endpoint_limits
 from voirdire.models.llama import EMBEDDED_MODEL, LlamaCppClient, embedded_model_path
 from voirdire.models.pool import ModelPool
+from voirdire.models.replay import ReplayMissing, replay_dir
 from voirdire.models.scripted import Script, ScriptedChatCompletionClient, ScriptExhausted, ScriptRule
 from voirdire.models.settings import RoleSettings, load_role_config
-from voirdire.models.replay import ReplayMissing, replay_dir
 from voirdire.models.spec import (
     PROVIDERS,
     SLASH_KINDS,
@@ -44,6 +46,7 @@ __all__ = [
     "BEFORE_PROMPT",
     "DEFAULT_MAX_TOKENS",
     "EMBEDDED_MODEL",
+    "OVERLOAD_STATUS",
     "PROVIDERS",
     "SLASH_KINDS",
     "TIMEOUT_ARG",
@@ -56,15 +59,16 @@ __all__ = [
     "ModelSpec",
     "ModelSpecError",
     "Provider",
+    "ReplayMissing",
     "ReplyTimeout",
     "RoleSettings",
     "Script",
-    "ReplayMissing",
     "ScriptExhausted",
     "ScriptRule",
     "ScriptedChatCompletionClient",
     "TextOnlyClient",
     "TransientModelError",
+    "asks_to_wait",
     "build_client",
     "cross_encoder",
     "embedded_model_path",
@@ -73,9 +77,9 @@ __all__ = [
     "mask_secrets",
     "parse_spec",
     "redact_url",
+    "replay_dir",
     "resolve_api_key",
     "sentence_encoder",
     "spec_label",
     "text_of",
-    "replay_dir",
 ]

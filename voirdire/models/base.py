@@ -78,6 +78,19 @@ def http_error(status_code: int, message: str, *, code: str | None, headers: Map
     return kind(status_code, message, code=code, headers=headers)
 
 
+OVERLOAD_STATUS = frozenset({429, 503, 529})
+"""Answers that say the server is over its load: a rate limit, "service unavailable", Anthropic's "overloaded".
+They cut the endpoint's adaptive limit (``voirdire.models.limiter``), and they ask the caller to wait, not to give
+up (``asks_to_wait``). Other 5xx are faults, not load."""
+
+
+def asks_to_wait(exc: BaseException) -> bool:
+    """Whether ``exc`` is the server asking to be asked again later (a 429 other than an exhausted quota, a 503 or a
+    529), not a failure of the request: the retry policy waits for such answers for as long as a call may wait, not
+    for a fixed number of attempts (``voirdire.agents.model_agent``)."""
+    return isinstance(exc, TransientHTTPError) and exc.status_code in OVERLOAD_STATUS
+
+
 def text_of(m: LLMMessage) -> str:
     content = m.content
     if isinstance(content, str):

@@ -50,6 +50,7 @@ from autogen_core.models import CreateResult, LLMMessage, RequestUsage
 
 from voirdire.base import MAX_REPLY_CHARS_ENV, TOKEN_COUNT_MAX, max_reply_chars, redact_url, token_count
 from voirdire.models.base import (
+    OVERLOAD_STATUS,
     TIMEOUT_ARG,
     Completion,
     InvalidReply,
@@ -80,9 +81,6 @@ REFUSING_STATUS = frozenset({401})
 when an endpoint gives nothing else (``voirdire.models.limiter``). A 403 or 404 is not one: a content filter or a
 deployment missing for one model refuses some items only, and three of them at the start of a run said nothing
 about the rest; each is its session's error, and ``--max-errors`` stops a run where every call gets one."""
-OVERLOAD_STATUS = frozenset({429, 503})
-"""Answers that say the server is over its load (a rate limit, "service unavailable"): they cut the endpoint's
-limit. Other 5xx are faults, not load, and move nothing."""
 MAX_CONNECTIONS_ENV = "VOIRDIRE_MAX_CONNECTIONS"
 DEFAULT_MAX_CONNECTIONS = 256
 """Connections per endpoint, all kept alive, and so the most requests in flight to it: a run of up to 256 sessions
