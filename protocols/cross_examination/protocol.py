@@ -21,7 +21,7 @@ import asyncio
 import zlib
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from voirdire.kit import Column, DisplayHints, Protocol, ReplySchema, Session, StateMachine, Verdict, VerdictView, Views
 
@@ -81,6 +81,20 @@ class CrossExaminationParams(BaseModel):
         True,
         description="LMvLM (Majority)'s examinations run at once (they are independent, §4.1); off: one after another",
     )
+    max_questions: int | None = Field(
+        None,
+        ge=1,
+        description="at most N questions of one examiner turn go to the examinee; the rest are dropped and recorded, "
+        "the prompt unchanged (off by default: §2 sets no cap; it bounds the examinee's calls for --estimate)",
+    )
+
+    @model_serializer(mode="wrap")
+    def _cap_only_when_set(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Without the cap the parameters read as before it existed: earlier transcripts resume, default names hold.
+        data: dict[str, Any] = handler(self)
+        if data.get("max_questions") is None:
+            data.pop("max_questions", None)
+        return data
 
     @model_validator(mode="after")
     def _odd_examinations(self) -> CrossExaminationParams:
@@ -97,6 +111,7 @@ class Examination(BaseModel):
     questions_per_iteration: list[int]
     followup_iterations: int
     parse_failures: int = 0
+    questions_dropped: int = 0  # past --max-questions, never sent to the examinee
 
     @property
     def n_questions(self) -> int:
@@ -164,12 +179,19 @@ class CrossExamination(Protocol[ClaimItem, CrossExaminationParams]):
         if reply.value is None:
             stats["parse_failures"] += 1
             return []
+        cap = self.params.max_questions
+        if cap is not None and len(reply.value) > cap:
+            # The examiner was not told of the cap (the paper's prompt); what it asked past it is kept on record.
+            dropped = reply.value[cap:]
+            session.note("questions_dropped", cap=cap, asked=len(reply.value), dropped=dropped)
+            stats["questions_dropped"] += len(dropped)
+            return reply.value[:cap]
         return reply.value
 
     # ------------------------------------------------------------------ one examination, §2
     async def examine(self, session: Session, claim: str, tag: str) -> Examination:
         p = self.params
-        stats = {"parse_failures": 0}
+        stats = {"parse_failures": 0, "questions_dropped": 0}
         per_iteration: list[int] = []
 
         # Stage 1: setup.
@@ -233,6 +255,7 @@ class CrossExamination(Protocol[ClaimItem, CrossExaminationParams]):
             questions_per_iteration=per_iteration,
             followup_iterations=rounds,
             parse_failures=stats["parse_failures"],
+            questions_dropped=stats["questions_dropped"],
         )
 
     async def run(self, item: ClaimItem, session: Session) -> Verdict:
