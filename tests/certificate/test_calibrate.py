@@ -194,7 +194,7 @@ def test_bad_csv_and_options(run, tmp_path: Path, capsys) -> None:
     capsys.readouterr()
     with pytest.raises(SystemExit) as exc:
         main([*CALIBRATE, str(transcript), "--ci", "1.5"])
-    assert exc.value.code == 2 and "--ci: expected a confidence level" in capsys.readouterr().err
+    assert exc.value.code == 2 and "--ci: 1.5 is not a level" in capsys.readouterr().err
     assert main([*CALIBRATE, str(tmp_path / "missing.jsonl")]) == 2
     assert "no such transcript" in capsys.readouterr().err
 

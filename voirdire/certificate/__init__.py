@@ -12,12 +12,17 @@ from voirdire.certificate.agreement import (
 )
 from voirdire.certificate.calibration import (
     RANDOM_ASSUMPTION,
+    SCORE_STATISTICS,
     Calibration,
     CalibrationError,
+    ConfigurationAgreement,
     Disagreement,
+    Judged,
     Run,
     calibrate,
+    configuration_of,
     read_run,
+    read_runs,
     sample_lines,
 )
 from voirdire.certificate.comparison import paired_transcripts
@@ -26,6 +31,7 @@ from voirdire.certificate.intervals import (
     DEFAULT_LEVEL,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
+    OFF,
     Interval,
     bootstrap_items,
     wilson,
@@ -34,28 +40,36 @@ from voirdire.certificate.labels import Label, LabelsError, label_words, read_la
 from voirdire.certificate.paired import McNemar, PairedRuns, mcnemar_exact, paired_difference, paired_runs
 from voirdire.certificate.ppi import PPIEstimate, ppi_mean
 from voirdire.certificate.sample import draw_sample
+from voirdire.certificate.scores import ReliabilityBin, ScoreAgreement, score_agreement
 
 __all__ = [
     "DEFAULT_LEVEL",
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
+    "OFF",
     "RANDOM_ASSUMPTION",
+    "SCORE_STATISTICS",
     "Calibration",
     "CalibrationError",
+    "ConfigurationAgreement",
     "Confusion",
     "Disagreement",
     "Estimate",
     "HumanAgreement",
     "Interval",
+    "Judged",
     "Label",
     "LabelsError",
     "McNemar",
     "PPIEstimate",
     "PairedRuns",
+    "ReliabilityBin",
     "Run",
+    "ScoreAgreement",
     "VerdictAgreement",
     "bootstrap_items",
     "calibrate",
+    "configuration_of",
     "draw_sample",
     "estimate_run",
     "human_agreement",
@@ -69,7 +83,9 @@ __all__ = [
     "proportion",
     "read_labels",
     "read_run",
+    "read_runs",
     "sample_lines",
+    "score_agreement",
     "verdict_agreement",
     "wilson",
 ]

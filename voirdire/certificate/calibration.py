@@ -14,10 +14,13 @@ which ``draw_sample`` makes them.
 
 from __future__ import annotations
 
+import itertools
+import json
+import math
 import shlex
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +29,16 @@ from pydantic import BaseModel
 from voirdire.base import VoirdireError
 from voirdire.certificate.agreement import HumanAgreement, VerdictAgreement, human_agreement, verdict_agreement
 from voirdire.certificate.intervals import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
+from voirdire.certificate.paired import PairedRuns, paired_runs
 from voirdire.certificate.ppi import PPIEstimate, ppi_mean
 from voirdire.certificate.sample import draw_sample
+from voirdire.certificate.scores import ScoreAgreement, score_agreement
 from voirdire.certificate.stability import one_per_item, repeated_sessions
 from voirdire.transcript import RunHeader, load
+
+# The verdict statistics read as the verdict's score (for AUROC and the reliability diagram), first found first:
+# a score in [0, 1] that the accept/reject decision thresholds (DCR's Ẑ, the token F1 of QA grading).
+SCORE_STATISTICS = ("score", "f1")
 
 RANDOM_ASSUMPTION = (
     "the labelled items are a uniform random sample of the run's items, drawn independently of the verdicts "
@@ -50,6 +59,10 @@ class Judged:
     decision: str | None
     accepted: bool | None
     gold: bool | None  # the gold label as accept/reject, where the protocol knows it
+    score: float | None = None  # the verdict's own score, where it carries one (SCORE_STATISTICS)
+    configuration: str = ""  # the run's role configuration (``configuration_of`` its header)
+    path: str = ""  # the transcript it is in (several transcripts can be calibrated together)
+    parameters: tuple[tuple[str, str], ...] = ()  # its run's protocol parameters (key, JSON value)
 
 
 @dataclass
@@ -59,6 +72,7 @@ class Run:
     sessions: list[Judged]
     gold_statistic: str  # the verdict statistic saying whether a verdict agrees with gold ("" when none)
     items: dict[str, dict[str, Any]] = field(default_factory=dict)  # item id -> the fields shown to a person
+    score_statistic: str = ""  # the verdict statistic read as the score ("" when no verdict carries one)
 
     def judged(self) -> list[Judged]:
         """The sessions with an accept/reject verdict."""
@@ -85,12 +99,71 @@ class Run:
                 out.setdefault(s.item_id, {"gold": s.gold})
         return out
 
-    def show_command(self, session_id: str) -> str:
-        return f"voirdire show {shlex.quote(self.path)} --session {shlex.quote(session_id)}"
+    def show_command(self, session_id: str, path: str = "") -> str:
+        return f"voirdire show {shlex.quote(path or self.path)} --session {shlex.quote(session_id)}"
+
+    def configurations(self) -> list[str]:
+        """The role configurations of the judged sessions, in the order they first appear."""
+        return list(dict.fromkeys(s.configuration for s in self.judged()))
 
 
-def read_run(path: str | Path) -> Run:
-    """A transcript's sessions (the attempt of each that counts), their verdicts and gold where known."""
+def configuration_of(header: RunHeader | None) -> str:
+    """A run's role configuration as one line: each role's model and its settings (``examiner=openai:gpt-4o
+    t=0.7``); a run whose roles are all played by rules is ``rules only``."""
+    if header is None:
+        return "no run header"
+    parts = []
+    for role, b in sorted(header.roles.items()):
+        settings = [f"t={b.temperature:g}" if b.temperature is not None else "",
+                    f"max_tokens={b.max_tokens}" if b.max_tokens is not None else "",
+                    f"seed={b.seed}" if b.seed is not None else "", "structured" if b.structured else ""]  # fmt: skip
+        parts.append(" ".join([f"{role}={b.spec}", *filter(None, settings)]))
+    return "; ".join(parts) or "rules only"
+
+
+def score_of(statistics: Mapping[str, Any], key: str) -> float | None:
+    """The verdict's statistic ``key`` as a score, where it is a finite number."""
+    value = statistics.get(key)
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
+
+
+def read_runs(paths: Sequence[str | Path], *, score: str | None = None) -> Run:
+    """Several transcripts calibrated as one run (the same items judged by runs whose roles differ): each session
+    keeps its transcript and configuration; the protocol must be one."""
+    runs = [read_run(p, score=score, by_parameters=len(paths) == 1) for p in paths]
+    if len(runs) == 1:
+        return runs[0]
+    protocols = list(dict.fromkeys(r.protocol for r in runs))
+    if len(protocols) > 1:
+        raise CalibrationError(f"{paths[-1]}: a run of {protocols[-1]}, not of {protocols[0]} as {paths[0]}: "
+                               "calibrate the runs of one protocol together")  # fmt: skip
+    sessions = _by_parameters([s for r in runs for s in r.sessions])
+    items = {k: v for r in runs for k, v in r.items.items()}
+    gold = next((r.gold_statistic for r in runs if r.gold_statistic), "")
+    score_statistic = next((r.score_statistic for r in runs if r.score_statistic), "")
+    return Run(" + ".join(str(p) for p in paths), protocols[0], sessions, gold, items, score_statistic)
+
+
+def _by_parameters(sessions: list[Judged]) -> list[Judged]:
+    """Runs with the same roles but other protocol parameters (a threshold, a variant) are other configurations:
+    the parameters that differ between the runs are added to the configuration's name."""
+    differ = sorted({k for s in sessions for k, _ in s.parameters
+                     if len({dict(x.parameters).get(k) for x in sessions}) > 1})  # fmt: skip
+    if not differ:
+        return sessions
+    out = []
+    for s in sessions:
+        mine = dict(s.parameters)
+        extra = " ".join(f"{k}={mine.get(k, 'default')}" for k in differ)
+        out.append(replace(s, configuration=f"{s.configuration} · {extra}"))
+    return out
+
+
+def read_run(path: str | Path, *, score: str | None = None, by_parameters: bool = True) -> Run:
+    """A transcript's sessions (the attempt of each that counts), their verdicts, gold and score where known;
+    ``score``: the verdict statistic read as its score (default: the first of ``SCORE_STATISTICS``)."""
     p = Path(path)
     if not p.is_file():
         raise CalibrationError(f"{path}: no such transcript")
@@ -102,6 +175,11 @@ def read_run(path: str | Path) -> Run:
     shown = tuple(header.display.item_fields) if header is not None else ()
     hidden = set(header.display.gold_fields) if header is not None else set()
     sessions, items = [], {}
+    configurations = {h.run_id: configuration_of(h) for h in t.headers}
+    parameters = {h.run_id: tuple(sorted((k, json.dumps(v, sort_keys=True)) for k, v in h.parameters.items()))
+                  for h in t.headers}  # fmt: skip
+    verdicts = [x.verdict.statistics for x in t.sessions.values() if x.verdict is not None]
+    score = score or next((k for k in SCORE_STATISTICS if any(score_of(v, k) is not None for v in verdicts)), "")
     for sid, s in t.sessions.items():
         v = s.verdict
         item_id = s.item_id or sid
@@ -109,21 +187,21 @@ def read_run(path: str | Path) -> Run:
         label = None
         if isinstance(agrees, bool) and v is not None and v.accepted is not None:
             label = v.accepted if agrees else not v.accepted
-        sessions.append(Judged(sid, item_id, v.decision if v else None, v.accepted if v else None, label))
+        sessions.append(Judged(sid, item_id, v.decision if v else None, v.accepted if v else None, label,
+                               score_of(v.statistics, score) if v is not None and score else None,
+                               configurations.get(s.run_id, configuration_of(header)), str(path),
+                               parameters.get(s.run_id, ())))  # fmt: skip
         if item_id not in items:
             keys = [k for k in shown if k in s.item] or [k for k in s.item if k not in hidden and k != "id"]
             items[item_id] = {k: s.item[k] for k in keys}
     if not any(s.gold is not None for s in sessions):  # no verdict statistic says it: the report's rows may
         rows = report_gold(p)
         if rows:
-            sessions = [
-                Judged(s.session_id, s.item_id, s.decision, s.accepted, rows.get(s.item_id) if s.accepted is not None
-                       else None)
-                for s in sessions
-            ]  # fmt: skip
+            sessions = [replace(s, gold=rows.get(s.item_id) if s.accepted is not None else None) for s in sessions]
             gold = "the report's gold column"
+    sessions = _by_parameters(sessions) if by_parameters else sessions
     sessions = one_per_item(sessions, repeated_sessions(t), accepted=None)  # an item's repeats count as one
-    return Run(str(path), header.protocol if header else "", sessions, gold, items)
+    return Run(str(path), header.protocol if header else "", sessions, gold, items, score)
 
 
 def report_gold(path: Path) -> dict[str, bool]:
@@ -150,6 +228,16 @@ class Disagreement(BaseModel):
     verdict: str  # accepted / rejected
     label: str  # what people said: accepted / rejected
     command: str  # opens its chat
+    url: str | None = None  # opens its chat in the viewer (when one serves the transcript, or --viewer-url)
+    configuration: str = ""
+
+
+class ConfigurationAgreement(BaseModel):
+    """The verdicts of one role configuration against the labels."""
+
+    configuration: str
+    transcripts: list[str]
+    agreement: VerdictAgreement
 
 
 class Calibration(BaseModel):
@@ -164,6 +252,9 @@ class Calibration(BaseModel):
     estimate: PPIEstimate | None
     assumptions: list[str]
     disagreements: list[Disagreement]
+    scores: ScoreAgreement | None = None  # where the verdicts carry a score
+    configurations: list[ConfigurationAgreement] = []  # where the runs' role configurations differ
+    paired: list[PairedRuns] = []  # every two configurations on their shared items
 
     def text(self, *, limit: int = 20) -> str:
         pct = {"percent": True}
@@ -181,17 +272,33 @@ class Calibration(BaseModel):
             lines.append(f"people against each other: {len(h.annotators)} annotators, {h.items} items labelled twice+")
             lines.append(f"  Krippendorff's α  {h.alpha.text()}")
             lines += [f"  Cohen's κ {x}–{y}  {k.text()}" for x, y, k in h.kappas]
+        if self.scores is not None:
+            lines += [f"the verdicts' score against people: {self.scores.sessions} sessions", self.scores.text()]
+        if self.configurations:
+            lines.append(f"per role configuration ({len(self.configurations)}):")
+            for c in self.configurations:
+                a = c.agreement
+                lines.append(f"  {c.configuration} ({', '.join(c.transcripts)}): {a.items} items")
+                lines += [f"    {name:<18}{iv.text(percent=pc)}" for name, iv, pc in
+                          (("accuracy", a.accuracy, True), ("TPR", a.tpr, True), ("TNR", a.tnr, True),
+                           ("Cohen's κ", a.kappa, False), ("Krippendorff's α", a.alpha, False))]  # fmt: skip
+        lines += [p.text() for p in self.paired]
         if self.estimate is not None:
             lines.append(self.estimate.text("share of items people accept"))
         lines += [f"assumes: {x}" for x in self.assumptions]
+        return "\n".join([*lines, *self.disagreement_lines(limit)])
+
+    def disagreement_lines(self, limit: int = 20) -> list[str]:
         n = len(self.disagreements)
-        lines.append(f"disagreements ({n}):" if n else "disagreements: none")
+        lines = [f"disagreements ({n}):" if n else "disagreements: none"]
         for d in self.disagreements[:limit]:
             lines.append(f"  {d.item_id}: verdict {d.decision or d.verdict} ({d.verdict}), people {d.label}")
             lines.append(f"    {d.command}")
+            if d.url:
+                lines.append(f"    {d.url}")
         if n > limit:
             lines.append(f"  … {n - limit} more (--json for all)")
-        return "\n".join(lines)
+        return lines
 
 
 def majority(labels: Mapping[str, Mapping[str, bool]]) -> tuple[dict[str, bool], list[str]]:
@@ -215,10 +322,12 @@ def calibrate(
     level: float = DEFAULT_LEVEL,
     seed: int = DEFAULT_SEED,
     resamples: int = DEFAULT_RESAMPLES,
+    url: Callable[[Judged], str | None] | None = None,
 ) -> Calibration:
     """The run's verdicts against ``labels`` (item id → annotator → accepted). ``random_labels`` says how the
     labelled items are known to be a random sample of the run (``None``: they are not, and no debiased estimate is
-    made unless every item is labelled)."""
+    made unless every item is labelled). ``url``: the viewer address of a session's chat, where there is one.
+    ``level`` 0: every figure without its interval."""
     left_out = []
     unjudged = len(run.sessions) - len(run.judged())
     if unjudged:
@@ -236,9 +345,11 @@ def calibrate(
     word = {True: "accepted", False: "rejected"}
     disagreements = [
         Disagreement(item_id=i, session_id=s.session_id, decision=s.decision, verdict=word[bool(s.accepted)],
-                     label=word[item_label[i]], command=run.show_command(s.session_id))
+                     label=word[item_label[i]], command=run.show_command(s.session_id, s.path),
+                     url=url(s) if url else None, configuration=s.configuration)
         for i in labelled for s in by_item[i] if bool(s.accepted) != item_label[i]
     ]  # fmt: skip
+    boot: dict[str, Any] = {"level": level, "seed": seed, "resamples": resamples}
     census = len(labelled) == len(by_item)
     assumptions: list[str] = []
     estimate = None
@@ -256,12 +367,62 @@ def calibrate(
         level=level,
         seed=seed,
         left_out=left_out,
-        agreement=verdict_agreement(groups, level=level, seed=seed, resamples=resamples),
-        people=human_agreement(labels, level=level, seed=seed, resamples=resamples),
+        agreement=verdict_agreement(groups, **boot),
+        people=human_agreement(labels, **boot),
         estimate=estimate,
         assumptions=assumptions,
         disagreements=disagreements,
+        scores=_scores(run, by_item, labelled, item_label, boot),
+        configurations=_configurations(run, labelled, item_label, boot),
+        paired=_paired(run, item_label, level, seed),
     )
+
+
+def _scores(run: Run, by_item: Mapping[str, list[Judged]], labelled: Sequence[str], item_label: Mapping[str, bool],
+            boot: dict[str, Any]) -> ScoreAgreement | None:  # fmt: skip
+    """AUROC and reliability where every labelled session's verdict carries a score."""
+    sessions = [s for i in labelled for s in by_item[i]]
+    if not sessions or any(s.score is None for s in sessions):
+        return None
+    groups = [[(float(s.score), item_label[i]) for s in by_item[i]] for i in labelled]  # type: ignore[arg-type]
+    return score_agreement(run.score_statistic or "score", groups, **boot)
+
+
+def _configurations(run: Run, labelled: Sequence[str], item_label: Mapping[str, bool], boot: dict[str, Any]
+                    ) -> list[ConfigurationAgreement]:  # fmt: skip
+    """The agreement of each role configuration, where the runs have more than one."""
+    configs = run.configurations()
+    if len(configs) < 2:
+        return []
+    wanted = set(labelled)
+    out = []
+    for c in configs:
+        mine = [s for s in run.judged() if s.configuration == c and s.item_id in wanted]
+        by: dict[str, list[tuple[bool, bool]]] = {}
+        for s in mine:
+            by.setdefault(s.item_id, []).append((bool(s.accepted), item_label[s.item_id]))
+        if by:
+            out.append(ConfigurationAgreement(configuration=c, transcripts=list(dict.fromkeys(s.path for s in mine)),
+                                              agreement=verdict_agreement(list(by.values()), **boot)))  # fmt: skip
+    return out
+
+
+def _paired(run: Run, item_label: Mapping[str, bool], level: float, seed: int) -> list[PairedRuns]:
+    """Every two role configurations compared on their shared items (McNemar, paired bootstrap), the labels as
+    gold."""
+    configs = run.configurations()
+    if len(configs) < 2:
+        return []
+    sides: list[dict[str, list[tuple[bool, bool | None]]]] = []
+    for c in configs:
+        side: dict[str, list[tuple[bool, bool | None]]] = {}
+        for s in run.judged():
+            if s.configuration == c:
+                side.setdefault(s.item_id, []).append((bool(s.accepted), item_label.get(s.item_id)))
+        sides.append(side)
+    names = [f"[{k + 1}] {c}" for k, c in enumerate(configs)]
+    return [paired_runs(sides[i], sides[j], names=(names[i], names[j]), level=level, seed=seed)
+            for i, j in itertools.combinations(range(len(configs)), 2)]  # fmt: skip
 
 
 def sample_lines(run: Run, size: int, seed: int) -> list[dict[str, Any]]:

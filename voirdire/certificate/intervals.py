@@ -30,6 +30,7 @@ DEFAULT_RESAMPLES = 2000
 BCA_MAX_ITEMS = 1000
 
 BootstrapMethod = Literal["BCa", "percentile"]
+OFF = "intervals off (--ci 0)"  # the reason of every interval at level 0: the estimate alone, nothing resampled
 
 
 class Interval(BaseModel):
@@ -62,6 +63,8 @@ class Interval(BaseModel):
         if self.estimate is None:
             return f"undefined ({self.reason})"
         value = num(self.estimate)
+        if self.reason == OFF:
+            return value
         if self.low is None or self.high is None:
             return f"{value} (no interval: {self.reason})"
         seed = f", seed {self.seed}" if self.seed is not None else ""
@@ -81,6 +84,8 @@ def wilson(name: str, successes: int, n: int, *, level: float = DEFAULT_LEVEL) -
     _check_level(level)
     if n < 1:
         return no_interval(name, None, n=n, method="Wilson", reason="no items", level=level)
+    if level == 0:
+        return no_interval(name, successes / n, n=n, method="Wilson", reason=OFF, level=level)
     low, high = proportion_confint(successes, n, alpha=1 - level, method="wilson")
     return Interval(
         name=name, estimate=successes / n, low=float(low), high=float(high), level=level, method="Wilson", n=n
@@ -117,6 +122,8 @@ def bootstrap_items(
     if estimate is None:
         why = "no items" if not flat else "the statistic is undefined on these data (one class or a constant input)"
         return no_interval(name, None, n=n, method=label, reason=why, level=level)
+    if level == 0:
+        return no_interval(name, estimate, n=n, method=label, reason=OFF, level=level)
     if n < 2:
         return no_interval(name, estimate, n=n, method=label, reason="fewer than 2 items to resample", level=level)
 
@@ -161,6 +168,8 @@ def bootstrap_counts(
     if estimate is None:
         why = "no items" if not n else "the statistic is undefined on these data (one class or a constant input)"
         return no_interval(name, None, n=n, method=label, reason=why, level=level)
+    if level == 0:
+        return no_interval(name, estimate, n=n, method=label, reason=OFF, level=level)
     if n < 2:
         return no_interval(name, estimate, n=n, method=label, reason="fewer than 2 items to resample", level=level)
 
@@ -203,5 +212,6 @@ def _finite(x: float) -> float | None:
 
 
 def _check_level(level: float) -> None:
-    if not 0 < level < 1:
-        raise ValueError(f"confidence level must be between 0 and 1 (exclusive), got {level}")
+    """A level strictly between 0 and 1, or 0: intervals off (the estimate alone, with ``OFF`` as its reason)."""
+    if not (level == 0 or 0 < level < 1):
+        raise ValueError(f"confidence level must be between 0 and 1 (exclusive), or 0 for none; got {level}")

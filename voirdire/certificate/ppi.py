@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
-from voirdire.certificate.intervals import DEFAULT_LEVEL, Interval, no_interval
+from voirdire.certificate.intervals import DEFAULT_LEVEL, OFF, Interval, no_interval
 
 
 class PPIEstimate(BaseModel):
@@ -65,8 +65,8 @@ def ppi_mean(
 
     if len(labels) != len(predictions):
         raise ValueError(f"length mismatch: {len(labels)} labels vs {len(predictions)} predictions")
-    if not 0 < level < 1:
-        raise ValueError(f"confidence level must be between 0 and 1 (exclusive), got {level}")
+    if not (level == 0 or 0 < level < 1):
+        raise ValueError(f"confidence level must be between 0 and 1 (exclusive), or 0 for none; got {level}")
     y = np.asarray(labels, dtype=float)
     yhat = np.asarray(predictions, dtype=float)
     unl = np.asarray(unlabelled_predictions, dtype=float)
@@ -95,6 +95,8 @@ def _classical(y: object, level: float) -> Interval:
     if float(np.ptp(y)) == 0.0:
         return no_interval("classical", float(y.mean()), n=n, method=method, level=level,
                            reason="every label is the same, so the normal interval has width 0")  # fmt: skip
+    if level == 0:
+        return no_interval("classical", float(y.mean()), n=n, method=method, level=level, reason=OFF)
     low, high = classical_mean_ci(y, alpha=1 - level)
     return Interval(name="classical", estimate=float(y.mean()), low=float(low), high=float(high), level=level,
                     method=method, n=n)  # fmt: skip
@@ -116,6 +118,8 @@ def _ppi(y: object, yhat: object, unl: object, level: float) -> Interval:
         return no_interval("PPI", None, n=n, method=method, level=level,
                            reason="labels and verdicts constant throughout: no variance to estimate")  # fmt: skip
     estimate = float(np.asarray(ppi_mean_pointestimate(y, yhat, unl)).reshape(-1)[0])
+    if level == 0:
+        return no_interval("PPI", estimate, n=n, method=method, level=level, reason=OFF)
     low, high = (float(np.asarray(x).reshape(-1)[0]) for x in ppi_mean_ci(y, yhat, unl, alpha=1 - level))
     return Interval(name="PPI", estimate=estimate, low=low, high=high, level=level, method=method, n=n)
 

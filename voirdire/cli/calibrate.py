@@ -5,40 +5,39 @@ from __future__ import annotations
 
 import argparse
 import json
+import urllib.error
+import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from shlex import quote
 from typing import Any
+from urllib.parse import quote as url_quote
+from urllib.parse import urlencode
 
 from voirdire.base import VoirdireError, mask_secrets, shown, write_atomic
 from voirdire.certificate import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     RANDOM_ASSUMPTION,
+    Judged,
     LabelsError,
     Run,
     calibrate,
     draw_sample,
     label_words,
     read_labels,
-    read_run,
+    read_runs,
     sample_lines,
 )
 from voirdire.cli.labels import sidecar_labels
 from voirdire.cli.options import at_least
+from voirdire.cli.read import ci_level
+
+VIEWER_PORT = 7788  # where ``voirdire view`` listens unless told otherwise (voirdire/web/server.py DEFAULT_PORT)
 
 
 class CalibrateOptionError(VoirdireError, ValueError):
     """Options of ``voirdire calibrate`` that do not go together."""
-
-
-def level(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, not {text!r}") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"expected a confidence level between 0 and 1 (exclusive), not {text}")
-    return value
 
 
 def register(sub: Any) -> None:
@@ -47,7 +46,9 @@ def register(sub: Any) -> None:
         help="verdicts against human labels: confusion matrix, TPR/TNR, accuracy, κ, α with intervals, "
         "disagreements, and a prediction-powered estimate from a random sample of labels",
     )
-    p.add_argument("transcript", type=Path, metavar="TRANSCRIPT", help="a run's transcript (.jsonl)")
+    p.add_argument("transcript", type=Path, nargs="+", metavar="TRANSCRIPT",
+                   help="a run's transcript (.jsonl); several: runs of one protocol over the same items, each role "
+                   "configuration also calibrated on its own and every two compared")  # fmt: skip
     p.add_argument("--labels", type=Path, metavar="FILE",
                    help="human labels: JSONL or CSV with item_id, label and optional annotator "
                    "(default: the gold fields the protocol records)")  # fmt: skip
@@ -59,7 +60,15 @@ def register(sub: Any) -> None:
     p.add_argument("--labels-are-random", action="store_true",
                    help="take --labels not drawn by --sample as a random sample anyway "
                    f"(assumes {RANDOM_ASSUMPTION})")  # fmt: skip
-    p.add_argument("--ci", type=level, default=0.95, metavar="LEVEL", help="confidence level (default 0.95)")
+    p.add_argument("--ci", type=ci_level, default=0.95, metavar="LEVEL",
+                   help="confidence level (default 0.95; 0: every figure without its interval)")  # fmt: skip
+    p.add_argument("--score", metavar="STATISTIC",
+                   help="the verdict statistic read as its score for AUROC and the reliability diagram (default: "
+                   "the first of score, f1 the verdicts carry)")  # fmt: skip
+    p.add_argument("--viewer-url", metavar="URL",
+                   help="the viewer's address (http://127.0.0.1:7788/) or a pattern with {key} and {session}: "
+                   "each disagreement gets the URL of its chat (default: a viewer found serving the transcript on "
+                   f"127.0.0.1:{VIEWER_PORT})")  # fmt: skip
     p.add_argument("--ci-seed", type=int, default=DEFAULT_SEED, metavar="SEED",
                    help=f"seed of the bootstrap resampling, recorded with each interval (default {DEFAULT_SEED})",
                    )  # fmt: skip
@@ -75,7 +84,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         raise CalibrateOptionError("--sample and --seed go together: the seed is what makes the sample reproducible")
     if args.out is not None and (args.sample is None or args.labels is not None):
         raise CalibrateOptionError("-o writes the items of --sample N --seed S to label; it takes no --labels")
-    run = read_run(args.transcript)
+    run = read_runs(args.transcript, score=args.score)
     if args.out is not None:
         return _write_sample(run, args)
     if args.labels is not None:
@@ -85,7 +94,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     else:
         labels, source, random_labels = _gold_labels(run, args)
     c = calibrate(run, labels, source=source, random_labels=random_labels, level=args.ci, seed=args.ci_seed,
-                  resamples=args.resamples)
+                  resamples=args.resamples, url=viewer_urls(args.viewer_url, args.transcript))
     if args.json:
         print(mask_secrets(json.dumps(c.model_dump(mode="json"), indent=1, ensure_ascii=False)))
     else:
@@ -93,15 +102,46 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def viewer_urls(pattern: str | None, transcripts: list[Path]) -> Callable[[Judged], str | None] | None:
+    """Each session's viewer address: from ``--viewer-url`` (a base address, or a pattern with ``{key}`` and
+    ``{session}``), else from a viewer found on 127.0.0.1 at the default port serving every transcript by its name
+    (the viewer's key for a file); None when there is neither."""
+    if pattern is None:
+        base = f"http://127.0.0.1:{VIEWER_PORT}/"
+        if not all(_serves(base, p.name) for p in transcripts):
+            return None
+        pattern = base
+    if "{session}" not in pattern:
+        pattern = pattern.rstrip("/") + "/run/{key}/session/{session}"
+
+    def url(s: Judged) -> str:
+        return pattern.replace("{key}", url_quote(Path(s.path).name, safe="")).replace(
+            "{session}", url_quote(s.session_id, safe="/")
+        )
+
+    return url
+
+
+def _serves(base: str, key: str) -> bool:
+    """Whether a viewer answers at ``base`` and knows a transcript by the name ``key`` (its version probe)."""
+    probe = base + "api/version?" + urlencode({"page": "run", "key": key})
+    try:
+        with urllib.request.urlopen(probe, timeout=0.5) as response:  # a fixed 127.0.0.1 address
+            return bool(response.status == 200)
+    except (urllib.error.URLError, OSError, ValueError):
+        return False
+
+
 def _write_sample(run: Run, args: argparse.Namespace) -> int:
     lines = sample_lines(run, args.sample, args.seed)
     text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
     write_atomic(args.out, mask_secrets(text), "-o")
     words = ", ".join(sorted(label_words(run.decisions())))
+    transcripts = " ".join(quote(str(t)) for t in args.transcript)
     print(
         f"wrote {len(lines)} items to label to {args.out} (drawn with --sample {args.sample} --seed {args.seed} "
         f"from {len(run.item_ids())} items, in random order); fill in each line's label ({words}) and run:\n"
-        f"  voirdire calibrate {quote(str(args.transcript))} --labels {quote(str(args.out))} --sample {args.sample} "
+        f"  voirdire calibrate {transcripts} --labels {quote(str(args.out))} --sample {args.sample} "
         f"--seed {args.seed}"
     )
     return 0
@@ -120,7 +160,7 @@ def _file_labels(run: Run, args: argparse.Namespace) -> tuple[dict[str, dict[str
         if stray is not None:
             raise LabelsError(
                 f"{args.labels}:{stray.line}: item {stray.item_id!r} is not in the sample drawn by --sample "
-                f"{args.sample} --seed {args.seed} from {args.transcript} (labels must be of the drawn items)"
+                f"{args.sample} --seed {args.seed} from {run.path} (labels must be of the drawn items)"
             )
         missing = len(drawn) - len(labels)
         how = f"drawn by --sample {args.sample} --seed {args.seed}"
@@ -133,7 +173,7 @@ def _file_labels(run: Run, args: argparse.Namespace) -> tuple[dict[str, dict[str
         return labels, f"{args.labels}", None
     raise LabelsError(
         f"{args.labels}: {len(set(items) & set(labels))} of the run's {len(items)} items are labelled, and not as a "
-        f"sample voirdire drew: give the --sample N --seed S that drew them (voirdire calibrate {args.transcript} "
+        f"sample voirdire drew: give the --sample N --seed S that drew them (voirdire calibrate {run.path} "
         f"--sample N --seed S -o to_label.jsonl), or --labels-are-random if they are a random sample (it assumes "
         f"{RANDOM_ASSUMPTION})"
     )
@@ -143,8 +183,8 @@ def _gold_labels(run: Run, args: argparse.Namespace) -> tuple[dict[str, dict[str
     gold = run.gold_labels()
     if not gold:
         raise CalibrateOptionError(
-            f"{args.transcript}: its verdicts record no gold label ({run.protocol or 'unknown protocol'}); give "
-            f"--labels FILE, or draw items to label: voirdire calibrate {args.transcript} --sample 200 --seed 1 "
+            f"{run.path}: its verdicts record no gold label ({run.protocol or 'unknown protocol'}); give "
+            f"--labels FILE, or draw items to label: voirdire calibrate {run.path} --sample 200 --seed 1 "
             "-o to_label.jsonl"
         )
     source = f"the protocol's gold ({run.gold_statistic})"
