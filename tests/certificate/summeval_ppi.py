@@ -1,11 +1,12 @@
-"""SummEval with a real (non-LLM) predictor: the mean expert consistency score of the 1,600 summaries, estimated by
-prediction-powered inference from DCR's ROUGE-L baseline (``protocols/dcr/baselines.py``: rougeLsum against the 11
-references) on every summary plus the expert scores of a random 200 (the others hidden), against the all-expert
-mean, over 100 seeds.
+"""SummEval with real (non-LLM) predictors: the mean expert consistency score of the 1,600 summaries, estimated by
+prediction-powered inference from one of DCR's baselines (``protocols/dcr/baselines.py``: ROUGE-1, ROUGE-2 and
+ROUGE-L (rougeLsum) against the 11 references, or the all-MiniLM-L6-v2 embedding similarity to the reference) on
+every summary plus the expert scores of a random 200 (the others hidden), against the all-expert mean, over 100
+seeds (0-99, ``draw_sample``).
 
-    .venv/bin/python -m tests.certificate.summeval_ppi /work/shared/data/summeval/summeval_bartscore.json
+    .venv/bin/python -m tests.certificate.summeval_ppi /work/shared/data/summeval/summeval_bartscore.json [METRIC ...]
 
-prints the table of docs/certificate.md (ROUGE-L over 1,600 summaries takes minutes).
+prints the table of docs/certificate.md (every baseline by default; ROUGE over 1,600 summaries takes minutes).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from voirdire.certificate import draw_sample, ppi_mean
-from voirdire.protocols.dcr.baselines import rouge
+from voirdire.protocols.dcr.baselines import METRICS, scorer
 from voirdire.protocols.dcr.data import load_summeval
 
 LABELS = 200
@@ -40,7 +41,7 @@ class Row:
 def summeval_row(path: Path, metric: str = "rouge-l", *, labels: int = LABELS, seeds: int = SEEDS) -> Row:
     examples = load_summeval(path)
     ids = [e.item.id for e in examples]
-    prediction = np.array(rouge(examples, metric), dtype=float)
+    prediction = np.array(scorer(metric)(examples), dtype=float)
     human = np.array([e.item.human for e in examples], dtype=float)
     truth = float(human.mean())
     index = {item_id: i for i, item_id in enumerate(ids)}
@@ -78,7 +79,8 @@ def table(rows: list[Row], *, seeds: int = SEEDS, labels: int = LABELS) -> str:
 
 def main(argv: list[str]) -> int:
     path = Path(argv[0]) if argv else Path("/work/shared/data/summeval/summeval_bartscore.json")
-    print(table([summeval_row(path)]))
+    metrics = argv[1:] or list(METRICS)
+    print(table([summeval_row(path, metric) for metric in metrics]))
     return 0
 
 
