@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from voirdire.models import RoleSettings, spec_label
+from voirdire.registry import registrations
 from voirdire.reports import Cost, Prices, run_cost
 from voirdire.runner import RoleTable, model_roles
 from voirdire.session import Budget, CallBudget, Figure, Protocol
@@ -257,7 +258,11 @@ def estimate_run(
     repeats: int = 1,
 ) -> Estimate:
     """The estimate of running ``protocol`` on ``items`` (each ``repeats`` times) with these roles and prices; the
-    earlier transcript is looked for at ``out`` (the run's own transcript) and beside it."""
+    earlier transcript is looked for at ``out`` (the run's own transcript) and beside it. The budget is the one
+    the protocol's own registration declares (a command may run another protocol than its own, ``examine
+    --baseline``), else ``budget``."""
+    registered = registrations().get(protocol.name)
+    budget = registered.budget if registered is not None and registered.budget is not None else budget
     table = roles if isinstance(roles, RoleTable) else RoleTable(dict(roles))
     labels = role_labels(protocol, table)
     found = earlier_transcript(out, protocol.name, labels)
