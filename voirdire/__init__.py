@@ -4,10 +4,11 @@ Scripts use the same pieces as the CLI::
 
     import voirdire
     verdict = voirdire.examine("The capital of Eritrea is Asmara.", models={"examiner": "openai:gpt-4o-mini"})
-    transcript = voirdire.load_transcript("transcripts/examine-....jsonl")
+    transcript = voirdire.load("transcripts/examine-....jsonl")   # .sessions_frame(), .turns_frame(), ...
 
-Inside a running event loop (Jupyter, async code) await the async forms: ``await voirdire.aexamine(...)``,
-``arun``, ``arun_dataset``, ``aexamine_dataset`` (see ``voirdire.api``). ``examine`` and its forms are
+Inside a running event loop (Jupyter, async code) the synchronous calls wait for the run in a worker thread; the
+async forms do not block the loop: ``await voirdire.aexamine(...)``, ``arun``, ``arun_dataset``,
+``aexamine_dataset`` (see ``voirdire.api``). ``examine`` and its forms are
 cross-examination's, added by its registration (``Registration.api``) like any protocol's own calls.
 """
 
@@ -25,6 +26,7 @@ _API = {
     "run_protocol": "voirdire.runner",
     "RunOptions": "voirdire.runner",
     "load_transcript": "voirdire.api",
+    "load": "voirdire.api",
     "RoleSettings": "voirdire.models",
 }
 

@@ -12,8 +12,15 @@ A protocol package adds its own calls beside these (``Registration.api``): cross
 ``examine_dataset`` (with ``aexamine``, ``aexamine_dataset``) are ``voirdire.examine`` and so on. How a run runs
 is a ``voirdire.runner.RunOptions``: given whole (``options=``), or its fields as keywords.
 
-A synchronous call inside a running event loop raises ``AsyncContextError`` naming the async call to ``await``
-instead. A transcript that exists is resumed (finished sessions are kept, others run), never replaced, unless
+A synchronous call inside a running event loop (a Jupyter cell) runs the coroutine on a private event loop in a
+worker thread and waits for it, so ``voirdire.examine(...)`` works in a notebook as in a script; the async forms
+stay for code that must not block its loop. In a notebook a run shows a progress bar (``tqdm.auto``).
+``load(path)`` reads a transcript back with its DataFrames (``sessions_frame()``, ``turns_frame()``,
+``verdicts_frame()``; ``voirdire.transcript.frames``), costs priced by the reports' price table. Datasets may be
+files, folders written by ``datasets``' ``save_to_disk``, ``hf://owner/name``, a ``pandas.DataFrame`` or a
+``datasets.Dataset`` (``fields=`` maps item fields to columns).
+
+A transcript that exists is resumed (finished sessions are kept, others run), never replaced, unless
 ``fresh=True``; one of another run (protocol, dataset, parameters, models) is refused with ``ResumeError``.
 Protocols are found through the registry, never imported here.
 """
@@ -21,8 +28,10 @@ Protocols are found through the registry, never imported here.
 from __future__ import annotations
 
 import asyncio
+import sys
 import warnings
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Coroutine, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -31,8 +40,8 @@ from pydantic import BaseModel
 
 from voirdire.base import VoirdireError
 from voirdire.models import RoleSettings
-from voirdire.registry import get, load_items
-from voirdire.reports import Report
+from voirdire.registry import get, load_items, read_records
+from voirdire.reports import Prices, Report, load_prices, run_cost
 from voirdire.runner import (
     EVERY_ROLE,
     RunOptions,
@@ -43,15 +52,12 @@ from voirdire.runner import (
     run_protocol,
 )
 from voirdire.session import Protocol
-from voirdire.transcript import Transcript, load
+from voirdire.transcript import CostOf, LoadedTranscript
+from voirdire.transcript import load as read_transcript
 
 T = TypeVar("T")
 Models = Mapping[str, str | RoleSettings] | None
 Clients = Mapping[str, ChatCompletionClient] | None
-
-
-class AsyncContextError(VoirdireError, RuntimeError):
-    """A synchronous API call made inside a running event loop, where it cannot wait for the run."""
 
 
 class SessionFailed(VoirdireError, RuntimeError):
@@ -63,16 +69,23 @@ class RoleError(VoirdireError, ValueError):
 
 
 def run_sync(coro: Coroutine[Any, Any, T], name: str) -> T:
-    """Run ``coro`` to its end from synchronous code; inside a running event loop, say which call to await."""
+    """Run ``coro`` to its end from synchronous code. Inside a running event loop (a Jupyter cell, async code),
+    where ``asyncio.run`` cannot start another, it runs on a private loop in a worker thread while this thread
+    waits: the caller's loop is blocked for that time, as by any synchronous call (``await voirdire.<name>(...)``
+    does not block it)."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(coro)
-    coro.close()  # never started: no "was never awaited" warning
-    raise AsyncContextError(
-        f"voirdire.{name.removeprefix('a')}() cannot run inside a running event loop (Jupyter, async code): "
-        f"use `await voirdire.{name}(...)` there"
-    )
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"voirdire-{name}") as worker:
+        return worker.submit(asyncio.run, coro).result()
+
+
+def in_notebook() -> bool:
+    """Whether this runs in a Jupyter kernel (IPython's kernel shell), where a run shows a progress bar."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None  # type: ignore[attr-defined]
+    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
 
 
 def _roles(models: Models) -> dict[str, RoleSettings]:
@@ -99,7 +112,7 @@ def protocol(name: str, **params: Any) -> Protocol[Any, Any]:
 
 async def arun(
     name: str | Protocol[Any, Any],
-    items: Sequence[BaseModel | Mapping[str, Any]],
+    items: Sequence[BaseModel | Mapping[str, Any]] | Any,
     *,
     out: str | Path | None = None,
     models: Models = None,
@@ -107,10 +120,12 @@ async def arun(
     fresh: bool = False,
     dataset: str | None = None,
     options: RunOptions | None = None,
+    fields: Mapping[str, str] | None = None,
     **kwargs: Any,
 ) -> RunResult:
     """Run a protocol (a registered name, or an instance) on ``items`` (items, or records its
-    ``item_from_record`` reads), writing the transcript ``out`` (default: under ``transcripts/``).
+    ``item_from_record`` reads: a sequence of mappings, a ``pandas.DataFrame`` or a ``datasets.Dataset``, whose
+    columns ``fields`` maps to item fields), writing the transcript ``out`` (default: under ``transcripts/``).
 
     An existing ``out`` is resumed: its finished sessions are kept and skipped. ``fresh=True`` (the same as
     ``resume=False``) deletes it first. ``kwargs`` are ``RunOptions`` fields (``concurrency``, ``cache``: a JSONL
@@ -123,9 +138,11 @@ async def arun(
     if params and not isinstance(name, str):
         raise TypeError(f"unexpected keyword arguments {sorted(params)} (a protocol instance has its parameters)")
     _check_roles(proto, models, clients)
-    ready = [it if isinstance(it, BaseModel) else proto.item_from_record(dict(it)) for it in items]
+    ready = [it if isinstance(it, BaseModel) else proto.item_from_record(dict(it)) for it in _records(items, fields)]
     if fresh:
         run_options["resume"] = False
+    if options is None and "progress" not in run_options and in_notebook():
+        run_options["progress"] = True
     return await run_protocol(
         proto,
         ready,
@@ -147,7 +164,18 @@ def _identity(
     return run_identity(proto, _roles(models), repeats=repeats)
 
 
-_RUN_ARGUMENTS = frozenset({"models", "clients", "fresh", "options"})  # arun's own keywords besides RunOptions
+_RUN_ARGUMENTS = frozenset({"models", "clients", "fresh", "options", "fields"})  # arun's own keywords
+
+
+def _records(
+    items: Iterable[BaseModel | Mapping[str, Any]] | Any, fields: Mapping[str, str] | None
+) -> list[BaseModel | Mapping[str, Any]]:
+    """Items as given, or the records of a DataFrame or ``datasets.Dataset`` (``fields`` renaming columns)."""
+    if isinstance(items, list | tuple) and not fields:
+        return list(items)
+    if isinstance(items, list | tuple) and any(isinstance(it, BaseModel) for it in items):
+        raise TypeError("fields= renames the columns of records, not the fields of items already built")
+    return [record for _, record in read_records(items, fields)]
 
 
 def _split(kwargs: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -156,36 +184,61 @@ def _split(kwargs: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     return {k: v for k, v in kwargs.items() if k in fields}, {k: v for k, v in kwargs.items() if k not in fields}
 
 
-def run(name: str | Protocol[Any, Any], items: Sequence[BaseModel | Mapping[str, Any]], **kwargs: Any) -> RunResult:
-    """Synchronous ``arun`` (in a running event loop: ``await arun(...)``)."""
+def run(
+    name: str | Protocol[Any, Any], items: Sequence[BaseModel | Mapping[str, Any]] | Any, **kwargs: Any
+) -> RunResult:
+    """Synchronous ``arun`` (a ``RunResult``; in a running event loop it waits in a worker thread)."""
     return run_sync(arun(name, items, **kwargs), "arun")
 
 
 async def arun_dataset(
     name: str | Protocol[Any, Any],
-    path: str | Path,
+    path: str | Path | Any,
     *,
     out: str | Path | None = None,
     limit: int | None = None,
     offset: int = 0,
+    fields: Mapping[str, str] | None = None,
     **kwargs: Any,
 ) -> tuple[RunResult, Report]:
-    """Run a protocol on the records of a dataset file (JSONL, CSV/TSV or a JSON list) read by its
-    ``item_from_record``; returns the run and the protocol's report of the transcript. ``out`` defaults to
-    ``transcripts/<protocol>-<file>-<digest>.jsonl`` and is resumed if it exists; ``kwargs`` as for ``arun``."""
+    """Run a protocol on the records of a dataset read by its ``item_from_record``: a file (JSONL, CSV/TSV, a
+    JSON list, Parquet), a folder ``datasets``' ``save_to_disk`` wrote, ``hf://owner/name``, or a
+    ``pandas.DataFrame`` / ``datasets.Dataset``; ``fields`` maps item fields to the columns they are read from.
+    Returns the run and the protocol's report of the transcript. ``out`` defaults to
+    ``transcripts/<protocol>-<file>-<digest>.jsonl`` (for an object, a timestamped name) and is resumed if it
+    exists; ``kwargs`` as for ``arun``."""
     params = {k: v for k, v in kwargs.items() if k not in RunOptions.model_fields and k not in _RUN_ARGUMENTS}
     kwargs = {k: v for k, v in kwargs.items() if k not in params}
     proto = protocol(name, **params) if isinstance(name, str) else name
-    items = load_items(path, proto.item_from_record, limit=limit, offset=offset)
-    out = Path(out) if out else default_out(proto.name, path, _identity(proto, kwargs.get("models"), None, kwargs))
-    result = await arun(proto, items, out=out, dataset=str(path), **kwargs)
-    return result, get(proto.name).report(load(out))
+    items = load_items(path, proto.item_from_record, limit=limit, offset=offset, fields=fields)
+    named = str(path) if isinstance(path, str | Path) else None
+    out = Path(out) if out else default_out(proto.name, named, _identity(proto, kwargs.get("models"), None, kwargs))
+    result = await arun(proto, items, out=out, dataset=named, **kwargs)
+    return result, get(proto.name).report(read_transcript(out))
 
 
 def run_dataset(name: str | Protocol[Any, Any], path: str | Path, **kwargs: Any) -> tuple[RunResult, Report]:
-    """Synchronous ``arun_dataset`` (in a running event loop: ``await arun_dataset(...)``)."""
+    """Synchronous ``arun_dataset`` (in a running event loop it waits in a worker thread)."""
     return run_sync(arun_dataset(name, path, **kwargs), "arun_dataset")
 
 
-def load_transcript(path: str | Path) -> Transcript:
-    return load(path)
+def cost_of(prices: Prices) -> CostOf:
+    """The USD cost of billed usage by ``prices`` (``run_cost``'s one rule); None when a billed model has none."""
+
+    def cost(usage: Mapping[str, tuple[int, int, int]]) -> float | None:
+        found = run_cost(usage, prices)
+        return None if found.unpriced else found.usd
+
+    return cost
+
+
+def load(path: str | Path, *, prices: str | Path | Prices | None = None) -> LoadedTranscript:
+    """A transcript read back, with ``sessions_frame()``, ``turns_frame()`` and ``verdicts_frame()`` (pandas).
+    Costs are priced by the packaged table, ``$VOIRDIRE_PRICES`` and ``prices`` (a price file or table)."""
+    table = prices if isinstance(prices, Prices) else load_prices(prices)
+    return LoadedTranscript.of(read_transcript(path), cost_of(table))
+
+
+def load_transcript(path: str | Path, *, prices: str | Path | Prices | None = None) -> LoadedTranscript:
+    """``load``'s first name."""
+    return load(path, prices=prices)

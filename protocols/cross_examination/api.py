@@ -63,12 +63,12 @@ async def aexamine(
 
 
 def examine(claim: str | None = None, **kwargs: Any) -> Verdict:
-    """Synchronous ``aexamine`` (in a running event loop: ``await aexamine(...)``)."""
+    """Synchronous ``aexamine`` (in a running event loop it waits in a worker thread)."""
     return run_sync(aexamine(claim, **kwargs), "aexamine")
 
 
 async def aexamine_dataset(
-    path: str | Path,
+    path: str | Path | Any,
     *,
     out: str | Path | None = None,
     models: Models = None,
@@ -77,10 +77,12 @@ async def aexamine_dataset(
     offset: int = 0,
     concurrency: int = 1,
     fresh: bool = False,
+    fields: dict[str, str] | None = None,
     **params: Any,
 ) -> tuple[RunResult, Report]:
-    """Cross-examine every question of a JSONL/CSV/JSON dataset; resumes ``out`` if it exists (``fresh=True``
-    starts over). ``params`` are ``CrossExaminationParams`` fields."""
+    """Cross-examine every question of a dataset (JSONL, CSV, JSON, Parquet, a ``datasets`` folder, a DataFrame
+    or a ``datasets.Dataset``; ``fields`` maps item fields to columns); resumes ``out`` if it exists
+    (``fresh=True`` starts over). ``params`` are ``CrossExaminationParams`` fields."""
     return await arun_dataset(
         protocol(CrossExamination.name, **params),
         path,
@@ -91,11 +93,12 @@ async def aexamine_dataset(
         clients=clients,
         concurrency=concurrency,
         fresh=fresh,
+        fields=fields,
     )
 
 
-def examine_dataset(path: str | Path, **kwargs: Any) -> tuple[RunResult, Report]:
-    """Synchronous ``aexamine_dataset`` (in a running event loop: ``await aexamine_dataset(...)``)."""
+def examine_dataset(path: str | Path | Any, **kwargs: Any) -> tuple[RunResult, Report]:
+    """Synchronous ``aexamine_dataset`` (in a running event loop it waits in a worker thread)."""
     return run_sync(aexamine_dataset(path, **kwargs), "aexamine_dataset")
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import voirdire
-from voirdire.api import AsyncContextError, RoleError
+from voirdire.api import RoleError
 from voirdire.runner import ResumeError, default_out
 from voirdire.transcript import load
 
@@ -36,21 +36,18 @@ def questions(path: Path, *names: str) -> Path:
     return path
 
 
-async def test_sync_calls_in_a_running_loop_name_the_async_call(tmp_path: Path, models: dict[str, str]) -> None:
+async def test_sync_calls_in_a_running_loop_wait_in_a_worker_thread(tmp_path: Path, models: dict[str, str]) -> None:
+    """As a Jupyter cell calls them: the run goes on a private loop in another thread, the caller's loop waits."""
     data = questions(tmp_path / "qs.jsonl", "a")
-    calls = [
-        (lambda: voirdire.examine("X is Y.", models=models, out=tmp_path / "e.jsonl"), "await voirdire.aexamine("),
-        (lambda: voirdire.run("cross_examination", [{"claim": "X."}], models=models), "await voirdire.arun("),
-        (lambda: voirdire.examine_dataset(data, models=models), "await voirdire.aexamine_dataset("),
-        (lambda: voirdire.run_dataset("cross_examination", data, models=models), "await voirdire.arun_dataset("),
-    ]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a coroutine never awaited would warn
-        for call, advice in calls:
-            with pytest.raises(AsyncContextError) as err:
-                call()
-            assert advice in str(err.value) and "asyncio.run()" not in str(err.value)
-    assert not (tmp_path / "e.jsonl").exists()  # nothing ran
+        verdict = voirdire.examine("Paris is in Italy.", models=models, out=tmp_path / "e.jsonl")
+        run = voirdire.run("cross_examination", [{"id": "x", "claim": "X."}], models=models, out=tmp_path / "r.jsonl")
+        result, report = voirdire.examine_dataset(data, models=models, out=tmp_path / "d.jsonl")
+        again, _ = voirdire.run_dataset("cross_examination", data, models=models, out=tmp_path / "d2.jsonl")
+    assert verdict.decision == "incorrect" and (tmp_path / "e.jsonl").exists()
+    assert list(run.verdicts) == ["x"] and list(result.verdicts) == ["a"] == list(again.verdicts)
+    assert report.sessions == 1
 
 
 async def test_async_forms_run_inside_a_loop(tmp_path: Path, models: dict[str, str]) -> None:

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from voirdire import __version__, registry
 from voirdire.base import VoirdireError, cannot_write, mask_secrets, shown
-from voirdire.cli import calibrate, compare, labels, mcp, models, read, reproduce, review, run, web
+from voirdire.cli import calibrate, compare, export, labels, mcp, models, read, reproduce, review, run, web
 
 
 class Parser(argparse.ArgumentParser):
@@ -65,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
         if reg.cli.command:
             run.add_protocol_command(sub, reg.cli.command, reg)
     # The core's own commands: each module's register(sub) adds its sub-commands.
-    for module in (read, web, compare, calibrate, labels, review, reproduce, models, mcp):
+    for module in (read, web, export, compare, calibrate, labels, review, reproduce, models, mcp):
         module.register(sub)
     for add_command in registry.command_plugins():  # commands protocol packages add beside their protocols' own
         add_command(Commands(sub))

@@ -38,12 +38,14 @@ from voirdire.registry import (
     Inputs,
     Registration,
     RunOutcome,
+    add_field_option,
     add_params_options,
     build_params,
     default_summary,
     describe,
     given_params,
     load_items,
+    parse_fields,
 )
 from voirdire.reports import load_prices, report_file
 from voirdire.runner import (
@@ -96,7 +98,9 @@ def spec_shared_help(spec: CommandSpec) -> dict[str, str]:
 
 
 def add_generic_inputs(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--data", type=Path, help="items to run on: JSONL, CSV or a JSON list")
+    p.add_argument("--data", type=Path, help="items to run on: JSONL, CSV, a JSON list, Parquet, a datasets folder "
+                   "(save_to_disk) or hf://owner/name")  # fmt: skip
+    add_field_option(p)
     p.add_argument("--item", action="append", default=[], metavar="JSON", help="one item as JSON (repeatable)")
 
 
@@ -106,7 +110,8 @@ def generic_inputs(args: argparse.Namespace, protocol: Protocol[Any, Any]) -> In
     if args.data and args.item:
         raise CLIError("--item: give either --data FILE or --item JSON, not both")
     if args.data:
-        items = load_items(args.data, protocol.item_from_record, limit=args.limit, offset=args.offset)
+        fields = parse_fields(args.item__fields)
+        items = load_items(args.data, protocol.item_from_record, limit=args.limit, offset=args.offset, fields=fields)
         return Inputs(items=items, dataset=str(args.data))
     if not args.item:
         raise CLIError(f"{protocol.name}: give --data FILE or --item JSON")

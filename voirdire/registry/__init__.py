@@ -4,9 +4,9 @@ entry-point group, options generated from a ``Params`` model, items read from da
 
 from __future__ import annotations
 
-from voirdire.registry.datasets import DatasetError, as_list, describe, load_items
+from voirdire.registry.datasets import DatasetError, as_list, describe, load_items, parse_fields, read_records
 from voirdire.registry.flags import OptionError, ParamsCLI, add_params_options, build_params, given_params
-from voirdire.registry.inputs import ItemInputs
+from voirdire.registry.inputs import ItemInputs, add_field_option
 from voirdire.registry.plugins import (
     CommandSpec,
     CommandTable,
@@ -33,6 +33,7 @@ __all__ = [
     "ParamsCLI",
     "Registration",
     "RunOutcome",
+    "add_field_option",
     "add_params_options",
     "api_function",
     "as_list",
@@ -44,5 +45,7 @@ __all__ = [
     "given_params",
     "known_roles",
     "load_items",
+    "parse_fields",
+    "read_records",
     "registrations",
 ]

@@ -1,7 +1,13 @@
-"""Reading datasets: JSONL, CSV/TSV or a JSON list, every record tagged with where it came from.
+"""Reading datasets: JSONL, CSV/TSV, a JSON list, a Parquet file, a Hugging Face ``datasets`` folder (written by
+``save_to_disk``) or a Hub dataset (``hf://owner/name``), and in the Python API a ``pandas.DataFrame`` or a
+``datasets.Dataset``; every record tagged with where it came from.
 
 Each protocol turns a record into its ``Item`` (``Protocol.item_from_record``); any problem is raised as a
-``DatasetError`` naming the file and line (or list index), so a bad row never hides in a long run.
+``DatasetError`` naming the file and line (or row index), so a bad row never hides in a long run. Columns named
+otherwise than the item's fields are mapped with ``fields`` (``--field claim=statement``: the item field ``claim``
+is read from the column ``statement``); a column that is not there is an error listing the columns that are.
+pyarrow, pandas and ``datasets`` are imported only for the formats that need them (``pip install
+'voirdire[data]'``).
 """
 
 from __future__ import annotations
@@ -9,7 +15,9 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Callable, Iterator
+import math
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -62,15 +70,74 @@ def _csv_records(path: Path, delimiter: str) -> Iterator[tuple[str, dict[str, An
         yield f"{path}:{start}", {name: row[k] if k < len(row) else None for k, name in enumerate(header)}
 
 
-def read_records(path: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
+Source = str | Path | Any
+"""A dataset: a file or folder path, ``hf://owner/name[:split]``, or (in the API) a ``pandas.DataFrame`` or a
+``datasets.Dataset``."""
+
+HF_SCHEME = "hf://"
+
+
+def read_records(path: Source, fields: Mapping[str, str] | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
     """Yield ``(location, record)``; location is ``file:line`` (JSONL, CSV: the line a record starts on) or
-    ``file[index]`` (JSON list)."""
-    path = Path(path)
+    ``file[index]`` (JSON list, Parquet, a ``datasets`` folder or object, a DataFrame). ``fields`` maps item
+    fields to the columns they are read from."""
+    records = _records(path)
+    yield from records if not fields else _renamed(records, fields, _name(path))
+
+
+def _name(source: Source) -> str:
+    """How errors name a dataset: its path, or the kind of object given in code."""
+    if isinstance(source, str | Path):
+        text = str(source)
+        return HF_SCHEME + text[4:].lstrip("/") if text.startswith("hf:/") else text
+    return f"<{type(source).__name__}>"
+
+
+def _renamed(
+    records: Iterable[tuple[str, dict[str, Any]]], fields: Mapping[str, str], name: str
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Records with each mapped column moved to its item field; the first record checks that every column is
+    there (a dataset's records share their columns)."""
+    for k, (where, rec) in enumerate(records):
+        if k == 0:
+            missing = [f"{field}={column}" for field, column in fields.items() if column not in rec]
+            if missing:
+                raise DatasetError(
+                    f"{name}: no column {', '.join(repr(m.split('=', 1)[1]) for m in missing)} (--field "
+                    f"{' --field '.join(missing)}); its columns are: {', '.join(map(str, rec)) or 'none'}"
+                )
+        moved = {column: field for field, column in fields.items()}
+        yield where, {moved.get(key, key): value for key, value in rec.items()}
+
+
+def parse_fields(given: Iterable[str]) -> dict[str, str]:
+    """``--field FIELD=COLUMN`` options as item field -> column."""
+    out: dict[str, str] = {}
+    for text in given:
+        field, eq, column = text.partition("=")
+        if not eq or not field.strip() or not column.strip():
+            raise DatasetError(f"--field {text!r}: expected FIELD=COLUMN, e.g. --field claim=statement")
+        out[field.strip()] = column.strip()
+    return out
+
+
+def _records(source: Source) -> Iterator[tuple[str, dict[str, Any]]]:
+    if not isinstance(source, str | Path):
+        yield from _object_records(source)
+        return
+    if _name(source).startswith(HF_SCHEME):
+        yield from _hub_records(_name(source))
+        return
+    path = Path(source)
     if not path.exists():
         raise DatasetError(f"{path}: no such dataset file")
     if path.is_dir():
-        raise DatasetError(f"{path}: is a folder, not a dataset file")
+        yield from _saved_records(path)
+        return
     suffix = path.suffix.lower()
+    if suffix == ".parquet":
+        yield from _parquet_records(path)
+        return
     if suffix in (".jsonl", ".ndjson"):
         with path.open("rb") as fh:
             for n, raw in enumerate(fh, 1):
@@ -103,7 +170,106 @@ def read_records(path: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
                 raise DatasetError(f"{path}[{i}]: expected a JSON object, got {type(rec).__name__}")
             yield f"{path}[{i}]", rec
     else:
-        raise DatasetError(f"{path}: unknown dataset format {suffix!r} (use .jsonl, .csv, .tsv or .json)")
+        raise DatasetError(
+            f"{path}: unknown dataset format {suffix!r} (use .jsonl, .csv, .tsv, .json, .parquet or a folder "
+            "written by datasets' save_to_disk)"
+        )
+
+
+def native(value: Any) -> Any:
+    """A cell as plain Python: numpy scalars and arrays as numbers and lists, a missing value (NaN, None) as
+    None, so that an item's validation sees what a JSON record would hold."""
+    if hasattr(value, "tolist") and not isinstance(value, str | bytes):
+        value = value.tolist()  # numpy scalar or array, pyarrow/pandas array
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, list):
+        return [native(v) for v in value]
+    if isinstance(value, dict):
+        return {k: native(v) for k, v in value.items()}
+    return value
+
+
+def _rows(name: str, rows: Iterable[Mapping[str, Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
+    for i, row in enumerate(rows):
+        yield f"{name}[{i}]", {str(k): native(v) for k, v in row.items()}
+
+
+def _need(module: str, what: str) -> Any:
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise DatasetError(f"{what} needs {module}: pip install 'voirdire[data]'") from None
+
+
+def _parquet_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    parquet = _need("pyarrow.parquet", f"{path}: a Parquet file")
+    try:
+        table = parquet.read_table(path)
+    except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+        raise DatasetError(f"{path}: not a readable Parquet file ({str(exc).splitlines()[0]})") from None
+    yield from _rows(str(path), table.to_pylist())
+
+
+def _saved_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """A folder ``datasets``' ``save_to_disk`` wrote: one split (``state.json``); a DatasetDict's folder names its
+    splits, one of which is the dataset to give."""
+    if (path / "dataset_dict.json").exists():
+        splits = sorted(p.name for p in path.iterdir() if (p / "state.json").exists())
+        raise DatasetError(f"{path}: a dataset with splits {', '.join(splits)}: give one, e.g. {path / splits[0]}"
+                           if splits else f"{path}: a dataset dictionary with no split saved in it")  # fmt: skip
+    if not (path / "state.json").exists():
+        raise DatasetError(f"{path}: is a folder, not a dataset file (nor one written by datasets' save_to_disk)")
+    hf = _need("datasets", f"{path}: a datasets folder")
+    try:
+        loaded = hf.load_from_disk(str(path))
+    except (OSError, ValueError) as exc:
+        raise DatasetError(f"{path}: cannot be read by datasets.load_from_disk ({exc})") from None
+    yield from _rows(str(path), loaded)
+
+
+def _offline() -> str | None:
+    """The variable that keeps the Hugging Face libraries offline, when one does."""
+    for name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
+        if os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on"):
+            return name
+    return None
+
+
+def _hub_records(name: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``hf://owner/name[:split]`` through ``datasets.load_dataset`` (split ``train`` unless named), which needs
+    the network unless the dataset is in the local Hugging Face cache."""
+    repo, _, split = name.removeprefix(HF_SCHEME).partition(":")
+    if not repo:
+        raise DatasetError(f"{name}: name a dataset, e.g. hf://owner/name or hf://owner/name:test")
+    hf = _need("datasets", f"{name}: a Hugging Face dataset")
+    try:
+        loaded = hf.load_dataset(repo, split=split or "train")
+    except (ConnectionError, OSError) as exc:
+        offline = _offline()
+        why = f"{offline} is set" if offline else f"the Hub cannot be reached: {str(exc).splitlines()[0]}"
+        raise DatasetError(
+            f"{name}: loading a dataset from the Hugging Face Hub needs the network ({why}); on a machine with "
+            "one, save it with datasets' save_to_disk and give that folder instead"
+        ) from None
+    yield from _rows(name, loaded)
+
+
+def _object_records(source: Any) -> Iterator[tuple[str, dict[str, Any]]]:
+    """A ``pandas.DataFrame`` (its rows) or a ``datasets.Dataset`` (any sequence of mappings) given in code."""
+    name = _name(source)
+    if hasattr(source, "to_dict") and hasattr(source, "columns"):  # a DataFrame
+        yield from _rows(name, source.to_dict("records"))
+        return
+    if isinstance(source, Iterable) and not isinstance(source, str | bytes | Mapping):
+        for i, row in enumerate(source):
+            if not isinstance(row, Mapping):
+                raise DatasetError(f"{name}[{i}]: expected a record (a mapping of fields), got {type(row).__name__}")
+            yield f"{name}[{i}]", {str(k): native(v) for k, v in row.items()}
+        return
+    raise DatasetError(f"{name}: not a dataset (give a path, a pandas.DataFrame or a datasets.Dataset)")
 
 
 def check_selection(limit: int | None, offset: int) -> None:
@@ -116,19 +282,21 @@ def check_selection(limit: int | None, offset: int) -> None:
 
 
 def load_items(
-    path: str | Path,
+    path: Source,
     convert: Callable[[dict[str, Any]], T],
     *,
     limit: int | None = None,
     offset: int = 0,
+    fields: Mapping[str, str] | None = None,
 ) -> list[T]:
     """Convert records with ``convert``; ids default to the record's location and must be unique. An empty
-    dataset, or an ``offset`` past its last record, is an error rather than a run of nothing."""
+    dataset, or an ``offset`` past its last record, is an error rather than a run of nothing. ``fields``: item
+    field -> the column it is read from."""
     check_selection(limit, offset)
     items: list[T] = []
     seen: dict[str, str] = {}
     records = 0
-    for k, (where, rec) in enumerate(read_records(path)):
+    for k, (where, rec) in enumerate(read_records(path, fields)):
         records = k + 1
         if k < offset:
             continue
@@ -146,9 +314,9 @@ def load_items(
         seen[item_id] = where
         items.append(item)
     if records == 0:
-        raise DatasetError(f"{path}: the dataset is empty (no records)")
+        raise DatasetError(f"{_name(path)}: the dataset is empty (no records)")
     if not items:
-        raise SelectionError(f"--offset: {offset} skips every record of {path} (it has {records})")
+        raise SelectionError(f"--offset: {offset} skips every record of {_name(path)} (it has {records})")
     return items
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from voirdire.registry.datasets import load_items
+from voirdire.registry.datasets import load_items, parse_fields
 from voirdire.registry.plugins import InputError, Inputs
 from voirdire.session import Protocol
 
@@ -31,7 +31,7 @@ class ItemInputs:
     flags: Mapping[str, str] = field(default_factory=dict)
     help: Mapping[str, str] = field(default_factory=dict)
     data_flag: str = "--data"
-    data_help: str = "a dataset: JSONL, CSV or a JSON list"
+    data_help: str = "a dataset: JSONL, CSV, a JSON list, Parquet, a datasets folder (save_to_disk) or hf://owner/name"
     build: Callable[[dict[str, Any]], BaseModel] | None = None
 
     def _is_list(self, name: str) -> bool:
@@ -53,16 +53,20 @@ class ItemInputs:
             else:
                 p.add_argument(flag, dest=f"item__{name}", help=text, metavar=name.upper())
         p.add_argument(self.data_flag, dest="item__data", type=Path, help=self.data_help, metavar="FILE")
+        add_field_option(p, self.data_flag)
 
     def load(self, args: argparse.Namespace, protocol: Protocol[Any, Any]) -> Inputs:
         parsed = vars(args)  # the dests this class added, named from the item's fields
         given = {n: parsed[n] for n in self.positional if parsed.get(n)}
         given |= {n: parsed[f"item__{n}"] for n in self.flags if parsed.get(f"item__{n}")}
         data = args.item__data
+        if args.item__fields and data is None:
+            raise InputError(f"--field: maps the columns of {self.data_flag} FILE, which is not given")
         if data is not None and given:
             raise InputError(f"give either {' / '.join(self._names())} or {self.data_flag} FILE, not both")
         if data is not None:
-            items = load_items(data, protocol.item_from_record, limit=args.limit, offset=args.offset)
+            fields = parse_fields(args.item__fields)
+            items = load_items(data, protocol.item_from_record, limit=args.limit, offset=args.offset, fields=fields)
             return Inputs(items=items, dataset=str(data))
         if not given or not any(n in given for n in (*self.positional, *self.flags) if not self._is_list(n)):
             raise InputError(f"give {', '.join(self._names())}, or {self.data_flag} FILE")
@@ -79,3 +83,15 @@ class ItemInputs:
         except ValueError as exc:
             raise InputError(str(exc)) from None
         return Inputs(items=[item], single=True)
+
+
+def add_field_option(p: argparse.ArgumentParser, data_flag: str = "--data") -> None:
+    """``--field FIELD=COLUMN`` (repeatable): the dataset column an item field is read from."""
+    p.add_argument(
+        "--field",
+        dest="item__fields",
+        action="append",
+        default=[],
+        metavar="FIELD=COLUMN",
+        help=f"read the item field FIELD from the column COLUMN of {data_flag} (repeatable)",
+    )

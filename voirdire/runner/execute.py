@@ -85,6 +85,6 @@ async def _run_here(
 
 
 def _progress(total: int, desc: str) -> Any:
-    from tqdm import tqdm
+    from tqdm.auto import tqdm  # a widget in a Jupyter notebook, the text bar on a terminal
 
     return tqdm(total=total, desc=desc, unit="session", file=sys.stderr, dynamic_ncols=True)
