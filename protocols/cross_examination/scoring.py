@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from statistics import fmean
 from typing import Any, ClassVar, NamedTuple
@@ -78,6 +79,9 @@ class Report(BaseReport):
     accept_correct: PRF | None
     examination: ExaminationStats | None
     rows: list[dict[str, object]]
+    margins: dict[str, int] = Field(
+        default_factory=dict, description="LMvLM (Majority): verdicts by vote margin and side, '2–1 reject' -> count"
+    )
     intervals: dict[str, Interval] = Field(default_factory=dict)  # claims correct, P/R/F1, Table 8, at ``ci``
 
     PERCENT_INTERVALS: ClassVar[frozenset[str]] = BaseReport.PERCENT_INTERVALS | {"inconclusive"}
@@ -135,6 +139,8 @@ def scored(s: SessionRecord) -> Scored:
     claim = stated if stated is not None else str(s.item.get("claim") or "")
     g = gold_correct(claim, s.item.get("answers") or [])
     row = {"id": s.item_id, "claim": claim, "decision": category(v.decision), "accepted": v.accepted, "gold": g}
+    if v.guarantee is not None and v.guarantee.kind == "vote_margin":  # LMvLM (Majority), §4.1
+        row["margin"] = v.guarantee.values.get("margin")
     return Scored(row, _exams(s))
 
 
@@ -226,7 +232,16 @@ def _finish(values: Sequence[Scored], protocol: str, shared: dict[str, Any], ci:
         accept_correct=precision_recall_f1(gold, [not r for r in rejected]) if n else None,
         examination=_table8([e for value in values for e in value.exams]),
         rows=[value.row for value in values],
+        margins=_margins([value.row for value in values]),
     )
+
+
+def _margins(rows: list[dict[str, object]]) -> dict[str, int]:
+    """How many verdicts each vote margin gave, by side: a split vote (2–1) is a weaker verdict than 3–0 (§4.1)."""
+    counted = Counter(
+        f"{r['margin']} {'accept' if r['accepted'] else 'reject'}" for r in rows if r.get("margin") is not None
+    )
+    return dict(sorted(counted.items(), key=lambda kv: (kv[0].split()[1], kv[0])))
 
 
 def score(sessions: Iterable[SessionRecord], protocol: str = "cross_examination") -> Report:
@@ -265,4 +280,6 @@ def format_report(r: Report) -> str:
             f"  # of questions per iteration            {e.questions_per_iteration}",
             f"  % of inconclusive examiner decisions    {e.inconclusive_pct:.1f}%",
         ]
+    if r.margins:
+        lines.append("vote margins (LMvLM (Majority), §4.1): " + " · ".join(f"{k} {n}" for k, n in r.margins.items()))
     return "\n".join([*lines, *r.interval_lines(), *r.usage_lines()])

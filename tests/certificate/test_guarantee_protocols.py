@@ -20,6 +20,7 @@ from tests.protocols.oracle_checker.test_paraphrase import S2 as P2
 from tests.protocols.oracle_checker.test_paraphrase import T13_S1, UNRELATED, no, scripted
 from tests.protocols.oracle_checker.test_paraphrase import run as run_paraphrase
 from voirdire.models import RoleSettings
+from voirdire.protocols.cross_examination import score
 from voirdire.protocols.no_data.evaluators import ComposedEvaluator, RubricLabeller
 from voirdire.protocols.no_data.generators import LieApproxGenerator, OracleGenerator
 from voirdire.protocols.no_data.protocol import NoDataProtocol, NoDataProtocolParams, make_items
@@ -72,10 +73,25 @@ async def test_concurrent_examinations_give_the_same_margin(tmp_path: Path) -> N
     assert sorted(v.guarantee.values["decisions"]) == ["correct", "incorrect", "incorrect"]  # type: ignore[arg-type]
 
 
+async def test_the_report_counts_verdicts_by_margin(tmp_path: Path) -> None:
+    decisions = ["The claim is incorrect.", "The claim is correct.", "The claim is incorrect."] + [
+        "The claim is correct."
+    ] * 3
+    claims = [CLAIM, CLAIM.model_copy(update={"id": "c2"})]
+    t = await examine(tmp_path, claims, examiner(decision=decisions), examinee(), roles=SAMPLED, examinations=3,
+                      concurrent_examinations=False)  # fmt: skip (one session at a time: RunOptions' default)
+    report = score(t.sessions.values())
+    assert {r["id"]: r["margin"] for r in report.rows} == {"c1": "2–1", "c2": "3–0"}
+    assert report.margins == {"3–0 accept": 1, "2–1 reject": 1}
+    assert "vote margins (LMvLM (Majority), §4.1): 3–0 accept 1 · 2–1 reject 1" in report.text()
+
+
 async def test_a_single_examination_has_no_vote_to_count(tmp_path: Path) -> None:
     t = await examine(tmp_path, [CLAIM], examiner(), examinee())
     v = t.sessions["c1"].verdict
     assert v is not None and v.decision == "correct" and v.guarantee is None
+    report = score(t.sessions.values())
+    assert "margin" not in report.rows[0] and report.margins == {} and "vote margins" not in report.text()
 
 
 # ---------------------------------------------------------------- No-Data, Lemma 1 and Theorem 1 (§7.1, App. A.4)
