@@ -19,7 +19,7 @@ from autogen_core.models import ChatCompletionClient
 from pydantic import BaseModel
 
 from voirdire.base import VoirdireError, mask_tree, max_reply_chars
-from voirdire.executors import REPEAT_MARK, RunSetupError, SessionJob, repeat_ids
+from voirdire.executors import RunSetupError, SessionJob, repeat_ids
 from voirdire.models import RoleSettings, ScriptedChatCompletionClient, spec_label
 from voirdire.runner.options import RunOptions
 from voirdire.runner.roles import RoleTable, bind_roles, check_credentials, client_label, independence_warnings
@@ -105,9 +105,7 @@ def prepare(
     item_ids = [protocol.item_id(it) or f"item-{i + 1}" for i, it in enumerate(items)]
     if len(set(item_ids)) != len(item_ids):
         raise ValueError("item ids must be unique within a run")
-    ids = repeat_ids(item_ids, options.repeats)
-    if len(set(ids)) != len(ids):  # an item id that is another's repeat id ("x@r2" beside "x")
-        raise ValueError(f"item ids must be unique within a run, repeat ids ({REPEAT_MARK}N) included")
+    ids = repeat_ids(item_ids, options.repeats)  # every id gets its suffix: unique ids stay unique
     if options.repeats > 1 and options.cache is not None:
         note = f"cache {options.cache}: not read or written by a run with repeats (every repeat is sent)"
         warnings.warn(note, stacklevel=3)
