@@ -90,6 +90,16 @@ def test_lmvlm_with_the_question_cap_is_bounded_and_the_run_stays_within_it(
     assert {"Why?", "Where?", "Who says so?"} <= {q for e in dropped for q in e.data["dropped"]}
 
 
+def test_lmvlm_majority_with_repeats_stays_within_its_bound(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = examine_args(tmp_path, "--majority", "--max-followups", "1", "--max-questions", "3", "--repeats", "2")
+    bound = estimated(capsys, *args)
+    # Per claim and repeat: 3 examinations × (2 + 2) examiner calls, 3 × 2 turns × 3 questions, the claim of "a".
+    assert bound["kind"] == "bound" and bound["repeats"] == 2
+    assert bound["requests"] == 2 * (2 * 3 * 4 + 2 * 3 * 2 * 3 + 1)
+    ran(capsys, *args)
+    assert requests_in(tmp_path / "t.jsonl") <= bound["requests"]
+
+
 def test_lmvlm_without_the_cap_is_a_labelled_estimate_then_learns_from_its_transcript(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
