@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from voirdire.base import set_html_renderer
+
 __version__ = "0.1.0"
 
 _API = {
@@ -31,6 +33,17 @@ _API = {
 }
 
 __all__ = sorted(_API)
+
+
+def _html(obj: object) -> str | None:
+    """What a Jupyter cell shows for a session, a run, a report or a comparison (``_repr_html_``): drawn by the
+    viewer's templates, imported at the first such display only."""
+    from voirdire.web import html_of
+
+    return html_of(obj)
+
+
+set_html_renderer(_html)
 
 
 def __getattr__(name: str) -> Any:  # lazy: importing voirdire stays cheap and free of import cycles

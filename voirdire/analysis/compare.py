@@ -18,7 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, computed_field
 
-from voirdire.base import VoirdireError
+from voirdire.base import HtmlDisplay, VoirdireError
 from voirdire.reports import BarChart, Chart, Heatmap, Overview, Series, cohen_kappa, majority
 
 By = Literal["decision", "accepted"]
@@ -59,7 +59,7 @@ class Pair(BaseModel):
     kappa: float | None
 
 
-class Comparison(BaseModel):
+class Comparison(HtmlDisplay, BaseModel):
     by: By
     runs: list[RunSide]
     rows: list[Row]

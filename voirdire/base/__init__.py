@@ -6,6 +6,7 @@ Nothing here knows a model, a transcript or a protocol; every other package may 
 
 from __future__ import annotations
 
+from voirdire.base.display import HtmlDisplay, set_html_renderer
 from voirdire.base.errors import CannotWrite, EndpointDown, SessionTimeout, VoirdireError, cannot_write, run_stopping
 from voirdire.base.files import parse_toml, read_text
 from voirdire.base.limits import (
@@ -28,6 +29,7 @@ __all__ = [
     "TOKEN_COUNT_MAX",
     "CannotWrite",
     "EndpointDown",
+    "HtmlDisplay",
     "SessionTimeout",
     "VoirdireError",
     "cannot_write",
@@ -40,6 +42,7 @@ __all__ = [
     "redact_url",
     "register_secret",
     "run_stopping",
+    "set_html_renderer",
     "shortened",
     "shown",
     "token_count",

@@ -29,6 +29,7 @@ from voirdire.agents import ModelAgent
 from voirdire.base import (
     TOKEN_COUNT_MAX,
     CannotWrite,
+    HtmlDisplay,
     SessionTimeout,
     VoirdireError,
     mask_secrets,
@@ -50,7 +51,7 @@ class RunSetupError(VoirdireError, ValueError):
     concurrency or worker count, an executor that is not installed or cannot take the run."""
 
 
-class RunResult(BaseModel):
+class RunResult(HtmlDisplay, BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
     out: Path
     run_id: str

@@ -32,6 +32,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, Field
 
+from voirdire.base import HtmlDisplay
 from voirdire.reports.prices import Prices, load_prices, model_name
 from voirdire.reports.stability import DEFAULT_DECIDED_AT, REPEAT_STEP, Stability, check_decided_at, stability
 from voirdire.transcript import (
@@ -87,7 +88,7 @@ class Usage(BaseModel):
 DEFAULT_CI = 0.95  # the level of a report's intervals unless ``--ci`` says otherwise; ``--ci 0`` turns them off
 
 
-class Report(BaseModel):
+class Report(HtmlDisplay, BaseModel):
     """What every protocol's report starts with.
 
     ``intervals``: the protocol's numbers with their intervals (``voirdire.certificate.Interval``, which the

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from voirdire.base import TOKEN_COUNT_MAX, VoirdireError
+from voirdire.base import TOKEN_COUNT_MAX, HtmlDisplay, VoirdireError
 from voirdire.transcript.step_views import Views
 
 A = TypeVar("A")
@@ -216,7 +216,7 @@ Line = Annotated[RunHeader | Event, Field(discriminator="kind")]
 _LINE = TypeAdapter(Line)
 
 
-class SessionRecord(BaseModel):
+class SessionRecord(HtmlDisplay, BaseModel):
     """All events of one session, from the run attempt that finished it (or the latest attempt)."""
 
     session_id: str
@@ -237,7 +237,7 @@ class SessionRecord(BaseModel):
         return [e for e in self.events if isinstance(e, kind)]
 
 
-class Transcript(BaseModel):
+class Transcript(HtmlDisplay, BaseModel):
     path: str
     headers: list[RunHeader]
     sessions: dict[str, SessionRecord]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from voirdire.web.errors import ViewerError
 from voirdire.web.export import export_file
+from voirdire.web.notebook import html_of
 from voirdire.web.review_run import LabelRefused, ReviewRun, review_run, review_summary
 from voirdire.web.server import Viewer
 
@@ -19,6 +20,7 @@ __all__ = [
     "Viewer",
     "ViewerError",
     "export_file",
+    "html_of",
     "review_run",
     "review_summary",
 ]
