@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from voirdire.kit import (
     DEFAULT_SEED,
+    Guarantee,
     Interval,
     Report,
     ReportFold,
@@ -60,6 +61,11 @@ class DCRReport(Report):
         default_factory=list, description="per round, how many candidates score in each bin (Fig. 4 right)"
     )
     stopped: dict[str, int] = Field(default_factory=dict)
+    sentence_coverage: dict[str, int] = Field(
+        default_factory=dict,
+        description="over the final candidates: sentences, those DCE evaluated, those AMC scored (each verdict's "
+        "guarantee, Eq. 3's k)",
+    )
     correlation: Correlation | None = None
     correlation_dataset: str | None = None
     rows: list[dict[str, Any]] = Field(default_factory=list)
@@ -89,6 +95,12 @@ class DCRReport(Report):
             lines.append(f"Fig. 4 consistent after each round: {shares}")
         for r, bins in enumerate(self.score_distribution):
             lines.append(f"  scores after round {r}: " + ", ".join(f"{k} {v}" for k, v in bins.items()))
+        c = self.sentence_coverage
+        if c.get("sentences"):
+            lines.append(
+                f"sentences the final scores rest on (Eq. 3): {c['scored']} of {c['sentences']} scored "
+                f"({100 * c['scored'] / c['sentences']:.1f}%), {c['evaluated']} evaluated by DCE"
+            )
         if self.correlation is not None:
             lines.append(f"correlation with human ({self.correlation_dataset}): {self.correlation.text()}")
         return "\n".join([*lines, *self.interval_lines(), *self.usage_lines()])
@@ -194,6 +206,7 @@ class Scored(NamedTuple):
     final: Any = None
     stopped: Any = None
     judged: Judged | None = None
+    coverage: tuple[int, int, int] | None = None  # the verdict's guarantee: sentences, evaluated, scored
 
 
 def scored(s: SessionRecord) -> Scored:
@@ -217,7 +230,18 @@ def scored(s: SessionRecord) -> Scored:
         final=o.score if initial is not None else None,
         stopped=category(o.stopped),
         judged=judged(s),
+        coverage=_coverage(v.guarantee, row),
     )
+
+
+def _coverage(g: Guarantee | None, row: dict[str, Any]) -> tuple[int, int, int] | None:
+    """The verdict's sentence coverage (``Round.coverage``), its share kept in the row; None before verdicts
+    carried one."""
+    if g is None or g.kind != "sentence_coverage":
+        return None
+    row["share_scored"] = g.values.get("share_scored")
+    counts = (g.values.get("sentences"), g.values.get("evaluated"), g.values.get("scored"))
+    return counts if all(isinstance(n, int) for n in counts) else None  # type: ignore[return-value]
 
 
 def _correlation_intervals(
@@ -319,10 +343,18 @@ def _finish(values: Sequence[Scored], shared: dict[str, Any], protocol: str = "d
         consistent_after_round=after,
         score_distribution=distribution,
         stopped=dict(Counter(v.stopped for v in done)),
+        sentence_coverage=_total_coverage([v.coverage for v in done if v.coverage is not None]),
         correlation=corr,
         correlation_dataset=name,
         rows=[v.row for v in values],
     )
+
+
+def _total_coverage(each: list[tuple[int, int, int]]) -> dict[str, int]:
+    """The run's sentences over its final candidates, and how many of them DCE evaluated and AMC scored."""
+    if not each:
+        return {}
+    return dict(zip(("sentences", "evaluated", "scored"), (sum(c[i] for c in each) for i in range(3)), strict=True))
 
 
 def score(sessions: Iterable[SessionRecord], protocol: str = "dcr") -> DCRReport:

@@ -21,6 +21,7 @@ from tests.protocols.oracle_checker.test_paraphrase import T13_S1, UNRELATED, no
 from tests.protocols.oracle_checker.test_paraphrase import run as run_paraphrase
 from voirdire.models import RoleSettings
 from voirdire.protocols.cross_examination import score
+from voirdire.protocols.dcr.report import score as dcr_score
 from voirdire.protocols.no_data.evaluators import ComposedEvaluator, RubricLabeller
 from voirdire.protocols.no_data.generators import LieApproxGenerator, OracleGenerator
 from voirdire.protocols.no_data.protocol import NoDataProtocol, NoDataProtocolParams, make_items
@@ -197,6 +198,19 @@ async def test_dcr_carries_the_share_of_sentences_evaluated_and_scored(tmp_path:
     assert g["share_scored"] == pytest.approx(2 / 3) and g["share_evaluated"] == pytest.approx(2 / 3)
     assert v.statistics["not_evaluated"] == [s3]
     assert "2 of 3 sentences scored (67%)" in v.guarantee.statement
+
+
+async def test_dcr_report_adds_up_the_sentences_scores_rest_on(tmp_path: Path) -> None:
+    s3 = "Bolt will run for the Jamaican team ."
+    evaluations = [dce((S1, GOOD), (S2, BAD)), dce((S1, GOOD), (S2, GOOD))]
+    clients = agents(evaluator=evaluations, converter=[amc(1, -1), amc(1, 1)])
+    del clients["improver"]
+    items = [item(candidate=f"{S1} {S2} {s3}"), item(id="two")]
+    t = await run_dcr(tmp_path, clients, items, rounds=0)
+    report = dcr_score(t.sessions.values())
+    assert report.sentence_coverage == {"sentences": 5, "evaluated": 4, "scored": 4}
+    assert {r["id"]: r["share_scored"] for r in report.rows} == {"bolt": pytest.approx(2 / 3), "two": 1.0}
+    assert "sentences the final scores rest on (Eq. 3): 4 of 5 scored (80.0%), 4 evaluated by DCE" in report.text()
 
 
 async def test_dcr_every_sentence_scored(tmp_path: Path) -> None:
