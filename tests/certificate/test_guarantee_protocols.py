@@ -114,7 +114,9 @@ async def test_no_data_verdicts_carry_lemma_1_and_eq_8_for_the_runs_r_and_phi(
         assert g["wrong_if_mislabelled"] == pytest.approx(1 - phi + phi * (1 / 4) ** rounds)  # eq. (8)
         assert g["passed"] is v.accepted and g["rounds_run"] == v.statistics["rounds_run"]
         assert g["rounds_run"] == rounds if v.accepted else 1 <= g["rounds_run"] <= rounds  # type: ignore[operator]
-        assert ("Lemma 1" in v.guarantee.statement) is bool(v.accepted)
+        assert g["one_challenge_liar_undetected"] == pytest.approx((1 / 2) ** rounds)  # App. A.3's cheat
+        assert ("Lemma 1 puts a lie's chance" in v.guarantee.statement) is bool(v.accepted)
+        assert ("caught the evaluator" in v.guarantee.statement) is not v.accepted
         seen.add(v.accepted)
     assert seen == {True, False}  # a lie caught and a lie passed, both with the bound
 
