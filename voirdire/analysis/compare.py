@@ -188,6 +188,8 @@ def by_item(run: RunOverviews) -> dict[str, Overview]:
         if item in found:  # repeats beside a session of its own: which one stands for the item is not known
             shared[item] = shared.get(item, 1) + len(values)
         found[item] = repeated_item(values)
+    order = dict.fromkeys(str(v.item_id) for v in run.values if v.item_id is not None)
+    found = {item: found[item] for item in order}  # in the order the items first appear, repeated or not
     if shared:
         first = next(iter(shared))
         more = f" (and {len(shared) - 1} more item ids)" if len(shared) > 1 else ""
