@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError
 
-from voirdire.kit import DatasetError
+from voirdire.kit import DatasetError, read_records
 
 # EVOUNA's five QA systems, in the column order of the paper's Table 1.
 EVOUNA_SYSTEMS: tuple[str, ...] = ("fid", "gpt35", "chatgpt", "gpt4", "newbing")
@@ -188,8 +188,10 @@ def load_jsonl(path: str | Path, *, require_judgment: bool = False) -> list[QAIt
     list of str), ``system_answer`` (str), and optionally ``id``, ``system`` (default "system"),
     ``human_judgment`` (bool or null) and ``meta`` (free-form object). Blank lines are skipped."""
     path = Path(path)
-    items: list[QAItem] = []
-    seen_ids: dict[str, int] = {}
+    return _generic_items(path, _jsonl_rows(path), require_judgment=require_judgment)
+
+
+def _jsonl_rows(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
     for lineno, line in enumerate(_text(path).split("\n"), start=1):  # not splitlines(): JSON may hold U+2028
         if not line.strip():
             continue
@@ -199,17 +201,38 @@ def load_jsonl(path: str | Path, *, require_judgment: bool = False) -> list[QAIt
             raise bad_data(path, f"invalid JSON: {e.msg} (column {e.colno})", line=lineno) from e
         if not isinstance(raw, dict):
             raise bad_data(path, f"expected a JSON object, got {type(raw).__name__}", line=lineno)
+        yield lineno, raw
+
+
+def load_table(path: str | Path, *, fields: dict[str, str] | None = None) -> list[QAItem]:
+    """The generic format's records from a Parquet file or a folder ``datasets``' ``save_to_disk`` wrote (read by
+    ``voirdire.kit.read_records``; ``fields`` maps the format's fields to other column names); rows are numbered
+    from 1 in errors and default ids, as lines are."""
+    path = Path(path)
+    rows = ((n, rec) for n, (_, rec) in enumerate(read_records(path, fields), start=1))
+    return _generic_items(path, rows, require_judgment=False, row_word="row")
+
+
+def _generic_items(
+    path: Path, rows: Iterable[tuple[int, dict[str, Any]]], *, require_judgment: bool, row_word: str = "line"
+) -> list[QAItem]:
+    items: list[QAItem] = []
+    seen_ids: dict[str, int] = {}
+    for lineno, raw in rows:
+        at: dict[str, int] = {"line": lineno} if row_word == "line" else {"index": lineno - 1}
+        if row_word == "row":  # a table has every column in every row, null where a row has no value
+            raw = {k: v for k, v in raw.items() if v is not None}
         try:
             row = _JsonlRow.model_validate(raw)
         except ValidationError as e:
-            raise bad_data(path, _describe(e), line=lineno) from None
+            raise bad_data(path, _describe(e), **at) from None
         if not any(g.strip() for g in row.gold_answers):
-            raise bad_data(path, "field 'gold_answers': every gold answer is blank", line=lineno)
+            raise bad_data(path, "field 'gold_answers': every gold answer is blank", **at)
         if row.human_judgment is None and require_judgment:
-            raise bad_data(path, "field 'human_judgment' is required here but missing or null", line=lineno)
+            raise bad_data(path, "field 'human_judgment' is required here but missing or null", **at)
         item_id = row.id if row.id is not None else f"{path.stem}-{lineno}"
         if item_id in seen_ids:
-            raise bad_data(path, f"duplicate id {item_id!r} (first on line {seen_ids[item_id]})", line=lineno)
+            raise bad_data(path, f"duplicate id {item_id!r} (first on {row_word} {seen_ids[item_id]})", **at)
         seen_ids[item_id] = lineno
         items.append(
             QAItem(
@@ -219,7 +242,7 @@ def load_jsonl(path: str | Path, *, require_judgment: bool = False) -> list[QAIt
                 system=row.system,
                 system_answer=row.system_answer,
                 human_judgment=row.human_judgment,
-                source=f"{path.name} line {lineno}",
+                source=f"{path.name} {row_word} {lineno}",
             )
         )
     return items
@@ -251,9 +274,11 @@ def load_dataset(path: str | Path, *, systems: tuple[str, ...] | list[str] | Non
     path = Path(path)
     if path.suffix == ".json":
         return load_evouna(path, systems=systems)
-    if path.suffix == ".jsonl":
-        items = load_jsonl(path)
+    if path.suffix in (".jsonl", ".parquet") or path.is_dir():
+        items = load_jsonl(path) if path.suffix == ".jsonl" else load_table(path)
         if systems:
             items = [it for it in items if it.system in systems]
         return items
-    raise bad_data(path, "unknown format: expected .json (EVOUNA) or .jsonl (generic)")
+    raise bad_data(
+        path, "unknown format: expected .json (EVOUNA), .jsonl, .parquet or a datasets folder (generic)"
+    )

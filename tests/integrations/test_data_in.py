@@ -100,3 +100,34 @@ def test_hf_names_need_the_network_and_say_so(
     assert err.startswith("voirdire: error: hf://someone/claims: loading a dataset from the Hugging Face Hub needs "
                           "the network (HF_HUB_OFFLINE is set)")  # fmt: skip
     assert "save_to_disk" in err and err.count("\n") == 1
+
+
+QA = pd.DataFrame(
+    {
+        "id": ["q1", "q2"],
+        "question": ["Who wrote Hamlet?", "What is the capital of Eritrea?"],
+        "gold_answers": [["William Shakespeare", "Shakespeare"], ["Asmara"]],
+        "system_answer": ["Shakespeare", "Massawa"],
+        "human_judgment": [True, False],
+        "meta": [None, None],
+    }
+)
+
+
+def test_parquet_and_save_to_disk_run_through_qa_eval(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    QA.to_parquet(tmp_path / "qa.parquet")
+    datasets.Dataset.from_pandas(QA).save_to_disk(str(tmp_path / "qa_ds"))
+    for data in (tmp_path / "qa.parquet", tmp_path / "qa_ds"):
+        out = tmp_path / f"{data.name}.jsonl"
+        code = main(["qa-eval", "--data", str(data), "--evaluator", "lexical", "--out", str(out), "--json",
+                     "--no-progress"])  # fmt: skip
+        assert code == 0, capsys.readouterr().err
+        decisions = {sid: s.verdict.decision for sid, s in load(out).sessions.items() if s.verdict}
+        assert decisions == {"q1": "correct", "q2": "incorrect"}
+        capsys.readouterr()
+    bad = QA.drop(columns=["system_answer"])
+    bad.to_parquet(tmp_path / "bad.parquet")
+    code = main(["qa-eval", "--data", str(tmp_path / "bad.parquet"), "--evaluator", "lexical", "--out",
+                 str(tmp_path / "bad.jsonl")])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2 and "bad.parquet[0]: " in err and "system_answer" in err

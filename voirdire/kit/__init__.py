@@ -45,6 +45,7 @@ from voirdire.registry import (
     get,
     given_params,
     load_items,
+    read_records,
 )
 from voirdire.replies import (
     Labels,
@@ -219,6 +220,7 @@ __all__ = [
     "read_label",
     "read_number",
     "read_polar",
+    "read_records",
     "read_text",
     "read_yes_no",
     "report_file",
