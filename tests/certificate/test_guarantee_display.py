@@ -133,3 +133,29 @@ def test_export_html_shows_the_guarantee(run: tuple[Path, dict[str, object]], tm
     assert main(["export-html", str(out), "-o", str(page_file)]) == 0
     text = visible(page_file.read_text(encoding="utf-8"))
     assert "guarantee 2–1 majority of 3 examinations (split)" in text and "accept votes 1" in text
+
+
+def test_an_inspect_score_carries_the_guarantee(tmp_path: Path) -> None:
+    pytest.importorskip("inspect_ai")
+    from inspect_ai import Task, eval
+    from inspect_ai.dataset import Sample
+    from inspect_ai.solver import generate
+
+    import voirdire.integrations.inspect as vi
+    from tests.inspect_ai_scorers.test_scorers import mock_model
+
+    examine(tmp_path)  # writes the scripts
+    scorer = vi.scorer("cross_examination", examiner=f"scripted:{tmp_path / 'examiner.yaml'}",
+                       examinee=f"scripted:{tmp_path / 'examinee.yaml'}", examinations=3,
+                       concurrent_examinations=False, transcripts=str(tmp_path / "t"))  # fmt: skip
+    task = Task(dataset=[Sample(input=CLAIM, target="")], solver=generate(), scorer=scorer)
+    (log,) = eval(task, model=mock_model(), log_dir=str(tmp_path / "logs"), display="none")
+    (sample,) = log.samples or []
+    (score,) = sample.scores.values()  # type: ignore[union-attr]
+    assert score.value == "I" and score.metadata is not None
+    g = score.metadata["guarantee"]
+    # greedy requests of one session are sent once (coalesced): the three examinations agree, 3–0
+    assert g["kind"] == "vote_margin" and g["values"]["margin"] == "3–0" and g["values"]["reject_votes"] == 3
+    (session,) = load(Path(score.metadata["transcript"])).sessions.values()
+    assert session.verdict is not None and session.verdict.guarantee is not None
+    assert g == session.verdict.guarantee.model_dump(mode="json")

@@ -18,7 +18,8 @@ variable), so a protocol package installed later has its scorer too. For each sa
    ``<log name>.voirdire/``, one file per sample and epoch; ``transcripts=DIR`` to choose), so ``voirdire view`` and
    ``voirdire report`` read it;
 4. returns an Inspect ``Score``: ``value`` C (accepted), I (rejected) or N (no decision), ``answer`` the verdict's
-   decision, ``explanation`` its evidence, and ``metadata`` with the transcript's path and the verdict's statistics.
+   decision, ``explanation`` its evidence, and ``metadata`` with the transcript's path, the verdict's statistics and
+   its guarantee (``Verdict.guarantee``: LMvLM (Majority)'s vote margin, ...; None where the protocol has none).
 
 Other keywords are the protocol's parameters (``examinations=3``). Inspect's own calls go through Inspect (its
 retries, limits and log); voirdire's model specs through voirdire's clients.
@@ -233,7 +234,13 @@ def _factory(name: str) -> Callable[..., Any]:
                 value=value,
                 answer=verdict.decision,
                 explanation="\n".join(verdict.evidence),
-                metadata={"transcript": str(out), "decision": verdict.decision, "statistics": verdict.statistics},
+                metadata={
+                    "transcript": str(out),
+                    "decision": verdict.decision,
+                    "statistics": verdict.statistics,
+                    # what the protocol's paper guarantees of this verdict (None where it has nothing to give)
+                    "guarantee": verdict.guarantee.model_dump(mode="json") if verdict.guarantee else None,
+                },
             )
 
         return score
