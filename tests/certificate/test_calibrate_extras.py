@@ -65,7 +65,7 @@ def test_auroc_and_reliability_of_the_token_f1_score(tmp_path: Path, capsys) -> 
 
 
 def test_runs_whose_configuration_differs_are_broken_down_and_compared(tmp_path: Path, capsys) -> None:
-    strict, truth = run_of(tmp_path, "qa_token_f1", "--threshold", "0.9", name="strict.jsonl")
+    strict, _ = run_of(tmp_path, "qa_token_f1", "--threshold", "0.9", name="strict.jsonl")
     loose, _ = run_of(tmp_path, "qa_token_f1", "--threshold", "0.1", name="loose.jsonl")
     c = calibrate_json(capsys, str(strict), str(loose))
     names = [x["configuration"] for x in c["configurations"]]

@@ -20,6 +20,7 @@ from voirdire.reports import (
     Chart,
     ChartFold,
     Heatmap,
+    IntervalChart,
     LeftOut,
     LineChart,
     Overview,
@@ -127,6 +128,8 @@ def figure(chart: Chart) -> Figure:
     elif isinstance(chart, Heatmap):
         _heatmap(fig, ax, chart)
         ax.grid(False)
+    elif isinstance(chart, IntervalChart):
+        _intervals(ax, chart)
     ax.set_title(chart.title)
     ax.set_xlabel(chart.xlabel)
     ax.set_ylabel(chart.ylabel)
@@ -251,6 +254,23 @@ def _heatmap(fig: Any, ax: Any, chart: Heatmap) -> None:
             text = "–" if v is None else f"{v:.2f}"
             dark = v is not None and v > (chart.vmin + chart.vmax) / 2
             ax.text(j, i, text, ha="center", va="center", color="black" if dark else "white", fontsize=8)
+
+
+def _intervals(ax: Any, chart: IntervalChart) -> None:
+    """One row per estimate, its interval as a bar through it and the values written at its right."""
+    ys = list(range(len(chart.rows)))
+    below = [e - lo for e, lo in zip(chart.estimates, chart.lows, strict=True)]
+    above = [hi - e for e, hi in zip(chart.estimates, chart.highs, strict=True)]
+    ax.errorbar(chart.estimates, ys, xerr=[below, above], fmt="o", color=PALETTE[0], ecolor=PALETTE[0],
+                elinewidth=2, capsize=3, markersize=5)  # fmt: skip
+    for y, e, lo, hi in zip(ys, chart.estimates, chart.lows, chart.highs, strict=True):
+        ax.annotate(f"{e:.3g} [{lo:.3g}, {hi:.3g}]", (hi, y), xytext=(6, 0), textcoords="offset points",
+                    va="center", fontsize=7.5, color="#4a4f55")  # fmt: skip
+    ax.set_yticks(ys, [_short(r, 48) for r in chart.rows])
+    ax.set_ylim(len(ys) - 0.5, -0.5)  # the first row on top
+    ax.margins(x=0.25)  # room for the values at the right
+    ax.grid(True, axis="x")
+    ax.grid(False, axis="y")
 
 
 def render(chart: Chart, fmt: str = "svg") -> bytes:

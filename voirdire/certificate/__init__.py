@@ -41,6 +41,7 @@ from voirdire.certificate.paired import McNemar, PairedRuns, mcnemar_exact, pair
 from voirdire.certificate.ppi import PPIEstimate, ppi_mean
 from voirdire.certificate.sample import draw_sample
 from voirdire.certificate.scores import ReliabilityBin, ScoreAgreement, score_agreement
+from voirdire.certificate.section import Certificate, GuaranteeCount, certificate_of
 
 __all__ = [
     "DEFAULT_LEVEL",
@@ -51,10 +52,12 @@ __all__ = [
     "SCORE_STATISTICS",
     "Calibration",
     "CalibrationError",
+    "Certificate",
     "ConfigurationAgreement",
     "Confusion",
     "Disagreement",
     "Estimate",
+    "GuaranteeCount",
     "HumanAgreement",
     "Interval",
     "Judged",
@@ -69,6 +72,7 @@ __all__ = [
     "VerdictAgreement",
     "bootstrap_items",
     "calibrate",
+    "certificate_of",
     "configuration_of",
     "draw_sample",
     "estimate_run",

@@ -11,7 +11,7 @@ from typing import Any
 
 from voirdire import registry
 from voirdire.base import mask_secrets, shown
-from voirdire.certificate import DEFAULT_LEVEL
+from voirdire.certificate import DEFAULT_LEVEL, certificate_of
 from voirdire.chat import render, stage, summary_line
 from voirdire.cli.options import CLIError, add_prices_option
 from voirdire.cli.plot import add_plot_options, check_plots, write_plots
@@ -174,7 +174,13 @@ def cmd_report(args: argparse.Namespace) -> int:
     if folded.headers[-1].protocol not in regs:
         missing = shown(folded.headers[-1].protocol)
         print(f"warning: protocol {missing!r} is not installed; counts only", file=sys.stderr)
+    with stage("certificate"):  # the verdicts against people's labels or gold, guarantees (docs/certificate.md)
+        cert = certificate_of(path, report, level=args.ci)
     # Masked like a run's output: model labels (endpoints) now appear in the usage lines and JSON.
-    print(mask_secrets(report.model_dump_json(indent=2) if args.json else shown(report.text())))
+    if args.json:
+        whole = {**report.model_dump(mode="json"), "certificate": cert.model_dump(mode="json")}
+        print(mask_secrets(json.dumps(whole, indent=2, ensure_ascii=False)))
+    else:
+        print(mask_secrets(shown(report.text() + "\n" + cert.text())))
     write_plots(args)
     return 0

@@ -97,7 +97,23 @@ class Heatmap:
     caption: str = ""
 
 
-Chart = BarChart | LineChart | ScatterChart | Heatmap
+@dataclass(frozen=True)
+class IntervalChart:
+    """Estimates with their intervals, one row each (a forest plot): ``estimates[i]`` in ``[lows[i], highs[i]]``
+    for the row named ``rows[i]``, drawn top to bottom in order."""
+
+    name: str
+    title: str
+    xlabel: str
+    rows: tuple[str, ...]
+    estimates: tuple[float, ...]
+    lows: tuple[float, ...]
+    highs: tuple[float, ...]
+    ylabel: str = ""
+    caption: str = ""
+
+
+Chart = BarChart | LineChart | ScatterChart | Heatmap | IntervalChart
 
 
 def slug(text: str) -> str:

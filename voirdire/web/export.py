@@ -17,6 +17,7 @@ from voirdire.base import VoirdireError
 from voirdire.chat import chat_of
 from voirdire.reports import LeftOut, Prices, load_prices, run_cost
 from voirdire.web.catalog import is_transcript, summarize
+from voirdire.web.certificate import run_certificate
 from voirdire.web.errors import ViewerError
 from voirdire.web.index import TranscriptIndex
 from voirdire.web.render import asset, inline_css, render, style_hash
@@ -70,9 +71,11 @@ def export_html(index: TranscriptIndex, sessions: Sequence[str] | None = None, p
         chat = chat_of(record, index.header(record.run_id))
         chats.append((index.session(sid), chat, run_cost(chat.billed, prices)))
     csp = f"default-src 'none'; style-src {style_hash(asset('viewer.css'))}; img-src data:; base-uri 'none'"
-    whole: dict[str, Any] = {"report": "", "charts": [], "left_out": []}
+    whole: dict[str, Any] = {"report": "", "charts": [], "left_out": [], "cert": None, "cert_charts": [], "links": {}}
     if sessions is None:  # a whole run opens as a report: its numbers, an index of sessions, the charts
         whole["report"], whole["charts"], whole["left_out"] = report_and_charts(index, prices)
+        whole["cert"], whole["cert_charts"], _ = run_certificate(index, prices)
+        whole["links"] = {sid: f"#s{n}" for n, sid in enumerate(chosen, 1)}
     return render(
         "export.html",
         run=summarize(index.path.name, index, prices),

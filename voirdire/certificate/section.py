@@ -1,0 +1,237 @@
+"""The certificate of one run: what ``voirdire report`` prints as its certificate section, ``--json`` carries under
+``"certificate"``, the viewer shows at ``/run/<file>/certificate`` and ``export-html`` puts in a whole-run page.
+
+It gathers what the certificate knows of the run: the report's numbers with their intervals; the verdicts against
+people (the protocol's gold, or the labels sidecar's human labels), with the prediction-powered estimate where the
+labels are a random sample; AUROC and the reliability of a score-carrying verdict; the per-configuration breakdown
+and paired comparison where the transcript holds runs whose roles or parameters differ; the stability of repeats
+(``--repeats N``: the report's own stability section); and the guarantees the protocol's paper gives each verdict.
+Its charts (the confusion matrix, the intervals, the reliability diagram, the flip rate) are declared with the
+reports' chart types and drawn by ``voirdire.analysis``, like every other chart.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from voirdire.certificate.calibration import Calibration, CalibrationError, Run, calibrate, read_run
+from voirdire.certificate.intervals import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, OFF, Interval
+from voirdire.certificate.labels import LabelsError
+from voirdire.certificate.people import Labels, sidecar_labels
+from voirdire.reports import BarChart, Chart, Heatmap, IntervalChart, Line, LineChart, Report, Series
+from voirdire.transcript import load
+
+
+class GuaranteeCount(BaseModel):
+    """Verdicts that carry one guarantee statement (``Verdict.guarantee``)."""
+
+    kind: str
+    statement: str
+    source: str | None
+    verdicts: int
+
+
+class Certificate(BaseModel):
+    transcript: str
+    protocol: str
+    level: float | None  # None: intervals off (--ci 0)
+    seed: int
+    intervals: list[Interval]  # the report's numbers, with their intervals
+    calibration: Calibration | None
+    no_calibration: str | None = None  # why the verdicts are not compared with people
+    stability: dict[str, Any] | None = None  # the report's stability section (--repeats N)
+    no_stability: str | None = None
+    guarantees: list[GuaranteeCount] = []
+    verdicts: int = 0  # verdicts in the run (the guarantees' denominator)
+    notes: list[str] = []  # what the reader should know of how it was made (a labels file not used, and why)
+
+    def text(self, *, limit: int = 10) -> str:
+        """The section as ``voirdire report`` prints it after the report (whose intervals it does not repeat)."""
+        lines = [f"certificate ({'intervals off' if self.level is None else f'{100 * self.level:g}%'}):"]
+        lines += [f"  note: {x}" for x in self.notes]
+        if self.calibration is None:
+            lines.append(f"  agreement with people: none ({self.no_calibration})")
+        else:
+            body = self.calibration.text(limit=limit).splitlines()[1:]  # its first line names the transcript again
+            lines.append(f"  against {self.calibration.labels}:")
+            lines += [f"  {x}" for x in body]
+        if self.stability is None:
+            lines.append(f"  stability: not measured ({self.no_stability})")
+        else:
+            lines.append("  stability: the report's stability section above")
+        if self.guarantees:
+            lines.append(f"  guarantees of the {self.verdicts} verdicts:")
+            lines += [f"    {g.verdicts:>6} × {g.statement}" + (f" ({g.source})" if g.source else "")
+                      for g in self.guarantees[:limit]]  # fmt: skip
+            if len(self.guarantees) > limit:
+                lines.append(f"    … {len(self.guarantees) - limit} more statements (--json for all)")
+        else:
+            lines.append("  guarantees: none recorded (the paper gives its verdicts none, or the run predates them)")
+        return "\n".join(lines)
+
+    def charts(self) -> list[Chart]:
+        """The confusion matrix, the intervals, the reliability diagram and the flip rate, where each has data."""
+        out: list[Chart] = []
+        c = self.calibration
+        if c is not None and c.agreement is not None:
+            out.append(confusion_chart(c))
+        rows = self.plotted_intervals()
+        if rows:
+            out.append(interval_chart(rows, self.level))
+        if c is not None and c.scores is not None and c.scores.bins:
+            out.append(reliability_chart(c))
+        if self.stability is not None and self.stability.get("items"):
+            out.append(stability_chart(self.stability))
+        return out
+
+    def plotted_intervals(self) -> list[Interval]:
+        """The intervals on a scale of at most [-1, 1] (shares, κ, α, correlations, AUROC), with bounds."""
+        found = list(self.intervals)
+        c = self.calibration
+        if c is not None and c.agreement is not None:
+            a = c.agreement
+            found += [a.accuracy, a.tpr, a.tnr, a.kappa, a.alpha]
+        if c is not None and c.scores is not None:
+            found.append(c.scores.auroc)
+        if c is not None and c.estimate is not None:
+            e = c.estimate
+            found += [e.ppi.model_copy(update={"name": "share people accept · PPI"}),
+                      e.classical.model_copy(update={"name": "share people accept · labels only"})]  # fmt: skip
+        return [i for i in found if i.low is not None and i.high is not None and i.estimate is not None
+                and -1 <= i.low <= i.high <= 1]  # fmt: skip
+
+
+def confusion_chart(c: Calibration) -> Heatmap:
+    m = c.agreement.confusion  # type: ignore[union-attr]
+    total = max(m.tp + m.fp + m.fn + m.tn, 1)
+    return Heatmap(
+        "certificate-confusion", f"Verdicts against people ({total:,} sessions)", "people", "verdict",
+        ("verdict accepts", "verdict rejects"), ("people accept", "people reject"),
+        ((m.tp / total, m.fp / total), (m.fn / total, m.tn / total)),
+        caption=f"share of sessions; counts: {m.tp} both accept, {m.fp} only the verdict accepts, {m.fn} only "
+        f"people accept, {m.tn} both reject (labels: {c.labels})",
+    )  # fmt: skip
+
+
+def interval_chart(rows: list[Interval], level: float | None) -> IntervalChart:
+    shown = f"{100 * level:g}%" if level else ""
+    return IntervalChart(
+        "certificate-intervals", f"The run's numbers with their {shown} intervals".replace("  ", " "),
+        "estimate", tuple(i.name for i in rows), tuple(float(i.estimate) for i in rows),  # type: ignore[arg-type]
+        tuple(float(i.low) for i in rows), tuple(float(i.high) for i in rows),  # type: ignore[arg-type]
+        caption="each interval's method, n and seed: voirdire report --json (certificate.intervals)",
+    )  # fmt: skip
+
+
+def reliability_chart(c: Calibration) -> LineChart:
+    s = c.scores
+    bins = s.bins  # type: ignore[union-attr]
+    return LineChart(
+        "certificate-reliability", f"Reliability of the verdicts' score ({s.statistic})",  # type: ignore[union-attr]
+        "mean score of the bin", "share people accept",
+        (Line("observed", tuple(b.mean_score for b in bins), tuple(b.accepted for b in bins)),
+         Line("a calibrated score", (0.0, 1.0), (0.0, 1.0), style="dashed")),
+        ylim=(0.0, 1.0),
+        caption=f"{s.sessions:,} sessions in 10 bins of the score; AUROC {s.auroc.text()}",  # type: ignore[union-attr]
+    )  # fmt: skip
+
+
+def stability_chart(stability: Mapping[str, Any]) -> BarChart:
+    items = stability["items"]
+    decided = sum(1 for i in items if i.get("decided"))
+    flips = sum(1 for i in items if i.get("flips"))
+    return BarChart(
+        "certificate-stability", f"Stability over {stability.get('repeats')} repeats of {len(items):,} items",
+        "items", "items", ("decided", "undecided", "flip"),
+        (Series("items", (float(decided), float(len(items) - decided), float(flips))),),
+        caption=f"flip rate {_rate(stability)}",
+    )  # fmt: skip
+
+
+def _rate(stability: Mapping[str, Any]) -> str:
+    rate, low, high = stability.get("flip_rate"), stability.get("flip_low"), stability.get("flip_high")
+    if rate is None:
+        return "undefined (no item has two verdicts)"
+    bounds = f" [{100 * low:.1f}%, {100 * high:.1f}%]" if low is not None and high is not None else ""
+    return f"{100 * rate:.1f}%{bounds}"
+
+
+def report_intervals(report: Report | None) -> list[Interval]:
+    """The report's numbers with their intervals (``Report.intervals``), as ``Interval``s."""
+    if report is None:
+        return []
+    out = []
+    for key, value in report.intervals.items():
+        data = value.model_dump() if isinstance(value, BaseModel) else dict(value)
+        out.append(Interval.model_validate({**data, "name": key}))
+    return out
+
+
+def guarantee_counts(path: str | Path) -> tuple[list[GuaranteeCount], int]:
+    """Each guarantee statement with the number of verdicts that carry it, commonest first; and the verdicts."""
+    counts: Counter[tuple[str, str, str | None]] = Counter()
+    verdicts = 0
+    for s in load(path).sessions.values():
+        v = s.verdict
+        if v is None:
+            continue
+        verdicts += 1
+        g = getattr(v, "guarantee", None)
+        if g is not None:
+            counts[(g.kind, g.statement, g.source)] += 1
+    rows = [GuaranteeCount(kind=k, statement=st, source=src, verdicts=n) for (k, st, src), n in counts.most_common()]
+    return rows, verdicts
+
+
+def certificate_of(
+    path: str | Path,
+    report: Report | None = None,
+    *,
+    labels: Labels | None = None,
+    level: float = DEFAULT_LEVEL,
+    seed: int = DEFAULT_SEED,
+    resamples: int = DEFAULT_RESAMPLES,
+) -> Certificate:
+    """The certificate of the transcript at ``path``; ``report``: its report (for the intervals and stability);
+    ``labels``: people's labels as ``calibrate`` takes them (default: the labels sidecar's, where it holds usable
+    ones, else the protocol's gold where it knows it). ``level`` 0: no intervals."""
+    run = read_run(path)
+    notes = []
+    if labels is None:
+        try:
+            labels = sidecar_labels(run, path)
+        except LabelsError as exc:
+            notes.append(f"the labels sidecar was not used: {exc}")
+    calibration, why = _calibration(run, labels, level=level, seed=seed, resamples=resamples)
+    stability = report.stability if report is not None else None
+    guarantees, verdicts = guarantee_counts(path)
+    return Certificate(
+        transcript=str(path), protocol=run.protocol, level=level or None, seed=seed,
+        intervals=[i for i in report_intervals(report) if i.reason != OFF], calibration=calibration,
+        no_calibration=why,
+        stability=stability.model_dump(mode="json") if stability is not None else None,
+        no_stability=None if stability is not None else "each item examined once: run with --repeats N",
+        guarantees=guarantees, verdicts=verdicts, notes=notes,
+    )  # fmt: skip
+
+
+def _calibration(
+    run: Run, labels: Labels | None, *, level: float, seed: int, resamples: int
+) -> tuple[Calibration | None, str | None]:
+    if labels is None:
+        gold = run.gold_labels()
+        if not gold:
+            return None, (f"no gold label and no human label: voirdire calibrate {run.path} --sample 200 --seed 1 "
+                          "-o to_label.jsonl draws items to label")  # fmt: skip
+        labels = (gold, f"the protocol's gold ({run.gold_statistic})", None)
+    table, source, how = labels
+    try:
+        return calibrate(run, table, source=source, random_labels=how, level=level, seed=seed,
+                         resamples=resamples), None  # fmt: skip
+    except CalibrationError as exc:
+        return None, str(exc)
