@@ -45,7 +45,12 @@ class Earlier:
     requests: dict[str, int] = field(default_factory=dict)
     prompt_tokens: dict[str, int] = field(default_factory=dict)
     completion_tokens: dict[str, int] = field(default_factory=dict)
+    all_prompt_tokens: dict[str, int] = field(default_factory=dict)  # cached calls' too: what a call's prompt holds
     observed: dict[str, list[float]] = field(default_factory=dict)
+
+    def prompt_per_call(self, role: str) -> float | None:
+        calls = self.calls.get(role)
+        return self.all_prompt_tokens.get(role, 0) / calls if calls else None
 
     def figures(self, budget: CallBudget) -> dict[str, Figure]:
         out = {}
@@ -223,6 +228,7 @@ def read_earlier(path: Path, budget: CallBudget | None) -> Earlier:
             r = record.role
             seen.calls[r] = seen.calls.get(r, 0) + 1
             seen.requests[r] = seen.requests.get(r, 0) + record.requests
+            seen.all_prompt_tokens[r] = seen.all_prompt_tokens.get(r, 0) + record.usage.prompt_tokens
             if not record.cached:
                 seen.prompt_tokens[r] = seen.prompt_tokens.get(r, 0) + record.usage.prompt_tokens
                 seen.completion_tokens[r] = seen.completion_tokens.get(r, 0) + record.usage.completion_tokens
@@ -269,36 +275,58 @@ def estimate_run(
     earlier = read_earlier(found, budget) if found is not None else None
     if budget is None:
         none = Cost(None, tuple(labels.values()))
-        return Estimate(protocol.name, len(items), repeats, [], none, none, "", {}, earlier, None, None, False)
+        return Estimate(
+            protocol=protocol.name, items=len(items), repeats=repeats, roles=[], cost=none, completion_cost=none,
+            paper="", figures={}, earlier=earlier, expected_requests=None, expected_cost=None, declared=False,
+        )  # fmt: skip
     figures = {**budget.defaults(), **(earlier.figures(budget) if earlier else {})}
     total = Budget()
     for item in items:
         total = total.plus(budget.of(protocol, item, figures))
-    item_tokens = statistics.fmean(len(i.model_dump_json()) for i in items) / CHARS_PER_TOKEN if items else 0.0
-    prompt_file_tokens = _prompt_chars(protocol) / CHARS_PER_TOKEN
+    default_prompt = _default_prompt_tokens(protocol, items)
     lines, usage, completions = [], {}, {}
     for role, calls in total.roles.items():
         label = labels.get(role, role)
-        per_call, source = item_tokens + prompt_file_tokens, "the item and the longest prompt file"
-        if earlier is not None and earlier.calls.get(role):
-            per_call = earlier.prompt_tokens.get(role, 0) / earlier.calls[role]
-            source = f"{found.name if found else 'an earlier transcript'}'s prompt tokens per call"
+        per_call, source = default_prompt, "the item and the longest prompt file"
+        observed = earlier.prompt_per_call(role) if earlier is not None else None
+        if observed is not None and found is not None:
+            per_call, source = observed, f"{found.name}'s prompt tokens per call"
         requests = calls.samples * repeats
-        prompt_tokens = round(per_call * calls.calls * repeats)
-        completion_tokens = requests * table[role].max_tokens
         line = RoleLine(
-            role, label, calls.calls * repeats, requests, calls.bounded, calls.why, prompt_tokens, completion_tokens,
-            source,
-        )  # fmt: skip
+            role=role,
+            model=label,
+            calls=calls.calls * repeats,
+            requests=requests,
+            bounded=calls.bounded,
+            why=calls.why,
+            prompt_tokens=round(per_call * calls.calls * repeats),
+            completion_tokens=requests * table[role].max_tokens,
+            prompt_source=source,
+        )
         lines.append(line)
-        _add(usage, label, (prompt_tokens, completion_tokens, requests))
-        _add(completions, label, (0, completion_tokens, requests))
+        _add(usage, label, (line.prompt_tokens, line.completion_tokens, requests))
+        _add(completions, label, (0, line.completion_tokens, requests))
     expected_requests, expected_cost = _expected(earlier, labels, len(items) * repeats, prices)
-    used = {k: f for k, f in figures.items() if any(not r.bounded and f.source in r.why for r in lines)}
     return Estimate(
-        protocol.name, len(items), repeats, lines, run_cost(usage, prices), run_cost(completions, prices),
-        budget.paper, used, earlier, expected_requests, expected_cost,
-    )  # fmt: skip
+        protocol=protocol.name,
+        items=len(items),
+        repeats=repeats,
+        roles=lines,
+        cost=run_cost(usage, prices),
+        completion_cost=run_cost(completions, prices),
+        paper=budget.paper,
+        figures={k: f for k, f in figures.items() if any(not r.bounded and f.source in r.why for r in lines)},
+        earlier=earlier,
+        expected_requests=expected_requests,
+        expected_cost=expected_cost,
+    )
+
+
+def _default_prompt_tokens(protocol: Protocol[Any, Any], items: Sequence[BaseModel]) -> float:
+    """A call's prompt without an earlier transcript: the item (as JSON) and the protocol's longest prompt file, at
+    ``CHARS_PER_TOKEN``; a conversation's earlier turns are not counted (the estimate says where it comes from)."""
+    item_chars = statistics.fmean(len(i.model_dump_json()) for i in items) if items else 0.0
+    return (item_chars + _prompt_chars(protocol)) / CHARS_PER_TOKEN
 
 
 def _add(usage: dict[str, tuple[int, int, int]], label: str, more: tuple[int, int, int]) -> None:
