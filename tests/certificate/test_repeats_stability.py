@@ -69,6 +69,7 @@ def test_the_flip_rate_is_over_items_with_wilsons_interval_from_the_certificate(
     text = "\n".join(s.lines())
     assert "flip rate 50.0% [" in text and "(90% Wilson, n=4): the repeats of 2 of 4 items do not all agree" in text
     assert "decided 2, undecided 2, 1 with fewer than 2 verdicts" in text
+    assert "items whose repeats all agree: 3 (yes ×3: 1, no ×3: 1, yes ×1: 1)" in text
     assert "    b: yes 2, no 1 (undecided)\n      voirdire show runs/t.jsonl --session b@r1  # yes" in text
 
 

@@ -55,7 +55,9 @@ class RunResult(HtmlDisplay, BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
     out: Path
     run_id: str
-    session_ids: list[str] = Field(default_factory=list, description="one per item, in item order")
+    session_ids: list[str] = Field(
+        default_factory=list, description="one per item, in item order (with repeats: one per item and repeat)"
+    )
     verdicts: dict[str, Verdict] = Field(
         default_factory=dict, description="every session's verdict (none kept when run with keep_verdicts=False)"
     )

@@ -110,6 +110,12 @@ class Stability(BaseModel):
             + (f", {len(self.items) - self.assessed} with fewer than 2 verdicts" if self.assessed < len(self.items)
                else ""),
         ]  # fmt: skip
+        steady = Counter(
+            f"{d} ×{n}" for i in self.items if not i.flips for d, n in i.verdicts.items() if d != NO_VERDICT
+        )
+        if steady:
+            kinds = ", ".join(f"{pattern}: {count}" for pattern, count in steady.most_common())
+            lines.append(f"  items whose repeats all agree: {sum(steady.values())} ({kinds})")
         flipped = self.flipped()
         if flipped:
             lines.append(f"  items that flip ({len(flipped)}):")
