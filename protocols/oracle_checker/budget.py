@@ -68,7 +68,7 @@ def linearity_budget(protocol: Any, item: Any, figures: Mapping[str, Figure]) ->
                     n,
                     samples_per_call=p.synonym_votes,
                     bounded=False,
-                    why=f"one Prompt 3/4 vote per entity (App. A.2); {assumed}",
+                    why="one Prompt 3/4 vote per entity (App. A.2)",
                 ),
             ]
         }

@@ -145,10 +145,13 @@ class Estimate:
             return [f"{self.protocol}: declares no call budget, so its requests cannot be bounded ({runs})"]
         kind = "bound" if self.bounded else "ESTIMATE (not a bound)"
         head = "at most" if self.bounded else "about"
-        lines = [f"{self.protocol} on {runs}: {kind}", f"requests: {head} {self.requests:,}"]
+        fewer = f" (one per reply; {self.calls:,} where an endpoint draws a call's samples in one request)"
+        requests = f"requests: {head} {self.requests:,}" + (fewer if self.requests != self.calls else "")
+        lines = [f"{self.protocol} on {runs}: {kind}", requests]
         for r in self.roles:
             mark = "≤" if r.bounded else "≈"
-            lines.append(f"  {r.role} ({r.model}): {mark} {r.requests:,} requests in {r.calls:,} calls: {r.why}")
+            counted = f"{mark} {r.requests:,} requests in {r.calls:,} calls"
+            lines.append(f"  {r.role} ({r.model}): {counted}; per item: {r.why}")
         lines += [f"assumed: {name} = {f.value:.3g} ({f.source})" for name, f in self.figures.items()]
         lines.append(
             "not counted: retries of a failed request (--max-retries) and one re-ask of a closed answer cut off at "
