@@ -28,7 +28,7 @@ $(STAMP): pyproject.toml constraints.txt
 		CMAKE_ARGS='$(LLAMA_CMAKE)' $(BIN)/pip wheel --disable-pip-version-check --no-deps --no-cache-dir \
 			-w $(LLAMA_WHEELS) 'llama-cpp-python==$(LLAMA_VERSION)'
 	$(PIP) --no-deps $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_VERSION)-*.whl
-	$(PIP) -e '.[local,nlp,dev,ray,plots,inspect,mcp]'
+	$(PIP) -e '.[local,nlp,dev,ray,plots,inspect,mcp,otel,phoenix,data,notebook]'
 	touch $(STAMP)
 
 demo: $(STAMP)

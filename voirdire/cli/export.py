@@ -1,5 +1,7 @@
 """``voirdire export TRANSCRIPT --format parquet|csv|jsonl -o FILE [--table sessions|turns|verdicts]``: a run as a
 table for pandas, spreadsheets or a warehouse (``--format html`` is ``export-html``'s page).
+``voirdire export otel TRANSCRIPT --endpoint URL``: a finished run's sessions as OpenTelemetry traces
+(``voirdire.integrations``).
 
 The tables are the transcript's frames (``voirdire.load(T).sessions_frame()`` and its siblings): one row per
 session, per turn or per verdict. Parquet keeps lists as lists and reads back equal (pyarrow, ``pip install
@@ -31,11 +33,16 @@ def register(sub: Any) -> None:
     ex = sub.add_parser(
         "export", help="a transcript as a table: parquet, csv or jsonl (one row per session, turn or verdict)"
     )
-    ex.add_argument("transcript", type=Path)
+    ex.add_argument("transcript", nargs="+", type=Path, metavar="[otel] TRANSCRIPT",
+                    help="the transcript; `otel TRANSCRIPT`: send its sessions as traces to --endpoint")  # fmt: skip
     ex.add_argument("--format", choices=FORMATS, help="default: from the suffix of -o (.parquet, .csv, .jsonl)")
-    ex.add_argument("-o", "--out", type=Path, required=True, metavar="FILE", help="the file to write")
+    ex.add_argument("-o", "--out", type=Path, metavar="FILE", help="the file to write (every format but otel)")
     ex.add_argument("--table", choices=TABLES, default="sessions", help="one row per ... (default sessions)")
     ex.add_argument("--session", help="--format html: only this session id")
+    ex.add_argument("--endpoint", metavar="URL", help="export otel: the OTLP/HTTP collector (default: "
+                    "$OTEL_EXPORTER_OTLP_ENDPOINT)")  # fmt: skip
+    ex.add_argument("--otel-content", action="store_true",
+                    help="export otel: the messages too, as span events (prompts may be sensitive)")  # fmt: skip
     add_prices_option(ex)
     ex.set_defaults(func=cmd_export)
 
@@ -50,6 +57,13 @@ def _format(args: argparse.Namespace) -> str:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    if str(args.transcript[0]) == "otel" and len(args.transcript) == 2:
+        return cmd_export_otel(args.transcript[1], args)
+    if len(args.transcript) != 1:
+        raise ExportError("export: give one TRANSCRIPT (or `otel TRANSCRIPT --endpoint URL`)")
+    args.transcript = args.transcript[0]
+    if args.out is None:
+        raise ExportError("-o/--out: the file to write")
     kind = _format(args)
     if kind == "html":
         from voirdire.cli.web import cmd_export_html
@@ -62,6 +76,22 @@ def cmd_export(args: argparse.Namespace) -> int:
     with stage(f"writing {args.out}"):
         write_table(frame, args.out, kind)
     print(shown(f"{args.out}: {len(frame):,} {args.table} rows, {len(frame.columns)} columns ({kind})"))
+    return 0
+
+
+def cmd_export_otel(path: Path, args: argparse.Namespace) -> int:
+    import os
+
+    from voirdire.integrations import export_transcript
+
+    endpoint = args.endpoint or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT", "").strip()
+    if not endpoint:
+        raise ExportError("export otel: --endpoint URL (the OTLP/HTTP collector), or set OTEL_EXPORTER_OTLP_ENDPOINT")
+    if not path.is_file():
+        raise ExportError(f"{path}: no such transcript")
+    with stage(f"exporting {path}"):
+        sent = export_transcript(path, endpoint, content=args.otel_content)
+    print(shown(f"{path}: {sent:,} sessions exported as traces"))
     return 0
 
 

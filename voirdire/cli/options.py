@@ -183,6 +183,17 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
         help="with --executor ray: the cluster to join (auto: the one this machine belongs to; default: start a "
         "local Ray instance for this run)",
     )  # fmt: skip
+    g.add_argument(
+        "--otel", metavar="URL",
+        help="export each session as an OpenTelemetry trace (GenAI conventions) to the OTLP/HTTP collector at URL "
+        "as it ends (default: $OTEL_EXPORTER_OTLP_ENDPOINT when set); a collector that is down costs the run "
+        "nothing but one warning; needs voirdire[otel]",
+    )  # fmt: skip
+    g.add_argument(
+        "--otel-content", action="store_true",
+        help="with --otel: export the messages (prompts, replies) too, as span events; off by default, since "
+        "prompts may be sensitive",
+    )  # fmt: skip
 
 
 def add_prices_option(p: argparse.ArgumentParser) -> None:

@@ -10,7 +10,7 @@ import json
 import sys
 import warnings
 from collections.abc import Sequence
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -198,7 +198,8 @@ def cmd_run(reg: Registration, args: argparse.Namespace) -> int:
             check_writable(path, flag)
     live = live_mode(follow=args.follow, as_json=opts.as_json, single=inputs.single)
     try:
-        result = run(protocol, inputs.items, opts, out, inputs.dataset, roles, live)
+        with otel_export(args, out):  # sessions leave as traces as they end; the transcript stays the evidence
+            result = run(protocol, inputs.items, opts, out, inputs.dataset, roles, live)
     except ResumeError as exc:  # said by the option that differs, not in the Python API's words
         raise CLIError(refusal(exc, spec.params, args.argv)) from None
     ci = getattr(args, "ci", DEFAULT_LEVEL)  # --ci: the level of the summary's intervals
@@ -234,6 +235,26 @@ def print_estimate(
     else:
         print(safe(mask_secrets(found.text())))
     return 0
+
+
+def otel_export(args: argparse.Namespace, out: Path) -> AbstractContextManager[object]:
+    """``--otel URL`` (or ``$OTEL_EXPORTER_OTLP_ENDPOINT``): the run's sessions exported as they end. Without the
+    otel extra, ``--otel`` is an error and the environment variable alone a warning (it may be set for other
+    programs)."""
+    import os
+
+    endpoint = getattr(args, "otel", None) or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT", "").strip()
+    if not endpoint:
+        return nullcontext()
+    from voirdire.integrations import Follower, OtelError
+
+    try:
+        return Follower(out, endpoint, content=args.otel_content, fresh=args.fresh)
+    except OtelError as exc:
+        if getattr(args, "otel", None):
+            raise CLIError(str(exc)) from None
+        print(f"warning: OTEL_EXPORTER_OTLP_ENDPOINT is set, but {exc}; the run goes on without it", file=sys.stderr)
+        return nullcontext()
 
 
 def default_concurrency(protocol: Protocol[Any, Any], roles: dict[str, RoleSettings]) -> int:
