@@ -159,3 +159,21 @@ def test_an_inspect_score_carries_the_guarantee(tmp_path: Path) -> None:
     (session,) = load(Path(score.metadata["transcript"])).sessions.values()
     assert session.verdict is not None and session.verdict.guarantee is not None
     assert g == session.verdict.guarantee.model_dump(mode="json")
+
+
+def test_a_no_data_verdicts_bound_on_its_page_with_the_runs_r_and_phi(tmp_path: Path) -> None:
+    out = tmp_path / "nodata.jsonl"
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        argv = ["nodata", "--data", "ip", "--limit", "1", "--rounds", "2", "--phi", "0.9", "--out", str(out)]
+        assert main([*argv, "--no-progress", "--json"]) == 0
+    assert json.loads(printed.getvalue())["parameters"]["rounds"] == 2  # the run's r, reported with the run
+    client = TestClient(create_app(Library([tmp_path])), base_url="http://127.0.0.1")
+    page = client.get(f"/run/{out.name}/session/{session_id(out)}").text
+    text = visible(page[page.index('class="guarantee"') :])
+    assert "rounds 2 phi 0.9" in text and "lemma1 undetected 0.0625" in text
+    (s,) = load(out).sessions.values()
+    assert s.verdict is not None and s.verdict.guarantee is not None
+    eq8 = s.verdict.guarantee.values["wrong_if_mislabelled"]
+    assert eq8 == pytest.approx(1 - 0.9 + 0.9 * 0.0625)  # App. A.4 eq. (8) at r = 2, φ = 0.9
+    assert f"wrong if mislabelled {json.dumps(eq8)}" in text and "§7.1 Lemma 1" in text
