@@ -154,8 +154,8 @@ class Estimate:
             lines.append(f"  {r.role} ({r.model}): {counted}; per item: {r.why}")
         lines += [f"assumed: {name} = {f.value:.3g} ({f.source})" for name, f in self.figures.items()]
         lines.append(
-            "not counted: retries of a failed request (--max-retries) and one re-ask of a closed answer cut off at "
-            "max_tokens"
+            "not counted: retries of a failed request (--max-retries), of one refused by a rate limit (429), and one "
+            "re-ask of a closed answer cut off at max_tokens"
         )
         lines.append(self._cost_line())
         if self.paper:
