@@ -111,8 +111,7 @@ def load_qa_items(args: argparse.Namespace, protocol: Protocol[Any, Any]) -> Inp
 
 def summarize(o: RunOutcome) -> tuple[dict[str, Any], str]:
     """The report of this command's items (a resumed transcript may hold others), with the data and parameters."""
-    ids = [it.id for it in o.inputs.items]  # type: ignore[attr-defined]
-    r = o.report_of(ids)
+    r = o.report_of(o.result.session_ids)  # this command's sessions (an item's repeats, with --repeats)
     payload = {"data": o.inputs.dataset, "parameters": o.protocol.params.model_dump(mode="json")}
     payload |= r.model_dump(mode="json", include={"usage", "total_usage"})  # model calls, tokens, cost
     return payload | r.metrics(), f"{o.inputs.dataset}: {len(o.inputs.items)} items\n{r.text()}"  # type: ignore[attr-defined]

@@ -4,6 +4,7 @@ report fold that gives it to every protocol; repeats read as one item by ``compa
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -198,3 +199,19 @@ async def test_calibrate_reads_a_repeated_run_once_per_item(tmp_path: Path) -> N
     assert repeated_sessions(load(out)) == {f"q00{i}@r{r}" for i in (0, 1) for r in (1, 2, 3)}
     run = read_run(out)
     assert [(s.item_id, s.decision) for s in run.sessions] == [("q000", "correct"), ("q001", "correct")]
+
+
+def test_a_protocol_with_a_summary_of_its_own_gives_the_section_in_text_and_json(
+    shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """qa-eval (the lexical evaluator, no model) summarizes its own way: its repeats are still its report's, in
+    text and in --json."""
+    argv = ["run", "qa_lexical", "--data", str(shared_data / "evouna" / "NQ.json"), "--limit", "3", "--repeats", "2",
+            "--out", str(tmp_path / "lex.jsonl"), "--no-progress"]  # fmt: skip
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "stability over 2 repeats of 3 items" in text and "qa_lexical: 6 sessions, 6 verdicts" in text
+    assert main([*argv, "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["skipped"] == 6 and payload["stability"]["assessed"] == 3
+    assert payload["stability"]["flip_rate"] == 0.0  # a rule: the same verdict every time

@@ -215,6 +215,9 @@ def cmd_run(reg: Registration, args: argparse.Namespace) -> int:
     if inputs.single:  # one item's summary is its chat, not the report: its tokens and cost still belong after it
         text = "\n".join([text.rstrip("\n"), *report.usage_lines()]).strip("\n")
     payload = {**run_summary(result, out), **fields}
+    if report.stability is not None and "stability" not in payload.get("report", {}):  # a summary of its own
+        stable = outcome.report_of(result.session_ids).stability  # this command's repeats, as its text gives them
+        payload["stability"] = stable.model_dump(mode="json") if stable is not None else None
     return finish(opts, result, payload, text, timing=not inputs.single)
 
 
