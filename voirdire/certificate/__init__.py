@@ -24,6 +24,7 @@ from voirdire.certificate.calibration import (
     read_run,
     read_runs,
     sample_lines,
+    score_of,
 )
 from voirdire.certificate.comparison import paired_transcripts
 from voirdire.certificate.estimate import Estimate, estimate_run
@@ -90,6 +91,7 @@ __all__ = [
     "read_runs",
     "sample_lines",
     "score_agreement",
+    "score_of",
     "verdict_agreement",
     "wilson",
 ]

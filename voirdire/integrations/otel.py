@@ -26,6 +26,7 @@ from typing import Any, TextIO
 from pydantic import TypeAdapter, ValidationError
 
 from voirdire.base import VoirdireError, mask_secrets
+from voirdire.certificate import SCORE_STATISTICS, score_of
 from voirdire.transcript import (
     ErrorEvent,
     Line,
@@ -217,9 +218,10 @@ def _evaluation(protocol: str, v: Verdict) -> dict[str, Any]:
         "gen_ai.evaluation.score.label": v.decision,
         "gen_ai.evaluation.explanation": _text(" ".join(v.evidence)),
     }
-    score = v.statistics.get("score")
-    if isinstance(score, int | float) and not isinstance(score, bool):
-        attributes["gen_ai.evaluation.score.value"] = float(score)
+    # the verdict's own score where it carries one, read as the certificate reads it (DCR's score, QA's F1)
+    score = next((s for key in SCORE_STATISTICS if (s := score_of(v.statistics, key)) is not None), None)
+    if score is not None:
+        attributes["gen_ai.evaluation.score.value"] = score
     if v.accepted is not None:
         attributes["voirdire.accepted"] = v.accepted
     return attributes

@@ -132,12 +132,15 @@ def _chat(transcript: Path, session_id: str) -> str:
 @pytest.fixture
 def examine(voirdire_models: dict[str, str], tmp_path: Path) -> Callable[..., Examined]:
     """``examine(claim, **params)``: the claim examined with ``voirdire_models`` (params: the protocol's)."""
-    import voirdire
+    from voirdire.registry import api_function
 
     out = tmp_path / "voirdire-examine.jsonl"
+    examined = api_function("examine")  # the examination a protocol registers (voirdire.examine)
+    if examined is None:
+        pytest.fail("no installed protocol offers `examine` (a registered API call)")
 
     def call(claim: str, **params: Any) -> Examined:
-        verdict = voirdire.examine(claim, models=voirdire_models or None, out=out, **params)
+        verdict = examined(claim, models=voirdire_models or None, out=out, **params)
         return Examined(verdict, out)
 
     return call
@@ -146,13 +149,13 @@ def examine(voirdire_models: dict[str, str], tmp_path: Path) -> Callable[..., Ex
 @pytest.fixture
 def run_protocol(voirdire_models: dict[str, str], tmp_path: Path) -> Iterator[Callable[..., Ran]]:
     """``run_protocol(name, items, **params)``: a registered protocol run on items (dicts or item models)."""
-    import voirdire
+    from voirdire.api import run
 
     runs = iter(range(1, 1_000_000))
 
     def call(name: str, items: Sequence[Mapping[str, Any] | Any], **params: Any) -> Ran:
         out = tmp_path / f"voirdire-{name}-{next(runs)}.jsonl"
-        result = voirdire.run(name, list(items), models=voirdire_models or None, out=out, **params)
+        result = run(name, list(items), models=voirdire_models or None, out=out, **params)
         from voirdire.transcript import load_outline
 
         sessions = load_outline(out).sessions
