@@ -261,3 +261,27 @@ def test_labels_command_and_calibrate_read_the_sidecar(
 
 def _verdict(t: Path, item: str) -> str:
     return next(s.decision for s in read_run(t).sessions if s.item_id == item) or ""
+
+
+def test_the_lists_show_labels_and_the_sessions_list_filters_by_them(served: tuple[Viewer, Path]) -> None:
+    v, _ = served
+    assert "labelled ·" not in httpx.get(v.url).text
+    assert post(v, agree(v, "q01", who="ann")).status_code == 200
+    assert post(v, agree(v, "q02", who="ann")).status_code == 200
+    assert post(v, {**agree(v, "q02", who="bob"), "reading": "disagree", "label": "incorrect"}).status_code == 200
+    assert post(v, {**agree(v, "q04", who="bob"), "reading": "disagree", "label": "incorrect"}).status_code == 200
+    runs = httpx.get(v.url).text
+    assert "3 labelled · 50% agree · people differ on 1" in runs
+
+    def listed(choice: str) -> list[str]:
+        page = httpx.get(f"{v.url}run/{KEY}", params={"labels": choice}).text
+        return re.findall(r'class="session-link" href="[^"]+">([^<]+)</a>', page)
+
+    assert listed("labelled") == ["q01", "q02", "q04"]
+    assert listed("disagrees") == ["q02", "q04"]
+    assert listed("people disagree") == ["q02"]
+    assert len(listed("not labelled")) == ITEMS - 3 and "q01" not in listed("not labelled")
+    assert len(listed("")) == ITEMS
+    page = httpx.get(f"{v.url}run/{KEY}").text
+    assert "2 · people differ" in page and "1 · agrees" in page and "1 · disagrees" in page
+    assert f'href="/run/{KEY}/review">review a sample</a>' in page

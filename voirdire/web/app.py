@@ -91,18 +91,21 @@ class Pages:
     def runs(self, request: Request) -> HTMLResponse:
         summaries, version = self.runs_version()
         sources = [*self.library.folders, *self.library.files]
-        return page("runs.html", runs=summaries, sources=sources, version=version)
+        labels = review.runs_column(self.library)  # people's labels, where a run has any
+        return page("runs.html", runs=summaries, sources=sources, version=version, labels=labels)
 
     def sessions(self, request: Request) -> HTMLResponse:
         key, index = self.run_index(request)
         query = Query.from_params(request.query_params)
+        labels, keep = review.session_labels(index, query.labels)  # people's labels: a column and a filter
         return page(
             "sessions.html",
             key=key,
             index=index,
             header=index.header(),
             query=query,
-            found=select(index, query),
+            found=select(index, query, keep),
+            labels=labels,
             choices=CHOICES,
             version=str(index.size),
             live=live(index),

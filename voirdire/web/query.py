@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from urllib.parse import urlencode
 
@@ -18,6 +18,7 @@ CHOICES = {
     "gold": ("", "right", "wrong", "unknown"),
     "failures": ("", "with", "without"),
     "errors": ("", "with", "without"),
+    "labels": ("", "labelled", "not labelled", "disagrees", "people disagree"),  # people's labels (web/review.py)
 }
 
 
@@ -31,6 +32,7 @@ class Query:
     gold: str = ""
     failures: str = ""
     errors: str = ""
+    labels: str = ""
     q: str = ""
     page: int = 1
 
@@ -78,9 +80,10 @@ class Page:
     decisions: list[str]
 
 
-def select(index: TranscriptIndex, query: Query) -> Page:
+def select(index: TranscriptIndex, query: Query, keep: Callable[[Attempt], bool] | None = None) -> Page:
+    """``keep``: a further filter from outside the transcript (``query.labels``: the labels sidecar's)."""
     attempts = index.sessions()
-    kept = [a for a in attempts if query.keeps(a)]
+    kept = [a for a in attempts if query.keeps(a) and (keep is None or keep(a))]
     if query.q:
         kept = _search(index, query.q, kept)
     pages = max(1, math.ceil(len(kept) / PAGE_SIZE))

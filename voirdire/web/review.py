@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import secrets
 import weakref
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -26,7 +27,7 @@ from voirdire.chat import chat_of
 from voirdire.transcript import append_label, current_labels, read_sidecar, sidecar_path, why_not_writable
 from voirdire.web.index import Attempt, TranscriptIndex
 from voirdire.web.render import render
-from voirdire.web.review_run import LabelRefused, ReviewRun, parse_sample, review_run
+from voirdire.web.review_run import Counts, LabelRefused, ReviewRun, count_labels, parse_sample, review_run, share
 
 MAX_BODY = 32 * 1024  # bytes of a label request: a comment's 2,000 characters, escaped, and the rest
 TOKEN_FIELD = "token"
@@ -190,6 +191,50 @@ def refuse(request: Request, status: int, message: str) -> Response:
     if wants_json(request):
         return JSONResponse({"saved": False, "error": message}, status_code=status)
     return page("error.html", status_code=status, status=status, detail=message, version="")
+
+
+LABEL_FILTERS = ("", "labelled", "not labelled", "disagrees", "people disagree")  # the sessions list's filter
+
+
+def index_counts(index: TranscriptIndex) -> Counts | None:
+    """The labels of the run behind ``index`` counted against its verdicts (None: no sidecar, or one unreadable);
+    read from the index and the sidecar only, so the lists stay cheap."""
+    if not sidecar_path(index.path).is_file():
+        return None
+    verdicts = {a.item_id or a.sid: a.accepted for a in index.sessions() if a.accepted is not None}
+    try:
+        return count_labels(read_sidecar(index.path), verdicts, verdict_set(index))
+    except VoirdireError:
+        return None
+
+
+def runs_column(library: Any) -> dict[str, str]:
+    """The runs list's labels column: run key → ``12 labelled · 83% agree · people differ on 2``."""
+    out = {}
+    for key, index in library.indexes():
+        c = index_counts(index)
+        if c is not None and c.by_item:
+            text = f"{c.labelled} labelled · {share(c.agree, c.given)} agree"
+            out[key] = text + (f" · people differ on {len(c.people_disagree)}" if c.people_disagree else "")
+    return out
+
+
+def session_labels(index: TranscriptIndex, choice: str) -> tuple[dict[str, str], Callable[[Attempt], bool] | None]:
+    """The sessions list's labels column (item id → ``2 · agrees``) and the filter ``choice`` keeps (None: all)."""
+    c = index_counts(index) or Counts()
+    marks = {}
+    for item, by in c.by_item.items():
+        word = ("people differ" if item in c.people_disagree else "disagrees" if item in c.disagree_items
+                else "agrees" if any(x.label is not None for x in by.values()) else "unsure")  # fmt: skip
+        marks[item] = f"{len(by)} · {word}"
+    tests: dict[str, Callable[[str], bool]] = {
+        "labelled": lambda i: i in c.by_item,
+        "not labelled": lambda i: i not in c.by_item,
+        "disagrees": lambda i: i in c.disagree_items,
+        "people disagree": lambda i: i in c.people_disagree,
+    }
+    test = tests.get(choice)
+    return marks, (None if test is None else (lambda a: test(a.item_id or a.sid)))
 
 
 def verdict_set(index: TranscriptIndex) -> dict[str, bool]:

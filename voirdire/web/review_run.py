@@ -71,25 +71,8 @@ class ReviewRun:
         return None if label.label is None else self.words.get(label.label)
 
     def counts(self, labels: Iterable[HumanLabel] | None = None) -> Counts:
-        c = Counts()
         verdicts = {s.item_id: s.accepted for s in self.run.judged()}
-        for (item, who), label in current_labels(self.labels() if labels is None else labels).items():
-            c.by_item.setdefault(item, {})[who] = label
-            mine = self.accepted(label)
-            if mine is None:
-                continue
-            c.given += 1
-            if mine == verdicts.get(item):
-                c.agree += 1
-            else:
-                c.disagree_items.add(item)
-        for item, by in c.by_item.items():
-            given = {self.accepted(x) for x in by.values()} - {None}
-            c.labelled += bool(given)
-            if len(given) > 1:
-                c.people_disagree.add(item)
-        c.annotators = len({who for by in c.by_item.values() for who in by})
-        return c
+        return count_labels(self.labels() if labels is None else labels, verdicts, self.words)
 
     def people(self, labels: Iterable[HumanLabel], items: Iterable[str] | None = None) -> HumanAgreement | None:
         """α and κ between annotators (``voirdire.certificate.human_agreement``) over ``items`` (default all);
@@ -151,6 +134,35 @@ class ReviewRun:
         if item not in {x["item_id"] for x in self.sample(sample.size, sample.seed)}:
             raise LabelRefused(f"item {item!r} is not in the sample --sample {sample.size} --seed {sample.seed}")
         return sample
+
+
+def count_labels(
+    labels: Iterable[HumanLabel], verdicts: Mapping[str, bool | None], words: Mapping[str, bool]
+) -> Counts:
+    """Each annotator's latest label of each item against ``verdicts`` (item → accepted) and against each other;
+    ``words``: the verdict set (a label's word → accepted)."""
+    c = Counts()
+
+    def accepted(label: HumanLabel) -> bool | None:
+        return None if label.label is None else words.get(label.label)
+
+    for (item, who), label in current_labels(labels).items():
+        c.by_item.setdefault(item, {})[who] = label
+        mine = accepted(label)
+        if mine is None:
+            continue
+        c.given += 1
+        if mine == verdicts.get(item):
+            c.agree += 1
+        else:
+            c.disagree_items.add(item)
+    for item, by in c.by_item.items():
+        given = {accepted(x) for x in by.values()} - {None}
+        c.labelled += bool(given)
+        if len(given) > 1:
+            c.people_disagree.add(item)
+    c.annotators = len({who for by in c.by_item.values() for who in by})
+    return c
 
 
 def parse_sample(size: str, seed: str) -> LabelSample:
