@@ -141,3 +141,14 @@ def test_the_viewer_page_and_export(tmp_path: Path) -> None:
     assert client.get(f"/run/t.jsonl/session/{wrong}").status_code == 200
     html = export_file(transcript, tmp_path / "page.html").read_text()
     assert 'id="certificate-section"' in html and "Krippendorff" in html and 'href="#s' in html
+
+
+def test_an_interval_that_does_not_contain_its_estimate_is_drawn() -> None:
+    """A bootstrap interval (BCa, percentile) need not contain its estimate; the interval plot draws it as it is."""
+    pytest.importorskip("matplotlib")
+    from voirdire.analysis import render
+    from voirdire.reports import IntervalChart
+
+    chart = IntervalChart("x", "Intervals", "estimate", ("F1", "κ"), (0.0, 0.5), (0.1, 0.2), (0.4, 0.7))
+    svg = render(chart, "svg").decode()
+    assert "Intervals" in svg and "F1" in svg and "0 [0.1, 0.4]" in svg

@@ -259,10 +259,12 @@ def _heatmap(fig: Any, ax: Any, chart: Heatmap) -> None:
 def _intervals(ax: Any, chart: IntervalChart) -> None:
     """One row per estimate, its interval as a bar through it and the values written at its right."""
     ys = list(range(len(chart.rows)))
-    below = [e - lo for e, lo in zip(chart.estimates, chart.lows, strict=True)]
-    above = [hi - e for e, hi in zip(chart.estimates, chart.highs, strict=True)]
-    ax.errorbar(chart.estimates, ys, xerr=[below, above], fmt="o", color=PALETTE[0], ecolor=PALETTE[0],
-                elinewidth=2, capsize=3, markersize=5)  # fmt: skip
+    # The interval as a bar of its own and the estimate as a dot: a bootstrap (BCa, percentile) interval need not
+    # contain its estimate, which an error bar around the estimate could not show.
+    ax.hlines(ys, chart.lows, chart.highs, color=PALETTE[0], linewidth=2)
+    ax.plot(list(chart.lows) + list(chart.highs), ys + ys, linestyle="none", marker="|", markersize=8,
+            color=PALETTE[0])  # fmt: skip
+    ax.plot(chart.estimates, ys, linestyle="none", marker="o", markersize=5, color=PALETTE[0])
     for y, e, lo, hi in zip(ys, chart.estimates, chart.lows, chart.highs, strict=True):
         ax.annotate(f"{e:.3g} [{lo:.3g}, {hi:.3g}]", (hi, y), xytext=(6, 0), textcoords="offset points",
                     va="center", fontsize=7.5, color="#4a4f55")  # fmt: skip
