@@ -69,6 +69,20 @@ def _text(value: str) -> str:
     return value if len(value) <= TEXT_MAX else value[:TEXT_MAX] + f"… ({len(value) - TEXT_MAX} more characters)"
 
 
+def _unreachable(url: str) -> str | None:
+    """Why nothing can be sent to ``url`` (its port refuses a connection, its name does not resolve), or None."""
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        socket.create_connection((parts.hostname or "", port), timeout=EXPORT_TIMEOUT_S).close()
+    except OSError as exc:
+        return f"cannot connect: {exc.strerror or type(exc).__name__}"
+    return None
+
+
 class _Exporter:
     """The OTLP exporter, counting what could not be sent: after the first failure every batch is dropped at
     once (no batch waits on a collector known to be down) and the run ends with one warning line."""
@@ -81,10 +95,14 @@ class _Exporter:
         self.sent = 0
         self.dropped = 0
         self.failure: str | None = None
+        self.reached = False
 
     def export(self, spans: Sequence[Any]) -> Any:
         from opentelemetry.sdk.trace.export import SpanExportResult
 
+        if self.failure is None and not self.reached:
+            self.failure = _unreachable(self.url)  # refused at once: no batch waits out the SDK's retries
+            self.reached = self.failure is None
         if self.failure is None:
             try:
                 result = self.inner.export(spans)
