@@ -93,7 +93,7 @@ def test_the_labels_sidecar_of_a_review_queue_gives_ppi(tmp_path: Path, capsys) 
     assert "the labels sidecar was not used" in cert["notes"][0]
 
 
-def test_a_score_gets_auroc_and_a_reliability_diagram(tmp_path: Path) -> None:
+def test_a_score_gets_auroc_and_a_reliability_diagram(tmp_path: Path, capsys) -> None:
     transcript, _ = qa_run(tmp_path, "qa_token_f1")
     cert = certificate_of(transcript)
     assert cert.calibration is not None and cert.calibration.scores is not None
@@ -101,6 +101,10 @@ def test_a_score_gets_auroc_and_a_reliability_diagram(tmp_path: Path) -> None:
     assert names == ["certificate-confusion", "certificate-intervals", "certificate-reliability"]
     reliability = cert.charts()[2]
     assert reliability.lines[0].y == tuple(b.accepted for b in cert.calibration.scores.bins)  # type: ignore[union-attr]
+    pytest.importorskip("matplotlib")
+    assert main(["report", str(transcript), "--plot", str(tmp_path / "charts")]) == 0  # beside the report's charts
+    drawn = {p.name for p in (tmp_path / "charts").iterdir()}
+    assert {"qa-grading-per-system.svg", "certificate-confusion.svg", "certificate-reliability.svg"} <= drawn
 
 
 def test_repeats_give_the_stability_section_and_its_chart(tmp_path: Path, capsys) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,13 +32,15 @@ def check_plots(args: argparse.Namespace) -> None:
             raise CLIError(f"--plot {args.plot}: cannot create the folder ({exc.strerror})") from None
 
 
-def write_plots(args: argparse.Namespace) -> None:
+def write_plots(args: argparse.Namespace, extra: Sequence[Any] = ()) -> None:
+    """``--plot DIR``: the transcript's charts, then ``extra`` ones (the report's certificate charts)."""
     if args.plot is None:
         return
     from voirdire.analysis import save, transcript_charts
 
     left: list[Any] = []  # charts with nothing to show: not drawn, one line each says why
     _, charts = transcript_charts(args.transcript, prices=load_prices(args.prices), left_out=left)
+    charts = [*charts, *extra]
     for x in left:
         print(f"not drawn: {x.name} ({x.reason})", file=sys.stderr)
     if not charts:

@@ -182,5 +182,5 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(mask_secrets(json.dumps(whole, indent=2, ensure_ascii=False)))
     else:
         print(mask_secrets(shown(report.text() + "\n" + cert.text())))
-    write_plots(args)
+    write_plots(args, cert.charts())  # the certificate's charts beside the report's
     return 0
