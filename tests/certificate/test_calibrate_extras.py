@@ -109,3 +109,15 @@ def test_each_disagreement_has_its_viewer_url(tmp_path: Path, capsys, monkeypatc
         assert found["url"] in capsys.readouterr().out
     finally:
         viewer.stop()
+
+
+def test_a_configuration_names_each_roles_model_and_settings() -> None:
+    from voirdire.certificate import configuration_of
+    from voirdire.transcript import RoleBinding, RunHeader
+
+    header = RunHeader(run_id="r", protocol="p", roles={
+        "examinee": RoleBinding(spec="openai:gpt-4o-mini"),
+        "examiner": RoleBinding(spec="openai:gpt-4o", temperature=0.7, seed=3, structured=True),
+    })  # fmt: skip
+    assert configuration_of(header) == "examinee=openai:gpt-4o-mini; examiner=openai:gpt-4o t=0.7 seed=3 structured"
+    assert configuration_of(RunHeader(run_id="r", protocol="p")) == "rules only"
