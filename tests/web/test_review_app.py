@@ -285,3 +285,27 @@ def test_the_lists_show_labels_and_the_sessions_list_filters_by_them(served: tup
     page = httpx.get(f"{v.url}run/{KEY}").text
     assert "2 · people differ" in page and "1 · agrees" in page and "1 · disagrees" in page
     assert f'href="/run/{KEY}/review">review a sample</a>' in page
+
+
+def test_labels_text_all_lines_and_calibrate_on_labels_not_from_one_sample(
+    served: tuple[Viewer, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    v, t = served
+    assert main(["labels", str(t)]) == 0
+    assert "no labels yet" in capsys.readouterr().out
+    assert post(v, agree(v, "q01", who="ann")).status_code == 200
+    assert post(v, {**agree(v, "q01", who="ann"), "reading": "disagree", "label": "incorrect"}).status_code == 200
+    assert post(v, agree(v, "q02", who="bob", comment="fine")).status_code == 200
+    assert main(["labels", str(t)]) == 0
+    text = capsys.readouterr().out
+    assert "3 lines, 2 shown" in text and "2 items labelled by 2 annotators; 1 of 2 labels agree" in text
+    assert main(["labels", str(t), "--all", "--json"]) == 0
+    assert [r["reading"] for r in json.loads(capsys.readouterr().out)] == ["agree", "disagree", "agree"]
+    assert main(["calibrate", str(t)]) == 2  # labels from session pages: not a sample voirdire drew
+    err = capsys.readouterr().err
+    assert "2 of the run's 12 items are labelled, not all from one review queue's sample" in err
+    assert main(["calibrate", str(t), "--labels-are-random", "--json"]) == 0
+    c = json.loads(capsys.readouterr().out)
+    assert c["agreement"]["items"] == 2 and "declared by --labels-are-random" in " ".join(c["assumptions"])
+    assert main(["labels", str(t.with_name("missing.jsonl"))]) != 0
+    assert "missing.jsonl: no such transcript" in capsys.readouterr().err
