@@ -1,7 +1,7 @@
 """Micro-benchmark of the OpenAI client alone: CPU per call and wall, per transport, against a lean fake endpoint.
 
     python bench/transport.py [--requests 5000] [--concurrency 200] [--latency-ms 50] [--repeat 3]
-                              [--transports raw,raw-tuned,httpx] [--max-connections 256] [--json FILE]
+                              [--transports raw,raw-tuned,httpx,aiohttp] [--max-connections 256] [--json FILE]
 
 The endpoint is a raw asyncio HTTP/1.1 keep-alive server in a process of its own that answers every
 ``POST .../chat/completions`` with the same chat completion after ``--latency-ms``; it counts the connections it
@@ -13,7 +13,9 @@ chat requests with ``--concurrency`` in flight, and reports its process CPU time
 raw         a bare driver on ``openai.AsyncOpenAI()`` with the SDK's defaults (its own HTTP pool)
 raw-tuned   the same driver on an ``AsyncOpenAI`` given one pool of ``--max-connections`` kept-alive connections
             and a semaphore of as many requests in flight
-httpx       voirdire's ``OpenAIChatClient`` (plain POSTs on its own pools)
+httpx       voirdire's ``OpenAIChatClient`` (plain POSTs on its own pools) on httpx (``VOIRDIRE_TRANSPORT=httpx``,
+            pools of 16: today's path before aiohttp)
+aiohttp     the same client on aiohttp (``VOIRDIRE_TRANSPORT=aiohttp``, the default: one connector)
 =========== ===================================================================================================
 
 The voirdire row includes everything voirdire does per call: autogen messages to JSON, the endpoint's
@@ -37,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-TRANSPORTS = ("raw", "raw-tuned", "httpx")
+TRANSPORTS = ("raw", "raw-tuned", "httpx", "aiohttp")
 MODEL = "bench-model"
 # A short cross-examination turn: the shape (system, user, assistant, user) and size of a real one.
 MESSAGES = [
@@ -201,6 +203,7 @@ async def make_sender(transport: str, url: str, max_connections: int) -> Any:
     from voirdire.models.openai import OpenAIChatClient
 
     os.environ["VOIRDIRE_MAX_CONNECTIONS"] = str(max_connections)
+    os.environ["VOIRDIRE_TRANSPORT"] = transport
     messages = [
         SystemMessage(content=text)
         if role == "system"

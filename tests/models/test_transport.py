@@ -53,9 +53,12 @@ async def failure(url: str, fault: str) -> BaseException:
         ("hang", "", ReplyTimeout, True, "ReplyTimeout: no complete reply within 2 s (timeout)"),
     ],
 )
+@pytest.mark.parametrize("transport", ["aiohttp", "httpx"])  # both HTTP libraries (VOIRDIRE_TRANSPORT) alike
 async def test_every_fault_is_one_of_voirdires_errors(
-    fault: str, path: str, kind: type[BaseException], transient: bool, text: str
+    fault: str, path: str, kind: type[BaseException], transient: bool, text: str, transport: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setenv("VOIRDIRE_TRANSPORT", transport)
     exc = await failure(path, fault)
     assert type(exc) is kind and is_transient(exc) is transient
     assert describe(exc).startswith(text), describe(exc)
@@ -169,13 +172,17 @@ async def test_requests_in_flight_are_capped_at_the_pool_and_every_connection_is
     assert counts.requests == 60 and counts.peak == 5 and counts.connections == 5
 
 
-async def test_the_connections_are_held_in_pools_of_sixteen(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("transport", "pools"), [("httpx", 3), ("aiohttp", 1)])
+async def test_the_connections_are_held_in_pools_of_sixteen_on_httpx_one_on_aiohttp(
+    monkeypatch: pytest.MonkeyPatch, transport: str, pools: int
+) -> None:
     monkeypatch.setenv("VOIRDIRE_MAX_CONNECTIONS", "40")
+    monkeypatch.setenv("VOIRDIRE_TRANSPORT", transport)
     async with slow_endpoint(0.05) as (url, counts):
         client = OpenAIChatClient("m", base_url=url, api_key=NO_KEY)
         await asyncio.gather(*(client.complete(QUESTION, {}) for _ in range(60)))
         shards = client_module._ENDPOINTS[url].shards
-        assert [s.in_flight for s in shards] == [0, 0, 0] and len(shards) == 3  # 16 + 16 + 8
+        assert [s.in_flight for s in shards] == [0] * pools  # httpx: 16 + 16 + 8; aiohttp: 40 in one
         await client.close()
     assert counts.peak == 40 and counts.connections == 40
 
@@ -227,3 +234,11 @@ async def test_a_client_used_in_a_new_event_loop_gets_that_loops_pool() -> None:
         assert client._endpoint is not old and client_module._ENDPOINTS[server.url] is client._endpoint
         await client.close()
     assert len(server.log) == 2
+
+
+def test_an_unknown_transport_is_refused_naming_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    from voirdire.models import ModelSpecError
+
+    monkeypatch.setenv("VOIRDIRE_TRANSPORT", "curl")
+    with pytest.raises(ModelSpecError, match="VOIRDIRE_TRANSPORT='curl': expected one of aiohttp, httpx"):
+        OpenAIChatClient("m", base_url="http://127.0.0.1:9/v1", api_key=NO_KEY)

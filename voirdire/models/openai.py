@@ -64,13 +64,22 @@ from voirdire.models.base import (
     text_of,
 )
 from voirdire.models.limiter import AdaptiveLimit, Outcome, endpoint_limit, forget_endpoint
+from voirdire.models.transport import (
+    Answer,
+    Pool,
+    connection_errors,
+    new_pool,
+    pool_size,
+    refused_errors,
+    timeout_errors,
+    transport_name,
+)
 
 # Generation settings passed through to the API; anything else in a role's arguments is voirdire's own.
 _SENT = ("max_tokens", "temperature", "seed", "top_p", "stop")
 CHAT_TIMEOUT_S = 30.0
 """The default deadline of one chat request: a bounded reply (256 tokens unless set) from a hosted model comes well
 within it; a slow local server needs a larger per-role ``timeout``."""
-CONNECT_TIMEOUT_S = 10.0
 NO_KEY = "not-needed"
 """Sent where a server needs no key: servers that check for one get a placeholder, and no real key goes where it
 was not named."""
@@ -87,7 +96,8 @@ DEFAULT_MAX_CONNECTIONS = 256
 at a time is never held back by it (a model's latency, seconds, not the client's CPU, bounds such a run). A pool
 opens connections only as requests need them."""
 POOL_SHARD = 16
-"""Connections per pool of an endpoint's: 16 cost 0.50 ms CPU a call at 200 in flight, one pool of 256 0.76 ms."""
+"""Connections per httpx pool of an endpoint's: 16 cost 0.50 ms CPU a call at 200 in flight, one pool of 256 0.76
+ms. aiohttp's connector has no such cost: one pool holds the endpoint's connections (``transport.pool_size``)."""
 
 
 def max_connections() -> int:
@@ -126,7 +136,7 @@ class _Endpoint:
         self.loop = loop
         self.users = 0
         self.cap = cap
-        self.shard_size = min(cap, POOL_SHARD)
+        self.shard_size = pool_size(cap, POOL_SHARD)
         self.shards: list[_Shard] = []
         self.limit: AdaptiveLimit = endpoint_limit(url, cap)
 
@@ -148,25 +158,19 @@ class _Endpoint:
         if _ENDPOINTS.get(self.url) is self:
             del _ENDPOINTS[self.url]
         for shard in self.shards:
-            await shard.http.aclose()
+            await shard.pool.close()
 
 
 class _Shard:
-    """One HTTP/1.1 keep-alive pool of an endpoint's: ``size`` connections, every one of them kept alive."""
+    """One HTTP/1.1 keep-alive pool of an endpoint's (``voirdire.models.transport``): ``size`` connections, every
+    one of them kept alive, and the requests in flight on it. Requests are capped at the pool's size
+    (``_Endpoint.take``), so a connection is never opened only to be dropped. Redirects are never followed: a key
+    header travels with a followed request (HTTP libraries strip Authorization across hosts, not x-api-key or
+    api-key), so a redirect is an error naming its target (``_redirect_error``), for every provider alike."""
 
     def __init__(self, size: int) -> None:
-        http = _http()
         self.in_flight = 0
-        # max_keepalive = max_connections: requests are capped at the pool's size (``_Endpoint.take``), so a
-        # connection is never opened only to be dropped. Redirects are never followed: a key header travels with
-        # a followed request (the HTTP library strips Authorization across hosts, not x-api-key or api-key), so a
-        # redirect is an error naming its target (``_redirect_error``), for every provider alike.
-        self.http = http.AsyncClient(
-            limits=http.Limits(max_connections=size, max_keepalive_connections=size),
-            timeout=_http_timeout(CHAT_TIMEOUT_S),
-            follow_redirects=False,
-            verify=_tls_context(),
-        )
+        self.pool: Pool = new_pool(size, _tls_context())
 
 
 _ENDPOINTS: dict[str, _Endpoint] = {}
@@ -194,11 +198,11 @@ class OpenAIChatClient(TextOnlyClient):
         self.endpoint = base_url or OPENAI_URL
         self.timeout = timeout
         self._cap = max_connections()
+        transport_name()  # a bad VOIRDIRE_TRANSPORT stops the command here, before anything runs
         self._create_args = {"model": model}  # read by client labels
         self._url = _chat_url(self.endpoint)
         self._headers = _headers(api_key)
         self._endpoint: _Endpoint | None = None
-        self._timeouts: dict[float, Any] = {}
 
     def _attach(self) -> _Endpoint:
         """The endpoint's shared pool and limit in the running loop; made by the first client that sends."""
@@ -257,7 +261,7 @@ class OpenAIChatClient(TextOnlyClient):
                     outcome, cause = Outcome.REFUSED, str(exc)
                 raise
             except ModelConnectionError as exc:
-                if isinstance(exc.__cause__, _http().ConnectError):  # refused, or no such host: nothing listening
+                if isinstance(exc.__cause__, refused_errors()):  # refused, or no such host: nothing listening
                     outcome, cause = Outcome.REFUSED, f"{type(exc.__cause__).__name__}: {exc.__cause__}"
                 raise
             outcome = Outcome.OK
@@ -275,27 +279,20 @@ class OpenAIChatClient(TextOnlyClient):
     async def _post_json(self, shard: _Shard, body: dict[str, Any], deadline: float) -> Any:
         """POST the body on one of the endpoint's pools; the decoded JSON reply, or voirdire's error for what went
         wrong."""
-        http = shard.http
-        request = http.build_request(
-            "POST", self._url, content=_encode(body), headers=self._headers, timeout=self._timeout(deadline)
-        )
         cap = reply_byte_cap(int(body.get("n") or 1))
         try:
             # Streamed, so the body is read only up to its cap: a server that ignores max_tokens (or never ends its
             # body) costs at most the cap in memory, never the whole of what it sends.
-            response = await http.send(request, stream=True)
-            try:
-                if 300 <= response.status_code < 400:
-                    raise _redirect_error(response, self._url)
-                if response.status_code >= 400:
-                    raise _status_error(response, await _read_capped(response, ERROR_BODY_BYTES))
-                content = await _read_capped(response, cap)
-            finally:
-                await response.aclose()  # past the cap: the connection is closed, the rest never read
-        except _timeout_errors() as exc:
+            answer = await shard.pool.post(self._url, _encode(body), self._headers, deadline, cap, ERROR_BODY_BYTES)
+        except timeout_errors() as exc:
             raise TimeoutError(str(exc)) from exc
-        except _connection_errors() as exc:  # refused, reset, dropped, a body cut off mid-transfer
+        except connection_errors() as exc:  # refused, reset, dropped, a body cut off mid-transfer
             raise ModelConnectionError(f"no answer from {redact_url(self.endpoint)}") from exc
+        if 300 <= answer.status < 400:
+            raise _redirect_error(answer, self._url)
+        if answer.status >= 400:
+            raise _status_error(answer, answer.body)
+        content = answer.body
         if content is None:
             raise InvalidReply(
                 f"HTTP 200 whose body runs to more than {cap:,} bytes, more than {MAX_REPLY_CHARS_ENV}="
@@ -305,12 +302,6 @@ class OpenAIChatClient(TextOnlyClient):
             return json.loads(content)
         except ValueError as exc:  # not JSON, or not text at all (UnicodeDecodeError)
             raise InvalidReply(f"HTTP 200 whose body is not a JSON {self.reply_name} ({type(exc).__name__})") from exc
-
-    def _timeout(self, deadline: float) -> Any:
-        found = self._timeouts.get(deadline)
-        if found is None:
-            found = self._timeouts[deadline] = _http_timeout(deadline)
-        return found
 
     async def complete(self, messages: Sequence[LLMMessage], args: Mapping[str, Any], n: int = 1) -> Completion:
         timeout = args.get(TIMEOUT_ARG)
@@ -426,7 +417,7 @@ REDIRECT_CODE = "redirect"
 """The ``code`` of the error for a redirect answer: a refusal like a 401, since every call to that URL gets one."""
 
 
-def _redirect_error(response: Any, url: str) -> ModelHTTPError:
+def _redirect_error(response: Answer, url: str) -> ModelHTTPError:
     """The error for a 3xx answer: never followed (a model call carries its key), the target named redacted (no
     credentials, no query string), not retried (the next attempt is redirected too)."""
     location = response.headers.get("location") or ""
@@ -435,7 +426,7 @@ def _redirect_error(response: Any, url: str) -> ModelHTTPError:
     except ValueError:  # a Location urllib cannot split (a bad port, an unclosed [)
         target = "a URL that is not valid"
     return http_error(
-        response.status_code,
+        response.status,
         f"redirected to {target}; not followed: a model call's redirect would carry its key elsewhere. If that "
         "is where the model is, put that URL in the model spec",
         code=REDIRECT_CODE,
@@ -458,20 +449,7 @@ def reply_byte_cap(n: int = 1) -> int:
     return REPLY_BYTES_PER_CHAR * max_reply_chars() * max(1, n) + REPLY_OVERHEAD_BYTES
 
 
-async def _read_capped(response: Any, cap: int) -> bytes | None:
-    """A streamed response's body (decoded: gzip and the like counted as they unpack), or None once it runs past
-    ``cap`` bytes, when reading stops."""
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in response.aiter_bytes():
-        size += len(chunk)
-        if size > cap:
-            return None
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-def _status_error(response: Any, content: bytes | None) -> ModelHTTPError:
+def _status_error(response: Answer, content: bytes | None) -> ModelHTTPError:
     """The error for an HTTP error answer: the server's ``error.message`` and ``error.code`` when its body is the
     OpenAI error object, else the start of the body, else the status's reason. ``content``: the body, None when it
     was longer than was read."""
@@ -488,9 +466,8 @@ def _status_error(response: Any, content: bytes | None) -> ModelHTTPError:
     elif isinstance(error, str):
         message = error
     if not message:
-        message = content[:200].decode("utf-8", "replace").strip() or response.reason_phrase
-    headers = {name.lower(): value for name, value in response.headers.items()}
-    return http_error(response.status_code, " ".join(message.split()), code=code, headers=headers)
+        message = content[:200].decode("utf-8", "replace").strip() or response.reason
+    return http_error(response.status, " ".join(message.split()), code=code, headers=response.headers)
 
 
 @functools.cache
@@ -505,24 +482,9 @@ def _sdk_version() -> str:
     return importlib.metadata.version("openai")
 
 
-def _timeout_errors() -> tuple[type[BaseException], ...]:
-    return (_http().TimeoutException,)
-
-
-def _connection_errors() -> tuple[type[BaseException], ...]:
-    # anyio's EndOfStream and ssl errors can escape httpx2 unmapped.
-    import anyio
-
-    return (_http().RequestError, ssl.SSLError, anyio.EndOfStream)
-
-
 def _encode(body: dict[str, Any]) -> bytes:
     """The request body as the SDK (through httpx) would write it: compact, UTF-8, no NaN."""
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
-
-
-def _http_timeout(seconds: float) -> Any:
-    return _http().Timeout(seconds, connect=min(seconds, CONNECT_TIMEOUT_S))
 
 
 def openai_client(model: str | None, *, spec_text: str, api_key: str) -> OpenAIChatClient:
