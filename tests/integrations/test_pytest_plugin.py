@@ -38,7 +38,8 @@ def pytest_run(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "VOIRDIRE_"))}
     env["HF_HUB_OFFLINE"] = "1"
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "test_claims.py", *args],
+        # Phoenix's client plugin (installed beside voirdire here) would import all of Phoenix into each run
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:phoenix", "test_claims.py", *args],
         cwd=folder, env=env, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
 
