@@ -309,3 +309,16 @@ def test_labels_text_all_lines_and_calibrate_on_labels_not_from_one_sample(
     assert c["agreement"]["items"] == 2 and "declared by --labels-are-random" in " ".join(c["assumptions"])
     assert main(["labels", str(t.with_name("missing.jsonl"))]) != 0
     assert "missing.jsonl: no such transcript" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("size", "seed"), [(1, 0), (5, 7), (12, 3), (200, 7)])
+def test_the_viewer_draws_calibrates_sample_from_its_index(transcript: Path, size: int, seed: int) -> None:
+    from voirdire.web.index import TranscriptIndex
+    from voirdire.web.review_run import indexed_run
+
+    index = TranscriptIndex(transcript, persist=False)
+    index.refresh()
+    viewer = [(x["item_id"], x["session_id"]) for x in indexed_run(index).sample(size, seed)]
+    calibrate = [(x["item_id"], x["session_id"]) for x in sample_lines(read_run(transcript), size, seed)]
+    assert viewer == calibrate and len(viewer) == min(size, ITEMS)
+    assert indexed_run(index).words == read_run(transcript).decisions() == {"correct": True, "incorrect": False}

@@ -27,7 +27,7 @@ from voirdire.chat import chat_of
 from voirdire.transcript import append_label, current_labels, read_sidecar, sidecar_path, why_not_writable
 from voirdire.web.index import Attempt, TranscriptIndex
 from voirdire.web.render import render
-from voirdire.web.review_run import Counts, LabelRefused, ReviewRun, count_labels, parse_sample, review_run, share
+from voirdire.web.review_run import Counts, LabelRefused, ReviewRun, count_labels, indexed_run, parse_sample, share
 
 MAX_BODY = 32 * 1024  # bytes of a label request: a comment's 2,000 characters, escaped, and the rest
 TOKEN_FIELD = "token"
@@ -55,7 +55,7 @@ class Review:
         if reason is not None:
             return refuse(request, 409, f"labels cannot be written here: {reason}")
         try:
-            rr = review_run(index.path)
+            rr = indexed_run(index)
             label = rr.check(form)
             append_label(index.path, label)
         except LabelRefused as exc:
@@ -81,7 +81,7 @@ class Review:
             return page("review.html", key=key, choose=True, items=_items(index), version="")
         try:
             sample = parse_sample(params.get("sample", ""), params.get("seed", ""))
-            rr = review_run(index.path)
+            rr = indexed_run(index)
             drawn = rr.sample(sample.size, sample.seed)
             labels = rr.labels()
         except VoirdireError as exc:

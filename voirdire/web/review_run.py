@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from voirdire.base import VoirdireError
-from voirdire.certificate import HumanAgreement, Run, human_agreement, read_run, sample_lines
+from voirdire.certificate import HumanAgreement, Judged, Run, human_agreement, read_run, sample_lines
 from voirdire.transcript import (
     MAX_COMMENT,
     MAX_NAME,
@@ -189,6 +189,25 @@ def review_run(path: str | Path) -> ReviewRun:
             _RUNS.move_to_end(key)
             return _RUNS[key]
     found = ReviewRun(p, read_run(p))
+    with _RUNS_LOCK:
+        _RUNS[key] = found
+        while len(_RUNS) > 8:
+            _RUNS.popitem(last=False)
+    return found
+
+
+def indexed_run(index: Any) -> ReviewRun:
+    """The run behind a viewer's ``index`` (``voirdire.web.index.TranscriptIndex``) read from the index alone, once
+    per version of the file: each session's counting attempt, its item, decision and accept/reject, as ``read_run``
+    reads them from the whole transcript (the sample depends on the item ids only), without parsing it again."""
+    key = (index.path.resolve(), index.size, -1)
+    with _RUNS_LOCK:
+        if key in _RUNS:
+            _RUNS.move_to_end(key)
+            return _RUNS[key]
+    header = index.header()
+    sessions = [Judged(a.sid, a.item_id or a.sid, a.decision, a.accepted, None) for a in index.sessions()]
+    found = ReviewRun(index.path, Run(str(index.path), header.protocol if header else "", sessions, ""))
     with _RUNS_LOCK:
         _RUNS[key] = found
         while len(_RUNS) > 8:
