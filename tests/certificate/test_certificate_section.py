@@ -156,3 +156,16 @@ def test_an_interval_that_does_not_contain_its_estimate_is_drawn() -> None:
     chart = IntervalChart("x", "Intervals", "estimate", ("F1", "κ"), (0.0, 0.5), (0.1, 0.2), (0.4, 0.7))
     svg = render(chart, "svg").decode()
     assert "Intervals" in svg and "F1" in svg and "0 [0.1, 0.4]" in svg
+
+
+def test_report_json_with_the_certificate_is_strict_json(capsys) -> None:
+    """An undefined number is null, as the report's own JSON writes it, never a bare NaN."""
+    fixtures = Path(__file__).resolve().parent.parent / "core" / "report_fixtures"
+
+    def refuse(constant: str) -> None:
+        raise AssertionError(f"bare {constant} in the JSON")
+
+    for name in ("dcr-correlation", "qa_entailment-aurocs-error", "ays"):
+        capsys.readouterr()
+        assert main(["report", str(fixtures / f"{name}.jsonl"), "--json"]) == 0
+        assert "certificate" in json.loads(capsys.readouterr().out, parse_constant=refuse)

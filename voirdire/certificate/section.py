@@ -12,6 +12,7 @@ reports' chart types and drawn by ``voirdire.analysis``, like every other chart.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
@@ -214,7 +215,7 @@ def certificate_of(
         transcript=str(path), protocol=run.protocol, level=level or None, seed=seed,
         intervals=[i for i in report_intervals(report) if i.reason != OFF], calibration=calibration,
         no_calibration=why,
-        stability=stability.model_dump(mode="json") if stability is not None else None,
+        stability=json.loads(stability.model_dump_json()) if stability is not None else None,
         no_stability=None if stability is not None else "each item examined once: run with --repeats N",
         guarantees=guarantees, verdicts=verdicts, notes=notes,
     )  # fmt: skip

@@ -96,7 +96,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     c = calibrate(run, labels, source=source, random_labels=random_labels, level=args.ci, seed=args.ci_seed,
                   resamples=args.resamples, url=viewer_urls(args.viewer_url, args.transcript))
     if args.json:
-        print(mask_secrets(json.dumps(c.model_dump(mode="json"), indent=1, ensure_ascii=False)))
+        print(mask_secrets(json.dumps(json.loads(c.model_dump_json()), indent=1, ensure_ascii=False)))
     else:
         print(mask_secrets(shown(c.text(limit=args.rows))))
     return 0

@@ -178,7 +178,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         cert = certificate_of(path, report, level=args.ci)
     # Masked like a run's output: model labels (endpoints) now appear in the usage lines and JSON.
     if args.json:
-        whole = {**report.model_dump(mode="json"), "certificate": cert.model_dump(mode="json")}
+        # through pydantic's JSON, which writes an undefined number (nan) as null, never as bare NaN
+        whole = {**json.loads(report.model_dump_json()), "certificate": json.loads(cert.model_dump_json())}
         print(mask_secrets(json.dumps(whole, indent=2, ensure_ascii=False)))
     else:
         print(mask_secrets(shown(report.text() + "\n" + cert.text())))
