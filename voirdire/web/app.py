@@ -25,7 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from voirdire.chat import chat_of
 from voirdire.reports import Prices, load_prices, run_cost
-from voirdire.web import certificate, compare, review
+from voirdire.web import certificate, compare, review, search
 from voirdire.web.catalog import Library, RunSummary
 from voirdire.web.errors import ViewerError
 from voirdire.web.export import export_html
@@ -200,6 +200,7 @@ def routes(pages: Pages) -> list[BaseRoute]:
         *compare.routes(pages),  # a run's charts, comparing runs
         *certificate.routes(pages),  # a run's certificate (voirdire.web.certificate)
         *review.routes(pages),  # the labelling queue and the one POST that writes (labels beside a transcript)
+        *search.routes(pages),  # search across runs (voirdire.web.search)
         Route("/run/{key}/session/{sid:path}", pages.session),
         Mount("/static", static, name="static"),
     ]
