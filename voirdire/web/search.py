@@ -319,6 +319,10 @@ class RunSearch:
         with self.lock:
             con = self._open()
             try:
+                if q.protocol is not None and not con.execute(
+                    "SELECT 1 FROM runs WHERE lower(protocol) = ?", (q.protocol,)
+                ).fetchone():
+                    return []  # no run of that protocol here: its turns are not scanned
                 rows = con.execute(sql, args).fetchall()
             except sqlite3.OperationalError as exc:
                 raise QueryError(f"search: {exc}") from None
