@@ -74,6 +74,7 @@ VIEWS = Views(
             ),
         ),
         subject=Column(key="candidate", label="final candidate"),
+        score="score",  # Ẑ, the share of sentences consistent (Eq. 3): what calibrate's AUROC reads
     ),
     folded=("evaluator", "converter", "improver"),
 )

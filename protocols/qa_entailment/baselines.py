@@ -90,6 +90,9 @@ class TokenF1Grading(_Baseline):
     name = "qa_token_f1"
     evaluator = "f1"
     Params = TokenF1Params
+    # The token F1 is the score the threshold decides on (Tables 3/13's AUROC baseline): calibrate reads it.
+    display = _Baseline.display.model_copy(update={"views": _Baseline.display.views.model_copy(update={
+        "verdict": _Baseline.display.views.verdict.model_copy(update={"score": "f1"})})})  # fmt: skip
 
     async def run(self, item: QAItem, session: Session) -> Verdict:
         session.enter("match")

@@ -121,3 +121,16 @@ def test_a_configuration_names_each_roles_model_and_settings() -> None:
     })  # fmt: skip
     assert configuration_of(header) == "examinee=openai:gpt-4o-mini; examiner=openai:gpt-4o t=0.7 seed=3 structured"
     assert configuration_of(RunHeader(run_id="r", protocol="p")) == "rules only"
+
+
+def test_the_score_is_the_one_the_display_hints_name(tmp_path: Path, capsys) -> None:
+    from voirdire.registry import registrations
+    from voirdire.transcript import load
+
+    transcript, _ = run_of(tmp_path, "qa_token_f1")
+    header = load(transcript).header
+    assert header is not None and header.display.views.verdict.score == "f1"
+    assert registrations()["dcr"].protocol.display.views.verdict.score == "score"
+    assert registrations()["qa_lexical"].protocol.display.views.verdict.score == ""
+    # --score names another statistic: a boolean one is no score, so there is no AUROC
+    assert calibrate_json(capsys, str(transcript), "--score", "judgment")["scores"] is None

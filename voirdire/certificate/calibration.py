@@ -36,8 +36,8 @@ from voirdire.certificate.scores import ScoreAgreement, score_agreement
 from voirdire.certificate.stability import one_per_item, repeated_sessions
 from voirdire.transcript import RunHeader, load
 
-# The verdict statistics read as the verdict's score (for AUROC and the reliability diagram), first found first:
-# a score in [0, 1] that the accept/reject decision thresholds (DCR's Ẑ, the token F1 of QA grading).
+# For transcripts whose run header names no score (written before ``views.verdict.score``): the verdict statistics
+# read as its score, first found first (DCR's Ẑ, QA grading's token F1, as those protocols' hints now name them).
 SCORE_STATISTICS = ("score", "f1")
 
 RANDOM_ASSUMPTION = (
@@ -163,7 +163,8 @@ def _by_parameters(sessions: list[Judged]) -> list[Judged]:
 
 def read_run(path: str | Path, *, score: str | None = None, by_parameters: bool = True) -> Run:
     """A transcript's sessions (the attempt of each that counts), their verdicts, gold and score where known;
-    ``score``: the verdict statistic read as its score (default: the first of ``SCORE_STATISTICS``)."""
+    ``score``: the verdict statistic read as its score (default: the one the run header's display hints name,
+    ``views.verdict.score``, else the first of ``SCORE_STATISTICS`` the verdicts carry)."""
     p = Path(path)
     if not p.is_file():
         raise CalibrationError(f"{path}: no such transcript")
@@ -178,8 +179,11 @@ def read_run(path: str | Path, *, score: str | None = None, by_parameters: bool 
     configurations = {h.run_id: configuration_of(h) for h in t.headers}
     parameters = {h.run_id: tuple(sorted((k, json.dumps(v, sort_keys=True)) for k, v in h.parameters.items()))
                   for h in t.headers}  # fmt: skip
-    verdicts = [x.verdict.statistics for x in t.sessions.values() if x.verdict is not None]
-    score = score or next((k for k in SCORE_STATISTICS if any(score_of(v, k) is not None for v in verdicts)), "")
+    # the verdict's score: the statistic the display hints name (views.verdict.score), as they name gold's
+    score = score or (header.display.views.verdict.score if header is not None else "")
+    if not score:  # a header written before the hint
+        verdicts = [x.verdict.statistics for x in t.sessions.values() if x.verdict is not None]
+        score = next((k for k in SCORE_STATISTICS if any(score_of(v, k) is not None for v in verdicts)), "")
     for sid, s in t.sessions.items():
         v = s.verdict
         item_id = s.item_id or sid

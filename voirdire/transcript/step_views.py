@@ -77,6 +77,9 @@ class VerdictView(BaseModel):
         None, description="the text examined, shown when it is none of the item's values (a generated claim)"
     )
     gold: str = Field("", description="statistics key holding whether the verdict agrees with the gold label")
+    score: str = Field(
+        "", description="statistics key holding the verdict's score, the number its decision thresholds (for AUROC)"
+    )
 
 
 class Views(BaseModel):
