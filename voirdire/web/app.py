@@ -25,7 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from voirdire.chat import chat_of
 from voirdire.reports import Prices, load_prices, run_cost
-from voirdire.web import certificate, compare, review, search
+from voirdire.web import across, certificate, compare, review, search
 from voirdire.web.catalog import Library, RunSummary
 from voirdire.web.errors import ViewerError
 from voirdire.web.export import export_html
@@ -201,6 +201,7 @@ def routes(pages: Pages) -> list[BaseRoute]:
         *certificate.routes(pages),  # a run's certificate (voirdire.web.certificate)
         *review.routes(pages),  # the labelling queue and the one POST that writes (labels beside a transcript)
         *search.routes(pages),  # search across runs (voirdire.web.search)
+        *across.routes(pages),  # one item's sessions in every run (voirdire.web.across)
         Route("/run/{key}/session/{sid:path}", pages.session),
         Mount("/static", static, name="static"),
     ]
