@@ -14,6 +14,8 @@ b   a token bucket admits ``--rate`` requests a second (``--burst`` tokens at mo
 c   no faults
 === ===============================================================================================================
 
+The client's HTTP library is voirdire's default (aiohttp) unless ``VOIRDIRE_TRANSPORT=httpx`` is set.
+
 Reported per scenario: failed sessions, wall (from the first request the server got to the last), requests
 answered and refused, the endpoint's limit (sampled every 50 ms: its median once settled), and for ``b`` the
 sustained throughput of answered requests: their count per second from 2 s after the first request to the moment
