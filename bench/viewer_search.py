@@ -121,7 +121,7 @@ def main() -> None:
 
     from voirdire.web.app import create_app
 
-    client = TestClient(create_app(Library([folder], persist=False), prices={}), base_url="http://127.0.0.1")
+    client = TestClient(create_app(Library([folder], persist=False)), base_url="http://127.0.0.1")
     page_times = []
     for _ in range(args.repeat + 1):
         t = time.perf_counter()

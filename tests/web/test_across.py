@@ -41,8 +41,8 @@ def client(tmp_path: Path) -> TestClient:
           {"t1": ("t1", claim, ["In Paris.", "In Lyon."], "incorrect")})
     write(tmp_path / "rep.jsonl", "dcr", "ollama:llama3",
           {"t1@r1": ("t1", claim, ["In Paris.", "On the Seine."], "correct"), "t1@r2": ("t1", claim, [], "correct")})
-    write(tmp_path / "renamed.jsonl", "dcr", "ollama:llama3", {"x9": ("x9", claim, ["Berlin."], "incorrect")})  # fmt: skip
-    return TestClient(create_app(Library([tmp_path], persist=False), prices={}), base_url="http://127.0.0.1")
+    write(tmp_path / "renamed.jsonl", "dcr", "ollama:llama3", {"x9": ("x9", claim, ["Berlin."], "incorrect")})
+    return TestClient(create_app(Library([tmp_path], persist=False)), base_url="http://127.0.0.1")
 
 
 def rows(page: str) -> list[str]:

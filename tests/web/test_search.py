@@ -234,7 +234,7 @@ def test_bad_queries_say_what_is_wrong() -> None:
 
 
 def test_the_search_page_links_each_hit_to_its_turn(folder: Path) -> None:
-    client = TestClient(create_app(Library([folder], persist=False), prices={}), base_url="http://127.0.0.1")
+    client = TestClient(create_app(Library([folder], persist=False)), base_url="http://127.0.0.1")
     page = client.get("/search", params={"q": "role:examiner river"})
     assert page.status_code == 200
     links = re.findall(r'href="(/run/([^/"]+)/session/([^"?#]+)\?prompts=1#(m\d+))"', page.text)

@@ -26,6 +26,7 @@ from markupsafe import Markup
 
 from voirdire.base import shown
 from voirdire.chat import Bubble, Chat, Turn
+from voirdire.web.evidence import evidence_targets
 
 # ANSI SGR foreground codes (display hints) -> the CSS colour classes of viewer.css
 _ANSI = {str(n) for n in (*range(30, 38), *range(90, 98))}
@@ -163,6 +164,7 @@ def environment() -> Environment:
         bubble_model=bubble_model,
         rule_roles=rule_roles,
         is_bubble=lambda t: isinstance(t, Bubble),
+        evidence_targets=evidence_targets,  # the turn each evidence line names (voirdire.web.evidence)
         kind=lambda t: type(t).__name__.lower(),
     )
     return env
