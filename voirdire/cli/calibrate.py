@@ -64,7 +64,7 @@ def register(sub: Any) -> None:
                    help="confidence level (default 0.95; 0: every figure without its interval)")  # fmt: skip
     p.add_argument("--score", metavar="STATISTIC",
                    help="the verdict statistic read as its score for AUROC and the reliability diagram (default: "
-                   "the one the run header's display hints name: DCR's Ẑ, QA grading's token F1)")  # fmt: skip
+                   "the one the run header's display hints name, where the protocol has one)")  # fmt: skip
     p.add_argument("--viewer-url", metavar="URL",
                    help="the viewer's address (http://127.0.0.1:7788/) or a pattern with {key} and {session}: "
                    "each disagreement gets the URL of its chat (default: a viewer found serving the transcript on "
