@@ -257,6 +257,16 @@ def test_a_large_backlog_is_built_in_the_background_with_progress(
     folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(Search, "INLINE", 0)
+    library = Library([folder], persist=False)
+    client = TestClient(create_app(library), base_url="http://127.0.0.1")
+    page = client.get("/search", params={"q": "river"}).text
+    assert 'id="search-building"' in page and "<progress" in page and 'http-equiv="refresh"' in page
+    search = search_mod.search_of(library)
+    assert search._thread is not None
+    search._thread.join(timeout=120)
+    assert 'class="search-hit"' in client.get("/search", params={"q": "river"}).text
+    for store in folder.glob(".*.search"):
+        store.unlink()  # and once more, asked directly
     search = Search(Library([folder], persist=False))
     building = search.ready()
     assert building is not None and building.total == sum(

@@ -387,6 +387,7 @@ class Search:
         self.library = library
         self._runs: dict[Path, RunSearch] = {}
         self._lock = threading.Lock()
+        self._starting = threading.Lock()
         self.building: Building | None = None
         self._thread: threading.Thread | None = None
 
@@ -412,17 +413,18 @@ class Search:
 
     def ready(self) -> Building | None:
         """None when every index is up to date (a small backlog is indexed now); else the background build."""
-        if self._thread is not None and self._thread.is_alive():
-            return self.building
-        runs = self.runs()
-        backlog = sum(_stale(run) for _, run in runs)
-        if backlog <= self.INLINE:
-            self.build()
-            return None
-        self.building = Building(total=backlog, runs=len(runs))
-        self._thread = threading.Thread(target=self._background, name="voirdire-search-build", daemon=True)
-        self._thread.start()
-        return self.building
+        with self._starting:  # two requests at once start one build
+            if self._thread is not None and self._thread.is_alive():
+                return self.building
+            runs = self.runs()
+            backlog = sum(_stale(run) for _, run in runs)
+            if backlog > self.INLINE:
+                self.building = Building(total=backlog, runs=len(runs))
+                self._thread = threading.Thread(target=self._background, name="voirdire-search-build", daemon=True)
+                self._thread.start()
+                return self.building
+        self.build()
+        return None
 
     def _background(self) -> None:
         b = self.building
