@@ -9,10 +9,11 @@ on (the reply is still validated), and one that returns fewer choices than ``n``
 (``_Endpoint``): at most ``max_connections()`` of them (``VOIRDIRE_MAX_CONNECTIONS``, default
 ``DEFAULT_MAX_CONNECTIONS``), every one kept alive, and the requests in flight to the endpoint are capped at that
 number by its adaptive limit (``voirdire.models.limiter``), so no connection is ever opened only to be dropped.
-The connections are held in pools of ``POOL_SHARD`` (``_Shard``, one ``AsyncClient`` each), a request going to the
-first pool with a connection free: an HTTP pool's bookkeeping walks all its connections twice a request, which
-at 200 connections in one pool was a third of the client's CPU (docs/transport.md). A request is a plain POST on
-that pool: the body ``json.dumps``, the reply ``json.loads`` and checked here, without the openai SDK's request
+The connections are held in pools (``_Shard``) of ``voirdire.models.transport``: one aiohttp connector for all
+of them by default, or, with ``VOIRDIRE_TRANSPORT=httpx``, httpx pools of ``POOL_SHARD`` (an httpx pool's
+bookkeeping walks all its connections twice a request, which at 200 connections in one pool was a third of the
+client's CPU; docs/transport.md), a request going to the first pool with a connection free. A request is a plain
+POST on that pool: the body ``json.dumps``, the reply ``json.loads`` and checked here, without the openai SDK's request
 building and pydantic reply models (a third of the CPU per call of the SDK on the same pools). Failures are
 voirdire's own errors (``voirdire.models.base``): an HTTP error answer is ``ModelHTTPError`` (``TransientHTTPError``
 for 408, 409, 429 and 5xx, with the server's headers for ``Retry-After``), a broken connection
