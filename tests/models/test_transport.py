@@ -242,3 +242,22 @@ def test_an_unknown_transport_is_refused_naming_the_variable(monkeypatch: pytest
     monkeypatch.setenv("VOIRDIRE_TRANSPORT", "curl")
     with pytest.raises(ModelSpecError, match="VOIRDIRE_TRANSPORT='curl': expected one of aiohttp, httpx"):
         OpenAIChatClient("m", base_url="http://127.0.0.1:9/v1", api_key=NO_KEY)
+
+
+def test_the_proxy_comes_from_the_environment_as_httpx_reads_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from voirdire.models.transport import env_proxy
+
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy",
+                 "no_proxy"):  # fmt: skip
+        monkeypatch.delenv(name, raising=False)
+    assert env_proxy("https://api.openai.com/v1/chat/completions") is None
+    monkeypatch.setenv("HTTPS_PROXY", "proxy.internal:3128")
+    monkeypatch.setenv("HTTP_PROXY", "http://plain.internal:8080")
+    assert env_proxy("https://api.openai.com/v1/chat/completions") == "http://proxy.internal:3128"
+    assert env_proxy("http://10.0.0.5:8000/v1/chat/completions") == "http://plain.internal:8080"
+    monkeypatch.setenv("NO_PROXY", "10.0.0.5,.example.com")
+    assert env_proxy("http://10.0.0.5:8000/v1/chat/completions") is None
+    assert env_proxy("https://llm.example.com/v1/chat/completions") is None
+    monkeypatch.delenv("HTTPS_PROXY")
+    monkeypatch.setenv("ALL_PROXY", "http://all.internal:1080")
+    assert env_proxy("https://api.openai.com/v1/chat/completions") == "http://all.internal:1080"
