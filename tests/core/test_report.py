@@ -31,8 +31,11 @@ from voirdire.transcript import (
 
 FIXTURES = Path(__file__).parent / "report_fixtures"
 NAMES = sorted(p.stem for p in FIXTURES.glob("*.jsonl"))
-# not in the reports the fixtures were made with; the intervals are checked in tests/reports/test_intervals.py
-NEW_FIELDS = {"transcript", "usage", "total_usage", "ci", "ci_seed", "intervals"}
+# not in the reports the fixtures were made with; checked elsewhere: the intervals in tests/reports/test_intervals.py,
+# stability in tests/certificate/test_repeats_stability.py, margins and sentence coverage in test_guarantee_protocols.py
+NEW_FIELDS = {
+    "transcript", "usage", "total_usage", "ci", "ci_seed", "intervals", "stability", "margins", "sentence_coverage",
+}  # fmt: skip
 
 
 def fold_for(header: RunHeader | None) -> ReportFold[Any, Any]:
