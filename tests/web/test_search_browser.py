@@ -52,3 +52,10 @@ def test_from_a_session_to_its_item_in_every_run(browser: Any, viewer: Viewer) -
     rows = by_css(browser, "table.across tbody tr")
     assert rows and "paris" in rows[0].text and "the session compared with" in rows[0].text
     assert by_css(browser, ".side-by-side .side")
+
+
+def test_payloads_found_by_a_search_stay_text(browser: Any, viewer: Viewer) -> None:
+    browser.get(viewer.url + "search?q=pwned")
+    hits = by_css(browser, ".search-hit .snippet")
+    assert hits and any("<script>" in h.text or "onerror" in h.text for h in hits)  # shown as text
+    assert browser.execute_script("return typeof window.pwned") == "undefined"
