@@ -9,23 +9,14 @@ here are these functions, found through the registration (``Registration.api``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from voirdire.kit import (
-    Clients,
-    Models,
-    Report,
-    RunResult,
-    SessionFailed,
-    Verdict,
-    arun,
-    arun_dataset,
-    default_out,
-    protocol,
-    run_sync,
-)
+from voirdire.kit import Report, Verdict
 
 from .protocol import CrossExamination
+
+if TYPE_CHECKING:  # the runner is imported by a call, not by the registration (`voirdire --help` stays light)
+    from voirdire.kit import Clients, Models, RunResult
 
 
 async def aexamine(
@@ -45,6 +36,8 @@ async def aexamine(
     ``CrossExaminationParams`` fields, e.g. ``examinations=3`` for LMvLM (Majority). The session is added to
     ``out`` when it exists (a claim already examined there returns its verdict); ``fresh=True`` starts it over.
     """
+    from voirdire.kit import SessionFailed, arun, default_out
+
     out = Path(out) if out else default_out(CrossExamination.name, None)
     record = {"claim": claim, "question": question, "answers": answers or []}
     result = await arun(
@@ -64,6 +57,8 @@ async def aexamine(
 
 def examine(claim: str | None = None, **kwargs: Any) -> Verdict:
     """Synchronous ``aexamine`` (in a running event loop it waits in a worker thread)."""
+    from voirdire.kit import run_sync
+
     return run_sync(aexamine(claim, **kwargs), "aexamine")
 
 
@@ -83,6 +78,8 @@ async def aexamine_dataset(
     """Cross-examine every question of a dataset (JSONL, CSV, JSON, Parquet, a ``datasets`` folder, a DataFrame
     or a ``datasets.Dataset``; ``fields`` maps item fields to columns); resumes ``out`` if it exists
     (``fresh=True`` starts over). ``params`` are ``CrossExaminationParams`` fields."""
+    from voirdire.kit import arun_dataset, protocol
+
     return await arun_dataset(
         protocol(CrossExamination.name, **params),
         path,
@@ -99,6 +96,8 @@ async def aexamine_dataset(
 
 def examine_dataset(path: str | Path | Any, **kwargs: Any) -> tuple[RunResult, Report]:
     """Synchronous ``aexamine_dataset`` (in a running event loop it waits in a worker thread)."""
+    from voirdire.kit import run_sync
+
     return run_sync(aexamine_dataset(path, **kwargs), "aexamine_dataset")
 
 

@@ -11,16 +11,19 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autogen_core.models import ChatCompletionClient
 
-from voirdire.kit import RoleSettings, RunResult, Verdict, arun, default_out, load
+from voirdire.kit import RoleSettings, Verdict, load
 
 from .data import load_benchmark
 from .items import DCRItem
 from .protocol import DCR
 from .report import DCRReport, report
+
+if TYPE_CHECKING:  # the runner is imported by a call, not by the registration (`voirdire --help` stays light)
+    from voirdire.kit import RunResult
 
 Models = Mapping[str, str | RoleSettings] | None
 Clients = Mapping[str, ChatCompletionClient] | None
@@ -40,6 +43,8 @@ async def acheck(
     ``rounds=3``, ``task="semantic"``); the verdict's statistics hold the score, the final candidate and the
     round history. An existing ``out`` is resumed (a pair already checked there returns its verdict);
     ``fresh=True`` starts it over."""
+    from voirdire.kit import arun, default_out
+
     path = Path(out) if out else default_out(DCR.name, None)
     item = DCRItem.single(reference, candidate)
     result = await arun(DCR.name, [item], out=path, models=models, clients=clients, fresh=fresh, **params)
@@ -65,6 +70,8 @@ def check_benchmark(
     **params: Any,
 ) -> tuple[RunResult, DCRReport]:
     """Run DCR on a benchmark (``summeval``, ``qags-cnn``, ``qags-xsum``, ``paws``, ``msrp``); resumes ``out``."""
+    from voirdire.kit import arun
+
     items = [e.item for e in load_benchmark(name)[:limit]]
     result = asyncio.run(
         arun(DCR.name, items, out=out, models=models, clients=clients, concurrency=concurrency, dataset=name, **params)

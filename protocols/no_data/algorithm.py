@@ -14,14 +14,16 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import numpy as np
 from pydantic import BaseModel, Field
 
 from voirdire.kit import Statistics
 
 from .rubric import Label
+
+if TYPE_CHECKING:  # numpy is imported by a session's coins, not by the registration (`voirdire --help`)
+    import numpy as np
 
 ROUND_STEP = "nodata.round"
 DECISION_STEP = "nodata.decision"
@@ -94,6 +96,8 @@ def coins(seed: int, index: int, run: int, player: Player) -> np.random.Generato
     Stream ``k`` is child ``k`` of ``SeedSequence(seed, spawn_key=(run, index))``: the evaluator (0), the
     verifier (1), the flip (2), and a rule generator proposing for an LLM evaluator (3).
     """
+    import numpy as np
+
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(run, index, _STREAM[player])))
 
 

@@ -14,12 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-import numpy as np
 from pydantic import BaseModel, Field
 
 from .rubric import Encoding, Rubric, SubsetMode, relevant_subsets
+
+if TYPE_CHECKING:  # a type only: the registration (`voirdire --help`) does not import numpy
+    import numpy as np
 
 Distance = Callable[[Encoding, Encoding], float]
 

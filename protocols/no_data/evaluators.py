@@ -10,13 +10,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, runtime_checkable
-
-import numpy as np
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from .data import data_dir, load_split
 from .generators import Generator, Proposal
 from .rubric import Label, Rubric
+
+if TYPE_CHECKING:  # numpy is imported where features are built, not by the registration (`voirdire --help`)
+    import numpy as np
 
 FeatureEncoding = Literal["decimal", "bits"]
 
@@ -59,6 +60,8 @@ def features(xs: Sequence[str], encoding: FeatureEncoding = "decimal") -> np.nda
     ``float32`` — the string read as a **decimal** number, rounded to float32's 24-bit mantissa. That is why
     the DT reaches only 62.2% on IP (Table 2). ``"bits"`` is the natural one-feature-per-bit encoding.
     """
+    import numpy as np
+
     if encoding == "decimal":
         return np.asarray([float(x) for x in xs], dtype=np.float64).astype(np.float32).reshape(-1, 1)
     if encoding == "bits":
@@ -80,6 +83,7 @@ class DecisionTreeLabeller:
     _cache: dict[str, Label] = field(init=False, repr=False, default_factory=dict)
 
     def __post_init__(self) -> None:
+        import numpy as np
         from sklearn.tree import DecisionTreeClassifier  # heavy import, only when a DT is built
 
         if len(self.train_x) != len(self.train_y) or not self.train_x:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, Field
 
-from voirdire.kit import Verdict, run_in_memory
+from voirdire.kit import Verdict
 
 from .algorithm import KAryRun, NoDataParams, NoDataRun
 from .challenges import Verifier
@@ -82,6 +82,8 @@ def build_generator(config: ExperimentConfig) -> Generator:
 
 async def run_sessions(protocol: NoDataProtocol, items: Sequence[NoDataItem]) -> list[Verdict]:
     """One ``NoDataProtocol`` session per item, in memory (events counted, not kept)."""
+    from voirdire.kit import run_in_memory  # the runner: imported by an experiment, not by the registration
+
     verdicts, _ = await run_in_memory(protocol, items, keep=False)
     return verdicts
 

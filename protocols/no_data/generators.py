@@ -21,12 +21,14 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
-import numpy as np
 from pydantic import BaseModel
 
 from .rubric import Label, MajorityVote, Rubric, SubsetMode, relevant_subsets
+
+if TYPE_CHECKING:  # a type only: the registration (`voirdire --help`) does not import numpy
+    import numpy as np
 
 #: A mixture of uniform distributions over string sets: ``[(weight, strings), ...]`` (weights sum to 1).
 Mixture = list[tuple[float, Sequence[str]]]

@@ -18,15 +18,17 @@ import re
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
-import numpy as np
 from pydantic import BaseModel, Field, create_model
 
 from voirdire.kit import ParseError, ReplySchema, Session, read_number
 
 from .generators import OracleGenerator, Proposal, uniform_bits
 from .rubric import IP_RUBRIC, Label, Rubric
+
+if TYPE_CHECKING:  # a type only: the registration (`voirdire --help`) does not import numpy
+    import numpy as np
 
 T = TypeVar("T")
 

@@ -28,9 +28,8 @@ import difflib
 import json
 import os
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from autogen_agentchat.agents import BaseChatAgent
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from voirdire.kit import DisplayHints, Protocol, Session, StateMachine, Verdict
@@ -58,9 +57,11 @@ from .evaluators import (
 from .generators import Generator, LieFTarget, LieSigmaMode, OracleGenerator, Proposal, rule_generator
 from .llm import LLMCalls, LLMEvaluator
 from .rubric import IP_RUBRIC, RUBRICS, Label, Rubric, SubsetMode
-from .rule_agents import evaluator_agent, verifier_agent
 from .theory import verdict_guarantee
 from .views import VIEWS
+
+if TYPE_CHECKING:  # autogen's agents: imported by a session's rule players, not by the registration
+    from autogen_agentchat.agents import BaseChatAgent
 
 PAPER = (
     "de Wynter 2025. Labelling Data with Unknown References, arXiv:2506.03083 (../shared/papers/no-data-algorithm.txt)"
@@ -331,6 +332,8 @@ class NoDataProtocol(Protocol[NoDataItem, NoDataProtocolParams]):
 
     def deterministic_agents(self, item: NoDataItem) -> dict[str, BaseChatAgent]:
         """The rule players of this datapoint's session, each with its own stream of the datapoint."""
+        from .rule_agents import evaluator_agent, verifier_agent  # autogen's agents: imported by a session only
+
         seed, index, run = item.seed, item.index, item.run
         agents: dict[str, BaseChatAgent] = {
             "verifier": verifier_agent(self.verifier, coins(seed, index, run, "verifier"))

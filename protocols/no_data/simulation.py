@@ -33,11 +33,9 @@ import math
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import numpy as np
 from pydantic import BaseModel
-
-from voirdire.kit import run_in_memory
 
 from .challenges import RuleVerifier
 from .evaluators import ComposedEvaluator, ScriptedLabeller
@@ -54,6 +52,9 @@ from .generators import (
 from .protocol import NoDataItem, NoDataProtocol, NoDataProtocolParams
 from .rubric import Label, Rubric
 from .theory import lemma1_undetected_probability, round_pass_probability
+
+if TYPE_CHECKING:  # a type only: the registration (`voirdire --help`) does not import numpy
+    import numpy as np
 
 
 @dataclass
@@ -169,6 +170,8 @@ async def undetected_rate(
     protocol = NoDataProtocol(NoDataProtocolParams(rounds=rounds), evaluator=evaluator, verifier=verifier)
     run_id = list(STRATEGIES).index(strategy) * 1000 + rounds
     items = [NoDataItem(index=t, x=xs[t % len(xs)], seed=seed, run=run_id) for t in range(trials)]
+    from voirdire.kit import run_in_memory  # the runner: imported by a simulation, not by the registration
+
     verdicts, _ = await run_in_memory(protocol, items, keep=False)
     passed = sum(bool(v.accepted) for v in verdicts)
     # Exact rate: every generator here samples from a finite mixture, so q(x) is computable (theory.py).

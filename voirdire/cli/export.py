@@ -16,9 +16,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from voirdire.api import load
 from voirdire.base import VoirdireError, shown, write_atomic
-from voirdire.chat import stage
 from voirdire.cli.options import add_prices_option
 from voirdire.transcript import TABLES
 
@@ -71,6 +69,9 @@ def cmd_export(args: argparse.Namespace) -> int:
         return cmd_export_html(args)
     if args.session:
         raise ExportError("--session: only for --format html (a table holds every session; filter its rows)")
+    from voirdire.api import load  # the API and the chat (rich): imported by this command, not by `voirdire --help`
+    from voirdire.chat import stage
+
     with stage(f"reading {args.transcript}"):
         frame = load(args.transcript, prices=args.prices).frame(args.table)
     with stage(f"writing {args.out}"):
@@ -82,6 +83,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_export_otel(path: Path, args: argparse.Namespace) -> int:
     import os
 
+    from voirdire.chat import stage
     from voirdire.integrations import export_transcript
 
     endpoint = args.endpoint or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT", "").strip()

@@ -15,7 +15,6 @@ from voirdire.base import mask_secrets, shown
 from voirdire.certificate import RANDOM_ASSUMPTION, LabelsError, Run, draw_sample, label_words
 from voirdire.cli.options import CLIError
 from voirdire.transcript import HumanLabel, current_labels, read_sidecar, sidecar_path
-from voirdire.web import review_summary
 
 COLUMNS = ("item_id", "session_id", "verdict", "reading", "label", "annotator", "time", "comment", "sample", "blind")
 
@@ -71,6 +70,8 @@ def table(transcript: Path, chosen: list[HumanLabel], lines: int) -> str:
     for x in chosen:
         out.append(f"{x.item_id:<16} {x.annotator:<14} {x.reading:<9} {x.label or '':<14} {x.verdict or '':<14} "
                    f"{x.comment.replace(chr(10), ' ')[:60]}")  # fmt: skip
+    from voirdire.web import review_summary  # the viewer (starlette, jinja2): imported by this command only
+
     counts = review_summary(transcript)
     if counts is not None:
         out.append(counts)

@@ -11,13 +11,14 @@ import argparse
 import getpass
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from voirdire.base import VoirdireError, shown
-from voirdire.chat import render
 from voirdire.cli.options import CLIError, at_least
 from voirdire.transcript import MAX_NAME, append_label, current_labels, load_session, why_not_writable
-from voirdire.web import LabelRefused, ReviewRun, review_run, review_summary
+
+if TYPE_CHECKING:
+    from voirdire.web import ReviewRun
 
 DEFAULT_SEED = 7  # the viewer's queue offers the same
 
@@ -43,6 +44,10 @@ def cmd_review(args: argparse.Namespace) -> int:
     why = why_not_writable(args.transcript)
     if why is not None:
         raise CLIError(f"{args.transcript}: labels cannot be written: {why}")
+    # The viewer (starlette, jinja2) and the chat (rich): imported by this command, not by `voirdire --help`.
+    from voirdire.chat import render
+    from voirdire.web import review_run, review_summary
+
     rr = review_run(args.transcript)
     drawn = rr.sample(args.sample, args.seed)
     who = args.annotator or ask(f"your name (default {_user()}): ") or _user()
@@ -65,6 +70,8 @@ def cmd_review(args: argparse.Namespace) -> int:
 
 def review_one(rr: ReviewRun, args: argparse.Namespace, who: str, sid: str) -> bool:
     """Ask about one session and write the answer; False when the reviewer quits."""
+    from voirdire.web import LabelRefused
+
     judged = rr.judged(sid)
     others = [w for w, acc in sorted(rr.words.items()) if acc != judged.accepted]
     while True:

@@ -19,13 +19,11 @@ import traceback
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from autogen_agentchat.agents import BaseChatAgent
 from autogen_core.models import ChatCompletionClient
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from voirdire.agents import ModelAgent
 from voirdire.base import (
     TOKEN_COUNT_MAX,
     CannotWrite,
@@ -41,6 +39,9 @@ from voirdire.models import ModelPool, RoleSettings, spec_label
 from voirdire.models import endpoint_limits as _endpoint_limits
 from voirdire.session import PromptLibrary, Protocol, Session, Writer
 from voirdire.transcript import Line, ResponseCache, RunHeader, TranscriptWriter, Verdict
+
+if TYPE_CHECKING:
+    from autogen_agentchat.agents import BaseChatAgent
 
 OnRetry = Callable[[str, BaseException, float], None]
 Limits = dict[str, tuple[int, int]]  # endpoint label -> (current limit, requests in flight)
@@ -190,6 +191,8 @@ class SessionRunner:
     ) -> dict[str, BaseChatAgent]:
         """The session's agents; ``bound``: the roles' settings for this session (a repeat's seeds), else the
         job's. A repeated session reads and writes no reply cache: each repeat sends its own requests."""
+        from voirdire.agents import ModelAgent  # autogen-agentchat: imported by the first session, not by the CLI
+
         job = self.job
         replies = self.replies if job.options.repeats == 1 else None
         agents: dict[str, BaseChatAgent] = dict(job.protocol.deterministic_agents(item))

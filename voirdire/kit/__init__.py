@@ -20,13 +20,11 @@ gathers them, so a third-party protocol has one place to look.
 
 from __future__ import annotations
 
-from voirdire.agents import FunctionAgent
-from voirdire.analysis import require, save
-from voirdire.api import Clients, Models, SessionFailed, arun, arun_dataset, protocol, run_sync
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from voirdire.base import VoirdireError, read_text
-from voirdire.certificate import DEFAULT_SEED, Interval, bootstrap_items, proportion, wilson
-from voirdire.chat import stage
-from voirdire.models import RoleSettings, cross_encoder, sentence_encoder
+from voirdire.models import DEVICES, Device, RoleSettings, cross_encoder, pick_device, sentence_encoder
 from voirdire.registry import (
     CommandSpec,
     CommandTable,
@@ -91,7 +89,6 @@ from voirdire.reports import (
     slug,
     spearman,
 )
-from voirdire.runner import RunResult, default_out, run_in_memory
 from voirdire.session import (
     LONG_REPLY_CHARS,
     Assumed,
@@ -124,8 +121,41 @@ from voirdire.transcript import (
     load,
 )
 
+if TYPE_CHECKING:
+    from voirdire.agents import FunctionAgent
+    from voirdire.analysis import require, save
+    from voirdire.api import Clients, Models, SessionFailed, arun, arun_dataset, protocol, run_sync
+    from voirdire.certificate import DEFAULT_SEED, Interval, bootstrap_items, proportion, wilson
+    from voirdire.chat import stage
+    from voirdire.runner import RunResult, default_out, run_in_memory
+
+# What a run, a chat or an analysis uses (autogen, the runner, rich, numpy): imported at its first use, so that a
+# protocol's registration, `voirdire --help` and `voirdire list` import none of it.
+_LAZY = {
+    "FunctionAgent": "voirdire.agents",
+    **dict.fromkeys(("require", "save"), "voirdire.analysis"),
+    **dict.fromkeys(
+        ("Clients", "Models", "SessionFailed", "arun", "arun_dataset", "protocol", "run_sync"), "voirdire.api"
+    ),
+    **dict.fromkeys(
+        ("DEFAULT_SEED", "Interval", "bootstrap_items", "proportion", "wilson"), "voirdire.certificate"
+    ),
+    "stage": "voirdire.chat",
+    **dict.fromkeys(("RunResult", "default_out", "run_in_memory"), "voirdire.runner"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'voirdire.kit' has no attribute {name!r}")
+
+
 __all__ = [
     "DEFAULT_SEED",
+    "DEVICES",
     "LONG_REPLY_CHARS",
     "PRF",
     "Assumed",
@@ -141,6 +171,7 @@ __all__ = [
     "CommandTable",
     "Context",
     "DatasetError",
+    "Device",
     "DisplayHints",
     "Figure",
     "FunctionAgent",
@@ -214,6 +245,7 @@ __all__ = [
     "model_args",
     "paper_models_note",
     "pearson",
+    "pick_device",
     "precision_recall_f1",
     "proportion",
     "protocol",

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from autogen_agentchat.agents import BaseChatAgent
 from autogen_core.models import ChatCompletionClient
 from pydantic import BaseModel
 
-from voirdire.agents import ModelAgent
 from voirdire.models import RoleSettings
 from voirdire.runner.roles import client_label
 from voirdire.session import PromptLibrary, Protocol, Session
 from voirdire.transcript import MemoryWriter, Verdict
+
+if TYPE_CHECKING:
+    from autogen_agentchat.agents import BaseChatAgent
 
 
 async def run_in_memory(
@@ -28,6 +29,8 @@ async def run_in_memory(
     """Run ``protocol`` on every item, one after another, with its events kept in memory (``keep``) or only
     counted: the protocol's own code for batch experiments of many thousands of sessions that need the verdicts
     and no file. Model roles are played by ``clients``; an exception propagates (no isolation, no resume)."""
+    from voirdire.agents import ModelAgent  # autogen-agentchat: imported by a run, not by importing the runner
+
     prompts = prompts or protocol.prompt_library()
     prompts.preload(protocol.prompt_folder)
     writer = MemoryWriter(keep=keep)

@@ -16,15 +16,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 from typing import Protocol as TypingProtocol
 
-from autogen_agentchat.agents import BaseChatAgent
-from autogen_agentchat.messages import TextMessage
-from autogen_core import CancellationToken
 from pydantic import BaseModel, ConfigDict
 
-from voirdire.agents import CallInfo, CallSharing, call_metadata
 from voirdire.base import mask_secrets, shortened
 from voirdire.replies import ParseError as ParseError
 from voirdire.replies import ReplySchema, echoed
@@ -44,6 +40,10 @@ from voirdire.transcript import (
     Transition,
     Verdict,
 )
+
+if TYPE_CHECKING:  # autogen (and the agents over it) is imported by a session, not by `voirdire --help` or `list`
+    from autogen_agentchat.agents import BaseChatAgent
+    from autogen_agentchat.messages import TextMessage
 
 T = TypeVar("T")
 
@@ -115,6 +115,10 @@ class Session:
         self.branch_name: str | None = None  # set on a concurrent branch (see ``branch``)
         self._counter = [0]  # the session's event sequence, shared with its branches
         self._cut_off: list[str] = []  # replies cut off at max_tokens even when asked again (shared with branches)
+        from autogen_core import CancellationToken
+
+        from voirdire.agents import CallSharing
+
         self._token = CancellationToken()
         # Identical deterministic requests of this session (its branches included) are sent once.
         self._sharing = CallSharing() if coalesce else None
@@ -277,6 +281,10 @@ class Session:
         if structured and shape is not None:
             expected = expected or shape.describe()
         name = f"{self.protocol.prompt_folder}/{prompt}"
+        from autogen_agentchat.messages import TextMessage
+
+        from voirdire.agents import call_metadata
+
         template = self._prompts.get(name)
         rendered = template.render(**variables)
         messages = []
@@ -317,6 +325,8 @@ class Session:
         on_failure: str = "",
     ) -> Reply[T]:
         """Send literal content (e.g. a JSON request to a rule agent) without a prompt file."""
+        from autogen_agentchat.messages import TextMessage
+
         self._write(Message, sender=sender, receiver=role, content=content)
         msg = TextMessage(content=content, source=sender)
         return await self._deliver(role, [msg], parse=parse, expected=expected, on_failure=on_failure, prompt=None)
@@ -340,6 +350,10 @@ class Session:
             self._write(Message, sender=role, receiver="moderator", content=texts[0], prompt=prompt)
             budget = 2 * cut
             self.note("reasked", role=role, prompt=prompt, reason="cut off at max_tokens", max_tokens=budget)
+            from autogen_agentchat.messages import TextMessage
+
+            from voirdire.agents import call_metadata
+
             more = call_metadata(max_tokens=budget, reask=True)
             again = [TextMessage(content=m.content, source=m.source, metadata={**m.metadata, **more}) for m in messages]
             texts, cut = await self._call(role, again, budget)
@@ -366,6 +380,8 @@ class Session:
         """Send ``messages`` to ``role`` and record its model calls: the reply texts, and the budget the reply ran
         out of when it was cut off at max_tokens (``finish_reason: length``; None otherwise): ``budget`` when the
         request set one, else the role's max_tokens."""
+        from voirdire.agents import CallInfo
+
         agent = self._agent(role)
         response = await agent.on_messages(messages, self._token)
         text = response.chat_message.to_model_text()
