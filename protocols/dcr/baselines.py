@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
 from voirdire.kit import VoirdireError, sentence_encoder
 
 from .data import Example
@@ -34,6 +32,7 @@ def lines(text: str) -> str:
 
 def rouge(examples: Sequence[Example], variant: str, *, stemmer: bool = True) -> list[float]:
     """Mean F-measure of ``variant`` (rouge-1, rouge-2, rouge-l) of each candidate over its references."""
+    import numpy as np  # here, not at the top: the registration (and `voirdire --help`) does not need numpy
     from rouge_score import rouge_scorer
 
     key = ROUGE[variant]
@@ -45,17 +44,23 @@ def rouge(examples: Sequence[Example], variant: str, *, stemmer: bool = True) ->
     return out
 
 
-def embedding(examples: Sequence[Example], *, encoder: Any = None, batch_size: int = 64) -> list[float]:
+def embedding(
+    examples: Sequence[Example], *, encoder: Any = None, batch_size: int = 64, device: str | None = "auto"
+) -> list[float]:
     """Cosine similarity of reference and candidate embeddings (inputs past the model's 256 word pieces are cut)."""
-    model = encoder or sentence_encoder()
+    import numpy as np
+
+    model = encoder or sentence_encoder(device=device)
     texts = list(dict.fromkeys(t for e in examples for t in (e.item.reference, e.item.candidate)))  # each text once
     vectors = dict(zip(texts, model.encode(texts, batch_size=batch_size, normalize_embeddings=True), strict=True))
     return [float(np.dot(vectors[e.item.reference], vectors[e.item.candidate])) for e in examples]
 
 
-def scorer(metric: str, *, stemmer: bool = True) -> Callable[[Sequence[Example]], list[float]]:
+def scorer(
+    metric: str, *, stemmer: bool = True, device: str | None = "auto"
+) -> Callable[[Sequence[Example]], list[float]]:
     if metric in ROUGE:
         return lambda examples: rouge(examples, metric, stemmer=stemmer)
     if metric == "embedding":
-        return embedding
+        return lambda examples: embedding(examples, device=device)
     raise BaselineError(f"unknown baseline {metric!r}; expected one of {', '.join(METRICS)}")

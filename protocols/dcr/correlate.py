@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from voirdire.kit import VoirdireError, load, load_items, stage
+from voirdire.kit import DEVICES, VoirdireError, load, load_items
 
 from .baselines import METRICS, scorer
 from .data import KIND, LOADERS, Example, load_benchmark
@@ -103,11 +103,15 @@ def examples_of(data: str, limit: int | None) -> tuple[list[Example], Kind | Non
     return examples, kind
 
 
-def baseline(data: str, metric: str, *, limit: int | None = None, stemmer: bool = True) -> Result:
+def baseline(
+    data: str, metric: str, *, limit: int | None = None, stemmer: bool = True, device: str | None = "auto"
+) -> Result:
+    from voirdire.kit import stage  # the chat's progress (rich): imported by the command, not by its registration
+
     with stage(f"reading {data}"):
         examples, kind = examples_of(data, limit)
     with stage(f"scoring {len(examples):,} candidates with {metric}"):
-        values = scorer(metric, stemmer=stemmer)(examples)
+        values = scorer(metric, stemmer=stemmer, device=device)(examples)
     human = [float(e.item.human) for e in examples]  # type: ignore[arg-type]
     docs = [e.item.doc_id or e.item.id for e in examples]
     with stage(f"correlating with the human judgments ({kind} level)"):
@@ -117,6 +121,8 @@ def baseline(data: str, metric: str, *, limit: int | None = None, stemmer: bool 
 
 
 def from_transcript(data: str | None, transcript: Path, score: str = "initial_score") -> Result:
+    from voirdire.kit import stage
+
     with stage(f"reading {transcript}"):
         t = load(transcript)
     ran = {h.protocol for h in t.headers}
@@ -147,6 +153,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--limit", type=int, help="the first N items only (baselines)")
     p.add_argument("--no-stemmer", action="store_true", help="ROUGE without Porter stemming")
+    p.add_argument(
+        "--device",
+        choices=DEVICES,
+        default="auto",
+        help="--metric embedding: where the encoder runs (auto: a GPU where there is one, else the CPU)",
+    )
     p.add_argument("--json", action="store_true")
     p.add_argument("--plot", type=Path, metavar="DIR", help="also draw the metric against the human scores (SVG)")
 
@@ -165,7 +177,9 @@ def cmd_correlate(args: argparse.Namespace) -> int:
             raise CorrelateError(f"--transcript: only for --metric dcr, not {args.metric}")
         if args.limit is not None and args.limit < 2:
             raise CorrelateError("--limit: at least 2 items")
-        result = baseline(args.data, args.metric, limit=args.limit, stemmer=not args.no_stemmer)
+        result = baseline(
+            args.data, args.metric, limit=args.limit, stemmer=not args.no_stemmer, device=args.device
+        )
     print(result.model_dump_json(indent=2) if args.json else result.text())
     if args.plot is not None:
         from .charts import plot_correlation

@@ -27,20 +27,20 @@ import json
 import random
 import re
 from functools import cache
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from autogen_agentchat.agents import BaseChatAgent
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from voirdire.kit import (
+    Device,
     DisplayHints,
-    FunctionAgent,
     ParseError,
     Polar,
     Protocol,
     Session,
     StateMachine,
     Verdict,
+    pick_device,
 )
 from voirdire.kit import (
     read_yes_no as read_yes_no_reply,
@@ -48,6 +48,11 @@ from voirdire.kit import (
 
 from .alignment import BagOfWordsEmbedder, Candidate, Embedder, MiniLMEmbedder, candidate, describe, phi
 from .items import digest
+
+if TYPE_CHECKING:  # autogen's agents: imported by a session's checker, not by the registration (`voirdire --help`)
+    from autogen_agentchat.agents import BaseChatAgent
+
+    from voirdire.kit import FunctionAgent
 from .paraphrase_report import ParaphraseOutcome
 from .theorems import indifferentiability_guarantee
 from .trees import PhraseParser, PhraseTree, SpacyParser, StanzaParser
@@ -160,6 +165,19 @@ class ParaphraseParams(BaseModel):
         1, ge=1, description="coin-toss tests of a 'no' (§5.2.3 ran one); any contradiction rejects the 'no'"
     )
     checker_seed: int = Field(0, description="seed of the checker's coin tosses (Fig. 4)")
+    # MiniLM only: where it runs. "auto" is recorded as the device it picked (a GPU's kernels may round a node
+    # similarity, hence an alignment, differently); the bag of words runs no model and records None.
+    device: Device | None = Field(
+        "auto", description="all-MiniLM-L6-v2's device: auto (a GPU where there is one), cpu, cuda or mps"
+    )
+
+    @model_validator(mode="after")
+    def _device_picked(self) -> ParaphraseParams:
+        if self.embedder != "minilm":
+            self.device = None
+        elif self.device == "auto":
+            self.device = pick_device("auto")  # type: ignore[assignment]
+        return self
 
 
 @cache
@@ -168,12 +186,14 @@ def load_parser(kind: str) -> PhraseParser:
 
 
 @cache
-def load_embedder(kind: str) -> Embedder:
-    return BagOfWordsEmbedder() if kind == "bag-of-words" else MiniLMEmbedder()
+def load_embedder(kind: str, device: str | None = "auto") -> Embedder:
+    return BagOfWordsEmbedder() if kind == "bag-of-words" else MiniLMEmbedder(device=device)
 
 
 def coin_agent(seed: int, item_id: str) -> FunctionAgent:
     """The checker's random choices (Fig. 4): which side h, which paraphrase p."""
+    from voirdire.kit import FunctionAgent
+
     rng = random.Random(f"{seed}:{item_id}")
 
     def toss(text: str) -> str:
@@ -268,7 +288,7 @@ class ParaphraseChecker(Protocol[PairItem, ParaphraseParams]):
         return load_parser(self.params.parser)
 
     def embedder(self) -> Embedder:
-        return load_embedder(self.params.embedder)
+        return load_embedder(self.params.embedder, self.params.device)
 
     async def run(self, item: PairItem, session: Session) -> Verdict:
         s1, s2 = item.sentence1, item.sentence2

@@ -22,7 +22,18 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from voirdire.kit import DisplayHints, ParseError, Protocol, Reply, ReplySchema, Session, StateMachine, Verdict
+from voirdire.kit import (
+    Device,
+    DisplayHints,
+    ParseError,
+    Protocol,
+    Reply,
+    ReplySchema,
+    Session,
+    StateMachine,
+    Verdict,
+    pick_device,
+)
 
 from .data import QAItem
 from .entailment import Direction, EntailmentBackend, EntailmentOutcome
@@ -172,6 +183,12 @@ class QAEntailmentParams(BaseModel):
         description="the NLI model's class names in class-id order, when its config only says LABEL_0..2 "
         "(e.g. contradiction,entailment,neutral)",
     )
+    # NLI backend only: where the cross-encoder runs. "auto" is recorded as the device it picked (a GPU's kernels
+    # may round a close call the other way, so the device is part of the run); without the NLI backend no local
+    # model runs and it is None, so it never tells two LLM-graded runs apart.
+    device: Device | None = Field(
+        "auto", description="the NLI cross-encoder's device: auto (a GPU where there is one), cpu, cuda or mps"
+    )
 
     @field_validator("explain_cells")
     @classmethod
@@ -199,6 +216,14 @@ class QAEntailmentParams(BaseModel):
         # App. D: the difficulty rating is asked after the explanation, so it always comes with CIA, C and IA.
         if self.inference_llm_score:
             self.explain = True
+        return self
+
+    @model_validator(mode="after")
+    def _device_picked(self) -> QAEntailmentParams:
+        if self.backend != "nli":
+            self.device = None
+        elif self.device == "auto":
+            self.device = pick_device("auto")  # type: ignore[assignment]
         return self
 
     def schemes(self) -> list[str]:
@@ -272,7 +297,9 @@ class QAEntailmentGrading(Protocol[QAItem, QAEntailmentParams]):
             from .nli import CrossEncoderNLI  # lazy: torch and sentence-transformers are heavy, optional imports
 
             labels = dict(enumerate(self.params.nli_labels)) if self.params.nli_labels else None
-            self._backend = CrossEncoderNLI(self.params.nli_model, label_map=labels)  # type: ignore[arg-type]
+            self._backend = CrossEncoderNLI(
+                self.params.nli_model, label_map=labels, device=self.params.device  # type: ignore[arg-type]
+            )
         return self._backend
 
     # ------------------------------------------------------------------ one graded answer, §3

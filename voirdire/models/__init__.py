@@ -23,7 +23,7 @@ from voirdire.models.base import (
     asks_to_wait,
     text_of,
 )
-from voirdire.models.encoders import cross_encoder, sentence_encoder
+from voirdire.models.encoders import DEVICES, Device, cross_encoder, pick_device, sentence_encoder
 from voirdire.models.human import BEFORE_PROMPT, HumanClient
 from voirdire.models.limiter import endpoint_limits
 from voirdire.models.llama import EMBEDDED_MODEL, LlamaCppClient, embedded_model_path
@@ -45,12 +45,14 @@ from voirdire.models.spec import (
 __all__ = [
     "BEFORE_PROMPT",
     "DEFAULT_MAX_TOKENS",
+    "DEVICES",
     "EMBEDDED_MODEL",
     "OVERLOAD_STATUS",
     "PROVIDERS",
     "SLASH_KINDS",
     "TIMEOUT_ARG",
     "Completion",
+    "Device",
     "HumanClient",
     "InvalidReply",
     "LlamaCppClient",
@@ -76,6 +78,7 @@ __all__ = [
     "load_role_config",
     "mask_secrets",
     "parse_spec",
+    "pick_device",
     "redact_url",
     "replay_dir",
     "resolve_api_key",

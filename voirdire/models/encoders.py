@@ -12,11 +12,15 @@ import functools
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from voirdire.base import VoirdireError
 
 EXTRA = "pip install 'voirdire[nlp]'"
+
+# Where a local model runs: ``auto`` takes the accelerator this machine has (CUDA, then Apple's MPS), else the CPU.
+Device = Literal["auto", "cpu", "cuda", "mps"]
+DEVICES: tuple[str, ...] = get_args(Device)
 
 
 class EncoderUnavailable(VoirdireError, ImportError):
@@ -35,29 +39,50 @@ def minilm_path() -> Path:
     return path
 
 
-def sentence_encoder(path: str | Path | None = None) -> Any:
-    """A ``SentenceTransformer`` on the CPU from the files at ``path`` (all-MiniLM-L6-v2 when None), shared by every
-    caller in the process."""
-    return _sentence_encoder(str(path) if path is not None else str(minilm_path()))
+def pick_device(device: str | None = "auto") -> str:
+    """The device a local model runs on: ``auto`` (or None) is CUDA where torch sees a GPU, else MPS where it
+    sees Apple's, else the CPU; ``cuda`` or ``mps`` where this machine has none is a one-line error naming
+    ``--device``."""
+    device = device or "auto"
+    if device not in DEVICES:
+        raise EncoderUnavailable(f"--device: {device!r} is not one of {', '.join(DEVICES)}")
+    if device == "cpu":
+        return "cpu"
+    _offline()  # torch comes with sentence-transformers: the same extra, the same one-line error without it
+    import torch
+
+    cuda = torch.cuda.is_available()
+    mps = bool(getattr(torch.backends, "mps", None) and torch.backends.mps.is_available())
+    if device == "auto":
+        return "cuda" if cuda else "mps" if mps else "cpu"
+    if (device == "cuda" and not cuda) or (device == "mps" and not mps):
+        raise EncoderUnavailable(f"--device {device}: torch sees no {device.upper()} device on this machine")
+    return device
 
 
-def cross_encoder(model: str, *, device: str | None = None, max_length: int | None = None) -> Any:
-    """A ``CrossEncoder`` from the files at ``model`` (a local folder), shared by every caller in the process that
-    asks for it with the same settings."""
-    return _cross_encoder(model, device, max_length)
+def sentence_encoder(path: str | Path | None = None, *, device: str | None = "auto") -> Any:
+    """A ``SentenceTransformer`` from the files at ``path`` (all-MiniLM-L6-v2 when None) on ``device``
+    (``pick_device``), shared by every caller in the process that asks for it on the same device."""
+    return _sentence_encoder(str(path) if path is not None else str(minilm_path()), pick_device(device))
+
+
+def cross_encoder(model: str, *, device: str | None = "auto", max_length: int | None = None) -> Any:
+    """A ``CrossEncoder`` from the files at ``model`` (a local folder) on ``device`` (``pick_device``), shared by
+    every caller in the process that asks for it with the same settings."""
+    return _cross_encoder(model, pick_device(device), max_length)
 
 
 @functools.cache
-def _sentence_encoder(path: str) -> Any:
+def _sentence_encoder(path: str, device: str) -> Any:
     _offline()
     from sentence_transformers import SentenceTransformer
 
     with _no_progress_bars():
-        return SentenceTransformer(path, device="cpu", local_files_only=True)
+        return SentenceTransformer(path, device=device, local_files_only=True)
 
 
 @functools.cache
-def _cross_encoder(model: str, device: str | None, max_length: int | None) -> Any:
+def _cross_encoder(model: str, device: str, max_length: int | None) -> Any:
     _offline()
     from sentence_transformers import CrossEncoder
 
