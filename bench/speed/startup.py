@@ -2,7 +2,11 @@
 pydantic"`, the same interpreter, interleaved, each in a process of its own (``harness.measure``: wall from just
 before the start to the exit, the process's own CPU and peak RSS).
 
-    python -m bench.speed.startup [--reps 5] [--json-out FILE]
+    python -m bench.speed.startup [--reps 5] [--json-out FILE] [--before DIR]
+
+``--before DIR`` adds `voirdire --help` of another version of the code, interleaved with the rest: DIR holds a
+``voirdire`` package (an older commit's ``voirdire/`` with its ``protocols``, ``agents`` and ``prompts`` folders
+linked in as ``voirdire/protocols``, ``voirdire/agents`` and ``voirdire/prompt_files``), put first on PYTHONPATH.
 
 Prints a markdown table: median and range of each command's wall and CPU, and the ratio of the medians to the
 floor's; the load average before and after (the machine may be shared: read the ratios, not the seconds).
@@ -33,7 +37,11 @@ def spread(values: list[float]) -> dict[str, float]:
     return {"median": statistics.median(values), "min": min(values), "max": max(values)}
 
 
-def run(reps: int) -> dict[str, Any]:
+def run(reps: int, before: Path | None = None) -> dict[str, Any]:
+    if before is not None:
+        COMMANDS[f"voirdire --help, before ({before})"] = [
+            "env", f"PYTHONPATH={before}", sys.executable, "-m", "voirdire", "--help"
+        ]
     load_before = os.getloadavg()
     walls: dict[str, list[float]] = {name: [] for name in COMMANDS}
     cpus: dict[str, list[float]] = {name: [] for name in COMMANDS}
@@ -92,10 +100,11 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.speed.startup", description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=5, help="interleaved repetitions (at least 3)")
     parser.add_argument("--json-out", type=Path, help="also write the result as JSON here")
+    parser.add_argument("--before", type=Path, metavar="DIR", help="also time an older version's voirdire --help")
     args = parser.parse_args(argv)
     if args.reps < 3:
         parser.error("--reps: at least 3")
-    result = run(args.reps)
+    result = run(args.reps, args.before)
     print(table(result))
     if args.json_out:
         args.json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
