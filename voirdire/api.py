@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import threading
 import warnings
 from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -77,8 +78,33 @@ def run_sync(coro: Coroutine[Any, Any, T], name: str) -> T:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(coro)
+    started: list[tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]]] = []
+    stop: list[bool] = []  # set before ``started`` is read, as ``started`` before ``stop`` is: one sees the other
+
+    ended = threading.Event()
+
+    async def watched() -> T:
+        task = asyncio.current_task()
+        assert task is not None  # a coroutine run by asyncio.run is a task
+        started.append((asyncio.get_running_loop(), task))
+        try:
+            if stop:
+                coro.close()
+                raise asyncio.CancelledError
+            return await coro
+        finally:
+            ended.set()
+
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"voirdire-{name}") as worker:
-        return worker.submit(asyncio.run, coro).result()
+        try:  # an interrupt may come while the worker starts, as well as while it runs
+            return worker.submit(asyncio.run, watched()).result()
+        except KeyboardInterrupt:  # Jupyter's interrupt reaches this thread: the run stops too, as it would here
+            stop.append(True)
+            for loop, task in started:
+                loop.call_soon_threadsafe(task.cancel)
+            if started:  # the cancelled run ends (its transcript closed) before the interrupt is given back
+                ended.wait()
+            raise
 
 
 def in_notebook() -> bool:
