@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from voirdire.base import HtmlDisplay
 from voirdire.certificate.calibration import Calibration, CalibrationError, Run, calibrate, read_run
 from voirdire.certificate.intervals import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, OFF, Interval
 from voirdire.certificate.labels import LabelsError
@@ -37,7 +38,7 @@ class GuaranteeCount(BaseModel):
     verdicts: int
 
 
-class Certificate(BaseModel):
+class Certificate(HtmlDisplay, BaseModel):
     transcript: str
     protocol: str
     level: float | None  # None: intervals off (--ci 0)

@@ -1,5 +1,5 @@
-"""HTML for Jupyter: a session, a run (a transcript or a ``RunResult``), a report and a comparison as a cell shows
-them (``_repr_html_``, ``voirdire.base.HtmlDisplay``). The chat is the viewer's (``_chat.html``, text escaped by the
+"""HTML for Jupyter: a session, a run (a transcript or a ``RunResult``), a report, a comparison and a certificate
+(``voirdire calibrate``'s) as a cell shows them (``_repr_html_``, ``voirdire.base.HtmlDisplay``). The chat is the viewer's (``_chat.html``, text escaped by the
 viewer's Jinja environment); the output holds a small stylesheet of its own, scoped to it, and no script.
 """
 
@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from voirdire.analysis import Comparison
+from voirdire.certificate import Certificate
 from voirdire.chat import chat_of
 from voirdire.registry import registrations
 from voirdire.reports import Report
@@ -50,7 +51,7 @@ def html_of(obj: object) -> str | None:
         return _run(obj, list(obj.sessions))
     if isinstance(obj, RunResult):
         return _run(load(obj.out), obj.session_ids, result=obj) if Path(obj.out).is_file() else None
-    if isinstance(obj, Report | Comparison):
+    if isinstance(obj, Report | Comparison | Certificate):
         return _page(report=obj.text(), title=type(obj).__name__.lower())
     return None
 
