@@ -122,8 +122,7 @@ class Pages:
         if attempt is None or record is None:
             raise HTTPException(404, f"{key}: no session {sid!r}")
         chat = chat_of(record, index.header(record.run_id))
-        order = [a.sid for a in index.sessions()]
-        at = order.index(sid)
+        previous, following = index.neighbours(sid)  # from the index's cached order: no pass over the run
         return page(
             "session.html",
             key=key,
@@ -131,8 +130,8 @@ class Pages:
             attempt=attempt,
             cost=run_cost(chat.billed, self.prices),
             prompts=request.query_params.get("prompts") == "1",
-            previous=order[at - 1] if at > 0 else None,
-            next=order[at + 1] if at + 1 < len(order) else None,
+            previous=previous,
+            next=following,
             version=f"{attempt.events}:{attempt.end}",
             live=live(index) and attempt.status == "running",
             review=review.panel(self, key, index, attempt),  # the labelling controls (voirdire.web.review)
