@@ -41,7 +41,7 @@ from pydantic import BaseModel
 
 from voirdire.base import VoirdireError
 from voirdire.models import RoleSettings
-from voirdire.registry import get, load_items, read_records
+from voirdire.registry import get, load_items, read_records, source_name
 from voirdire.reports import Prices, Report, load_prices, run_cost
 from voirdire.runner import (
     EVERY_ROLE,
@@ -237,7 +237,7 @@ async def arun_dataset(
     kwargs = {k: v for k, v in kwargs.items() if k not in params}
     proto = protocol(name, **params) if isinstance(name, str) else name
     items = load_items(path, proto.item_from_record, limit=limit, offset=offset, fields=fields)
-    named = str(path) if isinstance(path, str | Path) else None
+    named = source_name(path) if isinstance(path, str | Path) else None
     out = Path(out) if out else default_out(proto.name, named, _identity(proto, kwargs.get("models"), None, kwargs))
     result = await arun(proto, items, out=out, dataset=named, **kwargs)
     return result, get(proto.name).report(read_transcript(out))

@@ -14,7 +14,7 @@ import voirdire
 from tests.integrations.helpers import CLAIMS, models
 from voirdire.api import protocol
 from voirdire.cli import main
-from voirdire.registry import DatasetError, load_items, read_records
+from voirdire.registry import DatasetError, load_items, read_records, source_name
 from voirdire.transcript import load
 
 FRAME = pd.DataFrame({"key": ["a", "b"], "statement": CLAIMS[:2], "score": [1.5, float("nan")]})
@@ -100,6 +100,7 @@ def test_hf_names_need_the_network_and_say_so(
     assert err.startswith("voirdire: error: hf://someone/claims: loading a dataset from the Hugging Face Hub needs "
                           "the network (HF_HUB_OFFLINE is set)")  # fmt: skip
     assert "save_to_disk" in err and err.count("\n") == 1
+    assert source_name(Path("hf://someone/claims")) == "hf://someone/claims"  # as a run header records it
 
 
 QA = pd.DataFrame(

@@ -46,6 +46,7 @@ from voirdire.registry import (
     given_params,
     load_items,
     parse_fields,
+    source_name,
 )
 from voirdire.reports import load_prices, report_file
 from voirdire.runner import (
@@ -112,7 +113,7 @@ def generic_inputs(args: argparse.Namespace, protocol: Protocol[Any, Any]) -> In
     if args.data:
         fields = parse_fields(args.item__fields)
         items = load_items(args.data, protocol.item_from_record, limit=args.limit, offset=args.offset, fields=fields)
-        return Inputs(items=items, dataset=str(args.data))
+        return Inputs(items=items, dataset=source_name(args.data))
     if not args.item:
         raise CLIError(f"{protocol.name}: give --data FILE or --item JSON")
     items = []

@@ -4,7 +4,15 @@ entry-point group, options generated from a ``Params`` model, items read from da
 
 from __future__ import annotations
 
-from voirdire.registry.datasets import DatasetError, as_list, describe, load_items, parse_fields, read_records
+from voirdire.registry.datasets import (
+    DatasetError,
+    as_list,
+    describe,
+    load_items,
+    parse_fields,
+    read_records,
+    source_name,
+)
 from voirdire.registry.flags import OptionError, ParamsCLI, add_params_options, build_params, given_params
 from voirdire.registry.inputs import ItemInputs, add_field_option
 from voirdire.registry.plugins import (
@@ -48,4 +56,5 @@ __all__ = [
     "parse_fields",
     "read_records",
     "registrations",
+    "source_name",
 ]

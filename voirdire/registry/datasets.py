@@ -82,11 +82,12 @@ def read_records(path: Source, fields: Mapping[str, str] | None = None) -> Itera
     ``file[index]`` (JSON list, Parquet, a ``datasets`` folder or object, a DataFrame). ``fields`` maps item
     fields to the columns they are read from."""
     records = _records(path)
-    yield from records if not fields else _renamed(records, fields, _name(path))
+    yield from records if not fields else _renamed(records, fields, source_name(path))
 
 
-def _name(source: Source) -> str:
-    """How errors name a dataset: its path, or the kind of object given in code."""
+def source_name(source: Source) -> str:
+    """How errors and run headers name a dataset: its path (``hf://owner/name`` as written, though a ``Path`` of
+    it has lost a slash), or the kind of object given in code."""
     if isinstance(source, str | Path):
         text = str(source)
         return HF_SCHEME + text[4:].lstrip("/") if text.startswith("hf:/") else text
@@ -125,8 +126,8 @@ def _records(source: Source) -> Iterator[tuple[str, dict[str, Any]]]:
     if not isinstance(source, str | Path):
         yield from _object_records(source)
         return
-    if _name(source).startswith(HF_SCHEME):
-        yield from _hub_records(_name(source))
+    if source_name(source).startswith(HF_SCHEME):
+        yield from _hub_records(source_name(source))
         return
     path = Path(source)
     if not path.exists():
@@ -259,7 +260,7 @@ def _hub_records(name: str) -> Iterator[tuple[str, dict[str, Any]]]:
 
 def _object_records(source: Any) -> Iterator[tuple[str, dict[str, Any]]]:
     """A ``pandas.DataFrame`` (its rows) or a ``datasets.Dataset`` (any sequence of mappings) given in code."""
-    name = _name(source)
+    name = source_name(source)
     if hasattr(source, "to_dict") and hasattr(source, "columns"):  # a DataFrame
         yield from _rows(name, source.to_dict("records"))
         return
@@ -314,9 +315,9 @@ def load_items(
         seen[item_id] = where
         items.append(item)
     if records == 0:
-        raise DatasetError(f"{_name(path)}: the dataset is empty (no records)")
+        raise DatasetError(f"{source_name(path)}: the dataset is empty (no records)")
     if not items:
-        raise SelectionError(f"--offset: {offset} skips every record of {_name(path)} (it has {records})")
+        raise SelectionError(f"--offset: {offset} skips every record of {source_name(path)} (it has {records})")
     return items
 
 
