@@ -1,6 +1,7 @@
 """HTML for Jupyter: a session, a run (a transcript or a ``RunResult``), a report, a comparison and a certificate
-(``voirdire calibrate``'s) as a cell shows them (``_repr_html_``, ``voirdire.base.HtmlDisplay``). The chat is the viewer's (``_chat.html``, text escaped by the
-viewer's Jinja environment); the output holds a small stylesheet of its own, scoped to it, and no script.
+(``voirdire calibrate``'s) as a cell shows them (``_repr_html_``, ``voirdire.base.HtmlDisplay``). The chat is the
+viewer's (``_chat.html``, text escaped by the viewer's Jinja environment); the output holds a small stylesheet of
+its own, scoped to it, and no script.
 """
 
 from __future__ import annotations
