@@ -82,3 +82,21 @@ def test_voirdire_models_lists_both_forms(capsys: pytest.CaptureFixture[str]) ->
     assert rows["openai"] == ["openai:<model>", "openai/<model>"]
     assert rows["ollama"] == ["ollama:<model>[@<url>]", "ollama/<model>[@<url>]"]
     assert rows["scripted"] == ["scripted:<file>"]
+
+
+def test_both_forms_get_one_default_transcript_name() -> None:
+    """A dataset run with no --out is named by a digest of its models: the two spellings of one model are one run
+    (and resume each other); other specs keep the names runs already have."""
+    from voirdire.models import RoleSettings
+    from voirdire.registry import get
+    from voirdire.runner import default_out, run_identity
+
+    protocol = get("cross_examination").protocol()
+
+    def name(model: str) -> str:
+        identity = run_identity(protocol, {"*": RoleSettings(model=model)})
+        return str(default_out(protocol.name, Path("popqa.jsonl"), identity))
+
+    assert name("openai/gpt-4o-mini") == name("openai:gpt-4o-mini")
+    assert name("openai/gpt-4o-mini") != name("openai:gpt-4o")
+    assert run_identity(protocol, {"*": RoleSettings(model="local")})["roles"]["*"]["model"] == "local"

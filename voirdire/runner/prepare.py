@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from voirdire.base import VoirdireError, mask_tree, max_reply_chars
 from voirdire.executors import RunSetupError, SessionJob, repeat_ids
-from voirdire.models import RoleSettings, ScriptedChatCompletionClient, spec_label
+from voirdire.models import SLASH_KINDS, RoleSettings, ScriptedChatCompletionClient, spec_label
 from voirdire.runner.options import RunOptions
 from voirdire.runner.roles import RoleTable, bind_roles, check_credentials, client_label, independence_warnings
 from voirdire.session import PromptLibrary, Protocol
@@ -180,6 +180,13 @@ def default_out(
     return Path("transcripts") / f"{kind}-{stamp}-{uuid.uuid4().hex[:4]}.jsonl"
 
 
+def _model_text(settings: RoleSettings) -> str:
+    """A role's model as a name digests it: `openai/gpt-4o-mini` as the `openai:gpt-4o-mini` it is (one run, one
+    default name); every other spec as written, so the names runs already have stay theirs."""
+    provider, slash, _ = settings.model.partition("/")
+    return settings.spec.text if slash and provider in SLASH_KINDS else settings.model
+
+
 def run_identity(
     protocol: Protocol[Any, Any], roles: Mapping[str, RoleSettings], *, repeats: int = 1
 ) -> dict[str, Any]:
@@ -190,7 +197,8 @@ def run_identity(
     identity: dict[str, Any] = {
         "protocol": protocol.name,
         "parameters": protocol.params.model_dump(mode="json"),
-        "roles": {r: {k: getattr(s, k) for k in kept} for r, s in sorted(roles.items())},
+        "roles": {r: {k: _model_text(s) if k == "model" else getattr(s, k) for k in kept}
+                  for r, s in sorted(roles.items())},
     }
     if repeats != 1:
         identity["repeats"] = repeats
