@@ -110,7 +110,8 @@ def _examine_in_a_loop() -> object:
     import voirdire
 
     async def notebook_cell() -> object:
-        return voirdire.examine("The claim is X.", models={"*": "scripted:script.yaml"}, out="t.jsonl")
+        v = voirdire.examine("The claim is X.", models={"*": "scripted:script.yaml"}, out="t.jsonl")
+        return f"runs on a private loop in a worker thread and waits: verdict {v.decision!r}"
 
     return asyncio.run(notebook_cell())
 
@@ -340,7 +341,7 @@ CASES: tuple[Case, ...] = (
          ("voirdire.examine_dataset('qs.jsonl', out='t.jsonl'); voirdire.examine('The claim is X.', out='t.jsonl')",),
          0, "keeps its 3 sessions", python=_examine_out_existing),
     Case("`voirdire.examine(...)` in Jupyter (a running event loop)", ("voirdire.examine(...) inside a notebook cell",),
-         1, "await voirdire.aexamine(", python=_examine_in_a_loop),
+         0, "runs on a private loop in a worker thread and waits", python=_examine_in_a_loop),
 )  # fmt: skip
 
 
