@@ -62,3 +62,24 @@ def test_a_stored_index_gives_the_same_order(tmp_path: Path) -> None:
     listed = again.sessions()
     listed.clear()  # a caller's copy: the index's own order is untouched
     assert again.neighbours("b") == ("a", "c")
+
+
+def test_a_derived_value_is_computed_once_until_the_file_changes(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    with TranscriptWriter(path) as w:
+        w.write(RunHeader(run_id="r1", protocol="toy"))
+        w.write(start("a"))
+    index = TranscriptIndex(path, persist=False)
+    index.refresh()
+    calls: list[int] = []
+
+    def count(ix: TranscriptIndex) -> int:
+        calls.append(1)
+        return len(ix.sessions())
+
+    assert index.derived("n", count) == 1 and index.derived("n", count) == 1 and len(calls) == 1
+    assert not index.refresh() and index.derived("n", count) == 1 and len(calls) == 1
+    with TranscriptWriter(path) as w:
+        w.write(start("b"))
+    assert index.refresh()
+    assert index.derived("n", count) == 2 and len(calls) == 2

@@ -25,10 +25,10 @@ import re
 import tempfile
 import threading
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -58,6 +58,9 @@ INDEX_VERSION = 3  # 3: each model's calls as a CallTally
 _LINE: TypeAdapter[Any] = TypeAdapter(Line)
 _TAIL = 4096  # bytes before the indexed end whose digest proves the file was only appended to
 _UNSEARCHED = frozenset({"run_id", "session_id", "time", "kind", "request_digest", "seq"})
+
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -203,6 +206,7 @@ class TranscriptIndex:
         # session page's previous/next links and the run list cost the same at 50,000 sessions as at 10.
         self._order: list[Attempt] | None = None
         self._position: dict[str, int] = {}
+        self._derived: dict[str, Any] = {}  # what pages compute from the whole order (``derived``), as long as it holds
 
     # ------------------------------------------------------------------ keeping up with the file
     def refresh(self) -> bool:
@@ -576,8 +580,18 @@ class TranscriptIndex:
                 return None, None
             return (order[at - 1].sid if at > 0 else None), (order[at + 1].sid if at + 1 < len(order) else None)
 
+    def derived(self, name: str, compute: Callable[[TranscriptIndex], T]) -> T:
+        """``compute(self)``, kept until the file changes: what a page reads of the whole run (a session page's
+        verdict set) is computed once, not on every request."""
+        with self._lock:
+            self._counting()
+            if name not in self._derived:
+                self._derived[name] = compute(self)
+            return self._derived[name]  # type: ignore[no-any-return]
+
     def _counting(self) -> list[Attempt]:
         if self._order is None:
+            self._derived = {}
             out = []
             for by_run in self.attempts.values():
                 counting = counting_attempt(by_run.values(), lambda a: a.decision is not None)
