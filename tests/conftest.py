@@ -37,3 +37,60 @@ def ray_home(ray_folder: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HOME", str(ray_folder))
     monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
     return ray_folder
+
+
+# Under pytest-xdist (`make test` runs `-n 3 --dist loadgroup`): tests that share an expensive per-process thing run
+# on one worker, so it is built once, not once per worker. A group name per shared thing:
+# - "ray": a local Ray instance (dozens of processes; Ray keeps its first instance's folder for the process);
+# - "embedded-model": the embedded llama.cpp model and the sentence encoders (loaded once per process);
+# - "web-transcripts"/"chart-transcripts": the session fixtures writing every protocol's transcripts (about a
+#   minute each on two cores) and the one headless chromium of the viewer's tests.
+_SHARED_FIXTURES = {
+    "ray_home": "ray",
+    "browser": "web-transcripts",
+}
+# Tests that run for tens of seconds each (a wheel built and installed, every README and docs command, subprocess
+# workers): started first, so they are not the last ones a worker starts while the others are already idle.
+_LONG_FIRST = (
+    "tests/core/test_readme.py",
+    "tests/core/test_docs_commands.py",
+    "tests/core/test_wheel.py",
+    "tests/core/test_plugin.py",
+    "tests/core/test_workers.py",
+    "tests/core/test_ray_executor.py",
+    "tests/core/test_node_loss.py",
+    "tests/core/test_report.py",
+    "tests/core/test_parser_fuzz.py",
+    "tests/core/test_full_disk_workers.py",
+    "tests/core/test_main_module.py",
+    "tests/core/test_live.py",
+    "tests/core/test_prompts.py",
+    "tests/web/test_review_terminal.py",
+)
+
+
+def _group(item: pytest.Item) -> str | None:
+    path = item.nodeid.split("::", 1)[0]
+    names = set(getattr(item, "fixturenames", ()))
+    for fixture, group in _SHARED_FIXTURES.items():
+        if fixture in names:
+            return group
+    if path.startswith("tests/web/") and names & {"transcripts", "viewer"}:
+        return "web-transcripts"
+    if path.startswith("tests/charts/") and "transcripts" in names:
+        return "chart-transcripts"
+    if item.get_closest_marker("slow") is not None or path == "tests/models/test_llama.py":
+        return "embedded-model"
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups off the items
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.pluginmanager.hasplugin("xdist"):  # the marker is xdist's; without it the groups mean nothing
+        for item in items:
+            group = _group(item)
+            if group is not None:
+                item.add_marker(pytest.mark.xdist_group(group))
+    rank = {path: i for i, path in enumerate(_LONG_FIRST)}
+    # A stable sort: each file's tests keep their order (and their module fixtures), the long files go first.
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
