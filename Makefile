@@ -38,9 +38,13 @@ demo: $(STAMP)
 	@echo "Read it again as a chat:  $(BIN)/voirdire show transcripts/demo.jsonl"
 
 # The whole suite but the paper reproductions (marker `paper`: whole datasets, minutes each); test-paper runs those.
+# In TEST_WORKERS processes (pytest-xdist; TEST_WORKERS=0 runs them in this one). 3 on two cores because the suite
+# waits on sockets and subprocesses much of the time (not yet timed against 2 and 4 on a quiet machine); the tests
+# that share a Ray instance, a model or a browser stay on one worker (tests/conftest.py).
+TEST_WORKERS ?= 3
 test: $(STAMP)
 	$(BIN)/ruff check .
-	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q -m 'not paper'
+	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q -m 'not paper' -n $(TEST_WORKERS) --dist loadgroup
 
 test-paper: $(STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q -m paper
