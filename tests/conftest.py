@@ -9,6 +9,10 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# pytest-xdist's workers inherit COLUMNS=80/LINES=24, which the terminal chat reads as the terminal's width; a test
+# run in one process has none. The tests that check a width set COLUMNS themselves.
+os.environ.pop("COLUMNS", None)
+os.environ.pop("LINES", None)
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
 
 
