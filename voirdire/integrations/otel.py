@@ -69,6 +69,21 @@ def _text(value: str) -> str:
     return value if len(value) <= TEXT_MAX else value[:TEXT_MAX] + f"… ({len(value) - TEXT_MAX} more characters)"
 
 
+def _require_sdk() -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("opentelemetry.sdk") is None:
+        raise OtelError("OpenTelemetry export needs the otel extra: pip install 'voirdire[otel]'")
+
+
+def _warn_down(url: str, why: str | None, path: Path, stream: TextIO | None) -> None:
+    print(
+        f"warning: otel: spans not sent to {mask_secrets(url)} ({why}); the transcript holds every event: "
+        f"`voirdire export otel {path} --endpoint URL` sends them later",
+        file=stream or sys.stderr,
+    )
+
+
 def _unreachable(url: str) -> str | None:
     """Why nothing can be sent to ``url`` (its port refuses a connection, its name does not resolve), or None."""
     import socket
@@ -285,6 +300,11 @@ class _Sessions:
 
 def export_transcript(path: Path, endpoint: str, *, content: bool = False, stream: TextIO | None = None) -> int:
     """Every session of a finished transcript (each attempt that ended) as a trace; the number exported."""
+    _require_sdk()
+    down = _unreachable(traces_url(endpoint))
+    if down is not None:
+        _warn_down(traces_url(endpoint), down, path, stream)
+        return 0
     records: Iterable[Any] = iter_records(path)
     first = next(iter_records(path), None)
     tracer = Tracer(endpoint, _resource(first if isinstance(first, RunHeader) else None, path))
@@ -306,18 +326,26 @@ class Follower:
         self, path: Path, endpoint: str, *, content: bool = False, fresh: bool = False, stream: TextIO | None = None
     ) -> None:
         self.path, self.stream = path, stream
-        self.tracer = Tracer(endpoint, {"voirdire.transcript": path.name})
-        self.sessions = _Sessions(self.tracer, content)
+        self.url = traces_url(endpoint)
+        _require_sdk()
+        # a collector that is down when the run starts costs the run nothing: no SDK, no thread, one warning
+        self.down = _unreachable(self.url)
+        self.tracer = Tracer(endpoint, {"voirdire.transcript": path.name}) if self.down is None else None
+        self.sessions = _Sessions(self.tracer, content) if self.tracer is not None else None
         # a resumed file: only what this run adds (a fresh one is rewritten from its start)
         self._offset = path.stat().st_size if path.exists() and not fresh else 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._follow, name="voirdire-otel", daemon=True)
 
     def __enter__(self) -> Follower:
-        self._thread.start()
+        if self.tracer is not None:
+            self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self.tracer is None or self.sessions is None:
+            _warn_down(self.url, self.down, self.path, self.stream)
+            return
         self._stop.set()
         self._thread.join()
         self.poll()  # the last lines, written after the thread's last look
@@ -339,6 +367,7 @@ class Follower:
         self._offset += len(complete)
         for raw in complete.splitlines():
             try:
-                self.sessions.add(_LINE.validate_json(raw))
+                if self.sessions is not None:
+                    self.sessions.add(_LINE.validate_json(raw))
             except ValidationError:
                 continue  # a line the report would skip too: not a reason to stop exporting
