@@ -35,6 +35,7 @@ from voirdire.certificate.intervals import (
     OFF,
     Interval,
     bootstrap_items,
+    bootstrap_means,
     wilson,
 )
 from voirdire.certificate.labels import Label, LabelsError, label_words, read_labels
@@ -72,6 +73,7 @@ __all__ = [
     "ScoreAgreement",
     "VerdictAgreement",
     "bootstrap_items",
+    "bootstrap_means",
     "calibrate",
     "certificate_of",
     "configuration_of",

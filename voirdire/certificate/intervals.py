@@ -186,6 +186,37 @@ def bootstrap_counts(
                                   resamples=resamples), method)  # fmt: skip
 
 
+def bootstrap_means(
+    name: str,
+    groups: Sequence[Sequence[float]],
+    *,
+    level: float = DEFAULT_LEVEL,
+    method: BootstrapMethod = "BCa",
+    seed: int = DEFAULT_SEED,
+    resamples: int = DEFAULT_RESAMPLES,
+) -> Interval:
+    """``bootstrap_items`` for the mean of the observations of resampled items (``nan`` where a resample has
+    none), every resample at once: a resample's mean is its items' summed sums over their summed counts
+    (``bootstrap_counts``), so a report's means over thousands of items take a tenth of a second, not seconds of
+    Python per resample. The intervals are those ``bootstrap_items`` gives with a mean statistic, the same
+    resamples; exactly so for whole-number observations (counts), whose sums are exact."""
+    if not any(groups):  # no observation at all: as bootstrap_items says it
+        _check_level(level)
+        label = f"bootstrap {'percentile' if len(groups) > BCA_MAX_ITEMS else method} over items"
+        return no_interval(name, None, n=len(groups), method=label, reason="no items", level=level)
+    rows = [(math.fsum(g), len(g)) for g in groups]
+    return bootstrap_counts(name, rows, _mean_of_sums, level=level, method=method, seed=seed, resamples=resamples)
+
+
+def _mean_of_sums(rows: object) -> object:
+    """Summed (sum, count) rows, shape ``(..., 2)``, to their means; ``nan`` where the count is 0."""
+    import numpy as np
+
+    summed = np.asarray(rows, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return summed[..., 0] / summed[..., 1]
+
+
 def _from_result(res: object, common: dict[str, object], method: str) -> Interval:
     """The interval of a scipy bootstrap result, or why there is none (undefined or constant resamples)."""
     import numpy as np

@@ -125,7 +125,7 @@ if TYPE_CHECKING:
     from voirdire.agents import FunctionAgent
     from voirdire.analysis import require, save
     from voirdire.api import Clients, Models, SessionFailed, arun, arun_dataset, protocol, run_sync
-    from voirdire.certificate import DEFAULT_SEED, Interval, bootstrap_items, proportion, wilson
+    from voirdire.certificate import DEFAULT_SEED, Interval, bootstrap_items, bootstrap_means, proportion, wilson
     from voirdire.chat import stage
     from voirdire.runner import RunResult, default_out, run_in_memory
 
@@ -138,7 +138,8 @@ _LAZY = {
         ("Clients", "Models", "SessionFailed", "arun", "arun_dataset", "protocol", "run_sync"), "voirdire.api"
     ),
     **dict.fromkeys(
-        ("DEFAULT_SEED", "Interval", "bootstrap_items", "proportion", "wilson"), "voirdire.certificate"
+        ("DEFAULT_SEED", "Interval", "bootstrap_items", "bootstrap_means", "proportion", "wilson"),
+        "voirdire.certificate",
     ),
     "stage": "voirdire.chat",
     **dict.fromkeys(("RunResult", "default_out", "run_in_memory"), "voirdire.runner"),
@@ -226,6 +227,7 @@ __all__ = [
     "as_list",
     "auroc",
     "bootstrap_items",
+    "bootstrap_means",
     "build_params",
     "category",
     "cohen_kappa",
