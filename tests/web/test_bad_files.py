@@ -4,11 +4,12 @@ that are not small whole numbers are page 1; every error page carries the securi
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shutil
+import sqlite3
 from pathlib import Path
-from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
@@ -96,15 +97,15 @@ def test_an_internal_error_page_carries_the_security_headers(tmp_path: Path, mon
 @pytest.mark.parametrize(
     "forge",
     [
-        lambda data: [data],  # not an object
-        lambda data: {**data, "size": "lots"},
-        lambda data: {**data, "attempts": [["s", "r", "9,9;x", None] + [0] * 30]},
-        lambda data: {**data, "attempts": [[*row[:8], "lots", *row[9:]] for row in data["attempts"]]},
-        lambda data: {**data, "headers": [[1, 2]]},
+        None,  # not an index file at all
+        "UPDATE meta SET v = 'lots' WHERE k = 'size'",
+        """UPDATE rows SET row = '["s", "r", "9,9;x", null]'""",
+        "UPDATE rows SET row = json_set(row, '$[8]', 'lots')",  # calls that are no number
+        "UPDATE headers SET rid = 1, pos = 'two'",
     ],
 )
 def test_a_forged_index_file_is_rebuilt_from_the_transcript(
-    transcripts: dict[str, Path], tmp_path: Path, forge: Any
+    transcripts: dict[str, Path], tmp_path: Path, forge: str | None
 ) -> None:
     from voirdire.web.index import TranscriptIndex, default_store
 
@@ -112,7 +113,11 @@ def test_a_forged_index_file_is_rebuilt_from_the_transcript(
     path = folder / "good.jsonl"
     TranscriptIndex(path).refresh()  # writes the index file beside the transcript
     store = default_store(path)
-    store.write_text(json.dumps(forge(json.loads(store.read_text()))))
+    if forge is None:
+        store.write_text(json.dumps([{"size": 1}]))
+    else:
+        with contextlib.closing(sqlite3.connect(store)) as con, con:
+            con.execute(forge)
     client = _client(folder)
     runs = client.get("/")
     assert runs.status_code == 200 and "good.jsonl" in runs.text

@@ -4,9 +4,11 @@ transcript's size, time and digest but not with its lines is rebuilt. None of th
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -97,10 +99,18 @@ def _forge(path: Path, edit: object) -> None:
     """The index beside ``path`` rewritten by ``edit``, keeping its size, time and digest of the file: well typed,
     and agreeing with the transcript in everything a refresh compares."""
     TranscriptIndex(path).refresh()
-    store = default_store(path)
-    data = json.loads(store.read_text())
-    edit(data)  # type: ignore[operator]
-    store.write_text(json.dumps(data))
+    with contextlib.closing(sqlite3.connect(default_store(path))) as con, con:
+        rows = [[aid, *json.loads(row)] for aid, row in con.execute("SELECT aid, row FROM rows ORDER BY aid")]
+        data = {
+            "attempts": [row[1:] for row in rows],
+            "headers": [list(h) for h in con.execute("SELECT rid, pos, length FROM headers ORDER BY n")],
+            "mtime_ns": int(con.execute("SELECT v FROM meta WHERE k = 'mtime_ns'").fetchone()[0]),
+        }
+        edit(data)  # type: ignore[operator]
+        for (aid, *_), row in zip(rows, data["attempts"], strict=True):
+            con.execute("UPDATE rows SET row = ? WHERE aid = ?", (json.dumps(row), aid))
+        con.execute("DELETE FROM headers")
+        con.executemany("INSERT INTO headers(rid, pos, length) VALUES (?, ?, ?)", data["headers"])
     st = path.stat()
     os.utime(path, ns=(st.st_atime_ns, data["mtime_ns"]))
 

@@ -161,10 +161,10 @@ class Pages:
         sid = request.query_params.get("session") or None
         if sid is not None and index.session(sid) is None:
             raise HTTPException(404, f"{key}: no session {sid!r}")
-        if sid is None and len(index.attempts) > EXPORT_LIMIT:
+        if sid is None and index.count() > EXPORT_LIMIT:
             raise HTTPException(
                 413,
-                f"{key}: {len(index.attempts)} sessions are too many for one page; download a session from its page, "
+                f"{key}: {index.count()} sessions are too many for one page; download a session from its page, "
                 f"or run: voirdire export-html {index.path} -o FILE.html",
             )
         html = export_html(index, sessions=[sid] if sid else None, prices=self.prices)

@@ -5,7 +5,6 @@ table ``voirdire report`` uses), over every attempt's billed calls as the report
 from __future__ import annotations
 
 import threading
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,7 +12,7 @@ from pathlib import Path
 from voirdire.reports import Cost, Prices, load_prices, run_cost
 from voirdire.transcript import is_transcript
 from voirdire.web.errors import ViewerError
-from voirdire.web.index import Attempt, TranscriptIndex
+from voirdire.web.index import TranscriptIndex
 
 
 @dataclass
@@ -63,39 +62,13 @@ def summarize(key: str, index: TranscriptIndex, prices: Prices | None = None) ->
         )
         s.roles = {role: binding.spec for role, binding in header.roles.items()}
     s.invocations = len(index.headers)
-    attempts = index.sessions()
-    decisions: Counter[str] = Counter()
-    for a in attempts:
-        s.sessions += 1
-        status = a.status
-        s.finished += status == "finished"
-        s.errors += status == "error"
-        s.running += status == "running"
-        s.parse_failures += a.parse_failures
-        s.calls += a.calls
-        s.prompt_tokens += a.prompt_tokens
-        s.completion_tokens += a.completion_tokens
-        s.latency_s += a.latency_s
-        s.humans += a.human
-        if a.decision is not None:
-            decisions[a.decision] += 1
-        if a.correct is not None:
-            s.judged += 1
-            s.correct += a.correct
-    s.decisions = dict(decisions.most_common())
-    every = [a for by_run in index.attempts.values() for a in by_run.values()]  # resumed attempts were paid for too
-    s.cost = run_cost(billed(every), prices if prices is not None else load_prices())
+    totals = index.totals()  # SQL sums over the index's rows: no attempt is read to list a run
+    for name in ("sessions", "finished", "errors", "running", "parse_failures", "calls", "prompt_tokens",
+                 "completion_tokens", "latency_s", "humans", "judged", "correct"):  # fmt: skip
+        setattr(s, name, totals[name])
+    s.decisions = dict(totals["decisions"])
+    s.cost = run_cost(totals["billed"], prices if prices is not None else load_prices())  # resumed attempts too
     return s
-
-
-def billed(attempts: Sequence[Attempt]) -> dict[str, tuple[int, int, int]]:
-    """Model label -> billed prompt tokens, billed completion tokens, requests, over ``attempts``."""
-    out: dict[str, list[int]] = {}
-    for a in attempts:
-        for model, m in a.models.items():
-            t = out.setdefault(model, [0, 0, 0])
-            t[0], t[1], t[2] = t[0] + m.prompt_tokens, t[1] + m.completion_tokens, t[2] + m.requests
-    return {model: (t[0], t[1], t[2]) for model, t in out.items()}
 
 
 class Library:

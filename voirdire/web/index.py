@@ -22,15 +22,15 @@ import hashlib
 import json
 import os
 import re
-import tempfile
+import sqlite3
 import threading
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from voirdire.base import MAX_JSON_DEPTH, VoirdireError, token_count, too_deep
 from voirdire.reports import agrees_with_gold, gold_labels
@@ -48,13 +48,14 @@ from voirdire.transcript import (
     max_line_bytes,
 )
 from voirdire.web.errors import ViewerError
+from voirdire.web.ledger import LEDGER_VERSION, Ledger, flag
 
 try:  # a faster JSON parser when installed
     from orjson import loads as _json_loads
 except ImportError:  # pragma: no cover
     _json_loads = json.loads
 
-INDEX_VERSION = 3  # 3: each model's calls as a CallTally
+BATCH = 20_000  # lines read between writes to the ledger (what a scan holds in memory)
 _LINE: TypeAdapter[Any] = TypeAdapter(Line)
 _TAIL = 4096  # bytes before the indexed end whose digest proves the file was only appended to
 _UNSEARCHED = frozenset({"run_id", "session_id", "time", "kind", "request_digest", "seq"})
@@ -159,20 +160,6 @@ _ATTEMPT = TypeAdapter(Attempt)
 _SPANS = re.compile(r"(?:\d{1,15},\d{1,15}(?:;|$))*")
 
 
-class _Stored(BaseModel):
-    """What an index file must hold to be used (its version and path are checked before)."""
-
-    size: int
-    lines: int
-    mtime_ns: int
-    tail: str
-    hints: list[str] = []
-    gold: str = ""
-    headers: list[tuple[str, int, int]]
-    problems: list[str] = []
-    attempts: list[list[Any]]
-
-
 def default_store(path: Path) -> Path:
     return path.with_name(f".{path.name}.index")
 
@@ -193,7 +180,6 @@ class TranscriptIndex:
         self.lines = 0
         self.mtime_ns = 0
         self.headers: list[HeaderRef] = []
-        self.attempts: dict[str, dict[str, Attempt]] = {}  # sid -> rid -> attempt, both in order of appearance
         self.problems: list[str] = []
         self._tail_digest = ""
         self._hints: tuple[str, ...] = ()
@@ -201,20 +187,30 @@ class TranscriptIndex:
         self._header_cache: dict[str, RunHeader] = {}
         self._lock = threading.RLock()
         self._loaded = False
-        self._rebuilt = True  # False while the spans come from an index file (anyone could have edited it)
-        # The counting attempts in order, and each session's place in it: built once after the file changed, so a
-        # session page's previous/next links and the run list cost the same at 50,000 sessions as at 10.
+        self._rebuilt = True  # False while the rows come from an index file (anyone could have edited it)
+        self._ledger: Ledger | None = None
+        # The attempts the lines being read touch, written to the ledger every BATCH lines (the memory a scan holds)
+        self._batch: dict[tuple[str, str], Attempt] = {}
+        self._ids: dict[tuple[str, str], tuple[int, int]] = {}  # aid, sord of each attempt in the batch
+        self._kin: dict[str, list[list[Any]]] = {}  # sid -> [aid, rid, sord, reached a verdict] of its attempts
+        self._next = (1, 0)  # the next attempt's aid, the next session's sord
+        self._starts: dict[tuple[str, str], bytes] = {}  # this batch's session_start lines, for the report
+        # What pages read of the whole run, kept until the file changes: the counting attempts in order (built only
+        # when a page asks for all of them), the runs list's sums, and ``derived`` values.
         self._order: list[Attempt] | None = None
-        self._position: dict[str, int] = {}
-        self._derived: dict[str, Any] = {}  # what pages compute from the whole order (``derived``), as long as it holds
+        self._totals: dict[str, Any] | None = None
+        self._derived: dict[str, Any] = {}
+
+    @property
+    def attempts(self) -> _Attempts:
+        """Every attempt, as sid -> rid -> attempt (both in order of appearance), read from the ledger."""
+        return _Attempts(self)
 
     # ------------------------------------------------------------------ keeping up with the file
     def refresh(self) -> bool:
         """Index what was appended since the last call; re-index a file that was rewritten. True if it changed."""
         with self._lock:
-            if not self._loaded:
-                self._loaded = True
-                self._load()
+            self._open()
             try:
                 st = self.path.stat()
             except OSError as exc:
@@ -224,18 +220,30 @@ class TranscriptIndex:
             if st.st_size < self.size or not self._appended_only():
                 self._reset()
                 self._rebuilt = True
-            changed = self._scan(st.st_size)
+            try:
+                changed = self._scan(st.st_size)
+            except _Forged:  # a stored attempt the new lines add to does not check out: everything read afresh
+                self._reset()
+                self._rebuilt = True
+                changed = self._scan(st.st_size)
             self.mtime_ns = st.st_mtime_ns
-            if changed:
-                self._save()
+            self._save_meta()
             return changed
 
     def _reset(self) -> None:
-        self._order = None
+        self._changed()
         self.size = self.lines = 0
-        self.headers, self.attempts, self.problems = [], {}, []
+        self.headers, self.problems = [], []
         self._tail_digest = ""
         self._header_cache = {}
+        self._batch, self._ids, self._kin, self._starts = {}, {}, {}, {}
+        self._next = (1, 0)
+        if self._ledger is not None:
+            self._ledger.clear()
+
+    def _changed(self) -> None:
+        self._order = self._totals = None
+        self._derived = {}
 
     def _tail(self, fh: Any, end: int) -> str:
         start = max(0, end - _TAIL)
@@ -250,14 +258,15 @@ class TranscriptIndex:
 
     def _scan(self, size: int) -> bool:
         """Index the whole lines from ``self.size`` on, one at a time: a line longer than the reading cap
-        (``voirdire.transcript.max_line_bytes``) is read past, never held, and named among the problems."""
+        (``voirdire.transcript.max_line_bytes``) is read past, never held, and named among the problems. The
+        attempts touched are written to the ledger every ``BATCH`` lines, so memory stays bounded by the batch."""
         cap = max_line_bytes()
-        self._order = None  # the lines read here may add sessions or settle which attempt counts
+        start = self.size
         with self.path.open("rb") as fh:
             fh.seek(self.size)
             pos = self.size
             finished: list[tuple[Attempt, dict[str, Any]]] = []
-            self._starts: dict[tuple[str, str], bytes] = {}  # this batch's session_start lines, for the report
+            since = 0
             for raw in bounded_lines(fh, cap):
                 length = raw if isinstance(raw, int) else len(raw)
                 if pos + length > size:  # written since the size was taken: the next refresh reads it
@@ -278,13 +287,69 @@ class TranscriptIndex:
                     if length > 1:
                         self._line(raw[:-1], pos, length, finished)
                 pos += length
-            if pos == self.size:
+                since += 1
+                if since >= BATCH:
+                    self._flush(pos, finished)
+                    fh.seek(pos)
+                    since = 0
+            if pos == start:
                 return False
-            self.size = pos
-            self._tail_digest = self._tail(fh, self.size)
-        self._check_gold(finished)
-        self._starts = {}
+            self._flush(pos, finished)
         return True
+
+    def _flush(self, pos: int, finished: list[tuple[Attempt, dict[str, Any]]]) -> None:
+        """Write the batch's attempts, which of its sessions' attempts counts and how far the index reaches."""
+        assert self._ledger is not None
+        self._check_gold(finished)
+        finished.clear()
+        self._starts = {}
+        written = []
+        for key, a in self._batch.items():
+            aid, sord = self._ids[key]
+            row = a.row()
+            columns = (a.status, a.decision, flag(a.accepted), flag(a.correct), a.parse_failures, a.errors, a.calls,
+                       a.prompt_tokens, a.completion_tokens, a.latency_s, int(a.human))  # fmt: skip
+            models = [(m, t.prompt_tokens, t.completion_tokens, t.requests) for m, t in a.models.items()]
+            written.append((aid, a.sid, a.rid, sord, columns, json.dumps(row, separators=(",", ":")), models))
+        self._ledger.write(written)
+        chosen = []
+        for sid, kin in self._kin.items():
+            for k in kin:
+                a = self._batch.get((sid, k[1]))
+                k[3] = k[3] if a is None else a.decision is not None
+            best = counting_attempt(kin, lambda k: bool(k[3]))
+            if best is not None:
+                chosen.append((sid, int(best[0])))
+        self._ledger.set_counting(chosen)
+        self.size = pos
+        with self.path.open("rb") as fh:
+            self._tail_digest = self._tail(fh, pos)
+        self._save_meta()
+        self._batch, self._ids, self._kin = {}, {}, {}
+        self._changed()
+
+    def _attempt(self, sid: str, rid: str) -> Attempt:
+        """The attempt ``rid`` at ``sid`` as the lines read so far leave it: from the batch, the ledger, or new."""
+        a = self._batch.get((sid, rid))
+        if a is not None:
+            return a
+        assert self._ledger is not None
+        kin = self._kin.get(sid)
+        if kin is None:
+            kin = self._kin[sid] = [list(k) for k in self._ledger.kin(sid)]
+        known = next((k for k in kin if k[1] == rid), None)
+        if known is not None:
+            a = self._attempt_of(self._ledger.row(known[0]))
+            ids = (known[0], known[2])
+        else:
+            aid, sord = self._next
+            ids = (aid, kin[0][2] if kin else sord)
+            self._next = (aid + 1, sord if kin else sord + 1)
+            kin.append([aid, rid, ids[1], False])
+            a = Attempt(sid=sid, rid=rid)
+        self._batch[sid, rid] = a
+        self._ids[sid, rid] = ids
+        return a
 
     def _line(self, raw: bytes, offset: int, length: int, finished: list[tuple[Attempt, dict[str, Any]]]) -> None:
         try:
@@ -294,6 +359,8 @@ class TranscriptIndex:
             kind = rec["kind"]
             if kind == "header":
                 self.headers.append(HeaderRef(rec["run_id"], offset, length))
+                assert self._ledger is not None
+                self._ledger.add_header(len(self.headers) - 1, str(rec["run_id"]), offset, length)
                 display = rec.get("display") or {}
                 self._hints = tuple(display.get("item_fields", ()))
                 self._gold = str(((display.get("views") or {}).get("verdict") or {}).get("gold") or "")
@@ -303,9 +370,7 @@ class TranscriptIndex:
             why = str(exc) if "nested" in str(exc) else type(exc).__name__
             self.problems.append(f"{self.path}:{self.lines}: not a transcript record ({why})")
             return
-        a = self.attempts.setdefault(sid, {}).get(rid)
-        if a is None:
-            a = self.attempts[sid][rid] = Attempt(sid=sid, rid=rid)
+        a = self._attempt(sid, rid)
         a.add_span(offset, length)
         a.events += 1
         a.first = a.first or rec.get("time")
@@ -398,65 +463,100 @@ class TranscriptIndex:
                 a.correct = agrees_with_gold({}, accepted=a.accepted, label=labels.get(a.item_id))
 
     # ------------------------------------------------------------------ persistence
-    def _load(self) -> None:
+    def _open(self) -> None:
+        """Open the ledger (beside the transcript, else in the cache; in memory without ``persist``) and take
+        what it covered, once; a ledger of another file, version or shape is cleared."""
+        if self._loaded:
+            return
+        self._loaded = True
         if not self.persist:
+            self._ledger = Ledger.open(None)
             return
-        for store in (self.store, cache_store(self.path)):
-            try:
-                data = json.loads(store.read_text(encoding="utf-8"))
-            except (OSError, ValueError, RecursionError):
-                continue
-            if not isinstance(data, dict) or data.get("version") != INDEX_VERSION:
-                continue
-            if data.get("path") != str(self.path.resolve()):
-                continue
-            try:  # an index file is a cache anyone could have edited: one that does not check out is rebuilt
-                self._restore(_Stored.model_validate(data))
-            except (ValueError, TypeError, KeyError):
-                self._reset()
-                continue
-            self.store = store
-            self._rebuilt = False  # its spans are checked against the file as they are read
+        try:
+            places = dict.fromkeys((self.store, default_store(self.path), cache_store(self.path)))
+            self._ledger = Ledger.open(list(places))
+        except OSError:
+            self._ledger = Ledger.open(None)  # nowhere to keep it: kept for this process only
             return
+        self.store = self._ledger.store or self.store
+        try:
+            self._restore(self._ledger.meta())
+        except (ValueError, TypeError, KeyError, sqlite3.Error):
+            self._reset()
 
-    def _restore(self, data: _Stored) -> None:
-        self.size, self.lines, self.mtime_ns = data.size, data.lines, data.mtime_ns
-        self._tail_digest = data.tail
-        self._hints = tuple(data.hints)
-        self._gold = data.gold
-        self.headers = [HeaderRef(*h) for h in data.headers]
-        self.problems = list(data.problems)
-        self._order = None
-        self.attempts = {}
-        for row in data.attempts:
-            values = dict(zip(_FIELDS, row, strict=True))
-            values["models"] = {str(model): CallTally.from_row(r) for model, r in dict(values["models"]).items()}
+    def _restore(self, meta: dict[str, str]) -> None:
+        assert self._ledger is not None
+        if "size" not in meta:
+            self._reset()
+            return
+        if meta.get("version") != LEDGER_VERSION or meta.get("path") != str(self.path.resolve()):
+            raise ValueError("another index")
+        size, lines, mtime_ns = int(meta["size"]), int(meta["lines"]), int(meta["mtime_ns"])
+        hints, problems = json.loads(meta["hints"]), json.loads(meta["problems"])
+        if not (isinstance(hints, list) and isinstance(problems, list) and min(size, lines, mtime_ns) >= 0):
+            raise ValueError("meta")
+        headers = self._ledger.headers()
+        for rid, pos, length in headers:
+            if not (isinstance(rid, str) and type(pos) is int and type(length) is int):
+                raise ValueError("headers")
+        self.size, self.lines, self.mtime_ns = size, lines, mtime_ns
+        self._tail_digest, self._gold = str(meta["tail"]), str(meta["gold"])
+        self._hints = tuple(str(h) for h in hints)
+        self.problems = [str(p) for p in problems]
+        self.headers = [HeaderRef(*h) for h in headers]
+        self._next = self._ledger.ends()
+        self._changed()
+        self._rebuilt = False  # its rows are checked as they are read, its spans against the file
+
+    def _save_meta(self) -> None:
+        assert self._ledger is not None
+        self._ledger.set_meta(
+            {
+                "version": LEDGER_VERSION,
+                "path": str(self.path.resolve()),
+                "size": str(self.size),
+                "lines": str(self.lines),
+                "mtime_ns": str(self.mtime_ns),
+                "tail": self._tail_digest,
+                "hints": json.dumps(list(self._hints)),
+                "gold": self._gold,
+                "problems": json.dumps(self.problems[-20:]),
+            }
+        )
+        self._ledger.commit()
+
+    def _attempt_of(self, text: Any) -> Attempt:
+        """An attempt from its ledger row; checked (``_Forged`` if it does not check out) unless this process
+        wrote every row itself."""
+        try:
+            values = dict(zip(_FIELDS, json.loads(text), strict=True))
+            values["models"] = {str(m): CallTally.from_row(r) for m, r in dict(values["models"]).items()}
+            if self._rebuilt:
+                return Attempt(**values)
             a = _ATTEMPT.validate_python(values)
             if isinstance(a.spans, str) and not _SPANS.fullmatch(a.spans):
                 raise ValueError("spans")
-            self.attempts.setdefault(a.sid, {})[a.rid] = a
+            return a
+        except (ValueError, TypeError, KeyError) as exc:
+            raise _Forged(str(exc)) from None
 
-    def _save(self) -> None:
-        if not self.persist:
-            return
-        data = {
-            "version": INDEX_VERSION,
-            "path": str(self.path.resolve()),
-            "size": self.size,
-            "lines": self.lines,
-            "mtime_ns": self.mtime_ns,
-            "tail": self._tail_digest,
-            "hints": list(self._hints),
-            "gold": self._gold,
-            "headers": [[h.run_id, h.offset, h.length] for h in self.headers],
-            "problems": self.problems[-20:],
-            "attempts": [a.row() for by_run in self.attempts.values() for a in by_run.values()],
-        }
-        text = json.dumps(data, separators=(",", ":"))
-        for store in dict.fromkeys((self.store, default_store(self.path), cache_store(self.path))):
-            if _write_atomically(store, text):
-                self.store = store
-                return
+    def _reading(self, ask: Callable[[Ledger], T]) -> T:
+        """``ask(ledger)`` under the lock; a ledger whose rows do not check out is rebuilt, then asked again."""
+        with self._lock:
+            self._open()
+            assert self._ledger is not None
+            try:
+                return ask(self._ledger)
+            except (_Forged, sqlite3.DatabaseError):
+                self._ledger.close()
+                if self._ledger.store is not None:
+                    with contextlib.suppress(OSError):
+                        self._ledger.store.unlink()
+                self._loaded = False
+                self._open()
+                self._rebuild()
+                assert self._ledger is not None
+                return ask(self._ledger)
 
     # ------------------------------------------------------------------ reading
     def _read_line(self, span: list[int]) -> bytes | None:
@@ -557,56 +657,78 @@ class TranscriptIndex:
     def _rebuild(self) -> None:
         """Index the file afresh: the index (loaded from a file anyone could have edited) disagrees with it."""
         with self._lock:
+            self._open()
             self._rebuilt = True
             self._reset()
             try:
-                size = self.path.stat().st_size
+                st = self.path.stat()
             except OSError as exc:
                 raise ViewerError(f"{self.path}: {exc.strerror or exc}") from None
-            self._scan(size)
-            self._save()
+            self._scan(st.st_size)
+            self.mtime_ns = st.st_mtime_ns
+            self._save_meta()
 
     def sessions(self) -> list[Attempt]:
         """The attempt that counts for each session, in order of first appearance."""
         with self._lock:
             return list(self._counting())
 
+    def page(self, where: str = "", args: Sequence[Any] = (), limit: int = -1, offset: int = 0) -> list[Attempt]:
+        """The attempts that count and pass ``where`` (SQL over ``voirdire.web.ledger.COLUMNS``), in session order,
+        ``limit`` of them from ``offset``: one page of the sessions list, read without the rest."""
+        def ask(ledger: Ledger) -> list[Attempt]:
+            return [self._attempt_of(r) for r in ledger.counting_rows(where, args, limit, offset)]
+
+        return self._reading(ask)
+
+    def count(self, where: str = "", args: Sequence[Any] = ()) -> int:
+        """How many sessions pass ``where`` (all of them without one)."""
+        return self._reading(lambda ledger: ledger.count(where, args))
+
+    def decisions(self) -> list[tuple[str, int]]:
+        """The run's decisions and how many sessions reached each, most frequent first."""
+        return self._reading(lambda ledger: ledger.decisions())
+
+    def totals(self) -> dict[str, Any]:
+        """The runs list's sums (sessions, finished, errors, running, parse failures, calls, tokens, model time, a
+        human's sessions, gold judged and right), the decisions, and the billed calls of every attempt (resumed
+        attempts were paid for too); kept until the file changes."""
+        with self._lock:
+            if self._totals is None:
+                def ask(ledger: Ledger) -> dict[str, Any]:
+                    return {**ledger.totals(), "decisions": ledger.decisions(), "billed": ledger.billed()}
+
+                self._totals = self._reading(ask)
+            return self._totals
+
     def neighbours(self, sid: str) -> tuple[str | None, str | None]:
         """The sessions before and after ``sid`` in ``sessions()`` order (None at either end, or for no session)."""
-        with self._lock:
-            order = self._counting()
-            at = self._position.get(sid)
-            if at is None:
-                return None, None
-            return (order[at - 1].sid if at > 0 else None), (order[at + 1].sid if at + 1 < len(order) else None)
+        return self._reading(lambda ledger: ledger.neighbours(sid))
 
     def derived(self, name: str, compute: Callable[[TranscriptIndex], T]) -> T:
         """``compute(self)``, kept until the file changes: what a page reads of the whole run (a session page's
         verdict set) is computed once, not on every request."""
         with self._lock:
-            self._counting()
             if name not in self._derived:
                 self._derived[name] = compute(self)
             return self._derived[name]  # type: ignore[no-any-return]
 
     def _counting(self) -> list[Attempt]:
-        if self._order is None:
-            self._derived = {}
-            out = []
-            for by_run in self.attempts.values():
-                counting = counting_attempt(by_run.values(), lambda a: a.decision is not None)
-                if counting is not None:
-                    out.append(counting)
-            self._order = out
-            self._position = {a.sid: i for i, a in enumerate(out)}
-        return self._order
+        with self._lock:
+            if self._order is None:
+                self._order = self.page()
+            return self._order
 
     def session(self, sid: str) -> Attempt | None:
-        with self._lock:
-            by_run = self.attempts.get(sid)
-            if not by_run:
-                return None
-            return counting_attempt(by_run.values(), lambda a: a.decision is not None)
+        def ask(ledger: Ledger) -> Attempt | None:
+            every = [self._attempt_of(r) for r in ledger.session_rows(sid)]
+            return counting_attempt(every, lambda a: a.decision is not None)
+
+        return self._reading(ask)
+
+    def session_attempts(self, sid: str) -> dict[str, Attempt]:
+        """Every attempt at ``sid``: rid -> attempt, in order of appearance."""
+        return self._reading(lambda ledger: {a.rid: a for a in map(self._attempt_of, ledger.session_rows(sid))})
 
     def record(self, sid: str) -> SessionRecord | None:
         """One session's events, read from its byte spans alone."""
@@ -747,22 +869,6 @@ def _record(raw: bytes) -> dict[str, Any]:
     return value
 
 
-def _write_atomically(path: Path, text: str) -> bool:
-    tmp: str | None = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-        return True
-    except OSError:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-        return False
-
-
 def _call_count(value: object) -> int | None:
     """A model call's request or retry count when it is a whole number from 0 to ``CALL_COUNT_MAX``."""
     if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= CALL_COUNT_MAX:
@@ -786,3 +892,26 @@ def _loads(raw: bytes) -> Any:
         return json.loads(raw)
     except ValueError:
         return None
+
+
+class _Forged(ValueError):
+    """A ledger row that is no attempt this index wrote."""
+
+
+class _Attempts(Mapping[str, dict[str, Attempt]]):
+    """sid -> rid -> attempt over the ledger: each session's attempts are read when asked for."""
+
+    def __init__(self, index: TranscriptIndex) -> None:
+        self.index = index
+
+    def __getitem__(self, sid: str) -> dict[str, Attempt]:
+        found = self.index.session_attempts(sid)
+        if not found:
+            raise KeyError(sid)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([a.sid for a in self.index.sessions()])
+
+    def __len__(self) -> int:
+        return self.index.count()

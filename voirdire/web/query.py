@@ -63,6 +63,25 @@ class Query:
             return False
         return not self.errors or (a.errors > 0) != (self.errors == "without")
 
+    def where(self) -> tuple[str, list[object]]:
+        """``keeps`` as SQL over the index's columns (``voirdire.web.ledger``): the same sessions, chosen by the
+        index without reading them."""
+        sql, args = [], []
+        if self.verdict:
+            sql.append("decision = ?")
+            args.append(self.verdict)
+        if self.status:
+            sql.append("status = ?")
+            args.append(self.status)
+        flags = (("accepted", self.accepted, ("yes", "no")), ("correct", self.gold, ("right", "wrong")))
+        for column, choice, words in flags:
+            if choice:
+                sql.append(f"{column} IS NULL" if choice not in words else f"{column} = {1 - words.index(choice)}")
+        for column, choice in (("parse_failures", self.failures), ("errors", self.errors)):
+            if choice:
+                sql.append(f"{column} {'>' if choice == 'with' else '<='} 0")
+        return " AND ".join(sql), args
+
     def url(self, **changes: object) -> str:
         """The query string of this query with ``changes`` (the page goes back to 1 unless given)."""
         changed = replace(self, **{"page": 1, **changes})  # type: ignore[arg-type]
@@ -81,7 +100,16 @@ class Page:
 
 
 def select(index: TranscriptIndex, query: Query, keep: Callable[[Attempt], bool] | None = None) -> Page:
-    """``keep``: a further filter from outside the transcript (``query.labels``: the labels sidecar's)."""
+    """``keep``: a further filter from outside the transcript (``query.labels``: the labels sidecar's). Without it
+    or a free-text search, the page is one SQL query of the index: the rows shown are the only ones read."""
+    decisions = sorted(d for d, _ in index.decisions())
+    if keep is None and not query.q:
+        where, args = query.where()
+        total = index.count(where, args)
+        pages = max(1, math.ceil(total / PAGE_SIZE))
+        page = min(query.page, pages)
+        rows = index.page(where, args, PAGE_SIZE, (page - 1) * PAGE_SIZE)
+        return Page(rows=rows, total=total, all=index.count(), page=page, pages=pages, decisions=decisions)
     attempts = index.sessions()
     kept = [a for a in attempts if query.keeps(a) and (keep is None or keep(a))]
     if query.q:
@@ -89,7 +117,6 @@ def select(index: TranscriptIndex, query: Query, keep: Callable[[Attempt], bool]
     pages = max(1, math.ceil(len(kept) / PAGE_SIZE))
     page = min(query.page, pages)
     rows = kept[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
-    decisions = sorted({a.decision for a in attempts if a.decision is not None})
     return Page(rows=rows, total=len(kept), all=len(attempts), page=page, pages=pages, decisions=decisions)
 
 
