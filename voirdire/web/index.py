@@ -56,6 +56,7 @@ except ImportError:  # pragma: no cover
     _json_loads = json.loads
 
 BATCH = 20_000  # lines read between writes to the ledger (what a scan holds in memory)
+GOLD_BATCH = 1_000  # finished sessions whose gold the protocol's report is asked about at once
 _LINE: TypeAdapter[Any] = TypeAdapter(Line)
 _TAIL = 4096  # bytes before the indexed end whose digest proves the file was only appended to
 _UNSEARCHED = frozenset({"run_id", "session_id", "time", "kind", "request_digest", "seq"})
@@ -122,7 +123,7 @@ class Attempt:
     def row(self) -> list[Any]:
         """The attempt as the index file stores it (fields in order, spans as text)."""
         spans = self.spans if isinstance(self.spans, str) else ";".join(f"{o},{n}" for o, n in self.spans)
-        models = {model: tally.row() for model, tally in self.models.items()}
+        models = {model: [getattr(tally, n) for n in _TALLY] for model, tally in self.models.items()}  # its row()
         return [spans if name == "spans" else models if name == "models" else getattr(self, name) for name in _FIELDS]
 
 
@@ -294,15 +295,18 @@ class TranscriptIndex:
                     since = 0
             if pos == start:
                 return False
-            self._flush(pos, finished)
+            self._flush(pos, finished, last=True)
         return True
 
-    def _flush(self, pos: int, finished: list[tuple[Attempt, dict[str, Any]]]) -> None:
-        """Write the batch's attempts, which of its sessions' attempts counts and how far the index reaches."""
+    def _flush(self, pos: int, finished: list[tuple[Attempt, dict[str, Any]]], last: bool = False) -> None:
+        """Write the batch's attempts, which of its sessions' attempts counts and how far the index reaches. The
+        report that knows gold is asked about every ``GOLD_BATCH`` finished sessions (it costs the same for 1 as for
+        1,000): until then those attempts stay in the batch, and are written again once checked."""
         assert self._ledger is not None
-        self._check_gold(finished)
-        finished.clear()
-        self._starts = {}
+        if last or len(finished) >= GOLD_BATCH:
+            self._check_gold(finished)
+            finished.clear()
+            self._starts = {}
         written = []
         for key, a in self._batch.items():
             aid, sord = self._ids[key]
@@ -325,7 +329,10 @@ class TranscriptIndex:
         with self.path.open("rb") as fh:
             self._tail_digest = self._tail(fh, pos)
         self._save_meta()
-        self._batch, self._ids, self._kin = {}, {}, {}
+        waiting = {(a.sid, a.rid) for a, _ in finished}
+        self._batch = {key: a for key, a in self._batch.items() if key in waiting}
+        self._ids = {key: ids for key, ids in self._ids.items() if key in waiting}
+        self._kin = {sid: kin for sid, kin in self._kin.items() if any((sid, k[1]) in waiting for k in kin)}
         self._changed()
 
     def _attempt(self, sid: str, rid: str) -> Attempt:
@@ -813,6 +820,7 @@ class TranscriptIndex:
 
 
 _FIELDS = tuple(f.name for f in fields(Attempt))
+_TALLY = tuple(f.name for f in fields(CallTally))  # CallTally.row()'s order, read without a deep copy
 
 # The two most frequent records, messages and model calls, are read with patterns over the fixed field order the
 # transcript writer uses (a string value cannot hold an unescaped quote, so the keys cannot be faked inside one);
