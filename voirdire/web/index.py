@@ -303,6 +303,9 @@ class TranscriptIndex:
         report that knows gold is asked about every ``GOLD_BATCH`` finished sessions (it costs the same for 1 as for
         1,000): until then those attempts stay in the batch, and are written again once checked."""
         assert self._ledger is not None
+        self.size = pos  # the lines up to here are read (a header among them is looked up by the gold check)
+        with self.path.open("rb") as fh:
+            self._tail_digest = self._tail(fh, pos)
         if last or len(finished) >= GOLD_BATCH:
             self._check_gold(finished)
             finished.clear()
@@ -325,9 +328,6 @@ class TranscriptIndex:
             if best is not None:
                 chosen.append((sid, int(best[0])))
         self._ledger.set_counting(chosen)
-        self.size = pos
-        with self.path.open("rb") as fh:
-            self._tail_digest = self._tail(fh, pos)
         self._save_meta()
         waiting = {(a.sid, a.rid) for a, _ in finished}
         self._batch = {key: a for key, a in self._batch.items() if key in waiting}
