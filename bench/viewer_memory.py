@@ -6,6 +6,11 @@ after its third line (a message whose text is that long: a damaged or foreign fi
 
     python bench/viewer_memory.py              # 300 MB
     python bench/viewer_memory.py --mb 300 --baseline
+
+``build_peak`` (used by ``bench/viewer_bench.py --scale``) is the other memory number: the wall and peak RSS
+(``ru_maxrss``) of a fresh process that builds the index of a large transcript, with no index on disk.
+
+    python bench/viewer_memory.py --build /tmp/big.jsonl
 """
 
 from __future__ import annotations
@@ -36,12 +41,34 @@ print(json.dumps({"status": status, "peak_rss_mb": resource.getrusage(resource.R
 """
 
 
+BUILD = """
+import json, resource, sys, time
+from pathlib import Path
+from voirdire.web.index import TranscriptIndex
+start = time.perf_counter()
+TranscriptIndex(Path(sys.argv[1])).refresh()
+wall = time.perf_counter() - start
+print(json.dumps({"build_s": wall, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def build_peak(path: Path, env: dict[str, str] | None = None) -> dict[str, float]:
+    """Build ``path``'s index in a fresh process (its stored index removed first): wall and peak RSS."""
+    for store in path.parent.glob(f".{path.name}.index*"):
+        store.unlink()
+    out = subprocess.run([sys.executable, "-c", BUILD, str(path)], capture_output=True, text=True, check=True, env=env)
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mb", type=int, default=300)
     parser.add_argument("--baseline", action="store_true", help="also the same pages with no long line (--mb 0)")
+    parser.add_argument("--build", type=Path, help="instead: build this transcript's index in a fresh process")
     args = parser.parse_args()
+    if args.build:
+        print(json.dumps(build_peak(args.build)))
+        return
     sys.path.insert(0, str(ROOT))
     from tests.web.test_compare_browser import two_runs
 
