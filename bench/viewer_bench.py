@@ -70,7 +70,7 @@ with path.open("ab") as out, more.open("rb") as extra:
 start = time.perf_counter()
 assert index.refresh()
 appended = time.perf_counter() - start
-print(json.dumps({"load_s": loaded, "refresh_s": appended, "sessions": len(index.sessions())}))
+print(json.dumps({"load_s": loaded, "refresh_s": appended, "code": sys.modules["voirdire.web.index"].__file__}))
 """
 
 
@@ -80,6 +80,7 @@ def serve(folder: Path, env: dict[str, str]) -> tuple[subprocess.Popen[str], str
         stdout=subprocess.PIPE,
         text=True,
         env={**env, "PYTHONUNBUFFERED": "1"},
+        cwd=folder,  # not the checkout: the current folder comes first on sys.path, before PYTHONPATH
     )
     assert proc.stdout is not None
     return proc, proc.stdout.readline().split()[2]
@@ -105,9 +106,10 @@ def scale_round(base: Path, more: Path, folder: Path, env: dict[str, str], repea
         proc.terminate()
         proc.wait(timeout=30)
     run = subprocess.run([sys.executable, "-c", APPEND, str(path), str(more)], capture_output=True, text=True,
-                         check=True, env=env)  # fmt: skip
+                         check=True, env=env, cwd=folder)  # fmt: skip
     appended = json.loads(run.stdout.strip().splitlines()[-1])
     out["e_index_from_disk_s"], out["e_refresh_after_1000_s"] = appended["load_s"], appended["refresh_s"]
+    print(f"  ({appended['code']})", flush=True)
     return out
 
 

@@ -56,7 +56,9 @@ def build_peak(path: Path, env: dict[str, str] | None = None) -> dict[str, float
     """Build ``path``'s index in a fresh process (its stored index removed first): wall and peak RSS."""
     for store in path.parent.glob(f".{path.name}.index*"):
         store.unlink()
-    out = subprocess.run([sys.executable, "-c", BUILD, str(path)], capture_output=True, text=True, check=True, env=env)
+    out = subprocess.run(  # run from the transcript's folder: the current folder comes first on sys.path
+        [sys.executable, "-c", BUILD, str(path)], capture_output=True, text=True, check=True, env=env, cwd=path.parent
+    )
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
