@@ -193,7 +193,8 @@ class Ledger:
         return {str(m): (int(p), int(c), int(r)) for m, p, c, r, _ in rows}
 
     def neighbours(self, sid: str) -> tuple[str | None, str | None]:
-        at = self.con.execute("SELECT sord FROM attempts WHERE sid = ? AND counting = 1", (sid,)).fetchone()
+        # "+counting": looked up by its session (one row), not by scanning the counting rows' index
+        at = self.con.execute("SELECT sord FROM attempts WHERE sid = ? AND +counting = 1", (sid,)).fetchone()
         if at is None:
             return None, None
         before = self.con.execute(
