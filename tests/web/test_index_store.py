@@ -196,3 +196,19 @@ def test_without_persist_no_file_is_written(tmp_path: Path, monkeypatch: pytest.
     index.refresh()
     assert index.count() == 5 and sorted(p.name for p in folder.iterdir()) == ["t.jsonl"]
     assert not (tmp_path / "cache").exists()
+
+
+def test_two_viewers_of_one_file_share_its_index(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    many(path, 10)
+    one, two = TranscriptIndex(path), TranscriptIndex(path)
+    one.refresh()
+    two.refresh()
+    many(path, 5, "r2", first=10)
+    assert two.refresh()  # the second viewer indexes the append and writes it to the shared file
+    many(path, 5, "r3", first=15)
+    assert one.refresh()  # the first takes up what the second wrote, then reads the rest
+    for index in (one, two, TranscriptIndex(path)):
+        index.refresh()
+        assert [a.sid for a in index.sessions()] == [f"s{n:04d}" for n in range(20)]
+        assert index.totals()["sessions"] == 20 and len(index.headers) == 3

@@ -218,6 +218,7 @@ class TranscriptIndex:
                 raise ViewerError(f"{self.path}: {exc.strerror or exc}") from None
             if st.st_size == self.size and st.st_mtime_ns == self.mtime_ns:
                 return False
+            self._follow()
             if st.st_size < self.size or not self._appended_only():
                 self._reset()
                 self._rebuilt = True
@@ -230,6 +231,19 @@ class TranscriptIndex:
             self.mtime_ns = st.st_mtime_ns
             self._save_meta()
             return changed
+
+    def _follow(self) -> None:
+        """Take up what another process (a second viewer of the same file) wrote to the ledger since this one read
+        it, so that the rows it added are not indexed twice."""
+        assert self._ledger is not None
+        if self._ledger.store is None:
+            return
+        meta = self._ledger.meta()
+        if meta.get("size", "0") != str(self.size):
+            try:
+                self._restore(meta)
+            except (ValueError, TypeError, KeyError, sqlite3.Error):
+                self._reset()
 
     def _reset(self) -> None:
         self._changed()
