@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import os
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
@@ -46,22 +47,23 @@ def register_secret(value: str | None) -> None:
         _registered.add(value)
 
 
-_from_env: tuple[Any, frozenset[str]] = ((), frozenset())
+_from_env: tuple[dict[Any, Any] | None, frozenset[str]] = (None, frozenset())
 
 
 def _environment_secrets() -> frozenset[str]:
     """The values of credential-named environment variables, recomputed only when the environment changed: every
-    transcript record is masked, and decoding the whole environment for each one cost more than the record."""
+    transcript record is masked, and decoding the whole environment for each one cost more than the record. The
+    check compares the encoded mapping with a copy of it (its values are the same objects until one is set)."""
     global _from_env
     raw = getattr(os.environ, "_data", None)  # the encoded mapping behind os.environ (POSIX and Windows)
-    snapshot: Any = tuple(raw.items()) if isinstance(raw, dict) else tuple(os.environ.items())
-    if snapshot != _from_env[0]:
+    current: dict[Any, Any] = raw if isinstance(raw, dict) else dict(os.environ)
+    if _from_env[0] != current:
         found = frozenset(
             value
             for name, value in os.environ.items()
             if value and len(value) >= MIN_SECRET_LENGTH and (name == "OPENAI_API_KEY" or _CREDENTIAL_ENV.search(name))
         )
-        _from_env = (snapshot, found)
+        _from_env = (dict(current), found)
     return _from_env[1]
 
 
@@ -99,15 +101,39 @@ def percent_encoded(secret: str) -> str:
     return "".join(parts)
 
 
+@dataclass(frozen=True)
+class _Masker:
+    """Every form of every secret known, as one compiled pattern, and the literal forms it can match without a
+    ``%``: a text with no ``%`` and none of those forms as a substring has nothing for the pattern to match, and
+    ``str.__contains__`` rules that out several times faster than the pattern's scan (most records hold no secret)."""
+
+    forms: tuple[str, ...]
+    pattern: re.Pattern[str]
+
+    def sub(self, text: str) -> str:
+        if "%" not in text and not any(form in text for form in self.forms):
+            return text
+        return self.pattern.sub(MASK, text)
+
+
 @lru_cache(maxsize=32)
-def _pattern(values: frozenset[str]) -> re.Pattern[str] | None:
+def _masker(values: frozenset[str]) -> _Masker | None:
+    """One pattern for all the secrets: each one's encoded forms as literals (longest first) and its
+    percent-encoded mixtures."""
     forms = {form for value in values for form in encoded_forms(value)}
     if not forms:
         return None
-    literal = [re.escape(f) for f in sorted(forms, key=len, reverse=True)]
-    return re.compile("|".join(literal + [percent_encoded(value) for value in sorted(values)]))
+    literal = sorted(forms, key=len, reverse=True)
+    mixtures = [percent_encoded(value) for value in sorted(values)]
+    pattern = re.compile("|".join([re.escape(f) for f in literal] + mixtures))
+    return _Masker(tuple(literal), pattern)
 
 
+def _clean_url_match(match: re.Match[str]) -> str:
+    return _clean_url(match.group(0))
+
+
+@lru_cache(maxsize=1024)  # a record's URLs are mostly the run's few model URLs
 def _clean_url(url: str) -> str:
     """A URL without its user, password and credential-named query parameters; everything else is kept."""
     try:
@@ -125,17 +151,23 @@ def _clean_url(url: str) -> str:
 
 
 def mask_secrets(text: str) -> str:
-    """``text`` with every credential this process knows of, or can recognise, replaced by ``***``."""
+    """``text`` with every credential this process knows of, or can recognise, replaced by ``***``.
+
+    Each rule runs only where the text holds what its pattern cannot match without (``://`` for a URL, ``=`` for a
+    ``name=value`` pair, the word ``Bearer`` or ``Basic``): the same result as running every pattern, without
+    scanning every record four times."""
     if not text:
         return text
-    pattern = _pattern(secret_values())
-    if pattern is not None:
-        text = pattern.sub(MASK, text)
+    masker = _masker(secret_values())
+    if masker is not None:
+        text = masker.sub(text)
     if "://" in text:
-        text = _URL.sub(lambda m: _clean_url(m.group(0)), text)
+        text = _URL.sub(_clean_url_match, text)
     if "=" in text:
         text = _PAIRS.sub(lambda m: m.group(1) + MASK, text)
-    return _AUTH_HEADER.sub(lambda m: m.group(1) + m.group(2) + MASK, text)
+    if "Bearer" in text or "Basic" in text:
+        text = _AUTH_HEADER.sub(lambda m: m.group(1) + m.group(2) + MASK, text)
+    return text
 
 
 def mask_tree(value: Any) -> Any:
