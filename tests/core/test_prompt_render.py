@@ -1,0 +1,33 @@
+"""Every prompt file renders, by ``Prompt.render`` (``str.format_map``), exactly what langchain-core's chat template
+renders, whatever the values hold (braces, non-text values, non-ASCII)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from voirdire.session.prompts import PromptError, PromptLibrary, default_root, load_prompt_file
+
+ROOT = default_root()
+NAMES = sorted(str(p.relative_to(ROOT).with_suffix("")) for p in ROOT.rglob("*.yaml"))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_render_is_langchain_s_render(name: str) -> None:
+    prompt = PromptLibrary(ROOT).get(name)
+    for values in (
+        {v: f"value of {v}" for v in prompt.spec.variables},
+        {v: "{not a field} {{doubled}} }{ é 東京\n" for v in prompt.spec.variables},
+        {v: i * 1.5 for i, v in enumerate(prompt.spec.variables)},
+        {v: ["a", {"b": 2}] for v in prompt.spec.variables},
+    ):
+        assert prompt.render(**values) == prompt.render_langchain(**values)
+
+
+def test_a_prompt_file_renders_its_variables_and_names_missing_ones(tmp_path: Path) -> None:
+    path = tmp_path / "odd.yaml"
+    path.write_text("source: t\nverbatim: true\nvariables: [x]\nmessages:\n  - role: user\n    template: '{x} ok'\n")
+    assert load_prompt_file(path).render(x="A")[0].content == "A ok"
+    with pytest.raises(PromptError, match="missing variables"):
+        load_prompt_file(path).render()
