@@ -6,7 +6,8 @@ the offsets of the run headers. It is built once by one pass over the file into 
 transcript (``.<name>.index``, or in the user's cache folder when that folder is read-only; ``voirdire.web.ledger``),
 written every ``BATCH`` lines so that memory holds one batch, not the run, and pages ask it for the rows they show.
 It is brought up to date by reading only the bytes appended since: the index remembers the size it covered and a
-digest of the bytes before that point, so a rewritten or truncated transcript is indexed afresh. A half-written last line is left for the next refresh.
+digest of the bytes before that point, so a rewritten or truncated transcript is indexed afresh. A half-written
+last line is left for the next refresh.
 
 Which attempt of a session counts follows ``voirdire.transcript.load``: the last attempt that reached a verdict,
 else the latest. Gold correctness (does the verdict agree with the gold label?) comes from the verdict's statistics,
