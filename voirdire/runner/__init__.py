@@ -118,8 +118,7 @@ async def run_protocol(
         protocol, items, out=out, roles=roles, clients=clients, prompts=prompts, dataset=dataset, options=opts
     )
     with exclusive(run.out):  # held until the transcript is closed, and every worker process has ended
-        by_id = run.sessions()
-        done = resume(run.out, run.header, by_id, resume=opts.resume, keep_verdicts=opts.keep_verdicts)
+        done = resume(run.out, run.header, run.sessions(), resume=opts.resume, keep_verdicts=opts.keep_verdicts)
         result = RunResult(
             out=run.out,
             run_id=run.header.run_id,
@@ -128,7 +127,8 @@ async def run_protocol(
             verdicts=done.verdicts,
             skipped=len(done.finished),
         )
-        # What is left, in item order: (item, session id) pairs, taken one at a time by whoever runs them.
-        pending = [(item, sid) for sid, item in by_id.items() if sid not in done.finished]
-        await execute(run, pending, result)
+        # What is left, in item order: (item, session id) pairs, made one at a time as a slot frees (no list of
+        # them is built: a run's memory does not grow with its dataset); ``left`` is counted from the ids alone.
+        pending = ((item, sid) for sid, item in run.sessions() if sid not in done.finished)
+        await execute(run, pending, result, left=len(run.ids) - len(done.finished))
     return result

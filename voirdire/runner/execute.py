@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from pydantic import BaseModel
@@ -17,10 +17,17 @@ from voirdire.runner.prepare import Prepared
 from voirdire.transcript import ResponseCache
 
 
-async def execute(run: Prepared, pending: Sequence[tuple[BaseModel, str]], result: RunResult) -> None:
+async def execute(
+    run: Prepared, pending: Iterable[tuple[BaseModel, str]], result: RunResult, *, left: int | None = None
+) -> None:
     """Run the ``pending`` (item, session id) pairs of ``run``, in item order, writing the header first; the
-    result's verdicts, errors, retries, timing and stop reason are filled in as they come."""
-    opts, job, left = run.options, run.job, len(pending)
+    result's verdicts, errors, retries, timing and stop reason are filled in as they come. ``pending`` may be an
+    iterator, taken one pair at a time as a slot frees; ``left`` is then how many it holds (a sequence's
+    length otherwise)."""
+    if left is None:
+        pending = list(pending)
+        left = len(pending)
+    opts, job = run.options, run.job
     pool = ModelPool()
     replies = ResponseCache(opts.cache) if opts.cache is not None else None
     # Worker processes for one session are not worth their start; Ray was asked for, so even one runs there.

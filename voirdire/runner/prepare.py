@@ -9,7 +9,7 @@ import json
 import os
 import uuid
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -51,10 +51,15 @@ class Prepared:
     options: RunOptions
     notes: list[str]  # warnings said once, before the run
 
-    def sessions(self) -> dict[str, BaseModel]:
-        """Session id -> its item, in the order they run (an item's repeats together)."""
-        per_item = self.options.repeats
-        return {sid: self.items[i // per_item] for i, sid in enumerate(self.ids)}
+    def sessions(self) -> Iterator[tuple[str, BaseModel]]:
+        """(session id, its item), in the order they run (an item's repeats together), made one at a time as
+        they are taken: a run of many items holds no second table of them (docs/performance.md, flat memory)."""
+        per_item, items = self.options.repeats, iter(self.items)
+        item: BaseModel | None = None
+        for i, sid in enumerate(self.ids):
+            if i % per_item == 0:
+                item = next(items)
+            yield sid, item  # type: ignore[misc]
 
     @property
     def out(self) -> Path:

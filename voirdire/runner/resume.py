@@ -7,7 +7,7 @@ sessions (those with a verdict) are kept and skipped, and each must have been ru
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,10 +55,11 @@ class Resumed:
 
 
 def resume(
-    out: Path, header: RunHeader, items: Mapping[str, BaseModel], *, resume: bool, keep_verdicts: bool
+    out: Path, header: RunHeader, items: Iterable[tuple[str, BaseModel]], *, resume: bool, keep_verdicts: bool
 ) -> Resumed:
-    """The finished sessions of ``items`` (by session id) in ``out``, checked to be this run's; with
-    ``resume=False`` the file is emptied instead. Called under the run's lock (``voirdire.runner.lock``)."""
+    """The finished sessions of ``items`` ((session id, item) pairs, taken one at a time) in ``out``, checked to
+    be this run's; with ``resume=False`` the file is emptied instead. What is kept is session ids (and verdicts
+    when asked), never items or records. Called under the run's lock (``voirdire.runner.lock``)."""
     if not out.exists() or out.stat().st_size == 0:
         return Resumed()
     if not resume:
@@ -67,14 +68,17 @@ def resume(
         os.truncate(out, 0)
         return Resumed()
     done = resumable(out, header)
-    resumed = Resumed(finished=done.finished() & set(items))
-    for sid in resumed.finished:
-        if done.sessions[sid].item != mask_tree(items[sid].model_dump(mode="json")):
+    finished, resumed = done.finished(), Resumed()
+    for sid, item in items:
+        if sid not in finished:
+            continue
+        if done.sessions[sid].item != mask_tree(item.model_dump(mode="json")):
             raise ResumeError(
                 f"{out}: session {sid!r} was run on a different item; {START_OVER}",
                 out=out,
                 difference=Difference("item", sid, None, None),
             )
+        resumed.finished.add(sid)
         if keep_verdicts:
             resumed.verdicts[sid] = done.sessions[sid].verdict  # type: ignore[assignment]
     return resumed  # ``done``, every event outline of the earlier runs, is not kept for the length of this one

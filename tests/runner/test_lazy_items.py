@@ -1,0 +1,78 @@
+"""The runner takes items one at a time as a slot frees: no list of the pending (item, session id) pairs and no
+table of items by session id is built, so a run holds the sessions in flight, not a second copy of its dataset.
+Resume keeps session ids only and still refuses a finished session run on a different item."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import overload
+
+import pytest
+
+from tests.chaos.protocol import Chaos, Question
+from tests.core.test_workers import items, script
+from voirdire.runner import ResumeError, run_protocol
+from voirdire.session import Session
+from voirdire.transcript import Verdict
+
+
+class Watched(Sequence[Question]):
+    """Items whose latest pass records how far it has been taken (``pulled``)."""
+
+    def __init__(self, questions: list[Question]) -> None:
+        self.questions, self.pulled = questions, 0
+
+    def __len__(self) -> int:
+        return len(self.questions)
+
+    @overload
+    def __getitem__(self, i: int) -> Question: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Question]: ...
+    def __getitem__(self, i: int | slice) -> Question | Sequence[Question]:
+        raise AssertionError("the runner indexes no item: it takes them in order")
+
+    def __iter__(self) -> Iterator[Question]:
+        self.pulled = 0
+        for q in self.questions:
+            self.pulled += 1
+            yield q
+
+
+class Recording(Chaos):
+    """The chaos protocol, noting how far the items were taken when each session started."""
+
+    def __init__(self, watched: Watched) -> None:
+        super().__init__()
+        self.watched = watched
+        self.seen: list[int] = []
+
+    async def run(self, item: Question, session: Session) -> Verdict:
+        self.seen.append(self.watched.pulled)
+        return await super().run(item, session)
+
+
+@pytest.mark.parametrize("repeats", [1, 2])
+async def test_items_are_taken_as_slots_free(tmp_path: Path, repeats: int) -> None:
+    watched = Watched(items(30))
+    protocol = Recording(watched)
+    result = await run_protocol(protocol, watched, out=tmp_path / "t.jsonl", roles=script(tmp_path), concurrency=2,
+                                repeats=repeats, progress=False)  # fmt: skip
+    assert len(result.verdicts) == 30 * repeats and not result.errors
+    assert protocol.seen[0] <= 2  # the first session starts with at most one item per slot taken, not all 30
+    assert protocol.seen == sorted(protocol.seen) and protocol.seen[-1] == 30
+
+
+async def test_resume_skips_by_id_and_takes_only_what_is_left(tmp_path: Path) -> None:
+    out, roles = tmp_path / "t.jsonl", script(tmp_path)
+    first = await run_protocol(Chaos(), items(10)[:4], out=out, roles=roles, progress=False)
+    assert len(first.verdicts) == 4
+    watched = Watched(items(10))
+    protocol = Recording(watched)
+    again = await run_protocol(protocol, watched, out=out, roles=roles, concurrency=1, progress=False)
+    assert again.skipped == 4 and len(again.verdicts) == 10 and len(protocol.seen) == 6
+    assert protocol.seen[0] == 5  # the four finished items passed over, the fifth taken for the first session
+    changed = [q if q.id != "q002" else q.model_copy(update={"question": "Capital 9?"}) for q in items(10)]
+    with pytest.raises(ResumeError, match="'q002' was run on a different item"):
+        await run_protocol(Chaos(), changed, out=out, roles=roles, progress=False)
