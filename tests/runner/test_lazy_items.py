@@ -12,6 +12,7 @@ import pytest
 
 from tests.chaos.protocol import Chaos, Question
 from tests.core.test_workers import items, script
+from voirdire.registry.datasets import DatasetError, ItemStream, SelectionError, load_items, stream_items
 from voirdire.runner import ResumeError, run_protocol
 from voirdire.session import Session
 from voirdire.transcript import Verdict
@@ -76,3 +77,45 @@ async def test_resume_skips_by_id_and_takes_only_what_is_left(tmp_path: Path) ->
     changed = [q if q.id != "q002" else q.model_copy(update={"question": "Capital 9?"}) for q in items(10)]
     with pytest.raises(ResumeError, match="'q002' was run on a different item"):
         await run_protocol(Chaos(), changed, out=out, roles=roles, progress=False)
+
+
+def write_questions(path: Path, n: int, extra: str = "") -> Path:
+    path.write_text("".join(f'{{"id": "q{i:03d}", "question": "Capital {i}?"}}\n' for i in range(n)) + extra)
+    return path
+
+
+def test_a_streamed_dataset_is_checked_first_and_read_again_item_by_item(tmp_path: Path) -> None:
+    data = write_questions(tmp_path / "d.jsonl", 12)
+    streamed = stream_items(data, Question.model_validate, limit=5, offset=2)
+    assert isinstance(streamed, ItemStream) and len(streamed) == 5
+    assert list(streamed) == load_items(data, Question.model_validate, limit=5, offset=2)
+    assert streamed[-1].id == "q006" and [q.id for q in streamed[1:3]] == ["q003", "q004"]
+    first = iter(streamed)
+    assert next(first).id == "q002"  # one record read: a generator, not a list made at the first pull
+    assert first.gi_frame is not None  # type: ignore[attr-defined]
+    write_questions(data, 4)  # the file cut short under a run: said, not other items silently
+    with pytest.raises(DatasetError, match="changed while it was read"):
+        list(streamed)
+
+
+def test_a_streamed_dataset_says_what_load_items_says(tmp_path: Path) -> None:
+    bad = write_questions(tmp_path / "bad.jsonl", 3, extra="{not json\n")
+    with pytest.raises(DatasetError, match=r"bad\.jsonl:4"):
+        stream_items(bad, Question.model_validate)
+    twice = write_questions(tmp_path / "twice.jsonl", 3, extra='{"id": "q001", "question": "Again?"}\n')
+    with pytest.raises(DatasetError, match="duplicate id 'q001'"):
+        stream_items(twice, Question.model_validate)
+    with pytest.raises(SelectionError, match="skips every record"):
+        stream_items(write_questions(tmp_path / "few.jsonl", 2), Question.model_validate, offset=5)
+    assert isinstance(stream_items([{"id": "a", "question": "Q?"}], Question.model_validate), list)  # in memory
+
+
+async def test_a_run_streams_a_dataset_file(tmp_path: Path) -> None:
+    data = write_questions(tmp_path / "d.jsonl", 9)
+    out, roles = tmp_path / "t.jsonl", script(tmp_path)
+    streamed = stream_items(data, Question.model_validate)
+    result = await run_protocol(Chaos(), streamed, out=out, roles=roles, concurrency=3, repeats=2, progress=False)
+    listed = await run_protocol(Chaos(), load_items(data, Question.model_validate), out=tmp_path / "u.jsonl",
+                                roles=roles, concurrency=3, repeats=2, progress=False)  # fmt: skip
+    assert result.session_ids == listed.session_ids and len(result.verdicts) == 18 and not result.errors
+    assert {k: v.decision for k, v in result.verdicts.items()} == {k: v.decision for k, v in listed.verdicts.items()}

@@ -12,14 +12,13 @@ import warnings
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from voirdire.base import mask_secrets, mask_tree, run_stopping, write_atomic
 from voirdire.base import shown as safe
 from voirdire.certificate import DEFAULT_LEVEL, estimate_run
-from voirdire.chat import LiveChat, Mode, live_mode, render
 from voirdire.cli.options import (
     REMOTE_CONCURRENCY,
     SHARED_HELP,
@@ -44,9 +43,9 @@ from voirdire.registry import (
     default_summary,
     describe,
     given_params,
-    load_items,
     parse_fields,
     source_name,
+    stream_items,
 )
 from voirdire.reports import load_prices, report_file
 from voirdire.runner import (
@@ -61,6 +60,9 @@ from voirdire.runner import (
 )
 from voirdire.session import Protocol
 from voirdire.transcript import Transcript
+
+if TYPE_CHECKING:
+    from voirdire.chat import Mode
 
 
 def add_protocol_command(sub: Any, name: str, reg: Registration, *, help: str | None = None) -> None:
@@ -112,7 +114,7 @@ def generic_inputs(args: argparse.Namespace, protocol: Protocol[Any, Any]) -> In
         raise CLIError("--item: give either --data FILE or --item JSON, not both")
     if args.data:
         fields = parse_fields(args.item__fields)
-        items = load_items(args.data, protocol.item_from_record, limit=args.limit, offset=args.offset, fields=fields)
+        items = stream_items(args.data, protocol.item_from_record, limit=args.limit, offset=args.offset, fields=fields)
         return Inputs(items=items, dataset=source_name(args.data))
     if not args.item:
         raise CLIError(f"{protocol.name}: give --data FILE or --item JSON")
@@ -140,6 +142,8 @@ def run(
 ) -> RunResult:
     """Run ``protocol`` with the shared run options. A warning is printed (masked) when it first occurs, and never
     again in the run. ``live``: print the sessions while they run (``voirdire.chat.live``)."""
+    from voirdire.chat import LiveChat  # rich: imported by a run, not by `voirdire --help`
+
     seen: dict[str, None] = {}
 
     def show(message: Warning | str, *rest: object, **kw: object) -> None:
@@ -197,6 +201,8 @@ def cmd_run(reg: Registration, args: argparse.Namespace) -> int:
     for flag, path in (("--report", opts.report), ("--cache", opts.run.cache)):
         if path is not None:
             check_writable(path, flag)
+    from voirdire.chat import live_mode
+
     live = live_mode(follow=args.follow, as_json=opts.as_json, single=inputs.single)
     try:
         with otel_export(args, out):  # sessions leave as traces as they end; the transcript stays the evidence
@@ -270,6 +276,8 @@ def default_concurrency(protocol: Protocol[Any, Any], roles: dict[str, RoleSetti
 
 
 def _chat(transcript: Transcript, session_id: str) -> str:
+    from voirdire.chat import render
+
     return render(transcript, session=session_id, color=False)  # printed through safe() with the summary
 
 

@@ -12,6 +12,7 @@ from voirdire.registry.datasets import (
     parse_fields,
     read_records,
     source_name,
+    stream_items,
 )
 from voirdire.registry.flags import OptionError, ParamsCLI, add_params_options, build_params, given_params
 from voirdire.registry.inputs import ItemInputs, add_field_option
@@ -57,4 +58,5 @@ __all__ = [
     "read_records",
     "registrations",
     "source_name",
+    "stream_items",
 ]

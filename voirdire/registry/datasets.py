@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import math
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 from pydantic import BaseModel, ValidationError
 
@@ -208,10 +209,11 @@ def _need(module: str, what: str) -> Any:
 def _parquet_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     parquet = _need("pyarrow.parquet", f"{path}: a Parquet file")
     try:
-        table = parquet.read_table(path)
+        file = parquet.ParquetFile(path)
     except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
         raise DatasetError(f"{path}: not a readable Parquet file ({str(exc).splitlines()[0]})") from None
-    yield from _rows(str(path), table.to_pylist())
+    # Batch by batch (row groups): a large file is not held whole while its items are taken one at a time.
+    yield from _rows(str(path), itertools.chain.from_iterable(b.to_pylist() for b in file.iter_batches()))
 
 
 def _saved_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -282,6 +284,43 @@ def check_selection(limit: int | None, offset: int) -> None:
         raise SelectionError(f"--offset: must be 0 or more, got {offset}")
 
 
+def _selected(
+    path: Source,
+    convert: Callable[[dict[str, Any]], T],
+    limit: int | None,
+    offset: int,
+    fields: Mapping[str, str] | None,
+    check: bool = True,
+) -> Iterator[T]:
+    """The selected records converted, one at a time; with ``check`` ids must be unique (a table of ids and where
+    each was first, not of items), and an empty dataset or an ``offset`` past its end is an error at the end."""
+    seen: dict[str, str] = {}
+    records = taken = 0
+    for k, (where, rec) in enumerate(read_records(path, fields)):
+        records = k + 1
+        if k < offset:
+            continue
+        if limit is not None and taken >= limit:
+            break
+        try:
+            item = convert(rec)
+        except (ValidationError, ValueError, TypeError) as exc:
+            raise DatasetError(f"{where}: {describe(exc)}") from exc
+        if getattr(item, "id", "missing") is None:
+            item = item.model_copy(update={"id": where.rsplit("/", 1)[-1]})
+        if check:
+            item_id = str(getattr(item, "id", where))
+            if item_id in seen:
+                raise DatasetError(f"{where}: duplicate id {item_id!r} (first at {seen[item_id]})")
+            seen[item_id] = where
+        taken += 1
+        yield item
+    if check and records == 0:
+        raise DatasetError(f"{source_name(path)}: the dataset is empty (no records)")
+    if check and not taken:
+        raise SelectionError(f"--offset: {offset} skips every record of {source_name(path)} (it has {records})")
+
+
 def load_items(
     path: Source,
     convert: Callable[[dict[str, Any]], T],
@@ -294,31 +333,65 @@ def load_items(
     dataset, or an ``offset`` past its last record, is an error rather than a run of nothing. ``fields``: item
     field -> the column it is read from."""
     check_selection(limit, offset)
-    items: list[T] = []
-    seen: dict[str, str] = {}
-    records = 0
-    for k, (where, rec) in enumerate(read_records(path, fields)):
-        records = k + 1
-        if k < offset:
-            continue
-        if limit is not None and len(items) >= limit:
-            break
-        try:
-            item = convert(rec)
-        except (ValidationError, ValueError, TypeError) as exc:
-            raise DatasetError(f"{where}: {describe(exc)}") from exc
-        if getattr(item, "id", "missing") is None:
-            item = item.model_copy(update={"id": where.rsplit("/", 1)[-1]})
-        item_id = str(getattr(item, "id", where))
-        if item_id in seen:
-            raise DatasetError(f"{where}: duplicate id {item_id!r} (first at {seen[item_id]})")
-        seen[item_id] = where
-        items.append(item)
-    if records == 0:
-        raise DatasetError(f"{source_name(path)}: the dataset is empty (no records)")
-    if not items:
-        raise SelectionError(f"--offset: {offset} skips every record of {source_name(path)} (it has {records})")
-    return items
+    return list(_selected(path, convert, limit, offset, fields))
+
+
+class ItemStream(Sequence[T]):
+    """The items of a dataset file, read again each time they are iterated rather than held: a run takes them one
+    at a time as its slots free, so its memory does not grow with the dataset (docs/performance.md, flat memory).
+
+    Made by ``stream_items`` after one checking pass (every record converted, ids unique, errors naming
+    file:line, as ``load_items``) that keeps only the count. Indexing reads up to the item (a run never indexes;
+    a caller that does often wants ``load_items``). A file changed between passes is an error, not other items."""
+
+    def __init__(
+        self, path: Path, convert: Callable[[dict[str, Any]], T], limit: int | None, offset: int,
+        fields: Mapping[str, str] | None,
+    ) -> None:  # fmt: skip
+        self._args = (path, convert, limit, offset, fields)
+        self._count = sum(1 for _ in _selected(*self._args))
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[T]:
+        n = 0
+        for item in _selected(*self._args, check=False):
+            n += 1
+            yield item
+        if n != self._count:
+            name = source_name(self._args[0])
+            raise DatasetError(f"{name}: changed while it was read ({n} items, not {self._count})")
+
+    @overload
+    def __getitem__(self, i: int) -> T: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[T]: ...
+    def __getitem__(self, i: int | slice) -> T | list[T]:
+        if isinstance(i, slice):
+            return list(self)[i]
+        j = i + self._count if i < 0 else i
+        if not 0 <= j < self._count:
+            raise IndexError(i)
+        return next(itertools.islice(self, j, None))
+
+
+def stream_items(
+    path: Source,
+    convert: Callable[[dict[str, Any]], T],
+    *,
+    limit: int | None = None,
+    offset: int = 0,
+    fields: Mapping[str, str] | None = None,
+) -> Sequence[T]:
+    """``load_items``'s items, checked the same way, as an ``ItemStream`` where the source is a file or folder on
+    disk (JSONL, CSV/TSV, Parquet, a ``save_to_disk`` folder: read record by record again for the run); a list for
+    what is in memory already or comes from the Hub (a DataFrame, a ``datasets.Dataset``, ``hf://``). A JSON list
+    file is parsed whole by each pass (a JSON array cannot be read item by item with the standard library)."""
+    check_selection(limit, offset)
+    if isinstance(path, (str, Path)) and not str(path).startswith("hf://") and Path(path).exists():
+        return ItemStream(Path(path), convert, limit, offset, fields)
+    return load_items(path, convert, limit=limit, offset=offset, fields=fields)
 
 
 def describe(exc: Exception) -> str:

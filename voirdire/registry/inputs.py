@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from voirdire.registry.datasets import load_items, parse_fields, source_name
+from voirdire.registry.datasets import parse_fields, source_name, stream_items
 from voirdire.registry.plugins import InputError, Inputs
 from voirdire.session import Protocol
 
@@ -66,7 +66,7 @@ class ItemInputs:
             raise InputError(f"give either {' / '.join(self._names())} or {self.data_flag} FILE, not both")
         if data is not None:
             fields = parse_fields(args.item__fields)
-            items = load_items(data, protocol.item_from_record, limit=args.limit, offset=args.offset, fields=fields)
+            items = stream_items(data, protocol.item_from_record, limit=args.limit, offset=args.offset, fields=fields)
             return Inputs(items=items, dataset=source_name(data))
         if not given or not any(n in given for n in (*self.positional, *self.flags) if not self._is_list(n)):
             raise InputError(f"give {', '.join(self._names())}, or {self.data_flag} FILE")
