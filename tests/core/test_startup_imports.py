@@ -28,8 +28,11 @@ print("\\nMODULES " + json.dumps(sorted({m.split(".")[0] for m in sys.modules}))
 """
 
 # Never imported by a command that only lists or explains: the charts, the array stack, the local encoders, the
-# viewer's web stack, autogen's agents (a session's), the data frames.
+# viewer's web stack, autogen's agents (a session's), the data frames, the terminal's rich text (a chat's, a progress
+# line's: imported by the command that prints one), the MCP server.
 NOT_FOR_HELP = {
+    "rich",
+    "mcp",
     "autogen_agentchat",
     "numpy",
     "scipy",
@@ -74,6 +77,40 @@ def test_a_scripted_run_imports_what_it_uses_only(tmp_path: Path) -> None:
     assert out.is_file()  # the run happened: its session is in the transcript
     assert "autogen_agentchat" in modules
     assert modules & NOT_FOR_A_RUN == set()
+
+
+def test_the_commands_that_print_a_chat_still_find_it(tmp_path: Path) -> None:
+    """The chat's imports moved into the commands that print: `show` renders a session with them."""
+    models = [arg for role, spec in scripted_models(tmp_path).items() for arg in ("--model", f"{role}={spec}")]
+    out = tmp_path / "run.jsonl"
+    imported(["examine", "Paris is the capital of France.", *models, "--out", str(out)], tmp_path)
+    modules = imported(["show", str(out)], tmp_path)
+    assert "rich" in modules
+
+
+def test_entry_points_are_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The protocols' and the commands' groups come from one scan of the installed distributions."""
+    import importlib.metadata
+
+    from voirdire.registry import plugins
+
+    calls: list[dict[str, object]] = []
+    real = importlib.metadata.entry_points
+
+    def counted(**kwargs: object) -> importlib.metadata.EntryPoints:
+        calls.append(kwargs)
+        return real(**kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", counted)
+    for cached in (plugins._entry_points, plugins.registrations, plugins.command_plugins):
+        cached.cache_clear()
+    try:
+        assert "dcr" in plugins.registrations()
+        assert plugins.command_plugins()
+    finally:
+        for cached in (plugins._entry_points, plugins.registrations, plugins.command_plugins):
+            cached.cache_clear()
+    assert calls == [{}]
 
 
 def test_a_lazy_kit_name_resolves_and_an_unknown_one_fails() -> None:

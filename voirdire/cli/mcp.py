@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from voirdire.cli.options import CLIError, ModelOptions, add_model_options
 from voirdire.cli.roles import roles_from_options
-from voirdire.integrations import McpConfig, build_server
+
+if TYPE_CHECKING:
+    from voirdire.integrations import McpConfig
 
 
 def register(sub: Any) -> None:
@@ -30,6 +32,8 @@ def register(sub: Any) -> None:
 
 
 def config_of(args: argparse.Namespace) -> McpConfig:
+    from voirdire.integrations import McpConfig  # the MCP server and the chat (rich): imported by this command only
+
     folders = args.folder or [Path("transcripts")]
     for folder in folders:
         if folder.exists() and not folder.is_dir():
@@ -40,6 +44,8 @@ def config_of(args: argparse.Namespace) -> McpConfig:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
+    from voirdire.integrations import build_server
+
     server = build_server(config_of(args))
     server.run("stdio")  # the stdio transport: stdout carries the protocol, so nothing else may print there
     return 0

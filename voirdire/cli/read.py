@@ -12,7 +12,6 @@ from typing import Any
 from voirdire import registry
 from voirdire.base import mask_secrets, shown
 from voirdire.certificate import DEFAULT_LEVEL, certificate_of
-from voirdire.chat import render, stage, summary_line
 from voirdire.cli.options import CLIError, add_prices_option
 from voirdire.cli.plot import add_plot_options, check_plots, write_plots
 from voirdire.reports import DEFAULT_DECIDED_AT, ReportFold, check_decided_at, generic_report, load_prices, report_file
@@ -125,6 +124,8 @@ def load_records(path: Path) -> Transcript:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from voirdire.chat import render, summary_line  # rich and the live chat: imported by the command that prints
+
     t = load_records(args.transcript)
     if args.graph:
         if t.header is None or not t.header.transitions:
@@ -146,6 +147,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from voirdire.chat import stage  # rich: imported by the command that prints, not by `voirdire --help`
+
     check_plots(args)
     prices = load_prices(args.prices)  # packaged, then $VOIRDIRE_PRICES, then --prices FILE
     regs = registry.registrations()

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from voirdire.base import shown
-from voirdire.chat import stage
 from voirdire.cli.options import add_prices_option
 from voirdire.reports import load_prices
 
@@ -40,6 +39,7 @@ def cmd_view(args: argparse.Namespace) -> int:
 
 
 def cmd_export_html(args: argparse.Namespace) -> int:
+    from voirdire.chat import stage  # rich: imported by this command, not by `voirdire --help`
     from voirdire.web import export_file
 
     prices = load_prices(args.prices)

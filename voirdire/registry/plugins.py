@@ -242,10 +242,17 @@ class Registration:
 
 
 @cache
+def _entry_points() -> importlib.metadata.EntryPoints:
+    """Every installed entry point, read once: a scan reads each distribution's metadata whatever the group, so
+    the protocols' and the commands' groups share one (about half the start-up's entry-point cost)."""
+    return importlib.metadata.entry_points()
+
+
+@cache
 def registrations() -> dict[str, Registration]:
     """Every registered protocol by name (entry points are loaded once per process)."""
     found: dict[str, Registration] = {}
-    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+    for ep in _entry_points().select(group=ENTRY_POINT_GROUP):
         try:
             reg = ep.load()
         except Exception as exc:  # a broken plugin names itself instead of breaking every command
@@ -274,7 +281,7 @@ class CommandTable(Structural):
 def command_plugins() -> tuple[Callable[[CommandTable], None], ...]:
     """The ``add_command(commands)`` functions of the ``voirdire.commands`` group."""
     found = []
-    for ep in importlib.metadata.entry_points(group=COMMANDS_GROUP):
+    for ep in _entry_points().select(group=COMMANDS_GROUP):
         try:
             found.append(ep.load())
         except Exception as exc:
