@@ -8,9 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from voirdire.analysis import compare, comparison_charts
 from voirdire.base import mask_secrets
-from voirdire.certificate import paired_transcripts
 from voirdire.cli.options import at_least
 
 
@@ -34,6 +32,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         from voirdire.analysis import require
 
         require()
+    # The analysis and the certificate's paired statistics: imported by this command, not by `voirdire --help`.
+    from voirdire.analysis import compare, comparison_charts
+    from voirdire.certificate import paired_transcripts
+
     c = compare(args.transcripts, by=args.by)
     paired = paired_transcripts(args.transcripts)  # McNemar and paired bootstrap intervals (voirdire.certificate)
     if args.json:

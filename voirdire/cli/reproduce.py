@@ -10,7 +10,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from voirdire.analysis import check, get, listing, reproductions, run, text, write
 from voirdire.cli.options import CLIError, at_least
 from voirdire.reports import Options, ReproductionError
 
@@ -74,6 +73,8 @@ def models(specs: list[str]) -> dict[str, str]:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
+    from voirdire.analysis import check, get, listing, reproductions  # imported by this command, not by --help
+
     if args.list:
         print(listing())
         print(f"\n{len(reproductions())} tables and figures; run one with: voirdire reproduce NAME")
@@ -99,6 +100,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def _one(args: argparse.Namespace, name: str) -> str:
+    from voirdire.analysis import get, run, text, write
+
     """Runs one reproduction, prints it and writes its files; its one-line summary."""
     rep = get(name)
     options = Options(
