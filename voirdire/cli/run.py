@@ -47,7 +47,7 @@ from voirdire.registry import (
     source_name,
     stream_items,
 )
-from voirdire.reports import load_prices, report_file
+from voirdire.reports import LiveReport, load_prices, report_file
 from voirdire.runner import (
     ResumeError,
     RoleTable,
@@ -59,7 +59,7 @@ from voirdire.runner import (
     run_protocol,
 )
 from voirdire.session import Protocol
-from voirdire.transcript import Transcript
+from voirdire.transcript import Transcript, observing
 
 if TYPE_CHECKING:
     from voirdire.chat import Mode
@@ -204,15 +204,20 @@ def cmd_run(reg: Registration, args: argparse.Namespace) -> int:
     from voirdire.chat import live_mode
 
     live = live_mode(follow=args.follow, as_json=opts.as_json, single=inputs.single)
+    ci = getattr(args, "ci", DEFAULT_LEVEL)  # --ci: the level of the summary's intervals
+    decided_at = args.decided_at  # --decided-at: with repeats, the share of its repeats that decides an item
+    # The report is folded from the records as they are written, not read back. A resumed run (the file already
+    # has records) and a run whose records other processes serialised (--workers, Ray) read the file back instead.
+    folding = LiveReport(reg.fold, prices=prices, ci=ci, decided_at=decided_at)
+    resumed = Path(out).exists() and Path(out).stat().st_size > 0
     try:
-        with otel_export(args, out):  # sessions leave as traces as they end; the transcript stays the evidence
+        with otel_export(args, out), nullcontext() if resumed else observing(out, folding):
             result = run(protocol, inputs.items, opts, out, inputs.dataset, roles, live)
     except ResumeError as exc:  # said by the option that differs, not in the Python API's words
         raise CLIError(refusal(exc, spec.params, args.argv)) from None
-    ci = getattr(args, "ci", DEFAULT_LEVEL)  # --ci: the level of the summary's intervals
-    decided_at = args.decided_at  # --decided-at: with repeats, the share of its repeats that decides an item
-    # streamed: flat memory whatever its length
-    report, folded = report_file(out, reg.fold, prices=prices, ci=ci, decided_at=decided_at)
+    live_report = None if resumed else folding.result(out)
+    # else streamed: flat memory whatever its length
+    report, folded = live_report or report_file(out, reg.fold, prices=prices, ci=ci, decided_at=decided_at)
     chat = _chat if live is None else _printed  # a chat printed live is not printed again
     outcome = RunOutcome(
         protocol, inputs, result, out, report, reg.fold, folded.session_ids(), prices, chat, ci=ci,

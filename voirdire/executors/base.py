@@ -86,7 +86,10 @@ class MaskingWriter(TranscriptWriter):
     """The JSONL transcript writer with every string of every record passed through ``mask_secrets``."""
 
     def write(self, record: RunHeader | Any) -> None:
-        self.write_line(masked_json(record))
+        line: str = record.model_dump_json()
+        if mask_secrets(line) != line:  # observers get the record only as written; a masked one they read back
+            line, record = masked_json(record), None
+        self.append(line, record)
 
     def write_json(self, line: str) -> None:
         """A record serialised (and masked) in another process, masked again with this process's secrets: a Ray

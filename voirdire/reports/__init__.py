@@ -25,7 +25,17 @@ from voirdire.reports.charts import (
     overview_charts,
     slug,
 )
-from voirdire.reports.fold import Context, Report, ReportFold, as_fold, category, counts, generic_report, report_file
+from voirdire.reports.fold import (
+    Context,
+    LiveReport,
+    Report,
+    ReportFold,
+    as_fold,
+    category,
+    counts,
+    generic_report,
+    report_file,
+)
 from voirdire.reports.metrics import (
     PRF,
     accuracy,
@@ -76,6 +86,7 @@ __all__ = [
     "LeftOut",
     "Line",
     "LineChart",
+    "LiveReport",
     "Options",
     "Outcome",
     "Overview",

@@ -542,6 +542,31 @@ def as_fold(report: ReportFold[Any, Any] | Callable[[Transcript], Report]) -> Re
     return ReportFold(session=lambda s: s, finish=finish)
 
 
+class LiveReport:
+    """The end-of-run report folded from a run's records as its writer appends them (``voirdire.transcript.
+    observing(path, live)``), so the transcript is not read back at the end. ``result`` is None when a record was
+    missed -- written as text by a worker process or a Ray actor, masked, or one the stream fold cannot take as it
+    comes (``_Reread``) --: then the caller reads the file back (``report_file``), which gives the same report."""
+
+    def __init__(self, fold: ReportFold[Any, Any] | None, *, prices: Prices, ci: float, decided_at: float) -> None:
+        self.builder = ReportBuilder(fold, prices=prices, ci=ci, decided_at=decided_at)
+        self.missed = False
+
+    def __call__(self, record: Any) -> None:
+        if self.missed:
+            return
+        if record is None:
+            self.missed = True
+            return
+        try:
+            self.builder.add(record)
+        except Exception:  # never the writer's problem: the report is read back instead
+            self.missed = True
+
+    def result(self, path: str | Path) -> tuple[Report, ReportBuilder] | None:
+        return None if self.missed else (self.builder.report(path=str(path)), self.builder)
+
+
 def report_file(
     path: str | Path,
     fold: ReportFold[Any, Any] | Callable[[RunHeader | None], ReportFold[Any, Any]] | None = None,

@@ -23,6 +23,7 @@ from voirdire.transcript.io import (
     load_outline,
     load_session,
     max_line_bytes,
+    observing,
     read_lines,
 )
 from voirdire.transcript.schema import (
@@ -141,6 +142,7 @@ __all__ = [
     "lookup",
     "max_line_bytes",
     "new_run_id",
+    "observing",
     "read_lines",
     "read_sidecar",
     "reading_order",

@@ -11,7 +11,8 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -55,6 +56,26 @@ class MemoryWriter:
         self.close()
 
 
+# Observers of the records written to a transcript path in this process (``observing``): path -> callbacks.
+_OBSERVERS: dict[Path, list[Callable[[Any], None]]] = {}
+
+
+@contextmanager
+def observing(path: str | Path, observer: Callable[[Any], None]) -> Iterator[None]:
+    """While inside, every record a writer of this process appends to ``path`` is also passed to ``observer``, as
+    the object written (not parsed back): the end-of-run report is folded as the run goes. A line written as text
+    (``write_line``: a worker's or a Ray actor's records, serialised elsewhere) is passed as ``None``, so the
+    observer knows it missed one. An observer must not raise: a writer does not catch what it raises."""
+    key = Path(path).resolve()
+    _OBSERVERS.setdefault(key, []).append(observer)
+    try:
+        yield
+    finally:
+        _OBSERVERS[key].remove(observer)
+        if not _OBSERVERS[key]:
+            del _OBSERVERS[key]
+
+
 class TranscriptWriter:
     """Append-only JSONL writer: one ``os.write`` of one complete line per record, on a file opened ``O_APPEND``.
 
@@ -77,12 +98,23 @@ class TranscriptWriter:
         # Read access too when shared: the tail check reads the last byte (pread) under the lock.
         flags = (os.O_RDWR if shared else os.O_WRONLY) | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
         self._fd: int | None = os.open(self.path, flags, 0o666)
+        self._observers = _OBSERVERS.get(self.path.resolve()) if _OBSERVERS else None
 
     def write(self, record: RunHeader | _Event) -> None:
-        self.write_line(record.model_dump_json(exclude_none=False))
+        self.append(record.model_dump_json(exclude_none=False), record)
 
     def write_line(self, line: str) -> None:
-        """One record already serialised as JSON."""
+        """One record (or several lines) already serialised as JSON; observers are told they missed it."""
+        self.append(line, None)
+
+    def append(self, line: str, record: Any) -> None:
+        """``line`` appended; ``record`` (the object it serialises, or None) passed to the path's observers."""
+        self._append(line)
+        if self._observers:
+            for observe in self._observers:
+                observe(record)
+
+    def _append(self, line: str) -> None:
         if self._fd is None:
             raise ValueError(f"{self.path}: transcript writer is closed")
         data = (line + "\n").encode("utf-8")
