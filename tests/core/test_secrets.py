@@ -88,3 +88,19 @@ def test_known_secrets_are_masked_in_hex_of_either_case(monkeypatch: pytest.Monk
             masked = mask_secrets(f"echoed {shown} end")
             assert key.encode().hex() not in masked.lower() and "***" in masked, shown
     assert mask_secrets("deadbeef0123") == "deadbeef0123"  # hex that is no key stays
+
+
+@pytest.mark.parametrize("gap", ["\n", "\t", "\r\n", " \n "])
+def test_a_bearer_value_after_a_line_break_is_masked_in_the_written_line(tmp_path: Path, gap: str) -> None:
+    """The writer looks for something to mask in the record's JSON line, where a line break is the two characters
+    backslash and n: an authorization value after one must still be found, and masked string by string."""
+    from voirdire.runner import MaskingWriter
+    from voirdire.transcript import Message, read_lines
+
+    token = "abcdefghijklmnop1234"
+    with MaskingWriter(tmp_path / "t.jsonl") as writer:
+        content = f"Bearer{gap}{token}"
+        writer.write(Message(run_id="r", session_id="s", seq=1, sender="a", receiver="b", content=content))
+    assert token not in (tmp_path / "t.jsonl").read_text()
+    (message,) = read_lines(tmp_path / "t.jsonl")
+    assert isinstance(message, Message) and message.content == f"Bearer{gap}***"

@@ -34,7 +34,9 @@ MIN_SECRET_LENGTH = 8
 _URL = re.compile(r"https?://[^\s'\"<>`]+")
 _CREDENTIAL_NAME = r"(?:[\w-]*[_-])?(?:api[_-]?key|key|token|auth|password|passwd|secret)"
 _PAIRS = re.compile(rf"\b({_CREDENTIAL_NAME}=)[^&\s]+", re.IGNORECASE)
-_AUTH_HEADER = re.compile(r"\b(Bearer|Basic)(\s+)(?=[A-Za-z0-9+/=._~-]*[0-9+/=])[A-Za-z0-9+/=._~-]{12,}")
+# The gap may also be a JSON-escaped line break or tab (backslash n, r, t): the writer first looks for something
+# to mask in the record's JSON line, where a real line break is those two characters.
+_AUTH_HEADER = re.compile(r"\b(Bearer|Basic)((?:\s|\\[nrt])+)(?=[A-Za-z0-9+/=._~-]*[0-9+/=])[A-Za-z0-9+/=._~-]{12,}")
 _CREDENTIAL_PARAM = re.compile(rf"^{_CREDENTIAL_NAME}$|^(?:sig|signature|code|access_token)$", re.IGNORECASE)
 _CREDENTIAL_ENV = re.compile(r"(?:API_?KEY|_KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.IGNORECASE)
 
