@@ -146,3 +146,15 @@ def test_a_line_written_as_text_or_a_masked_record_is_a_miss(tmp_path: Path) -> 
                 writer.write(header.model_copy(update={"command": ["run", "--key=sk-" + "a" * 40]}))
         assert live.missed is (write != "plain"), write
         assert (live.result(out) is None) is (write != "plain")
+
+
+def test_a_writer_opened_before_observing_leaves_nothing_seen_and_the_file_is_read_back(tmp_path: Path) -> None:
+    from voirdire.executors import MaskingWriter
+    from voirdire.transcript import RunHeader, observing
+
+    out = tmp_path / "t.jsonl"
+    live = LiveReport(None, prices=load_prices(), ci=DEFAULT_CI, decided_at=DEFAULT_DECIDED_AT)
+    with MaskingWriter(out) as writer, observing(out, live):
+        writer.write(RunHeader(run_id="r1", protocol="qa_lexical"))
+    assert out.stat().st_size > 0 and not live.missed
+    assert live.result(out) is None  # an empty fold of a written file is no report: the caller reads it back

@@ -551,6 +551,7 @@ class LiveReport:
     def __init__(self, fold: ReportFold[Any, Any] | None, *, prices: Prices, ci: float, decided_at: float) -> None:
         self.builder = ReportBuilder(fold, prices=prices, ci=ci, decided_at=decided_at)
         self.missed = False
+        self.seen = 0
 
     def __call__(self, record: Any) -> None:
         if self.missed:
@@ -558,13 +559,18 @@ class LiveReport:
         if record is None:
             self.missed = True
             return
+        self.seen += 1
         try:
             self.builder.add(record)
         except Exception:  # never the writer's problem: the report is read back instead
             self.missed = True
 
     def result(self, path: str | Path) -> tuple[Report, ReportBuilder] | None:
-        return None if self.missed else (self.builder.report(path=str(path)), self.builder)
+        # Nothing seen: the run's writer was not among the observed ones (opened before ``observing``), so an
+        # empty fold would be a wrong report, not an empty run; read the file back.
+        if self.missed or not self.seen:
+            return None
+        return self.builder.report(path=str(path)), self.builder
 
 
 def report_file(
