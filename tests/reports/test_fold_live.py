@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.protocols.dcr.helpers import ARTICLE, S1, S2_FIXED, SUMMARY
+from tests.protocols.dcr.helpers import pairs_file
 from tests.protocols.dcr.test_cli import scripts as dcr_scripts
 from tests.protocols.qa_entailment.test_cli import FIXTURE, entailment_setup
 from voirdire.cli import main
@@ -83,10 +83,7 @@ def test_nodata_with_unparseable_replies(shared_data: Path, tmp_path: Path, watc
 
 
 def test_dcr_pairs(tmp_path: Path, watch: Watch) -> None:
-    data = tmp_path / "pairs.jsonl"
-    summaries = [SUMMARY, f"{S1} {S2_FIXED}"]
-    rows = [{"id": f"p{i}", "article": ARTICLE, "summary": summaries[i], "score": float(i)} for i in range(2)]
-    data.write_text("\n".join(json.dumps(r) for r in rows))
+    data = pairs_file(tmp_path)
     out = tmp_path / "t.jsonl"
     args = ["dcr", "--data", str(data), *dcr_scripts(tmp_path), "--out", str(out), "--no-progress", "--rounds", "0"]
     assert main(args) == 0

@@ -21,6 +21,15 @@ S2 = "Bolt is the iaaf/btc general secretary ."
 S2_FIXED = "Garth Gayle is the JAAA general secretary ."
 SUMMARY = f"{S1} {S2}"
 
+def pairs_file(folder: Path) -> Path:
+    """Two article/summary pairs (one consistent, one fixed) with human scores 0 and 1, as a JSONL ``--data`` file."""
+    data = folder / "pairs.jsonl"
+    summaries = [SUMMARY, f"{S1} {S2_FIXED}"]
+    rows = [{"id": f"p{i}", "article": ARTICLE, "summary": summaries[i], "score": float(i)} for i in range(2)]
+    data.write_text("\n".join(json.dumps(r) for r in rows))
+    return data
+
+
 DCE = r"Here is the evaluation in JSON format"
 AMC = r"list of paragraphs about"
 RAI = r"You are a good writer"

@@ -12,7 +12,7 @@ from voirdire.cli import main
 from voirdire.transcript import load
 
 from .helpers import AMC as AMC_PROMPT
-from .helpers import ARTICLE, BAD, DCE, GOOD, RAI, S1, S2, S2_FIXED, SUMMARY, amc, dce, rai
+from .helpers import ARTICLE, BAD, DCE, GOOD, RAI, S1, S2, S2_FIXED, SUMMARY, amc, dce, pairs_file, rai
 
 
 def scripts(tmp_path: Path) -> list[str]:
@@ -48,10 +48,7 @@ def test_one_pair_prints_the_chat_the_scores_and_the_improved_text(
 
 
 def test_a_file_of_pairs_reports_and_correlates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    data = tmp_path / "pairs.jsonl"
-    summaries = [SUMMARY, f"{S1} {S2_FIXED}"]
-    rows = [{"id": f"p{i}", "article": ARTICLE, "summary": summaries[i], "score": float(i)} for i in range(2)]
-    data.write_text("\n".join(json.dumps(r) for r in rows))
+    data = pairs_file(tmp_path)
     out = tmp_path / "t.jsonl"
     args = ["dcr", "--data", str(data), *scripts(tmp_path), "--out", str(out), "--no-progress", "--rounds", "0"]
     assert main(args) == 0
