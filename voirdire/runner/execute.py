@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import sys
 import time
 from collections.abc import Iterable, Iterator
@@ -65,6 +66,11 @@ async def execute(
     result.elapsed_s = round(time.perf_counter() - start, 3)
 
 
+RUN_GC_THRESHOLD = 50_000
+"""Objects allocated (less those freed) between two passes of the cyclic collector's first generation while a run's
+sessions run (Python's default is 700)."""
+
+
 async def _run_here(
     runner: SessionRunner,
     pending: Iterator[tuple[BaseModel, str]],
@@ -82,6 +88,15 @@ async def _run_here(
             outcome = await runner.run(item, sid, writer)
             tally.end(sid, outcome.verdict, outcome.error)
 
+    # The cyclic collector, for the run: its passes (one every 700 objects allocated) traversed the sessions' live
+    # coroutines, messages and records again and again, while the sessions make almost no cyclic garbage (what they
+    # drop goes by reference count); start-up's objects (modules, the run's set-up) outlive the run. Frozen and
+    # with a first-generation threshold of RUN_GC_THRESHOLD, the collector took 0.11 s instead of 0.58 s of a
+    # 1,000-session run's CPU (scenario b). Both are put back when the run ends.
+    thresholds = gc.get_threshold()
+    gc.freeze()
+    if thresholds[0]:  # 0: automatic collection is off, and stays off
+        gc.set_threshold(max(thresholds[0], RUN_GC_THRESHOLD), *thresholds[1:])
     tasks = [asyncio.create_task(work()) for _ in range(slots)]
     try:
         await asyncio.gather(*tasks)
@@ -89,6 +104,8 @@ async def _run_here(
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        gc.set_threshold(*thresholds)
+        gc.unfreeze()
 
 
 def _progress(total: int, desc: str) -> Any:
