@@ -22,6 +22,7 @@ import json
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
+from json.encoder import encode_basestring_ascii
 from typing import Any
 
 from autogen_agentchat.agents import BaseChatAgent
@@ -139,17 +140,59 @@ class CallInfo(BaseAgentEvent):
         return f"{self.model}: {self.completion_tokens} tokens in {self.latency_s:.2f}s"
 
 
-def _digest(model: str, messages: Sequence[LLMMessage], args: dict[str, object]) -> str:
-    payload = json.dumps(
-        {"model": model, "messages": [[type(m).__name__, m.content] for m in messages], "args": args},
-        sort_keys=True,
-        default=str,
+def message_json(m: LLMMessage) -> str:
+    """One message as the request digest's JSON writes it: ``[type name, content]``."""
+    content = m.content
+    if type(content) is str:
+        return f"[{encode_basestring_ascii(type(m).__name__)}, {encode_basestring_ascii(content)}]"
+    return json.dumps([type(m).__name__, content], sort_keys=True, default=str)
+
+
+def _digest(
+    model: str,
+    messages: Sequence[LLMMessage],
+    args: dict[str, object],
+    encoded: Callable[[LLMMessage], str] = message_json,
+) -> str:
+    """The request's digest (recorded with each model call, the response cache's key): sha256 of
+    ``json.dumps({"model": model, "messages": [[type name, content], ...], "args": args}, sort_keys=True,
+    default=str)``. That JSON is written here piece by piece, the same bytes: each message's piece by ``encoded``,
+    which a ModelAgent caches per message, so the earlier turns of a conversation are encoded once, not again at
+    every call that carries them."""
+    payload = (
+        f'{{"args": {_args_json(args)}, "messages": [{", ".join(map(encoded, messages))}]'
+        f', "model": {json.dumps(model, sort_keys=True, default=str)}}}'
     )
     return "sha256:" + hashlib.sha256(payload.encode()).hexdigest()
 
 
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+_ARGS_JSON: dict[str, str] = {}
+_ARGS_JSON_MAX = 1024
+
+
+def _args_json(args: dict[str, object]) -> str:
+    """``json.dumps(args, sort_keys=True, default=str)``, kept for arguments of plain values (a role's sampling
+    settings, the same at nearly every call), by their ``repr``: exact for these types (``1``, ``1.0``, ``True``
+    and ``-0.0`` all differ), unlike equality."""
+    if not all(type(v) in _PLAIN for v in args.values()):
+        return json.dumps(args, sort_keys=True, default=str)
+    key = repr(args)
+    text = _ARGS_JSON.get(key)
+    if text is None:
+        if len(_ARGS_JSON) >= _ARGS_JSON_MAX:  # many seeds: start over rather than grow
+            _ARGS_JSON.clear()
+        text = _ARGS_JSON[key] = json.dumps(args, sort_keys=True, default=str)
+    return text
+
+
 def sharing_key(
-    model: str, messages: Sequence[LLMMessage], args: dict[str, object], samples: int, digest: str
+    model: str,
+    messages: Sequence[LLMMessage],
+    args: dict[str, object],
+    samples: int,
+    digest: str,
+    encoded: Callable[[LLMMessage], str] = message_json,
 ) -> str | None:
     """The key under which identical deterministic requests of one session are answered once; None for a request
     that must be drawn afresh (sampled without a seed). A greedy request ignores its seed (it draws nothing), so
@@ -158,7 +201,7 @@ def sharing_key(
     if not cacheable(args):
         return None
     if "seed" in args and not args.get("temperature"):
-        digest = _digest(model, messages, {k: v for k, v in args.items() if k != "seed"})
+        digest = _digest(model, messages, {k: v for k, v in args.items() if k != "seed"}, encoded)
     return f"{digest}#{samples}"
 
 
@@ -325,6 +368,9 @@ class ModelAgent(BaseChatAgent):
         self.on_retry = on_retry
         self.history: list[LLMMessage] = []
         self.sharing: CallSharing | None = None  # set by the Session that drives this agent
+        # The conversation's messages as the request digest writes them, by message (kept with it: an id alone
+        # could be a later object's): each turn is encoded once for every call of the conversation that carries it.
+        self._encoded: dict[int, tuple[LLMMessage, str]] = {}
 
     def fork(self, *, keep_history: bool = False) -> ModelAgent:
         """The same role on the same client and settings, with a conversation of its own (a copy of this one's
@@ -346,6 +392,7 @@ class ModelAgent(BaseChatAgent):
         twin.sharing = self.sharing
         if keep_history:
             twin.history = list(self.history)
+            twin._encoded = dict(self._encoded)
         return twin
 
     @property
@@ -382,9 +429,14 @@ class ModelAgent(BaseChatAgent):
             args["max_tokens"] = max_tokens
         if schema is not None:
             args["response_format"] = json.loads(schema)
-        digest = _digest(self.model_label, conversation, args)
+        encoded = message_json if fresh else self._message_json  # a one-off request's messages are not kept
+        digest = _digest(self.model_label, conversation, args, encoded)
         start = time.perf_counter()
-        key = sharing_key(self.model_label, conversation, args, samples, digest) if self.sharing is not None else None
+        key = (
+            sharing_key(self.model_label, conversation, args, samples, digest, encoded)
+            if self.sharing is not None
+            else None
+        )
         shared = self.sharing.find(key) if self.sharing is not None and key is not None else None
         retries, requests, cached, coalesced = 0, 0, False, shared is not None
         if shared is not None:
@@ -423,11 +475,11 @@ class ModelAgent(BaseChatAgent):
             enforcement=first.enforcement,
             requests=requests,
             coalesced=coalesced,
+            metadata={},  # given, not copied from the field's default (a deep copy each time)
         )
         usage = RequestUsage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
-        return Response(
-            chat_message=TextMessage(content=first.text, source=self.name, models_usage=usage), inner_messages=[call]
-        )
+        reply = TextMessage(content=first.text, source=self.name, models_usage=usage, metadata={})
+        return Response(chat_message=reply, inner_messages=[call])
 
     async def _replies(
         self,
@@ -574,5 +626,15 @@ class ModelAgent(BaseChatAgent):
         else:
             self.history.append(UserMessage(content=text, source="moderator"))
 
+    def _message_json(self, m: LLMMessage) -> str:
+        """``message_json`` of a message of this conversation, encoded once."""
+        kept = self._encoded.get(id(m))
+        if kept is not None and kept[0] is m:
+            return kept[1]
+        text = message_json(m)
+        self._encoded[id(m)] = (m, text)
+        return text
+
     async def on_reset(self, cancellation_token: CancellationToken) -> None:
         self.history.clear()
+        self._encoded.clear()
