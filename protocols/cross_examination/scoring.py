@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, NamedTuple
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SkipValidation
 
 from voirdire.kit import (
     DEFAULT_SEED,
@@ -77,7 +77,9 @@ class Report(BaseReport):
     reject_incorrect: PRF | None
     accept_correct: PRF | None
     examination: ExaminationStats | None
-    rows: list[dict[str, object]]
+    # The fold's rows themselves, not a validated copy of each (a dict per session at the end of a run's report:
+    # docs/performance.md, flat memory); the schema and the JSON are the same.
+    rows: SkipValidation[list[dict[str, object]]]
     margins: dict[str, int] = Field(
         default_factory=dict, description="LMvLM (Majority): verdicts by vote margin and side, '2–1 reject' -> count"
     )

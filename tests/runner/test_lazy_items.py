@@ -14,7 +14,7 @@ from tests.chaos.protocol import Chaos, Question
 from tests.core.test_workers import items, script
 from voirdire.registry.datasets import DatasetError, ItemStream, SelectionError, load_items, stream_items
 from voirdire.runner import ResumeError, run_protocol
-from voirdire.session import Session
+from voirdire.session import Protocol, Session
 from voirdire.transcript import Verdict
 
 
@@ -119,3 +119,62 @@ async def test_a_run_streams_a_dataset_file(tmp_path: Path) -> None:
                                 roles=roles, concurrency=3, repeats=2, progress=False)  # fmt: skip
     assert result.session_ids == listed.session_ids and len(result.verdicts) == 18 and not result.errors
     assert {k: v.decision for k, v in result.verdicts.items()} == {k: v.decision for k, v in listed.verdicts.items()}
+
+
+def _count_passes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Each pass over a dataset file (``read_records`` started), by the file's name."""
+    import voirdire.registry.datasets as datasets
+
+    passes: list[str] = []
+    read = datasets.read_records
+
+    def counted(path, fields=None):  # type: ignore[no-untyped-def]
+        passes.append(Path(path).name)
+        return read(path, fields)
+
+    monkeypatch.setattr(datasets, "read_records", counted)
+    return passes
+
+
+class ById(Chaos):
+    """The chaos protocol naming its items as most protocols do (``Protocol.item_id``: the id field)."""
+
+    item_id = Protocol.item_id
+
+
+async def test_a_fresh_run_reads_a_streamed_file_twice_its_ids_from_the_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    passes = _count_passes(monkeypatch)
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(f'{{"id": "{i}", "question": "Capital {k}?"}}\n' for k, i in enumerate(("q0", "", "q2"))))
+    streamed = stream_items(data, Question.model_validate)
+    assert isinstance(streamed, ItemStream) and passes == ["d.jsonl"]
+    assert streamed.ids == ["q0", "item-2", "q2"]  # as the runner names items by default: the id, else item-N
+    passes.clear()
+    result = await run_protocol(ById(), streamed, out=tmp_path / "t.jsonl", roles=script(tmp_path), progress=False)
+    assert passes == ["d.jsonl"]  # the run's one pass; the session ids came from the checking pass
+    assert result.session_ids == streamed.ids and len(result.verdicts) == 3 and not result.errors
+
+
+class Renamed(Chaos):
+    """Items named otherwise than by their id field: the ids are the protocol's, read from the items."""
+
+    def item_id(self, item: Question) -> str:
+        return f"x-{item.id}"
+
+
+async def test_a_protocol_naming_its_items_gets_its_own_ids(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    passes = _count_passes(monkeypatch)
+    streamed = stream_items(write_questions(tmp_path / "d.jsonl", 3), Question.model_validate)
+    result = await run_protocol(Renamed(), streamed, out=tmp_path / "t.jsonl", roles=script(tmp_path),
+                                progress=False)  # fmt: skip
+    assert result.session_ids == ["x-q000", "x-q001", "x-q002"] and len(passes) == 3  # check, ids, run
+
+
+def test_a_duplicate_id_names_where_it_was_first(tmp_path: Path) -> None:
+    twice = write_questions(tmp_path / "twice.jsonl", 3, extra='{"id": "q001", "question": "Again?"}\n')
+    with pytest.raises(DatasetError, match=r"twice\.jsonl:4: duplicate id 'q001' \(first at .*twice\.jsonl:2\)"):
+        stream_items(twice, Question.model_validate)
+    with pytest.raises(DatasetError, match=r"twice\.jsonl:4: duplicate id 'q001' \(first at .*twice\.jsonl:2\)"):
+        load_items(twice, Question.model_validate, offset=1)

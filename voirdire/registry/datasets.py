@@ -291,10 +291,13 @@ def _selected(
     offset: int,
     fields: Mapping[str, str] | None,
     check: bool = True,
+    ids: list[str] | None = None,
 ) -> Iterator[T]:
-    """The selected records converted, one at a time; with ``check`` ids must be unique (a table of ids and where
-    each was first, not of items), and an empty dataset or an ``offset`` past its end is an error at the end."""
-    seen: dict[str, str] = {}
+    """The selected records converted, one at a time; with ``check`` ids must be unique (a table of ids and the
+    record each was first in, not of items: where that was is found again for the error), and an empty dataset or
+    an ``offset`` past its end is an error at the end. ``ids``, when given, gets each item's run id as the runner
+    names it by default (its ``id``, else ``item-N``)."""
+    seen: dict[str, int] = {}
     records = taken = 0
     for k, (where, rec) in enumerate(read_records(path, fields)):
         records = k + 1
@@ -311,14 +314,22 @@ def _selected(
         if check:
             item_id = str(getattr(item, "id", where))
             if item_id in seen:
-                raise DatasetError(f"{where}: duplicate id {item_id!r} (first at {seen[item_id]})")
-            seen[item_id] = where
+                first = _where(path, fields, seen[item_id])
+                raise DatasetError(f"{where}: duplicate id {item_id!r} (first at {first})")
+            seen[item_id] = k
+        if ids is not None:
+            ids.append(str(getattr(item, "id", None) or "") or f"item-{taken + 1}")
         taken += 1
         yield item
     if check and records == 0:
         raise DatasetError(f"{source_name(path)}: the dataset is empty (no records)")
     if check and not taken:
         raise SelectionError(f"--offset: {offset} skips every record of {source_name(path)} (it has {records})")
+
+
+def _where(path: Source, fields: Mapping[str, str] | None, k: int) -> str:
+    """Where record ``k`` of a dataset is (``file:line``), read again: a duplicate id's first place."""
+    return next(itertools.islice(read_records(path, fields), k, None))[0]
 
 
 def load_items(
@@ -341,7 +352,8 @@ class ItemStream(Sequence[T]):
     at a time as its slots free, so its memory does not grow with the dataset (docs/performance.md, flat memory).
 
     Made by ``stream_items`` after one checking pass (every record converted, ids unique, errors naming
-    file:line, as ``load_items``) that keeps only the count. Indexing reads up to the item (a run never indexes;
+    file:line, as ``load_items``) that keeps only the count and the items' ids (``ids``: the run's session ids,
+    so the runner does not read the file again for them). Indexing reads up to the item (a run never indexes;
     a caller that does often wants ``load_items``). A file changed between passes is an error, not other items."""
 
     def __init__(
@@ -349,7 +361,9 @@ class ItemStream(Sequence[T]):
         fields: Mapping[str, str] | None,
     ) -> None:  # fmt: skip
         self._args = (path, convert, limit, offset, fields)
-        self._count = sum(1 for _ in _selected(*self._args))
+        self.ids: list[str] = []
+        """Each item's id as the runner names it by default (``Protocol.item_id``: its ``id``, else ``item-N``)."""
+        self._count = sum(1 for _ in _selected(*self._args, ids=self.ids))
 
     def __len__(self) -> int:
         return self._count

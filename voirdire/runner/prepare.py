@@ -107,7 +107,7 @@ def prepare(
     # What the transcript names as each role's model: the redacted spec, or the client type given in code.
     labels = {r: client_label(clients[r]) if r in clients else spec_label(s.spec) for r, s in bound.items()}
     header = _header(protocol, bound, labels, prompts, dataset, options)
-    item_ids = [protocol.item_id(it) or f"item-{i + 1}" for i, it in enumerate(items)]
+    item_ids = _item_ids(protocol, items)
     if len(set(item_ids)) != len(item_ids):
         raise ValueError("item ids must be unique within a run")
     ids = repeat_ids(item_ids, options.repeats)  # every id gets its suffix: unique ids stay unique
@@ -126,6 +126,16 @@ def prepare(
         options=options.sessions,
     )
     return Prepared(protocol, items, ids, header, job, clients, options, notes)
+
+
+def _item_ids(protocol: Protocol[Any, Any], items: Sequence[BaseModel]) -> list[str]:
+    """One id per item (``Protocol.item_id``, else ``item-N``). A dataset file streamed to the run
+    (``registry.ItemStream``) kept them in its checking pass: the file is not read once more for them, unless the
+    protocol names its items otherwise."""
+    known: list[str] | None = getattr(items, "ids", None)
+    if isinstance(known, list) and type(protocol).item_id is Protocol.item_id:
+        return known
+    return [protocol.item_id(it) or f"item-{i + 1}" for i, it in enumerate(items)]
 
 
 def _header(
