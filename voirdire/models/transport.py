@@ -30,8 +30,9 @@ READ_CHUNK = 65_536
 
 @dataclass
 class Answer:
-    """An HTTP answer: status, reason phrase, headers (names in lower case) and body (None: longer than the cap,
-    reading stopped there; empty for a redirect, which is not read)."""
+    """An HTTP answer: status, reason phrase, headers (names in lower case; only for a redirect or an error, the
+    answers whose headers are read: a 2xx answer's are not copied) and body (None: longer than the cap, reading
+    stopped there; empty for a redirect, which is not read)."""
 
     status: int
     reason: str
@@ -79,6 +80,10 @@ def env_proxy(url: str) -> str | None:
     return proxy if "://" in proxy else f"http://{proxy}"
 
 
+def _lower(headers: Any) -> dict[str, str]:
+    return {name.lower(): value for name, value in headers.items()}
+
+
 # ------------------------------------------------------------------------------------------------ aiohttp
 
 
@@ -119,7 +124,7 @@ class AiohttpPool:
             target, data=content, headers=headers, allow_redirects=False, timeout=timeout, proxy=proxy
         )
         try:
-            answer_headers = {name.lower(): value for name, value in response.headers.items()}
+            answer_headers = _lower(response.headers) if response.status >= 300 else {}
             if 300 <= response.status < 400:
                 return Answer(response.status, response.reason or "", answer_headers, b"")
             body = await self._read(response, error_cap if response.status >= 400 else cap)
@@ -132,16 +137,27 @@ class AiohttpPool:
             response.release()
         return Answer(response.status, response.reason or "", answer_headers, body)
 
-    @staticmethod
-    async def _read(response: Any, cap: int) -> bytes | None:
+    async def _read(self, response: Any, cap: int) -> bytes | None:
+        """The body, read chunk by chunk until it ends (None past ``cap``): ``iter_chunked``'s reads without its
+        iterator, and no read for the end when the stream has already said it ended (most replies arrive whole)."""
+        content = response.content
+        content.set_read_chunk_size(READ_CHUNK)
         chunks: list[bytes] = []
         size = 0
-        async for chunk in response.content.iter_chunked(READ_CHUNK):
+        while True:
+            try:
+                chunk = await content.read(READ_CHUNK)
+            except self._aiohttp.EofStream:
+                break
+            if not chunk:
+                break
             size += len(chunk)
             if size > cap:
                 return None
             chunks.append(chunk)
-        return b"".join(chunks)
+            if content.at_eof():
+                break
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
     async def close(self) -> None:
         await self.session.close()
@@ -188,7 +204,7 @@ class HttpxPool:
         request = self.client.build_request("POST", url, content=content, headers=headers, timeout=timeout)
         response = await self.client.send(request, stream=True)
         try:
-            answer_headers = {name.lower(): value for name, value in response.headers.items()}
+            answer_headers = _lower(response.headers) if response.status_code >= 300 else {}
             if 300 <= response.status_code < 400:
                 return Answer(response.status_code, response.reason_phrase, answer_headers, b"")
             body = await self._read(response, error_cap if response.status_code >= 400 else cap)
