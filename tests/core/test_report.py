@@ -164,7 +164,7 @@ def test_the_fold_keeps_no_event_once_a_session_ended(name: str) -> None:
             ends += 1
             assert not any(sid == record.session_id for sid, _ in builder._open), "an ended session stays open"
     assert ends
-    assert not _events_in([slot[report_module._VALUE] for slot in builder._slots.values() if slot is not None])
+    assert not _events_in(builder._values)
 
 
 # ---- tokens, requests and cost

@@ -4,6 +4,8 @@ fold's own row of each session, not a second, validated copy of every row made a
 from __future__ import annotations
 
 import json
+from array import array
+from pathlib import Path
 
 from voirdire.protocols.cross_examination.scoring import Report, Scored, _finish
 
@@ -21,3 +23,28 @@ def test_the_report_rows_are_the_folds_rows_not_copies() -> None:
     assert json.loads(report.model_dump_json())["rows"][1] == {"id": "c1", "claim": "Claim 1.", "decision": "correct",
                                                                "accepted": True, "gold": False}  # fmt: skip
     assert Report.model_json_schema()["properties"]["rows"]["items"]["type"] == "object"
+
+
+def test_the_fold_keeps_sessions_as_columns(tmp_path: Path) -> None:
+    """No object per session beyond the protocol's value: places in arrays, run ids and counts shared; a session
+    resumed by a second run is kept once, by the attempt that counts (its verdict)."""
+    from voirdire.reports import report_file
+    from voirdire.transcript import ErrorEvent, RunHeader, SessionStart, TranscriptWriter, Verdict
+
+    path = tmp_path / "t.jsonl"
+    with TranscriptWriter(path) as w:
+        for run, sessions in (("r1", ["s1", "s2", "s3"]), ("r2", ["s2"])):
+            w.write(RunHeader(run_id=run, protocol="unregistered"))
+            for k, sid in enumerate(sessions):
+                w.write(SessionStart(run_id=run, session_id=sid, seq=1, item_id=sid, item={"n": k}))
+                if run == "r1" and sid == "s2":
+                    w.write(ErrorEvent(run_id=run, session_id=sid, seq=2, error_type="RuntimeError", message="boom"))
+                else:
+                    w.write(Verdict(run_id=run, session_id=sid, seq=2, decision="yes", accepted=True))
+    report, builder = report_file(path)
+    assert (report.sessions, report.verdicts, report.errors) == (3, 3, 0)
+    assert builder.session_ids() == ["s1", "s2", "s3"] and builder._place == {"s1": 0, "s2": 1, "s3": 2}
+    assert isinstance(builder._orders, array) and isinstance(builder._verdict, bytearray)
+    assert list(builder._verdict) == [1, 1, 1] and builder._orders[1] == 3  # s2's second attempt, not its first
+    assert builder._runs[0] is builder._runs[2] and builder._runs[1] == ("r1", "r2")  # equal tuples: one object
+    assert builder._counts[0] is builder._counts[1] is builder._counts[2]

@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import sys
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -262,19 +263,14 @@ class _Reread(Exception):
     """The records cannot be folded as they come (see ``report_file``); read the file whole."""
 
 
-# One session as the fold keeps it, a plain tuple (the smallest object that holds them): whether the attempt that
-# counts has a verdict, its order of first appearance, the run ids of the session's closed attempts, its shared
-# counts (see ``_session_counts``) and the protocol's value. Runs and counts are shared between sessions.
-_Slot = tuple[bool, int, tuple[str, ...], tuple[Any, ...], Any]
-_VERDICT, _ORDER, _RUNS, _COUNTS, _VALUE = range(5)
+# A session's place in the fold's columns (``ReportBuilder``) whose attempt that counts is not settled yet.
+_UNSETTLED = 2
 
 
-# indices into a (role, model) tally
-
-
-def _counts_over(slot: _Slot, verdict: bool, order: int) -> bool:
-    """Whether the attempt a slot keeps still counts once an attempt (its verdict, its order) is added."""
-    kept, new = (slot[_VERDICT], slot[_ORDER]), (verdict, order)
+def _counts_over(kept: tuple[bool, int], verdict: bool, order: int) -> bool:
+    """Whether the attempt kept (its verdict, its order) still counts once an attempt (its verdict, its order) is
+    added."""
+    new = (verdict, order)
     return counting_attempt(sorted((kept, new), key=lambda a: a[1]), lambda a: a[0]) is kept
 
 
@@ -294,7 +290,16 @@ class ReportBuilder:
     decided_at: float = DEFAULT_DECIDED_AT  # the majority share that decides an item over its repeats
     headers: list[RunHeader] = field(default_factory=list)
     _open: dict[tuple[str, str], tuple[int, list[Any]]] = field(default_factory=dict)
-    _slots: dict[str, _Slot | None] = field(default_factory=dict)  # None: seen, not settled yet
+    # The sessions kept, as columns rather than an object per session (docs/performance.md, flat memory): each
+    # session id's place, in order of first appearance; per place, whether the attempt that counts has a verdict
+    # (or _UNSETTLED) and its order, in arrays; the run ids of the session's closed attempts and its counts (see
+    # ``_session_counts``), both shared between sessions, and the protocol's value.
+    _place: dict[str, int] = field(default_factory=dict)
+    _verdict: bytearray = field(default_factory=bytearray)
+    _orders: array[int] = field(default_factory=lambda: array("q"))
+    _runs: list[tuple[str, ...]] = field(default_factory=list)
+    _counts: list[tuple[Any, ...]] = field(default_factory=list)
+    _values: list[Any] = field(default_factory=list)
     _order: Iterator[int] = field(default_factory=itertools.count)
     _usage: dict[tuple[str, str], CallTally] = field(default_factory=dict)  # (role, model) -> its calls
     _shared: dict[Any, Any] = field(default_factory=dict)  # one copy of equal run ids, runs, counts, value tuples
@@ -326,8 +331,8 @@ class ReportBuilder:
         key = (sid, record.run_id)
         attempt = self._open.get(key)
         if attempt is None:
-            slot = self._slots.setdefault(sid, None)
-            if slot is not None and record.run_id in slot[_RUNS]:
+            p = self._seen(sid)
+            if self._verdict[p] != _UNSETTLED and record.run_id in self._runs[p]:
                 raise _Reread  # an attempt that already ended goes on: not a file the runner wrote
             attempt = self._open[key] = (next(self._order), [])
         attempt[1].append(record)
@@ -345,7 +350,19 @@ class ReportBuilder:
 
     def session_ids(self) -> list[str]:
         """The sessions seen so far, in order of first appearance."""
-        return list(self._slots)
+        return list(self._place)
+
+    def _seen(self, sid: str) -> int:
+        """The session's place, a new one (not settled) the first time it is seen."""
+        p = self._place.get(sid)
+        if p is None:
+            p = self._place[sid] = len(self._runs)
+            self._verdict.append(_UNSETTLED)
+            self._orders.append(0)
+            self._runs.append(())
+            self._counts.append(())
+            self._values.append(None)
+        return p
 
     # ------------------------------------------------------------------ folding
     def _pick(self, header: RunHeader | None) -> ReportFold[Any, Any]:
@@ -374,17 +391,17 @@ class ReportBuilder:
     def _settle(self, s: SessionRecord, order: int) -> None:
         """Keep the attempt that counts, as ``load`` picks it: the last with a verdict, else the latest."""
         verdict = any(isinstance(e, Verdict) for e in s.events)
-        slot = self._slots.get(s.session_id)
-        runs = self._share((slot[_RUNS] if slot else ()) + (s.run_id,))
-        if slot is not None and _counts_over(slot, verdict, order):
-            self._slots[s.session_id] = (*slot[:_RUNS], runs, *slot[_COUNTS:])
+        p = self._seen(s.session_id)
+        runs = self._runs[p] = self._share(self._runs[p] + (s.run_id,))
+        if self._verdict[p] != _UNSETTLED and _counts_over((bool(self._verdict[p]), self._orders[p]), verdict, order):
             return
         if self._chosen is None:
             if not self.headers:  # sessions before any run header: which protocol reports them is not known yet
                 raise _Reread
             self._chosen = self._pick(self.headers[-1])
         value = self._compact(self._chosen.session(s))
-        self._slots[s.session_id] = (verdict, order, runs, self._session_counts(s, verdict), value)
+        self._verdict[p], self._orders[p], self._runs[p] = verdict, order, runs
+        self._counts[p], self._values[p] = self._session_counts(s, verdict), value
         self._note_repeat(s)
 
     def _note_repeat(self, s: SessionRecord) -> None:
@@ -441,21 +458,24 @@ class ReportBuilder:
             self._close(key)
         if self._chosen is None:
             self._chosen = self._pick(self.headers[-1] if self.headers else None)
-        ids = [sid for sid in self.only if sid in self._slots] if self.only is not None else list(self._slots)
-        slots = [slot for slot in (self._slots[sid] for sid in ids) if slot is not None]  # all settled above
+        ids = [sid for sid in self.only if sid in self._place] if self.only is not None else list(self._place)
+        places = [p for p in (self._place[sid] for sid in ids) if self._verdict[p] != _UNSETTLED]  # all, settled above
         failures: Counter[str] = Counter()
         replies: Counter[str] = Counter()
-        for slot in slots:
-            failures.update(dict(slot[_COUNTS][2]))
-            replies.update(dict(slot[_COUNTS][3]))
+        verdicts = errors = 0
+        for p in places:
+            counted = self._counts[p]
+            verdicts, errors = verdicts + bool(counted[0]), errors + bool(counted[1])
+            failures.update(dict(counted[2]))
+            replies.update(dict(counted[3]))
         shared = {
-            "sessions": len(slots),
-            "verdicts": sum(bool(slot[_COUNTS][0]) for slot in slots),
-            "errors": sum(bool(slot[_COUNTS][1]) for slot in slots),
+            "sessions": len(places),
+            "verdicts": verdicts,
+            "errors": errors,
             "parse_failures": dict(failures),
             "replies": dict(replies),
         }
-        values = [slot[_VALUE] for slot in slots]
+        values = [self._values[p] for p in places]
         r = self._chosen.finish(values, Context(headers=list(self.headers), counts=shared, path=path, ci=self.ci))
         if path is not None:
             r.transcript = path
