@@ -48,9 +48,12 @@ set_html_renderer(_html)
 
 def __getattr__(name: str) -> Any:  # lazy: importing voirdire stays cheap and free of import cycles
     import importlib
+    import importlib.util
 
     if name in _API:
         return getattr(importlib.import_module(_API[name]), name)
+    if importlib.util.find_spec(f"voirdire.{name}") is not None:  # `from voirdire import registry`: the package,
+        return importlib.import_module(f"voirdire.{name}")  # never a protocol's (which would import every protocol)
     if not name.startswith("_"):  # what a registered protocol adds (Registration.api): voirdire.examine, ...
         found = importlib.import_module("voirdire.registry").api_function(name)
         if found is not None:

@@ -16,13 +16,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from voirdire.kit import DEVICES, VoirdireError, load, load_items
+from voirdire.kit import DEVICES, VoirdireError
 
-from .baselines import METRICS, scorer
-from .data import KIND, LOADERS, Example, load_benchmark
-from .human_correlation import Correlation, Kind, correlate
-from .items import item_from_record
-from .report import dataset_kind, human_correlation
+from .baselines import METRICS
+from .data import KIND, LOADERS, Example
+from .human_correlation import Correlation, Kind
+
+# What a correlation computes with (the transcript, the items, the scorers, the report) is imported by the functions
+# that compute it: `voirdire --help` reads this module for the options of `voirdire correlate`.
 
 # The rows Tables 2-4 print for the metrics computed here. Table 2's ROUGE-L is from BERTScore's paper, whose
 # "PAWS" is PAWS-QQP; the PAWS here is PAWS-Wiki, so that row is shown but not compared.
@@ -86,6 +87,11 @@ def compare(data: str, metric: str, corr: Correlation) -> Result:
 
 
 def examples_of(data: str, limit: int | None) -> tuple[list[Example], Kind | None]:
+    from voirdire.kit import load_items
+
+    from .data import load_benchmark
+    from .items import item_from_record
+
     if data in LOADERS:
         examples = load_benchmark(data)
         kind: Kind | None = KIND[data]
@@ -108,6 +114,9 @@ def baseline(
 ) -> Result:
     from voirdire.kit import stage  # the chat's progress (rich): imported by the command, not by its registration
 
+    from .baselines import scorer
+    from .human_correlation import correlate
+
     with stage(f"reading {data}"):
         examples, kind = examples_of(data, limit)
     with stage(f"scoring {len(examples):,} candidates with {metric}"):
@@ -121,7 +130,9 @@ def baseline(
 
 
 def from_transcript(data: str | None, transcript: Path, score: str = "initial_score") -> Result:
-    from voirdire.kit import stage
+    from voirdire.kit import load, stage
+
+    from .report import dataset_kind, human_correlation
 
     with stage(f"reading {transcript}"):
         t = load(transcript)

@@ -6,44 +6,86 @@ Algorithm 1 with the EV protocol of §6.1, one session per datapoint, as ``voird
 experiments that reproduce Tables 2-3. See docs/no_data.md.
 """
 
-from .algorithm import Decision, KAryRun, NoDataParams, NoDataRun, RoundRecord, coins, flip_decision
-from .challenges import Challenge, CheckOutcome, RuleVerifier, Verifier, challenge_1, challenge_2
-from .data import DataError, Datapoint, Dataset, load_bitstrings, load_split, resolve_dataset
-from .evaluators import (
-    ComposedEvaluator,
-    DecisionTreeLabeller,
-    Evaluator,
-    Labeller,
-    NoisyLabeller,
-    RubricLabeller,
-    ScriptedLabeller,
-    decision_tree,
+from typing import TYPE_CHECKING
+
+from voirdire.kit import lazy_face
+
+if TYPE_CHECKING:
+    from .algorithm import Decision, KAryRun, NoDataParams, NoDataRun, RoundRecord, coins, flip_decision
+    from .challenges import Challenge, CheckOutcome, RuleVerifier, Verifier, challenge_1, challenge_2
+    from .data import DataError, Datapoint, Dataset, load_bitstrings, load_split, resolve_dataset
+    from .evaluators import (
+        ComposedEvaluator,
+        DecisionTreeLabeller,
+        Evaluator,
+        Labeller,
+        NoisyLabeller,
+        RubricLabeller,
+        ScriptedLabeller,
+        decision_tree,
+    )
+    from .experiments import (
+        ExperimentConfig,
+        ExperimentReport,
+        aggregate,
+        no_data_algorithm,
+        no_data_k_ary,
+        run_experiment,
+        run_seeds,
+    )
+    from .generators import (
+        GENERATOR_NAMES,
+        Generator,
+        LieApproxGenerator,
+        LieFGenerator,
+        LieSigmaGenerator,
+        OracleGenerator,
+        Proposal,
+        RandomGenerator,
+        make_generator,
+    )
+    from .llm import LLMEvaluator, parse_datapoint, parse_label
+    from .protocol import NoDataItem, NoDataProtocol, NoDataProtocolParams, make_items
+    from .report import NoDataReport, SeedScore, aggregate_scores, report, score_run
+    from .rubric import IP_RUBRIC, OOP_RUBRIC, RUBRICS, MajorityVote, Rubric, relevant_subsets
+    from .theory import lemma1_undetected_probability, theorem1_accuracy_bound, theory_report
+
+# What runs: each name's module is imported at the name's first use (voirdire.base.faces).
+__getattr__ = lazy_face(
+    __name__,
+    {
+        "voirdire.protocols.no_data.algorithm": (
+            "Decision", "KAryRun", "NoDataParams", "NoDataRun", "RoundRecord", "coins", "flip_decision",
+        ),
+        "voirdire.protocols.no_data.challenges": (
+            "Challenge", "CheckOutcome", "RuleVerifier", "Verifier", "challenge_1", "challenge_2",
+        ),
+        "voirdire.protocols.no_data.data": (
+            "DataError", "Datapoint", "Dataset", "load_bitstrings", "load_split", "resolve_dataset",
+        ),
+        "voirdire.protocols.no_data.evaluators": (
+            "ComposedEvaluator", "DecisionTreeLabeller", "Evaluator", "Labeller", "NoisyLabeller", "RubricLabeller",
+            "ScriptedLabeller", "decision_tree",
+        ),
+        "voirdire.protocols.no_data.experiments": (
+            "ExperimentConfig", "ExperimentReport", "aggregate", "no_data_algorithm", "no_data_k_ary", "run_experiment",
+            "run_seeds",
+        ),
+        "voirdire.protocols.no_data.generators": (
+            "GENERATOR_NAMES", "Generator", "LieApproxGenerator", "LieFGenerator", "LieSigmaGenerator",
+            "OracleGenerator", "Proposal", "RandomGenerator", "make_generator",
+        ),
+        "voirdire.protocols.no_data.llm": ("LLMEvaluator", "parse_datapoint", "parse_label"),
+        "voirdire.protocols.no_data.protocol": ("NoDataItem", "NoDataProtocol", "NoDataProtocolParams", "make_items"),
+        "voirdire.protocols.no_data.report": ("NoDataReport", "SeedScore", "aggregate_scores", "report", "score_run"),
+        "voirdire.protocols.no_data.rubric": (
+            "IP_RUBRIC", "OOP_RUBRIC", "RUBRICS", "MajorityVote", "Rubric", "relevant_subsets",
+        ),
+        "voirdire.protocols.no_data.theory": (
+            "lemma1_undetected_probability", "theorem1_accuracy_bound", "theory_report",
+        ),
+    },
 )
-from .experiments import (
-    ExperimentConfig,
-    ExperimentReport,
-    aggregate,
-    no_data_algorithm,
-    no_data_k_ary,
-    run_experiment,
-    run_seeds,
-)
-from .generators import (
-    GENERATOR_NAMES,
-    Generator,
-    LieApproxGenerator,
-    LieFGenerator,
-    LieSigmaGenerator,
-    OracleGenerator,
-    Proposal,
-    RandomGenerator,
-    make_generator,
-)
-from .llm import LLMEvaluator, parse_datapoint, parse_label
-from .protocol import NoDataItem, NoDataProtocol, NoDataProtocolParams, make_items
-from .report import NoDataReport, SeedScore, aggregate_scores, report, score_run
-from .rubric import IP_RUBRIC, OOP_RUBRIC, RUBRICS, MajorityVote, Rubric, relevant_subsets
-from .theory import lemma1_undetected_probability, theorem1_accuracy_bound, theory_report
 
 __all__ = [
     "GENERATOR_NAMES",

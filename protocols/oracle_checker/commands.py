@@ -6,7 +6,7 @@ Added through the ``voirdire.commands`` entry-point group beside the protocols' 
 
 from __future__ import annotations
 
-from voirdire.kit import CommandTable, get
+from voirdire.kit import CommandTable, cards
 
 
 def add_command(sub: CommandTable) -> None:
@@ -14,5 +14,5 @@ def add_command(sub: CommandTable) -> None:
     check = sub.add_parser("check", help="check an LLM's answer with the oracle-checker scheme: entities | paraphrase")
     words = check.add_subparsers(dest="check", required=True, metavar="entities|paraphrase")
     for word, name in (("entities", "oracle_entities"), ("paraphrase", "oracle_paraphrase")):
-        reg = get(name)
-        sub.add_protocol_command(words, word, reg, help=reg.cli.help)
+        card = cards()[name]  # the card: the protocol is imported when its word is the command given
+        sub.add_protocol_command(words, word, card, help=card.help)

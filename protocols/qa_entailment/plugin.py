@@ -1,29 +1,43 @@
-"""The registrations of the entailment grader and its two model-free baselines (entry points in the
-``voirdire.protocols`` group); ``voirdire qa-eval`` serves all three."""
+"""The cards of the entailment grader and its two model-free baselines (entry points in the
+``voirdire.protocols`` group): what ``voirdire --help`` and ``voirdire list`` show of them, as data; the
+registrations are ``registration``'s, imported when a command runs one of them (``voirdire.kit.Card``)."""
 
 from __future__ import annotations
 
-from voirdire.kit import Registration
+from voirdire.kit import Card
 
-from .baselines import LexicalMatchGrading, TokenF1Grading
-from .budget import ENTAILMENT_BUDGET, NO_MODEL_BUDGET
-from .charts import qa_charts
-from .cli import LEXICAL, QA_EVAL, TOKEN_F1
-from .protocol import QAEntailmentGrading
-from .report import report
-from .reproduce import REPRODUCTIONS
-
-qa_entailment = Registration(
-    protocol=QAEntailmentGrading,
-    report=report,
-    cli=QA_EVAL,
-    charts=qa_charts,
-    reproductions=REPRODUCTIONS,
-    budget=ENTAILMENT_BUDGET,
+qa_entailment = Card(
+    name="qa_entailment",
+    target="voirdire.protocols.qa_entailment.registration:qa_entailment",
+    roles=("evaluator",),
+    paper=(
+        "Yao & Barbosa. Accurate and Nuanced Open-QA Evaluation Through Textual Entailment "
+        "(../shared/papers/entailment-qa-eval.txt)"
+    ),
+    command="qa-eval",
+    help="grade QA answers (lexical | f1 | entailment) and score the grader against human judgments",
 )
-qa_lexical = Registration(
-    protocol=LexicalMatchGrading, report=report, cli=LEXICAL, charts=qa_charts, budget=NO_MODEL_BUDGET
+qa_lexical = Card(
+    name="qa_lexical",
+    target="voirdire.protocols.qa_entailment.registration:qa_lexical",
+    roles=(),
+    paper=(
+        "Yao & Barbosa. Accurate and Nuanced Open-QA Evaluation Through Textual Entailment "
+        "(../shared/papers/entailment-qa-eval.txt)"
+    ),
+    help=(
+        'Table 1 "Lexical Match" (Wang et al. 2023): some normalised gold answer occurs in the normalised answer.'
+    ),
 )
-qa_token_f1 = Registration(
-    protocol=TokenF1Grading, report=report, cli=TOKEN_F1, charts=qa_charts, budget=NO_MODEL_BUDGET
+qa_token_f1 = Card(
+    name="qa_token_f1",
+    target="voirdire.protocols.qa_entailment.registration:qa_token_f1",
+    roles=(),
+    paper=(
+        "Yao & Barbosa. Accurate and Nuanced Open-QA Evaluation Through Textual Entailment "
+        "(../shared/papers/entailment-qa-eval.txt)"
+    ),
+    help=(
+        "SQuAD token F1 against the best gold answer, judged correct at ``threshold`` (§2; Tables 3/13 baseline)."
+    ),
 )

@@ -5,10 +5,13 @@ stack by `voirdire view`, the local encoders (sentence-transformers, torch) by a
 
 from __future__ import annotations
 
+import ast
+import importlib
 import json
 import os
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -24,7 +27,7 @@ try:
 except SystemExit:
     pass
 sys.stdout.flush()
-print("\\nMODULES " + json.dumps(sorted({m.split(".")[0] for m in sys.modules})), file=sys.stderr)
+print("\\nMODULES " + json.dumps(sorted(sys.modules)), file=sys.stderr)
 """
 
 # Never imported by a command that only lists or explains: the charts, the array stack, the local encoders, the
@@ -48,12 +51,43 @@ NOT_FOR_HELP = {
     "starlette",
     "jinja2",
 }
+# Nor by the two commands that only read the protocols' cards (`--help` and `list`): the model layer (autogen-core
+# and what it brings: requests, PIL, OpenTelemetry, protobuf), the prompts' YAML and templates, the HTTP clients.
+NOT_FOR_THE_TABLE = NOT_FOR_HELP | {
+    "autogen_core",
+    "langchain_core",
+    "requests",
+    "yaml",
+    "PIL",
+    "opentelemetry",
+    "google",
+    "jsonref",
+    "aiohttp",
+    "openai",
+    "httpx",
+    "multiprocessing",
+}
+# ... and of voirdire, no protocol's registration (its cards say what --help and list show), no transcript schema,
+# no session, no runner beyond the options' defaults, no model client.
+NOT_FOR_THE_TABLE_OF_VOIRDIRE = (
+    "voirdire.protocols.cross_examination.registration",
+    "voirdire.protocols.dcr.registration",
+    "voirdire.protocols.no_data.registration",
+    "voirdire.protocols.oracle_checker.registration",
+    "voirdire.protocols.qa_entailment.registration",
+    "voirdire.transcript.schema",
+    "voirdire.session.protocol",
+    "voirdire.runner.prepare",
+    "voirdire.executors.base",
+    "voirdire.models.base",
+)
 # A scripted examination needs autogen's agents (and its report statsmodels' intervals, which import pandas), but
 # no chart, no local encoder and no viewer.
 NOT_FOR_A_RUN = {"matplotlib", "sentence_transformers", "torch", "transformers", "uvicorn", "starlette"}
 
 
-def imported(args: list[str], cwd: Path) -> set[str]:
+def imported_modules(args: list[str], cwd: Path) -> set[str]:
+    """Every module `voirdire ARGS` imported, by its full name."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "NO_COLOR": "1"}
     done = subprocess.run(
         [sys.executable, "-c", PROBE, json.dumps(args)], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
@@ -63,11 +97,35 @@ def imported(args: list[str], cwd: Path) -> set[str]:
     return set(json.loads(marker))
 
 
+def imported(args: list[str], cwd: Path) -> set[str]:
+    """The top-level packages `voirdire ARGS` imported."""
+    return {m.split(".")[0] for m in imported_modules(args, cwd)}
+
+
 @pytest.mark.parametrize("args", [["--help"], ["list"], ["examine", "--help"], ["run", "dcr", "--help"]])
 def test_help_and_list_import_no_heavy_library(args: list[str], tmp_path: Path) -> None:
     modules = imported(args, tmp_path)
     assert "voirdire" in modules and "pydantic" in modules  # the probe ran the command
     assert modules & NOT_FOR_HELP == set()
+
+
+@pytest.mark.parametrize("args", [["--help"], ["list"]])
+def test_help_and_list_read_the_cards_alone(args: list[str], tmp_path: Path) -> None:
+    """The command table and the protocols' list come from the cards: neither the model layer nor a protocol's
+    registration is imported (nor the YAML of the prompts, nor an HTTP client)."""
+    modules = imported_modules(args, tmp_path)
+    tops = {m.split(".")[0] for m in modules}
+    assert "voirdire.protocols.dcr.plugin" in modules  # the probe ran the command, and read the cards
+    assert tops & NOT_FOR_THE_TABLE == set()
+    assert [m for m in NOT_FOR_THE_TABLE_OF_VOIRDIRE if m in modules] == []
+
+
+def test_a_protocol_command_imports_its_own_registration_only(tmp_path: Path) -> None:
+    """`voirdire run dcr --help` fills dcr's parser when it is the command given: dcr's registration is imported,
+    no other protocol's."""
+    modules = imported_modules(["run", "dcr", "--help"], tmp_path)
+    registered = {m for m in modules if m.startswith("voirdire.protocols.") and m.endswith(".registration")}
+    assert registered == {"voirdire.protocols.dcr.registration"}
 
 
 def test_a_scripted_run_imports_what_it_uses_only(tmp_path: Path) -> None:
@@ -102,13 +160,14 @@ def test_entry_points_are_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
         return real(**kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(importlib.metadata, "entry_points", counted)
-    for cached in (plugins._entry_points, plugins.registrations, plugins.command_plugins):
+    caches = (plugins._entry_points, plugins._entry_point_cards, plugins.registrations, plugins.command_plugins)
+    for cached in caches:
         cached.cache_clear()
     try:
         assert "dcr" in plugins.registrations()
         assert plugins.command_plugins()
     finally:
-        for cached in (plugins._entry_points, plugins.registrations, plugins.command_plugins):
+        for cached in caches:
             cached.cache_clear()
     assert calls == [{}]
 
@@ -120,3 +179,104 @@ def test_a_lazy_kit_name_resolves_and_an_unknown_one_fails() -> None:
         assert getattr(kit, name) is not None
     with pytest.raises(AttributeError, match="no_such_name"):
         _ = kit.no_such_name
+
+
+def test_every_card_says_what_its_registration_says() -> None:
+    """A card is data written beside its registration: importing the registration checks that the two agree, and
+    every installed protocol's does."""
+    from voirdire.registry import plugins
+
+    for name, card in plugins._entry_point_cards().items():
+        reg = card.load()
+        assert reg.name == name and plugins._said(card) == plugins._said(plugins.Card.of(reg))
+
+
+def test_a_card_that_differs_from_its_registration_is_refused() -> None:
+    from voirdire.registry import Card, plugins
+
+    dcr = plugins._entry_point_cards()["dcr"]
+    wrong = Card(name="dcr", target=dcr.target, roles=("judge",), paper=dcr.paper, command=dcr.command, help=dcr.help)
+    with pytest.raises(plugins.RegistryError, match=r"^protocol plugin 'dcr': its card and its registration .* roles$"):
+        wrong.load()
+    a_card = Card(name="dcr", target="voirdire.protocols.dcr.plugin:dcr", roles=dcr.roles)  # names a card, not one
+    with pytest.raises(plugins.RegistryError, match="is not a voirdire Registration"):
+        a_card.load()
+    missing = Card(name="dcr", target="voirdire.protocols.dcr.no_such_module:dcr", roles=dcr.roles)
+    with pytest.raises(plugins.RegistryError, match="cannot be loaded"):
+        missing.load()
+
+
+LAZY_FACES = [
+    "voirdire.agents", "voirdire.analysis", "voirdire.certificate", "voirdire.chat", "voirdire.executors",
+    "voirdire.kit", "voirdire.models", "voirdire.registry", "voirdire.reports", "voirdire.runner", "voirdire.session",
+    "voirdire.transcript", "voirdire.web", "voirdire.protocols.cross_examination", "voirdire.protocols.dcr",
+    "voirdire.protocols.no_data", "voirdire.protocols.oracle_checker", "voirdire.protocols.qa_entailment",
+]  # fmt: skip
+
+
+def lazy_table(face: str, path: Path) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    """The (module, name) pairs of the table a lazy face gives ``lazy_face``, and those it imports from the same
+    modules under TYPE_CHECKING (where it may import more, for its own annotations)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    checked: set[tuple[str, str]] = set()
+    table: set[tuple[str, str]] = set()
+    for node in tree.body:
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
+            for n in node.body:
+                if isinstance(n, ast.ImportFrom):
+                    module = f"{face}.{n.module}" if n.level else str(n.module)
+                    checked |= {(module, a.name) for a in n.names}
+        for call in ast.walk(node):
+            if isinstance(call, ast.Call) and getattr(call.func, "id", "") == "lazy_face":
+                rows = call.args[1]
+                assert isinstance(rows, ast.Dict)
+                for key, names in zip(rows.keys, rows.values, strict=True):
+                    table |= {(key.value, e.value) for e in names.elts}  # type: ignore[union-attr,attr-defined]
+    modules = {module for module, _ in table}
+    return table, {(module, name) for module, name in checked if module in modules}
+
+
+@pytest.mark.parametrize("face", LAZY_FACES)
+def test_a_lazy_face_names_what_it_imports_and_exports_it(face: str) -> None:
+    """What type checkers see under TYPE_CHECKING is what the face's table imports at run time; every name of
+    ``__all__`` resolves, to the name and not to a submodule that has the same name."""
+    package = importlib.import_module(face)
+    table, checked = lazy_table(face, Path(package.__file__))  # type: ignore[arg-type]
+    assert table and checked == table
+    names = {name for _, name in table}
+    for name in package.__all__:
+        value = getattr(package, name)
+        assert not isinstance(value, types.ModuleType) or name not in names, name
+
+
+def test_a_face_keeps_its_name_over_a_submodule_of_the_same_name() -> None:
+    """``reports.stability`` is a function of the module ``reports/stability.py``: importing the module after the
+    face does not replace the function."""
+    import voirdire.reports
+    import voirdire.reports.stability  # the module, imported after the face
+
+    module = sys.modules["voirdire.reports.stability"]
+    assert isinstance(module, types.ModuleType)
+    assert voirdire.reports.stability is module.stability
+
+
+def test_a_registration_that_cannot_be_imported_is_one_line_when_its_command_runs(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A card is shown by --help; its registration is imported when its command is given, and a broken one is the
+    usual one-line plugin error there (exit 2), not a traceback."""
+    from voirdire import registry
+    from voirdire.cli import main
+    from voirdire.registry import Card, plugins
+
+    broken = Card(name="broken", target="voirdire.protocols.no_such_module:broken", roles=("judge",), help="a test")
+    monkeypatch.setattr(plugins, "_entry_point_cards", lambda: {"broken": broken})
+    for module in (registry, plugins):  # the face and the module (the other protocol packages' commands)
+        monkeypatch.setattr(module, "command_plugins", lambda: ())
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    assert "broken" in capsys.readouterr().out  # listed from its card
+    assert main(["run", "broken", "--item", "{}"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("voirdire: error: protocol plugin 'broken' (voirdire.protocols.no_such")
+    assert "cannot be loaded" in err[0]

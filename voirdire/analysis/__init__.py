@@ -3,9 +3,33 @@
 
 from __future__ import annotations
 
-from voirdire.analysis.compare import CompareError, Comparison, RunOverviews, compare, compare_runs, comparison_charts
-from voirdire.analysis.drawing import PlotsUnavailable, render, require, save, transcript_charts
-from voirdire.analysis.reproduce import check, get, listing, reproductions, run, text, write
+from typing import TYPE_CHECKING
+
+from voirdire.base import lazy_face
+
+if TYPE_CHECKING:
+    from voirdire.analysis.compare import (
+        CompareError,
+        Comparison,
+        RunOverviews,
+        compare,
+        compare_runs,
+        comparison_charts,
+    )
+    from voirdire.analysis.drawing import PlotsUnavailable, render, require, save, transcript_charts
+    from voirdire.analysis.reproduce import check, get, listing, reproductions, run, text, write
+
+# What runs: each name's module is imported at the name's first use (voirdire.base.faces).
+__getattr__ = lazy_face(
+    __name__,
+    {
+        "voirdire.analysis.compare": (
+            "CompareError", "Comparison", "RunOverviews", "compare", "compare_runs", "comparison_charts",
+        ),
+        "voirdire.analysis.drawing": ("PlotsUnavailable", "render", "require", "save", "transcript_charts"),
+        "voirdire.analysis.reproduce": ("check", "get", "listing", "reproductions", "run", "text", "write"),
+    },
+)
 
 __all__ = [
     "CompareError",

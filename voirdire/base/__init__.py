@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from voirdire.base.display import HtmlDisplay, set_html_renderer
 from voirdire.base.errors import CannotWrite, EndpointDown, SessionTimeout, VoirdireError, cannot_write, run_stopping
+from voirdire.base.faces import lazy_face
 from voirdire.base.files import parse_toml, read_text
 from voirdire.base.limits import (
     MAX_JSON_DEPTH,
@@ -34,6 +35,7 @@ __all__ = [
     "VoirdireError",
     "cannot_write",
     "cut_reply",
+    "lazy_face",
     "mask_secrets",
     "mask_tree",
     "max_reply_chars",

@@ -1,49 +1,82 @@
 """How far a run's verdicts can be trusted: intervals, agreement with people, paired tests, and a debiased
 estimate from a few human labels (prediction-powered inference). See docs/certificate.md."""
 
-from voirdire.certificate.agreement import (
-    Confusion,
-    HumanAgreement,
-    VerdictAgreement,
-    human_agreement,
-    krippendorff_alpha,
-    proportion,
-    verdict_agreement,
+from typing import TYPE_CHECKING
+
+from voirdire.base import lazy_face
+
+if TYPE_CHECKING:
+    from voirdire.certificate.agreement import (
+        Confusion,
+        HumanAgreement,
+        VerdictAgreement,
+        human_agreement,
+        krippendorff_alpha,
+        proportion,
+        verdict_agreement,
+    )
+    from voirdire.certificate.calibration import (
+        RANDOM_ASSUMPTION,
+        SCORE_STATISTICS,
+        Calibration,
+        CalibrationError,
+        ConfigurationAgreement,
+        Disagreement,
+        Judged,
+        Run,
+        calibrate,
+        configuration_of,
+        read_run,
+        read_runs,
+        sample_lines,
+        score_of,
+    )
+    from voirdire.certificate.comparison import paired_transcripts
+    from voirdire.certificate.estimate import Estimate, estimate_run
+    from voirdire.certificate.intervals import (
+        DEFAULT_LEVEL,
+        DEFAULT_RESAMPLES,
+        DEFAULT_SEED,
+        OFF,
+        Interval,
+        bootstrap_items,
+        bootstrap_means,
+        wilson,
+    )
+    from voirdire.certificate.labels import Label, LabelsError, label_words, read_labels
+    from voirdire.certificate.paired import McNemar, PairedRuns, mcnemar_exact, paired_difference, paired_runs
+    from voirdire.certificate.ppi import PPIEstimate, ppi_mean
+    from voirdire.certificate.sample import draw_sample
+    from voirdire.certificate.scores import ReliabilityBin, ScoreAgreement, score_agreement
+    from voirdire.certificate.section import Certificate, GuaranteeCount, certificate_of
+
+# What runs: each name's module is imported at the name's first use (voirdire.base.faces).
+__getattr__ = lazy_face(
+    __name__,
+    {
+        "voirdire.certificate.agreement": (
+            "Confusion", "HumanAgreement", "VerdictAgreement", "human_agreement", "krippendorff_alpha", "proportion",
+            "verdict_agreement",
+        ),
+        "voirdire.certificate.calibration": (
+            "RANDOM_ASSUMPTION", "SCORE_STATISTICS", "Calibration", "CalibrationError", "ConfigurationAgreement",
+            "Disagreement", "Judged", "Run", "calibrate", "configuration_of", "read_run", "read_runs", "sample_lines",
+            "score_of",
+        ),
+        "voirdire.certificate.comparison": ("paired_transcripts",),
+        "voirdire.certificate.estimate": ("Estimate", "estimate_run"),
+        "voirdire.certificate.intervals": (
+            "DEFAULT_LEVEL", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "OFF", "Interval", "bootstrap_items",
+            "bootstrap_means", "wilson",
+        ),
+        "voirdire.certificate.labels": ("Label", "LabelsError", "label_words", "read_labels"),
+        "voirdire.certificate.paired": ("McNemar", "PairedRuns", "mcnemar_exact", "paired_difference", "paired_runs"),
+        "voirdire.certificate.ppi": ("PPIEstimate", "ppi_mean"),
+        "voirdire.certificate.sample": ("draw_sample",),
+        "voirdire.certificate.scores": ("ReliabilityBin", "ScoreAgreement", "score_agreement"),
+        "voirdire.certificate.section": ("Certificate", "GuaranteeCount", "certificate_of"),
+    },
 )
-from voirdire.certificate.calibration import (
-    RANDOM_ASSUMPTION,
-    SCORE_STATISTICS,
-    Calibration,
-    CalibrationError,
-    ConfigurationAgreement,
-    Disagreement,
-    Judged,
-    Run,
-    calibrate,
-    configuration_of,
-    read_run,
-    read_runs,
-    sample_lines,
-    score_of,
-)
-from voirdire.certificate.comparison import paired_transcripts
-from voirdire.certificate.estimate import Estimate, estimate_run
-from voirdire.certificate.intervals import (
-    DEFAULT_LEVEL,
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    OFF,
-    Interval,
-    bootstrap_items,
-    bootstrap_means,
-    wilson,
-)
-from voirdire.certificate.labels import Label, LabelsError, label_words, read_labels
-from voirdire.certificate.paired import McNemar, PairedRuns, mcnemar_exact, paired_difference, paired_runs
-from voirdire.certificate.ppi import PPIEstimate, ppi_mean
-from voirdire.certificate.sample import draw_sample
-from voirdire.certificate.scores import ReliabilityBin, ScoreAgreement, score_agreement
-from voirdire.certificate.section import Certificate, GuaranteeCount, certificate_of
 
 __all__ = [
     "DEFAULT_LEVEL",

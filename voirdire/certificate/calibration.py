@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -34,7 +34,9 @@ from voirdire.certificate.ppi import PPIEstimate, ppi_mean
 from voirdire.certificate.sample import draw_sample
 from voirdire.certificate.scores import ScoreAgreement, score_agreement
 from voirdire.certificate.stability import one_per_item, repeated_sessions
-from voirdire.transcript import RunHeader, load
+
+if TYPE_CHECKING:
+    from voirdire.transcript import RunHeader
 
 # For transcripts whose run header names no score (written before ``views.verdict.score``): the verdict statistics
 # read as its score, first found first (DCR's Ẑ, QA grading's token F1, as those protocols' hints now name them).
@@ -168,6 +170,8 @@ def read_run(path: str | Path, *, score: str | None = None, by_parameters: bool 
     p = Path(path)
     if not p.is_file():
         raise CalibrationError(f"{path}: no such transcript")
+    from voirdire.transcript import load  # the transcript's schema: imported by a calibration, not by --help
+
     t = load(p)
     if t.header is None and not t.sessions:
         raise CalibrationError(f"{path}: not a transcript (no run header and no session events in it)")

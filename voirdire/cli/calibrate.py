@@ -10,28 +10,20 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from shlex import quote
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote as url_quote
 from urllib.parse import urlencode
 
 from voirdire.base import VoirdireError, mask_secrets, shown, write_atomic
-from voirdire.certificate import (
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    RANDOM_ASSUMPTION,
-    Judged,
-    LabelsError,
-    Run,
-    calibrate,
-    draw_sample,
-    label_words,
-    read_labels,
-    read_runs,
-    sample_lines,
-)
 from voirdire.cli.labels import sidecar_labels
-from voirdire.cli.options import at_least
+from voirdire.cli.options import add_command, at_least
 from voirdire.cli.read import ci_level
+
+if TYPE_CHECKING:
+    from voirdire.certificate import (
+        Judged,
+        Run,
+    )
 
 VIEWER_PORT = 7788  # where ``voirdire view`` listens unless told otherwise (voirdire/web/server.py DEFAULT_PORT)
 
@@ -41,11 +33,16 @@ class CalibrateOptionError(VoirdireError, ValueError):
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser(
-        "calibrate",
+    add_command(
+        sub, "calibrate", add_calibrate_options,
         help="verdicts against human labels: confusion matrix, TPR/TNR, accuracy, κ, α with intervals, "
         "disagreements, and a prediction-powered estimate from a random sample of labels",
-    )
+    )  # fmt: skip
+
+
+def add_calibrate_options(p: argparse.ArgumentParser) -> None:
+    from voirdire.certificate import DEFAULT_RESAMPLES, DEFAULT_SEED, RANDOM_ASSUMPTION  # imported by this command
+
     p.add_argument("transcript", type=Path, nargs="+", metavar="TRANSCRIPT",
                    help="a run's transcript (.jsonl); several: runs of one protocol over the same items, each role "
                    "configuration also calibrated on its own and every two compared")  # fmt: skip
@@ -80,6 +77,8 @@ def register(sub: Any) -> None:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
+    from voirdire.certificate import calibrate, read_runs
+
     if (args.sample is None) != (args.seed is None):
         raise CalibrateOptionError("--sample and --seed go together: the seed is what makes the sample reproducible")
     if args.out is not None and (args.sample is None or args.labels is not None):
@@ -133,6 +132,8 @@ def _serves(base: str, key: str) -> bool:
 
 
 def _write_sample(run: Run, args: argparse.Namespace) -> int:
+    from voirdire.certificate import label_words, sample_lines
+
     lines = sample_lines(run, args.sample, args.seed)
     text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
     write_atomic(args.out, mask_secrets(text), "-o")
@@ -148,6 +149,8 @@ def _write_sample(run: Run, args: argparse.Namespace) -> int:
 
 
 def _file_labels(run: Run, args: argparse.Namespace) -> tuple[dict[str, dict[str, bool]], str, str | None]:
+    from voirdire.certificate import RANDOM_ASSUMPTION, LabelsError, draw_sample, label_words, read_labels
+
     known = {s.item_id for s in run.sessions}
     read = read_labels(args.labels, item_ids=known, words=label_words(run.decisions()))
     labels: dict[str, dict[str, bool]] = {}
@@ -180,6 +183,8 @@ def _file_labels(run: Run, args: argparse.Namespace) -> tuple[dict[str, dict[str
 
 
 def _gold_labels(run: Run, args: argparse.Namespace) -> tuple[dict[str, dict[str, bool]], str, str | None]:
+    from voirdire.certificate import draw_sample
+
     gold = run.gold_labels()
     if not gold:
         raise CalibrateOptionError(

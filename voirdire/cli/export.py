@@ -14,11 +14,13 @@ import argparse
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from voirdire.base import VoirdireError, shown, write_atomic
-from voirdire.cli.options import add_prices_option
-from voirdire.transcript import TABLES
+from voirdire.cli.options import add_command, add_prices_option
+
+if TYPE_CHECKING:
+    pass
 
 FORMATS = ("parquet", "csv", "jsonl", "html")
 
@@ -28,9 +30,15 @@ class ExportError(VoirdireError, ValueError):
 
 
 def register(sub: Any) -> None:
-    ex = sub.add_parser(
-        "export", help="a transcript as a table: parquet, csv or jsonl (one row per session, turn or verdict)"
-    )
+    add_command(
+        sub, "export", add_export_options,
+        help="a transcript as a table: parquet, csv or jsonl (one row per session, turn or verdict)",
+    )  # fmt: skip
+
+
+def add_export_options(ex: argparse.ArgumentParser) -> None:
+    from voirdire.transcript import TABLES  # the transcript's schema: imported by this command, not by --help
+
     ex.add_argument("transcript", nargs="+", type=Path, metavar="[otel] TRANSCRIPT",
                     help="the transcript; `otel TRANSCRIPT`: send its sessions as traces to --endpoint")  # fmt: skip
     ex.add_argument("--format", choices=FORMATS, help="default: from the suffix of -o (.parquet, .csv, .jsonl)")

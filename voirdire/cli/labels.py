@@ -9,12 +9,14 @@ import csv
 import io
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from voirdire.base import mask_secrets, shown
-from voirdire.certificate import RANDOM_ASSUMPTION, LabelsError, Run, draw_sample, label_words
 from voirdire.cli.options import CLIError
-from voirdire.transcript import HumanLabel, current_labels, read_sidecar, sidecar_path
+
+if TYPE_CHECKING:
+    from voirdire.certificate import Run
+    from voirdire.transcript import HumanLabel
 
 COLUMNS = ("item_id", "session_id", "verdict", "reading", "label", "annotator", "time", "comment", "sample", "blind")
 
@@ -35,6 +37,8 @@ def register(sub: Any) -> None:
 
 
 def cmd_labels(args: argparse.Namespace) -> int:
+    from voirdire.transcript import current_labels, read_sidecar
+
     if not args.transcript.is_file():
         raise CLIError(f"{args.transcript}: no such transcript")
     every = read_sidecar(args.transcript)
@@ -62,6 +66,8 @@ def _sample_text(sample: dict[str, int] | None) -> str:
 
 
 def table(transcript: Path, chosen: list[HumanLabel], lines: int) -> str:
+    from voirdire.transcript import sidecar_path
+
     side = sidecar_path(transcript)
     if not chosen:
         return f"{transcript}: no labels yet ({side.name} has none); label in `voirdire view` or `voirdire review`"
@@ -85,6 +91,9 @@ def calibration_labels(
     how they are random; None when the sidecar holds no label. Each annotator's latest label of an item counts,
     an unsure one not at all. Labels given in one review queue name its sample, which then stands for
     ``--sample``/``--seed`` when those are not given."""
+    from voirdire.certificate import RANDOM_ASSUMPTION, LabelsError, draw_sample, label_words
+    from voirdire.transcript import current_labels, read_sidecar, sidecar_path
+
     every = read_sidecar(transcript)
     side = sidecar_path(transcript)
     words = label_words(run.decisions())
@@ -131,6 +140,8 @@ def calibration_labels(
 
 def sidecar_labels(run: Run, args: argparse.Namespace) -> tuple[dict[str, dict[str, bool]], str, str | None] | None:
     """``calibrate``'s default labels: the sidecar of its one transcript (None with several, or no label)."""
+    from voirdire.transcript import sidecar_path
+
     given = args.transcript if isinstance(args.transcript, list) else [args.transcript]
     if len(given) != 1 or not sidecar_path(given[0]).is_file():
         return None

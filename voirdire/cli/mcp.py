@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from voirdire.cli.options import CLIError, ModelOptions, add_model_options
-from voirdire.cli.roles import roles_from_options
 
 if TYPE_CHECKING:
     from voirdire.integrations import McpConfig
@@ -32,6 +31,7 @@ def register(sub: Any) -> None:
 
 
 def config_of(args: argparse.Namespace) -> McpConfig:
+    from voirdire.cli.roles import roles_from_options  # the models' layer: imported by this command, not by --help
     from voirdire.integrations import McpConfig  # the MCP server and the chat (rich): imported by this command only
 
     folders = args.folder or [Path("transcripts")]

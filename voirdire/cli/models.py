@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from voirdire.models import PROVIDERS, SLASH_KINDS, Provider
+if TYPE_CHECKING:
+    from voirdire.models import Provider
+
 
 
 def register(sub: Any) -> None:
@@ -18,6 +20,8 @@ def register(sub: Any) -> None:
 
 
 def _row(kind: str, provider: Provider) -> dict[str, Any]:
+    from voirdire.models import SLASH_KINDS
+
     features = provider.features
     return {
         "kind": kind,
@@ -32,6 +36,8 @@ def _row(kind: str, provider: Provider) -> dict[str, Any]:
 
 
 def cmd_models(args: argparse.Namespace) -> int:
+    from voirdire.models import PROVIDERS
+
     rows = [_row(kind, provider) for kind, provider in PROVIDERS.items()]
     if args.json:
         print(json.dumps(rows, indent=2))

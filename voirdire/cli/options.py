@@ -15,15 +15,23 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from voirdire.base import VoirdireError, mask_secrets
-from voirdire.executors import concurrency_problem
-from voirdire.reports import ENV as PRICES_ENV
-from voirdire.runner import DEFAULT_MAX_ERRORS, ErrorBudget, RunOptions
+from voirdire.runner import ErrorBudget, RunOptions  # CommandOptions' field; the runner's face imports it alone
 
 REMOTE_CONCURRENCY = 10
 """``--concurrency``'s default when every model role is a remote endpoint: Inspect AI keeps 10 connections per model
 by default (its ``max_connections``), which a hosted API and a local server both take; the embedded model answers one
 call at a time, a script's replies in order and a person one question at a time, so those runs default to 1."""
 
+
+
+def add_command(sub: Any, name: str, fill: Callable[[argparse.ArgumentParser], None], **kwargs: Any) -> None:
+    """``name`` in the sub-command table ``sub``, its options added by ``fill(parser)`` when it is the command given
+    where ``sub`` can wait (``voirdire.cli.main.LazyCommands``): what they need is then imported by that command
+    alone, not by ``voirdire --help``. Elsewhere they are added now."""
+    if hasattr(sub, "add_lazy_parser"):
+        sub.add_lazy_parser(name, fill, **kwargs)
+    else:
+        fill(sub.add_parser(name, **kwargs))
 
 class CLIError(VoirdireError):
     """A command line that cannot run; the message names the option."""
@@ -124,6 +132,9 @@ def add_model_options(p: argparse.ArgumentParser, help: Mapping[str, str] | None
 
 
 def add_run_options(p: argparse.ArgumentParser) -> None:
+    from voirdire.executors import concurrency_problem
+    from voirdire.runner import DEFAULT_MAX_ERRORS
+
     g = p.add_argument_group("run")
     g.add_argument("--out", type=Path, help="transcript file (JSONL); a batch resumes it if it exists")
     g.add_argument("--fresh", action="store_true", help="overwrite --out instead of resuming it")
@@ -197,6 +208,8 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_prices_option(p: argparse.ArgumentParser) -> None:
+    from voirdire.reports import ENV as PRICES_ENV
+
     p.add_argument(
         "--prices", type=Path, metavar="FILE",
         help="a TOML price table ([models] NAME = { input = USD, output = USD } per million tokens) over the "

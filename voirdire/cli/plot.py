@@ -6,10 +6,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from voirdire.cli.options import CLIError
-from voirdire.reports import load_prices
+
+if TYPE_CHECKING:
+    pass
 
 
 def add_plot_options(p: argparse.ArgumentParser) -> None:
@@ -34,6 +36,8 @@ def check_plots(args: argparse.Namespace) -> None:
 
 def write_plots(args: argparse.Namespace, extra: Sequence[Any] = ()) -> None:
     """``--plot DIR``: the transcript's charts, then ``extra`` ones (the report's certificate charts)."""
+    from voirdire.reports import load_prices
+
     if args.plot is None:
         return
     from voirdire.analysis import save, transcript_charts

@@ -7,16 +7,18 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from voirdire import registry
 from voirdire.base import mask_secrets, shown
-from voirdire.certificate import DEFAULT_LEVEL, certificate_of
 from voirdire.cli.options import CLIError, add_prices_option
 from voirdire.cli.plot import add_plot_options, check_plots, write_plots
-from voirdire.reports import DEFAULT_DECIDED_AT, ReportFold, check_decided_at, generic_report, load_prices, report_file
-from voirdire.session import StateMachine
-from voirdire.transcript import RunHeader, Transcript, load
+
+if TYPE_CHECKING:
+    from voirdire.reports import (
+        ReportFold,
+    )
+    from voirdire.transcript import RunHeader, Transcript
 
 
 def register(sub: Any) -> None:
@@ -48,6 +50,8 @@ def register(sub: Any) -> None:
 
 def add_ci_option(p: argparse.ArgumentParser) -> None:
     """``--ci LEVEL``: of ``report`` and of every run command's summary."""
+    from voirdire.certificate import DEFAULT_LEVEL
+
     p.add_argument(
         "--ci", type=ci_level, default=DEFAULT_LEVEL, metavar="LEVEL",
         help=f"level of the intervals on the report's numbers (default {DEFAULT_LEVEL}; 0: none)",
@@ -56,6 +60,8 @@ def add_ci_option(p: argparse.ArgumentParser) -> None:
 
 def add_decided_at_option(p: argparse.ArgumentParser) -> None:
     """``--decided-at SHARE``: of ``report`` and of every run command's summary (a run with repeats)."""
+    from voirdire.reports import DEFAULT_DECIDED_AT
+
     p.add_argument(
         "--decided-at", type=decided_share, default=DEFAULT_DECIDED_AT, metavar="SHARE",
         help="with repeats: an item is decided when one verdict holds at least this share of its repeats, else "
@@ -65,6 +71,8 @@ def add_decided_at_option(p: argparse.ArgumentParser) -> None:
 
 def decided_share(text: str) -> float:
     """``--decided-at``: a majority's share, above 0.5 and at most 1."""
+    from voirdire.reports import check_decided_at
+
     try:
         share = float(text)
         check_decided_at(share)
@@ -87,36 +95,37 @@ def ci_level(text: str) -> float:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    regs = registry.registrations()
-    if args.protocol:
-        regs = {name: registry.get(name) for name in args.protocol}
+    cards = {name: registry.card(name) for name in args.protocol} if args.protocol else registry.cards()
+    if not args.graph and not args.json:  # what the cards say: no protocol is imported
+        for c in cards.values():
+            friendly = f"  (voirdire {c.command})" if c.command else ""
+            print(f"{c.name}{friendly}\n    roles: {', '.join(c.roles) or 'none (model-free)'}")
+            if c.paper:
+                print(f"    paper: {c.paper}")
+        return 0
+    regs = {name: c.load() for name, c in cards.items()}
     if args.graph:
         print("\n\n".join(r.protocol.machine.mermaid(title=r.name) for r in regs.values()))
         return 0
-    if args.json:
-        rows = [
-            {
-                "name": r.name,
-                "command": r.cli.command,
-                "roles": list(r.protocol.roles),
-                "states": list(r.protocol.machine.states),
-                "paper": r.protocol.paper,
-            }
-            for r in regs.values()
-        ]
-        print(json.dumps(rows, indent=2))
-        return 0
-    for r in regs.values():
-        friendly = f"  (voirdire {r.cli.command})" if r.cli.command else ""
-        print(f"{r.name}{friendly}\n    roles: {', '.join(r.protocol.roles) or 'none (model-free)'}")
-        if r.protocol.paper:
-            print(f"    paper: {r.protocol.paper}")
+    rows = [
+        {
+            "name": r.name,
+            "command": r.cli.command,
+            "roles": list(r.protocol.roles),
+            "states": list(r.protocol.machine.states),
+            "paper": r.protocol.paper,
+        }
+        for r in regs.values()
+    ]
+    print(json.dumps(rows, indent=2))
     return 0
 
 
 def load_records(path: Path) -> Transcript:
     """A transcript to read back; a file with no record in it (an empty file, or not a transcript at all) is an
     error rather than empty output."""
+    from voirdire.transcript import load
+
     t = load(path)
     if t.header is None and not t.sessions:
         raise CLIError(f"{path}: not a transcript (no run header and no session events in it)")
@@ -125,6 +134,7 @@ def load_records(path: Path) -> Transcript:
 
 def cmd_show(args: argparse.Namespace) -> int:
     from voirdire.chat import render, summary_line  # rich and the live chat: imported by the command that prints
+    from voirdire.session import StateMachine
 
     t = load_records(args.transcript)
     if args.graph:
@@ -147,7 +157,9 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from voirdire.certificate import certificate_of
     from voirdire.chat import stage  # rich: imported by the command that prints, not by `voirdire --help`
+    from voirdire.reports import generic_report, load_prices, report_file
 
     check_plots(args)
     prices = load_prices(args.prices)  # packaged, then $VOIRDIRE_PRICES, then --prices FILE

@@ -8,10 +8,12 @@ import io
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from voirdire.cli.options import CLIError, at_least
-from voirdire.reports import Options, ReproductionError
+
+if TYPE_CHECKING:
+    pass
 
 
 def register(sub: Any) -> None:
@@ -43,6 +45,8 @@ def register(sub: Any) -> None:
 def command_runner(commands: dict[str, argparse.ArgumentParser]) -> Callable[[list[str]], str]:
     """Runs ``voirdire ARGV`` in this process through the parsers of this ``voirdire`` (what a model reproduction
     runs); returns its output, or raises a one-line error."""
+    from voirdire.reports import ReproductionError
+
 
     def run_command(argv: list[str]) -> str:
         buf = io.StringIO()
@@ -74,6 +78,7 @@ def models(specs: list[str]) -> dict[str, str]:
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
     from voirdire.analysis import check, get, listing, reproductions  # imported by this command, not by --help
+    from voirdire.reports import Options
 
     if args.list:
         print(listing())
@@ -101,6 +106,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 def _one(args: argparse.Namespace, name: str) -> str:
     from voirdire.analysis import get, run, text, write
+    from voirdire.reports import Options
 
     """Runs one reproduction, prints it and writes its files; its one-line summary."""
     rep = get(name)

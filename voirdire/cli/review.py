@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from voirdire.base import VoirdireError, shown
 from voirdire.cli.options import CLIError, at_least
-from voirdire.transcript import MAX_NAME, append_label, current_labels, load_session, why_not_writable
 
 if TYPE_CHECKING:
     from voirdire.web import ReviewRun
@@ -39,6 +38,8 @@ def register(sub: Any) -> None:
 
 
 def cmd_review(args: argparse.Namespace) -> int:
+    from voirdire.transcript import MAX_NAME, current_labels, load_session, why_not_writable
+
     if not args.transcript.is_file():
         raise CLIError(f"{args.transcript}: no such transcript")
     why = why_not_writable(args.transcript)
@@ -70,6 +71,7 @@ def cmd_review(args: argparse.Namespace) -> int:
 
 def review_one(rr: ReviewRun, args: argparse.Namespace, who: str, sid: str) -> bool:
     """Ask about one session and write the answer; False when the reviewer quits."""
+    from voirdire.transcript import append_label
     from voirdire.web import LabelRefused
 
     judged = rr.judged(sid)

@@ -65,10 +65,11 @@ if TYPE_CHECKING:
     from voirdire.chat import Mode
 
 
-def add_protocol_command(sub: Any, name: str, reg: Registration, *, help: str | None = None) -> None:
-    """``reg``'s run command as ``name`` in the sub-command table ``sub``."""
+def add_protocol_options(p: argparse.ArgumentParser, reg: Registration) -> None:
+    """``reg``'s run command's options and description in its parser ``p`` (``voirdire.cli.main`` made it from the
+    protocol's card, with its name and help)."""
     spec: CommandSpec = reg.cli
-    p = sub.add_parser(name, help=help or spec.help or reg.protocol.__doc__, description=spec.description or None)
+    p.description = spec.description or None
     (spec.add_arguments or add_generic_inputs)(p)
     add_params_options(p, reg.protocol.Params, spec.params)
     add_model_options(p, spec_shared_help(spec))

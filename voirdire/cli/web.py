@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 from contextlib import suppress
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from voirdire.base import shown
 from voirdire.cli.options import add_prices_option
-from voirdire.reports import load_prices
+
+if TYPE_CHECKING:
+    pass
 
 
 def register(sub: Any) -> None:
@@ -29,6 +31,7 @@ def register(sub: Any) -> None:
 
 
 def cmd_view(args: argparse.Namespace) -> int:
+    from voirdire.reports import load_prices
     from voirdire.web import Viewer
 
     viewer = Viewer(args.sources or ["transcripts"], port=args.port, prices=load_prices(args.prices))
@@ -40,6 +43,7 @@ def cmd_view(args: argparse.Namespace) -> int:
 
 def cmd_export_html(args: argparse.Namespace) -> int:
     from voirdire.chat import stage  # rich: imported by this command, not by `voirdire --help`
+    from voirdire.reports import load_prices
     from voirdire.web import export_file
 
     prices = load_prices(args.prices)

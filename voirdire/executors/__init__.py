@@ -4,20 +4,41 @@ transcript, and ``base`` holds what they share. Ray is imported only by ``ray``,
 
 from __future__ import annotations
 
-from voirdire.executors.base import (
-    MaskingWriter,
-    RunResult,
-    RunSetupError,
-    SessionJob,
-    SessionOptions,
-    SessionRunner,
-    Tally,
-    concurrency_problem,
-    start_clients,
+from typing import TYPE_CHECKING
+
+from voirdire.base import lazy_face
+
+if TYPE_CHECKING:
+    from voirdire.executors.base import (
+        MaskingWriter,
+        RunResult,
+        RunSetupError,
+        SessionJob,
+        SessionOptions,
+        SessionRunner,
+        Tally,
+        concurrency_problem,
+        start_clients,
+    )
+    from voirdire.executors.local import run_in_processes
+    from voirdire.executors.ray import require_ray, run_on_ray
+    from voirdire.executors.repeats import REPEAT_MARK, REPEAT_STEP, repeat_id, repeat_ids, repeat_seed, split_repeat
+
+# What runs: each name's module is imported at the name's first use (voirdire.base.faces).
+__getattr__ = lazy_face(
+    __name__,
+    {
+        "voirdire.executors.base": (
+            "MaskingWriter", "RunResult", "RunSetupError", "SessionJob", "SessionOptions", "SessionRunner", "Tally",
+            "concurrency_problem", "start_clients",
+        ),
+        "voirdire.executors.local": ("run_in_processes",),
+        "voirdire.executors.ray": ("require_ray", "run_on_ray"),
+        "voirdire.executors.repeats": (
+            "REPEAT_MARK", "REPEAT_STEP", "repeat_id", "repeat_ids", "repeat_seed", "split_repeat",
+        ),
+    },
 )
-from voirdire.executors.local import run_in_processes
-from voirdire.executors.ray import require_ray, run_on_ray
-from voirdire.executors.repeats import REPEAT_MARK, REPEAT_STEP, repeat_id, repeat_ids, repeat_seed, split_repeat
 
 EXECUTORS = ("local", "ray")
 

@@ -4,34 +4,61 @@ entry-point group, options generated from a ``Params`` model, items read from da
 
 from __future__ import annotations
 
-from voirdire.registry.datasets import (
-    DatasetError,
-    as_list,
-    describe,
-    load_items,
-    parse_fields,
-    read_records,
-    source_name,
-    stream_items,
-)
-from voirdire.registry.flags import OptionError, ParamsCLI, add_params_options, build_params, given_params
-from voirdire.registry.inputs import ItemInputs, add_field_option
-from voirdire.registry.plugins import (
-    CommandSpec,
-    CommandTable,
-    InputError,
-    Inputs,
-    Registration,
-    RunOutcome,
-    api_function,
-    command_plugins,
-    default_summary,
-    get,
-    known_roles,
-    registrations,
+from typing import TYPE_CHECKING
+
+from voirdire.base import lazy_face
+
+if TYPE_CHECKING:
+    from voirdire.registry.datasets import (
+        DatasetError,
+        as_list,
+        describe,
+        load_items,
+        parse_fields,
+        read_records,
+        source_name,
+        stream_items,
+    )
+    from voirdire.registry.flags import OptionError, ParamsCLI, add_params_options, build_params, given_params
+    from voirdire.registry.inputs import ItemInputs, add_field_option
+    from voirdire.registry.plugins import (
+        Card,
+        CommandSpec,
+        CommandTable,
+        InputError,
+        Inputs,
+        Registration,
+        RunOutcome,
+        api_function,
+        card,
+        cards,
+        command_plugins,
+        default_summary,
+        get,
+        known_roles,
+        registrations,
+    )
+
+# What runs: each name's module is imported at the name's first use (voirdire.base.faces).
+__getattr__ = lazy_face(
+    __name__,
+    {
+        "voirdire.registry.datasets": (
+            "DatasetError", "as_list", "describe", "load_items", "parse_fields", "read_records", "source_name",
+            "stream_items",
+        ),
+        "voirdire.registry.flags": ("OptionError", "ParamsCLI", "add_params_options", "build_params", "given_params"),
+        "voirdire.registry.inputs": ("ItemInputs", "add_field_option"),
+        "voirdire.registry.plugins": (
+            "Card", "CommandSpec", "CommandTable", "InputError", "Inputs", "Registration", "RunOutcome", "api_function",
+            "command_plugins", "default_summary", "get", "known_roles", "card", "cards",
+            "registrations",
+        ),
+    },
 )
 
 __all__ = [
+    "Card",
     "CommandSpec",
     "CommandTable",
     "DatasetError",
@@ -47,6 +74,8 @@ __all__ = [
     "api_function",
     "as_list",
     "build_params",
+    "card",
+    "cards",
     "command_plugins",
     "default_summary",
     "describe",

@@ -17,25 +17,19 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from typing import Protocol as Structural
-
-from pydantic import BaseModel
 
 from voirdire.base import VoirdireError
 from voirdire.registry.flags import ParamsCLI
-from voirdire.reports import (
-    DEFAULT_DECIDED_AT,
-    ChartFold,
-    Prices,
-    Report,
-    ReportFold,
-    Reproduction,
-    as_fold,
-    report_file,
-)
-from voirdire.session import CallBudget, Protocol
-from voirdire.transcript import SessionRecord, Transcript, Verdict, load_session
+from voirdire.reports import DEFAULT_DECIDED_AT
+
+if TYPE_CHECKING:  # types only: a run's and a report's modules are imported where they are used, not by --help
+    from pydantic import BaseModel
+
+    from voirdire.reports import ChartFold, Prices, Report, ReportFold, Reproduction
+    from voirdire.session import CallBudget, Protocol
+    from voirdire.transcript import SessionRecord, Transcript, Verdict
 
 ENTRY_POINT_GROUP = "voirdire.protocols"
 # Commands a protocol package adds beside its protocols' own (DCR's ``correlate``): each entry point names a
@@ -95,6 +89,8 @@ class RunOutcome:
 
     def transcript_of(self, session_id: str) -> Transcript:
         """The transcript with this one session (``load``'s attempt of it), read once."""
+        from voirdire.transcript import load_session
+
         if session_id not in self._shown:
             self._shown[session_id] = load_session(self.out, session_id)
         return self._shown[session_id]
@@ -108,6 +104,8 @@ class RunOutcome:
     def report_of(self, session_ids: Sequence[str]) -> Report:
         """The report of these sessions, in this order (a command's own items, in a transcript that may hold more);
         ids the transcript lacks are left out. The run's ``report`` when they are the transcript's sessions."""
+        from voirdire.reports import report_file
+
         if list(session_ids) == self.session_ids:
             return self.report
         return report_file(
@@ -238,7 +236,68 @@ class Registration:
     @property
     def fold(self) -> ReportFold[Any, Any]:
         """The report as a fold over sessions (a plain function is wrapped: it still sees the whole transcript)."""
+        from voirdire.reports import as_fold
+
         return as_fold(self.report)
+
+
+@dataclass(frozen=True)
+class Card:
+    """A protocol as ``voirdire --help``, ``voirdire list`` and the run commands' table show it, declared as data: a
+    protocol package's entry point may name a ``Card`` instead of its ``Registration``, and the registration
+    (``target``, ``"module:attribute"``) is imported only when a command runs the protocol or reads more of it.
+    Importing it checks that the card says what the registration says (``Card.of``)."""
+
+    name: str
+    target: str
+    roles: tuple[str, ...]
+    paper: str = ""
+    command: str | None = None
+    help: str | None = None
+    """The run command's help line: the ``CommandSpec``'s ``help``, else the protocol's docstring."""
+    loaded: Registration | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def of(cls, reg: Registration, target: str = "") -> Card:
+        """What ``reg`` shows before it is run (the card of an entry point that names a registration)."""
+        return cls(
+            name=reg.name,
+            target=target,
+            roles=tuple(reg.protocol.roles),
+            paper=reg.protocol.paper,
+            command=reg.cli.command,
+            help=reg.cli.help or reg.protocol.__doc__,
+            loaded=reg,
+        )
+
+    def load(self) -> Registration:
+        """The registration this card stands for, imported once per process."""
+        return self.loaded if self.loaded is not None else _load(self)
+
+
+def _said(card: Card) -> tuple[Any, ...]:
+    """What a card says, with help's whitespace as the command line shows it."""
+    return card.name, card.roles, card.paper, card.command, " ".join((card.help or "").split())
+
+
+@cache
+def _load(card: Card) -> Registration:
+    module, _, attribute = card.target.partition(":")
+    try:
+        reg = getattr(importlib.import_module(module), attribute)
+    except Exception as exc:  # a broken plugin names itself instead of breaking every command
+        raise RegistryError(f"protocol plugin {card.name!r} ({card.target}) cannot be loaded: {exc}") from exc
+    if not isinstance(reg, Registration):
+        raise RegistryError(f"protocol plugin {card.name!r} ({card.target}) is not a voirdire Registration")
+    said = Card.of(reg)
+    fields = ("name", "roles", "paper", "command", "help")
+    differs = [f for f, a, b in zip(fields, _said(card), _said(said), strict=True) if a != b]
+    if differs:
+        raise RegistryError(
+            f"protocol plugin {card.name!r}: its card and its registration ({card.target}) differ in "
+            f"{', '.join(differs)}"
+        )
+    return reg
 
 
 @cache
@@ -248,23 +307,42 @@ def _entry_points() -> importlib.metadata.EntryPoints:
     return importlib.metadata.entry_points()
 
 
+def cards() -> dict[str, Card]:
+    """Every registered protocol's card by name, read from the entry points without importing a protocol that
+    declares one (a plugin that names its ``Registration`` is imported, and its card made from it). A program that
+    installs its own registry by replacing ``registrations`` (a test's or a benchmark's protocol) gets its cards."""
+    if registrations is not _INSTALLED:
+        return {name: Card.of(reg) for name, reg in registrations().items()}
+    return _entry_point_cards()
+
+
+@cache
+def _entry_point_cards() -> dict[str, Card]:
+    found: dict[str, Card] = {}
+    for ep in _entry_points().select(group=ENTRY_POINT_GROUP):
+        try:
+            entry = ep.load()
+        except Exception as exc:  # a broken plugin names itself instead of breaking every command
+            raise RegistryError(f"protocol plugin {ep.name!r} ({ep.value}) cannot be loaded: {exc}") from exc
+        if isinstance(entry, Registration):
+            entry = Card.of(entry, ep.value)
+        if not isinstance(entry, Card):
+            raise RegistryError(f"protocol plugin {ep.name!r} ({ep.value}) is not a voirdire Registration")
+        if ep.name != entry.name:
+            raise RegistryError(f"protocol plugin {ep.name!r} registers a protocol named {entry.name!r}")
+        if entry.name in found:
+            continue  # the same distribution seen twice on sys.path
+        found[entry.name] = entry
+    return dict(sorted(found.items()))
+
+
 @cache
 def registrations() -> dict[str, Registration]:
     """Every registered protocol by name (entry points are loaded once per process)."""
-    found: dict[str, Registration] = {}
-    for ep in _entry_points().select(group=ENTRY_POINT_GROUP):
-        try:
-            reg = ep.load()
-        except Exception as exc:  # a broken plugin names itself instead of breaking every command
-            raise RegistryError(f"protocol plugin {ep.name!r} ({ep.value}) cannot be loaded: {exc}") from exc
-        if not isinstance(reg, Registration):
-            raise RegistryError(f"protocol plugin {ep.name!r} ({ep.value}) is not a voirdire Registration")
-        if ep.name != reg.name:
-            raise RegistryError(f"protocol plugin {ep.name!r} registers a protocol named {reg.name!r}")
-        if reg.name in found:
-            continue  # the same distribution seen twice on sys.path
-        found[reg.name] = reg
-    return dict(sorted(found.items()))
+    return {name: card.load() for name, card in _entry_point_cards().items()}
+
+
+_INSTALLED = registrations
 
 
 class CommandTable(Structural):
@@ -273,8 +351,11 @@ class CommandTable(Structural):
 
     def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser: ...
 
-    def add_protocol_command(self, sub: Any, name: str, reg: Registration, *, help: str | None = None) -> None:
-        """``reg``'s run command as ``name`` in the sub-command table ``sub`` (this one, or one nested in it)."""
+    def add_protocol_command(
+        self, sub: Any, name: str, reg: Registration | Card, *, help: str | None = None
+    ) -> None:
+        """``reg``'s run command as ``name`` in the sub-command table ``sub`` (this one, or one nested in it); given
+        a ``Card``, the protocol is imported only when the command runs or shows its own help."""
 
 
 @cache
@@ -290,10 +371,15 @@ def command_plugins() -> tuple[Callable[[CommandTable], None], ...]:
 
 
 def get(name: str) -> Registration:
-    regs = registrations()
-    if name not in regs:
-        raise RegistryError(f"unknown protocol {name!r}; registered: {', '.join(regs) or 'none'}")
-    return regs[name]
+    """The registration of protocol ``name``, imported alone (not every registered protocol's)."""
+    return card(name).load()
+
+
+def card(name: str) -> Card:
+    found = cards()
+    if name not in found:
+        raise RegistryError(f"unknown protocol {name!r}; registered: {', '.join(found) or 'none'}")
+    return found[name]
 
 
 def api_function(name: str) -> Callable[..., Any] | None:
@@ -303,4 +389,4 @@ def api_function(name: str) -> Callable[..., Any] | None:
 
 def known_roles() -> frozenset[str]:
     """Every role some registered protocol names (a config may bind roles of several protocols)."""
-    return frozenset(role for reg in registrations().values() for role in reg.protocol.roles)
+    return frozenset(role for card in cards().values() for role in card.roles)

@@ -6,67 +6,101 @@ Nothing here draws or runs anything: ``voirdire.analysis`` draws the charts and 
 
 from __future__ import annotations
 
-from voirdire.reports.charts import (
-    BarChart,
-    Chart,
-    ChartFold,
-    Heatmap,
-    IntervalChart,
-    LeftOut,
-    Line,
-    LineChart,
-    Overview,
-    ScatterChart,
-    Series,
-    agrees_with_gold,
-    gold_from_rows,
-    gold_labels,
-    overview,
-    overview_charts,
-    slug,
-)
-from voirdire.reports.fold import (
-    Context,
-    LiveReport,
-    Report,
-    ReportFold,
-    as_fold,
-    category,
-    counts,
-    generic_report,
-    report_file,
-)
-from voirdire.reports.metrics import (
-    PRF,
-    accuracy,
-    auroc,
-    cohen_kappa,
-    f1_of_pairs,
-    kendall_tau_b,
-    mean_sd,
-    pearson,
-    precision_recall_f1,
-    spearman,
-)
-from voirdire.reports.paper_tables import (
-    Cell,
-    Options,
-    Outcome,
-    Reproduction,
-    ReproductionError,
-    model_args,
-    paper_models_note,
-    run_voirdire,
-)
-from voirdire.reports.prices import ENV, Cost, Prices, load_prices, run_cost
-from voirdire.reports.stability import (
-    DEFAULT_DECIDED_AT,
-    REPEAT_STEP,
-    ItemStability,
-    Stability,
-    check_decided_at,
-    majority,
-    stability,
+from typing import TYPE_CHECKING
+
+from voirdire.base import lazy_face
+
+if TYPE_CHECKING:
+    from voirdire.reports.charts import (
+        BarChart,
+        Chart,
+        ChartFold,
+        Heatmap,
+        IntervalChart,
+        LeftOut,
+        Line,
+        LineChart,
+        Overview,
+        ScatterChart,
+        Series,
+        agrees_with_gold,
+        gold_from_rows,
+        gold_labels,
+        overview,
+        overview_charts,
+        slug,
+    )
+    from voirdire.reports.fold import (
+        Context,
+        LiveReport,
+        Report,
+        ReportFold,
+        as_fold,
+        category,
+        counts,
+        generic_report,
+        report_file,
+    )
+    from voirdire.reports.metrics import (
+        PRF,
+        accuracy,
+        auroc,
+        cohen_kappa,
+        f1_of_pairs,
+        kendall_tau_b,
+        mean_sd,
+        pearson,
+        precision_recall_f1,
+        spearman,
+    )
+    from voirdire.reports.paper_tables import (
+        Cell,
+        Options,
+        Outcome,
+        Reproduction,
+        ReproductionError,
+        model_args,
+        paper_models_note,
+        run_voirdire,
+    )
+    from voirdire.reports.prices import ENV, Cost, Prices, load_prices, run_cost
+    from voirdire.reports.stability import (
+        DEFAULT_DECIDED_AT,
+        REPEAT_STEP,
+        ItemStability,
+        Stability,
+        check_decided_at,
+        majority,
+        stability,
+    )
+
+# What runs: each name's module is imported at the name's first use (voirdire.base.faces).
+__getattr__ = lazy_face(
+    __name__,
+    {
+        "voirdire.reports.charts": (
+            "BarChart", "Chart", "ChartFold", "Heatmap", "IntervalChart", "LeftOut", "Line", "LineChart", "Overview",
+            "ScatterChart", "Series", "agrees_with_gold", "gold_from_rows", "gold_labels", "overview",
+            "overview_charts", "slug",
+        ),
+        "voirdire.reports.fold": (
+            "Context", "LiveReport", "Report", "ReportFold", "as_fold", "category", "counts", "generic_report",
+            "report_file",
+        ),
+        "voirdire.reports.metrics": (
+            "PRF", "accuracy", "auroc", "cohen_kappa", "f1_of_pairs", "kendall_tau_b", "mean_sd", "pearson",
+            "precision_recall_f1", "spearman",
+        ),
+        "voirdire.reports.paper_tables": (
+            "Cell", "Options", "Outcome", "Reproduction", "ReproductionError", "model_args", "paper_models_note",
+            "run_voirdire",
+        ),
+        "voirdire.reports.prices": ("ENV", "Cost", "Prices", "load_prices", "run_cost"),
+        "voirdire.reports.stability": (
+            "DEFAULT_DECIDED_AT", "REPEAT_STEP", "ItemStability", "Stability", "check_decided_at", "majority",
+            "stability",
+        ),
+    },
 )
 
 __all__ = [

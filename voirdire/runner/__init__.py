@@ -16,40 +16,64 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from autogen_core.models import ChatCompletionClient
-from pydantic import BaseModel
+from voirdire.base import lazy_face
 
-from voirdire.executors import MaskingWriter, RunResult, RunSetupError
-from voirdire.models import RoleSettings
-from voirdire.runner.execute import execute
-from voirdire.runner.lock import _same_file, exclusive
-from voirdire.runner.memory import run_in_memory
-from voirdire.runner.options import DEFAULT_MAX_ERRORS, ErrorBudget, RunOptions
-from voirdire.runner.prepare import (
-    Prepared,
-    check_writable,
-    default_out,
-    package_versions,
-    prepare,
-    run_identity,
+if TYPE_CHECKING:
+    from autogen_core.models import ChatCompletionClient
+    from pydantic import BaseModel
+
+    from voirdire.executors import MaskingWriter, RunResult, RunSetupError
+    from voirdire.models import RoleSettings
+    from voirdire.runner.lock import _same_file
+    from voirdire.runner.lock import exclusive as _exclusive
+    from voirdire.runner.memory import run_in_memory
+    from voirdire.runner.options import DEFAULT_MAX_ERRORS, ErrorBudget, RunOptions
+    from voirdire.runner.prepare import (
+        Prepared,
+        check_writable,
+        default_out,
+        package_versions,
+        run_identity,
+    )
+    from voirdire.runner.resume import START_OVER, ResumeError
+    from voirdire.runner.roles import (
+        EVERY_ROLE,
+        RoleTable,
+        bind_roles,
+        check_credentials,
+        client_label,
+        independence_warnings,
+        known_roles,
+        model_roles,
+        role_problem,
+    )
+    from voirdire.session import PromptLibrary, Protocol
+
+# What runs: each name's module is imported at the name's first use (voirdire.base.faces).
+_face = lazy_face(
+    __name__,
+    {
+        "voirdire.executors": ("MaskingWriter", "RunResult", "RunSetupError"),
+        "voirdire.runner.lock": ("_same_file", "exclusive"),  # exclusive: as _exclusive
+        "voirdire.runner.memory": ("run_in_memory",),
+        "voirdire.runner.options": ("DEFAULT_MAX_ERRORS", "ErrorBudget", "RunOptions"),
+        "voirdire.runner.prepare": (
+            "Prepared", "check_writable", "default_out", "package_versions", "run_identity",
+        ),
+        "voirdire.runner.resume": ("START_OVER", "ResumeError"),
+        "voirdire.runner.roles": (
+            "EVERY_ROLE", "RoleTable", "bind_roles", "check_credentials", "client_label", "independence_warnings",
+            "known_roles", "model_roles", "role_problem",
+        ),
+    },
 )
-from voirdire.runner.resume import START_OVER, ResumeError, resume
-from voirdire.runner.roles import (
-    EVERY_ROLE,
-    RoleTable,
-    bind_roles,
-    check_credentials,
-    client_label,
-    independence_warnings,
-    known_roles,
-    model_roles,
-    role_problem,
-)
-from voirdire.session import PromptLibrary, Protocol
 
-_exclusive = exclusive  # the name the chaos tests know
+
+def __getattr__(name: str) -> Any:
+    return _face("exclusive" if name == "_exclusive" else name)  # ``_exclusive``: the name the chaos tests know
+
 
 __all__ = [
     "DEFAULT_MAX_ERRORS",
@@ -113,6 +137,13 @@ async def run_protocol(
     address joins a cluster) that send each finished session's records back here to be written. Sessions in
     other processes need their roles bound to model specs: clients given in code cannot be sent there.
     """
+    from voirdire.executors import RunResult
+    from voirdire.runner.execute import execute
+    from voirdire.runner.lock import exclusive
+    from voirdire.runner.options import RunOptions
+    from voirdire.runner.prepare import prepare
+    from voirdire.runner.resume import resume
+
     opts = RunOptions(**{**dict(options or RunOptions()), **option_values})
     run = prepare(
         protocol, items, out=out, roles=roles, clients=clients, prompts=prompts, dataset=dataset, options=opts

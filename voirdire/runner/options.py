@@ -5,11 +5,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict
 
-from voirdire.executors import EXECUTORS, RunSetupError, SessionOptions
+from voirdire.executors import EXECUTORS
+
+if TYPE_CHECKING:
+    from voirdire.executors import SessionOptions
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,8 @@ class RunOptions(BaseModel):
     @property
     def sessions(self) -> SessionOptions:
         """How each session runs, as the executors carry it to every worker."""
+        from voirdire.executors import SessionOptions
+
         return SessionOptions(
             cache=self.cache,
             concurrency=self.concurrency,
@@ -95,6 +100,8 @@ class RunOptions(BaseModel):
 
     def check(self) -> None:
         """What cannot run, said before anything is written."""
+        from voirdire.executors import RunSetupError
+
         self.sessions.check()
         if self.workers < 1:
             raise RunSetupError(f"workers must be at least 1 (processes), got {self.workers}")

@@ -9,76 +9,109 @@ file alone: a session that already has a ``verdict`` event is finished. Which of
 
 from __future__ import annotations
 
-from voirdire.transcript.cache import CachedReply, ResponseCache, cacheable
-from voirdire.transcript.calls import CallTally
-from voirdire.transcript.frames import TABLES, CostOf, LoadedTranscript
-from voirdire.transcript.io import (
-    MemoryWriter,
-    TranscriptWriter,
-    bounded_lines,
-    drop_torn_tail,
-    is_transcript,
-    iter_records,
-    load,
-    load_outline,
-    load_session,
-    max_line_bytes,
-    observing,
-    read_lines,
-)
-from voirdire.transcript.schema import (
-    CALL_COUNT_MAX,
-    SCHEMA_VERSION,
-    DisplayHints,
-    ErrorEvent,
-    Event,
-    Guarantee,
-    Line,
-    Message,
-    ModelCall,
-    ParseFailure,
-    RoleBinding,
-    RunHeader,
-    SessionRecord,
-    SessionStart,
-    Step,
-    TokenUsage,
-    Transcript,
-    TranscriptError,
-    Transition,
-    Verdict,
-    _Event,
-    counting_attempt,
-    new_run_id,
-    reading_order,
-    utcnow,
-)
-from voirdire.transcript.sidecar import (
-    MAX_COMMENT,
-    MAX_NAME,
-    READINGS,
-    HumanLabel,
-    LabelSample,
-    SidecarError,
-    append_label,
-    clean_text,
-    current_labels,
-    read_sidecar,
-    sidecar_path,
-    why_not_writable,
-)
-from voirdire.transcript.step_views import (
-    Card,
-    Cell,
-    Column,
-    StepView,
-    Tone,
-    VerdictView,
-    Views,
-    card_of,
-    complete,
-    generic_card,
-    lookup,
+from typing import TYPE_CHECKING
+
+from voirdire.base import lazy_face
+
+if TYPE_CHECKING:
+    from voirdire.transcript.cache import CachedReply, ResponseCache, cacheable
+    from voirdire.transcript.calls import CallTally
+    from voirdire.transcript.frames import TABLES, CostOf, LoadedTranscript
+    from voirdire.transcript.io import (
+        MemoryWriter,
+        TranscriptWriter,
+        bounded_lines,
+        drop_torn_tail,
+        is_transcript,
+        iter_records,
+        load,
+        load_outline,
+        load_session,
+        max_line_bytes,
+        observing,
+        read_lines,
+    )
+    from voirdire.transcript.schema import (
+        CALL_COUNT_MAX,
+        SCHEMA_VERSION,
+        DisplayHints,
+        ErrorEvent,
+        Event,
+        Guarantee,
+        Line,
+        Message,
+        ModelCall,
+        ParseFailure,
+        RoleBinding,
+        RunHeader,
+        SessionRecord,
+        SessionStart,
+        Step,
+        TokenUsage,
+        Transcript,
+        TranscriptError,
+        Transition,
+        Verdict,
+        _Event,
+        counting_attempt,
+        new_run_id,
+        reading_order,
+        utcnow,
+    )
+    from voirdire.transcript.sidecar import (
+        MAX_COMMENT,
+        MAX_NAME,
+        READINGS,
+        HumanLabel,
+        LabelSample,
+        SidecarError,
+        append_label,
+        clean_text,
+        current_labels,
+        read_sidecar,
+        sidecar_path,
+        why_not_writable,
+    )
+    from voirdire.transcript.step_views import (
+        Card,
+        Cell,
+        Column,
+        StepView,
+        Tone,
+        VerdictView,
+        Views,
+        card_of,
+        complete,
+        generic_card,
+        lookup,
+    )
+
+# What runs: each name's module is imported at the name's first use (voirdire.base.faces).
+__getattr__ = lazy_face(
+    __name__,
+    {
+        "voirdire.transcript.cache": ("CachedReply", "ResponseCache", "cacheable"),
+        "voirdire.transcript.calls": ("CallTally",),
+        "voirdire.transcript.frames": ("TABLES", "CostOf", "LoadedTranscript"),
+        "voirdire.transcript.io": (
+            "MemoryWriter", "TranscriptWriter", "bounded_lines", "drop_torn_tail", "is_transcript", "iter_records",
+            "load", "load_outline", "load_session", "max_line_bytes", "observing", "read_lines",
+        ),
+        "voirdire.transcript.schema": (
+            "CALL_COUNT_MAX", "SCHEMA_VERSION", "DisplayHints", "ErrorEvent", "Event", "Guarantee", "Line", "Message",
+            "ModelCall", "ParseFailure", "RoleBinding", "RunHeader", "SessionRecord", "SessionStart", "Step",
+            "TokenUsage", "Transcript", "TranscriptError", "Transition", "Verdict", "_Event", "counting_attempt",
+            "new_run_id", "reading_order", "utcnow",
+        ),
+        "voirdire.transcript.sidecar": (
+            "MAX_COMMENT", "MAX_NAME", "READINGS", "HumanLabel", "LabelSample", "SidecarError", "append_label",
+            "clean_text", "current_labels", "read_sidecar", "sidecar_path", "why_not_writable",
+        ),
+        "voirdire.transcript.step_views": (
+            "Card", "Cell", "Column", "StepView", "Tone", "VerdictView", "Views", "card_of", "complete", "generic_card",
+            "lookup",
+        ),
+    },
 )
 
 __all__ = [

@@ -1,0 +1,27 @@
+"""The registrations of LMvLM and its §4.1 baselines (``plugin``'s cards stand for them in the
+``voirdire.protocols`` group)."""
+
+from __future__ import annotations
+
+from voirdire.kit import Registration
+
+from .api import API
+from .baselines import AreYouSure, IDontKnow
+from .budget import BASELINE_BUDGET, EXAMINATION_BUDGET
+from .charts import lmvlm_charts
+from .cli import BASELINE, EXAMINE
+from .protocol import CrossExamination
+from .reproduce import REPRODUCTIONS
+from .scoring import report
+
+cross_examination = Registration(
+    protocol=CrossExamination,
+    report=report,
+    cli=EXAMINE,
+    charts=lmvlm_charts,
+    reproductions=REPRODUCTIONS,
+    api=API,
+    budget=EXAMINATION_BUDGET,
+)
+ays = Registration(protocol=AreYouSure, report=report, cli=BASELINE, charts=lmvlm_charts, budget=BASELINE_BUDGET)
+idk = Registration(protocol=IDontKnow, report=report, cli=BASELINE, charts=lmvlm_charts, budget=BASELINE_BUDGET)
