@@ -4,7 +4,7 @@ A run with repeats examines each item N times (sessions ``ITEM@r1`` ... ``ITEM@r
 its repeats are counted; the item is *decided* when one verdict holds at least ``decided_at`` of them (by default
 0.8: 4 of 5 repeats), and *undecided* otherwise (a tie between the two commonest verdicts is never decided). An
 item *flips* when its repeats' verdicts are not all the same. The run's flip rate is the share of items that flip,
-among the items with at least two verdicts, with a Wilson interval (statsmodels ``proportion_confint``, the
+among the items with at least two verdicts, with a Wilson interval (scipy ``binomtest(...).proportion_ci``, the
 method ``voirdire.certificate.wilson`` uses; the certificate sits above the reports and cannot be imported here).
 The items are the unit: repeats of one item are not independent observations of the rate.
 
@@ -186,10 +186,10 @@ def stability(
         transcript=transcript,
     )
     if level and assessed:
-        from statsmodels.stats.proportion import proportion_confint
+        from scipy.stats import binomtest  # imported where the interval is computed
 
-        low, high = proportion_confint(flipping, len(assessed), alpha=1 - level, method="wilson")
-        out.flip_low, out.flip_high, out.level = float(low), float(high), level
+        ci = binomtest(flipping, len(assessed)).proportion_ci(confidence_level=level, method="wilson")
+        out.flip_low, out.flip_high, out.level = float(ci.low), float(ci.high), level
     return out
 
 
