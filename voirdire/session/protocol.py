@@ -15,6 +15,7 @@ import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 from typing import Protocol as TypingProtocol
@@ -44,6 +45,8 @@ from voirdire.transcript import (
 if TYPE_CHECKING:  # autogen (and the agents over it) is imported by a session, not by `voirdire --help` or `list`
     from autogen_agentchat.agents import BaseChatAgent
     from autogen_agentchat.messages import TextMessage
+
+    from voirdire.agents import CallInfo
 
 T = TypeVar("T")
 
@@ -281,10 +284,7 @@ class Session:
         if structured and shape is not None:
             expected = expected or shape.describe()
         name = f"{self.protocol.prompt_folder}/{prompt}"
-        from autogen_agentchat.messages import TextMessage
-
-        from voirdire.agents import call_metadata
-
+        TextMessage, call_metadata, _ = _agents()
         template = self._prompts.get(name)
         rendered = template.render(**variables)
         messages = []
@@ -325,8 +325,7 @@ class Session:
         on_failure: str = "",
     ) -> Reply[T]:
         """Send literal content (e.g. a JSON request to a rule agent) without a prompt file."""
-        from autogen_agentchat.messages import TextMessage
-
+        TextMessage = _agents()[0]
         self._write(Message, sender=sender, receiver=role, content=content)
         msg = TextMessage(content=content, source=sender)
         return await self._deliver(role, [msg], parse=parse, expected=expected, on_failure=on_failure, prompt=None)
@@ -350,10 +349,7 @@ class Session:
             self._write(Message, sender=role, receiver="moderator", content=texts[0], prompt=prompt)
             budget = 2 * cut
             self.note("reasked", role=role, prompt=prompt, reason="cut off at max_tokens", max_tokens=budget)
-            from autogen_agentchat.messages import TextMessage
-
-            from voirdire.agents import call_metadata
-
+            TextMessage, call_metadata, _ = _agents()
             more = call_metadata(max_tokens=budget, reask=True)
             again = [TextMessage(content=m.content, source=m.source, metadata={**m.metadata, **more}) for m in messages]
             texts, cut = await self._call(role, again, budget)
@@ -380,8 +376,7 @@ class Session:
         """Send ``messages`` to ``role`` and record its model calls: the reply texts, and the budget the reply ran
         out of when it was cut off at max_tokens (``finish_reason: length``; None otherwise): ``budget`` when the
         request set one, else the role's max_tokens."""
-        from voirdire.agents import CallInfo
-
+        CallInfo = _agents()[2]
         agent = self._agent(role)
         response = await agent.on_messages(messages, self._token)
         text = response.chat_message.to_model_text()
@@ -561,6 +556,17 @@ def package_of(module: str) -> str:
     if parts[:2] == ["voirdire", "protocols"] and len(parts) > 2:
         return ".".join(parts[:3])
     return parts[0]
+
+
+@cache
+def _agents() -> tuple[type[TextMessage], Callable[..., dict[str, str]], type[CallInfo]]:
+    """autogen's message and voirdire's agents' names a session uses at every call, imported once at the first (a
+    function-level ``from package import name`` looks the names up again at each call)."""
+    from autogen_agentchat.messages import TextMessage
+
+    from voirdire.agents import CallInfo, call_metadata
+
+    return TextMessage, call_metadata, CallInfo
 
 
 def _failed_call(exc: BaseException) -> BaseException | None:
