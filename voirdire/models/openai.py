@@ -491,10 +491,10 @@ _JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=Fa
 
 @functools.cache
 def _orjson() -> Any:
-    """orjson where installed (langchain-core's langsmith brings it), else None: the standard library does it all."""
+    """orjson (a declared dependency), else None where an install left it out: the standard library does it all."""
     try:
         import orjson
-    except ImportError:  # pragma: no cover - installed with langchain-core
+    except ImportError:  # pragma: no cover - a dependency of the package
         return None
     return orjson
 
