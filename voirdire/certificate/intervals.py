@@ -176,8 +176,12 @@ def bootstrap_counts(
         return no_interval(name, estimate, n=n, method=label, reason="fewer than 2 items to resample", level=level)
     from scipy.stats import bootstrap  # imported where an interval is computed (about a second of CPU)
 
+    columns = np.ascontiguousarray(rows.T)  # summed column by column: a gather of (..., n) each, not (..., n, k)
+
     def on_items(indices: np.ndarray, axis: int = -1) -> np.ndarray:
-        return np.asarray(statistic(rows[np.asarray(indices, dtype=int)].sum(axis=-2)), dtype=float)
+        taken = np.asarray(indices, dtype=int)
+        summed = np.stack([column[taken].sum(axis=-1) for column in columns], axis=-1)
+        return np.asarray(statistic(summed), dtype=float)
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # scipy warns where it answers nan; the reason below says why instead
