@@ -73,3 +73,35 @@ async def test_collection_left_off_stays_off(tmp_path: Path) -> None:
         assert {t[0] for t, _ in protocol.seen} == {0}
     finally:
         gc.set_threshold(*before)
+
+
+async def test_overlapping_runs_put_back_what_the_first_found(
+    tmp_path: Path, thresholds: tuple[int, int, int]
+) -> None:
+    """Two runs of one process at once (a notebook's tasks): whichever ends first, the collector is the run's
+    while either runs and the process's own once both ended (each saving what it found left it raised for good)."""
+    import asyncio
+
+    first, second = Watching(), Watching()
+    await asyncio.gather(
+        run_protocol(first, items(2), out=tmp_path / "a.jsonl", roles=script(tmp_path), progress=False),
+        run_protocol(second, items(6), out=tmp_path / "b.jsonl", roles=script(tmp_path), progress=False),
+    )  # the first to start ends first
+    assert len(first.seen) == 2 and len(second.seen) == 6
+    assert {t for t, _ in first.seen + second.seen} == {(RUN_GC_THRESHOLD, 10, 10)}
+    assert gc.get_threshold() == thresholds
+
+
+async def test_objects_frozen_before_the_run_stay_frozen(tmp_path: Path, thresholds: tuple[int, int, int]) -> None:
+    """A pre-forking server froze its objects: the run neither freezes more nor unfreezes them when it ends."""
+    held = [object() for _ in range(10)]
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert frozen
+        protocol = Watching()
+        await run_protocol(protocol, items(2), out=tmp_path / "t.jsonl", roles=script(tmp_path), progress=False)
+        assert all(count <= frozen for _, count in protocol.seen)  # frozen ones may die; none was added
+        assert gc.get_freeze_count() and held  # still frozen after the run
+    finally:
+        gc.unfreeze()
