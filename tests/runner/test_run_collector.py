@@ -11,8 +11,8 @@ import pytest
 
 from tests.chaos.protocol import Chaos, Question
 from tests.core.test_workers import items, script
+from voirdire.executors import RUN_GC_THRESHOLD
 from voirdire.runner import run_protocol
-from voirdire.runner.execute import RUN_GC_THRESHOLD
 from voirdire.session import Session
 from voirdire.transcript import Verdict
 
@@ -105,3 +105,21 @@ async def test_objects_frozen_before_the_run_stay_frozen(tmp_path: Path, thresho
         assert gc.get_freeze_count() and held  # still frozen after the run
     finally:
         gc.unfreeze()
+
+
+def test_what_sessions_import_is_imported_before_workers_fork() -> None:
+    """Imported after the fork, each worker imported autogen-agentchat and the HTTP stack again (and read the CA
+    bundle): the parent imports them, and builds its TLS context, before it forks."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; import voirdire.executors.local as local\n"
+        "heavy = ('autogen_agentchat', 'tenacity', 'aiohttp', 'yarl', 'anyio')\n"
+        "before = [m for m in heavy if m in sys.modules]\n"
+        "local._preload()\n"
+        "from voirdire.models import openai\n"
+        "print(before, [m for m in heavy if m not in sys.modules], openai.tls_context.cache_info().currsize)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")[0]
+    assert out == "[] [] 1"

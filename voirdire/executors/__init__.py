@@ -10,6 +10,7 @@ from voirdire.base import lazy_face
 
 if TYPE_CHECKING:
     from voirdire.executors.base import (
+        RUN_GC_THRESHOLD,
         MaskingWriter,
         RunResult,
         RunSetupError,
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
         SessionRunner,
         Tally,
         concurrency_problem,
+        run_collector,
         start_clients,
     )
     from voirdire.executors.local import run_in_processes
@@ -29,8 +31,8 @@ __getattr__ = lazy_face(
     __name__,
     {
         "voirdire.executors.base": (
-            "MaskingWriter", "RunResult", "RunSetupError", "SessionJob", "SessionOptions", "SessionRunner", "Tally",
-            "concurrency_problem", "start_clients",
+            "RUN_GC_THRESHOLD", "MaskingWriter", "RunResult", "RunSetupError", "SessionJob", "SessionOptions",
+            "SessionRunner", "Tally", "concurrency_problem", "run_collector", "start_clients",
         ),
         "voirdire.executors.local": ("run_in_processes",),
         "voirdire.executors.ray": ("require_ray", "run_on_ray"),
@@ -45,6 +47,7 @@ EXECUTORS = ("local", "ray")
 __all__ = [
     "REPEAT_MARK",
     "REPEAT_STEP",
+    "RUN_GC_THRESHOLD",
     "MaskingWriter",
     "RunResult",
     "RunSetupError",
@@ -57,6 +60,7 @@ __all__ = [
     "repeat_ids",
     "repeat_seed",
     "require_ray",
+    "run_collector",
     "run_in_processes",
     "run_on_ray",
     "split_repeat",

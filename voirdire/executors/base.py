@@ -13,10 +13,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import math
 import pickle
+import threading
 import traceback
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -416,3 +419,48 @@ class Tally:
         text = f"retries {self.result.retries}, errors {failed}{rate}"
         limits = limits_text(self.limits())
         self.bar.set_postfix_str(f"{text}, {limits}" if limits else text, refresh=False)
+
+
+RUN_GC_THRESHOLD = 50_000
+"""Objects allocated (less those freed) between two passes of the cyclic collector's first generation while a run's
+sessions run (Python's default is 700)."""
+
+
+class _Collector:
+    """The cyclic collector while runs' sessions run. Its passes (one every 700 objects allocated) traversed the
+    sessions' live coroutines, messages and records again and again, while the sessions make almost no cyclic
+    garbage (what they drop goes by reference count), and start-up's objects (modules, the run's set-up) outlive the
+    run: frozen, with a first-generation threshold of RUN_GC_THRESHOLD, the collector took 0.11 s instead of 0.58 s
+    of a 1,000-session run's CPU (scenario b). Runs of one process may overlap (a notebook's tasks, a server's
+    requests): the first to start sets it, the last to end puts back what it found; objects frozen by someone else
+    (a pre-forking server) stay frozen, and nothing more is frozen then."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.runs = 0
+        self.saved: tuple[int, ...] = ()
+        self.froze = False
+
+    @contextlib.contextmanager
+    def __call__(self) -> Iterator[None]:
+        with self.lock:
+            if not self.runs:
+                self.saved = gc.get_threshold()
+                self.froze = gc.get_freeze_count() == 0
+                if self.froze:
+                    gc.freeze()
+                if self.saved[0]:  # 0: automatic collection is off, and stays off
+                    gc.set_threshold(max(self.saved[0], RUN_GC_THRESHOLD), *self.saved[1:])
+            self.runs += 1
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.runs -= 1
+                if not self.runs:
+                    gc.set_threshold(*self.saved)
+                    if self.froze:
+                        gc.unfreeze()
+
+
+run_collector = _Collector()

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from voirdire.models.human import BEFORE_PROMPT, HumanClient
     from voirdire.models.limiter import endpoint_limits
     from voirdire.models.llama import EMBEDDED_MODEL, LlamaCppClient, embedded_model_path
+    from voirdire.models.openai import preload_http
     from voirdire.models.pool import ModelPool
     from voirdire.models.replay import ReplayMissing, replay_dir
     from voirdire.models.scripted import Script, ScriptedChatCompletionClient, ScriptExhausted, ScriptRule
@@ -67,6 +68,7 @@ __getattr__ = lazy_face(
             "PROVIDERS", "SLASH_KINDS", "ModelSpec", "Provider", "build_client", "parse_spec", "resolve_api_key",
             "spec_label",
         ),
+        "voirdire.models.openai": ("preload_http",),
     },
 )
 
@@ -107,6 +109,7 @@ __all__ = [
     "mask_secrets",
     "parse_spec",
     "pick_device",
+    "preload_http",
     "redact_url",
     "replay_dir",
     "resolve_api_key",

@@ -173,7 +173,7 @@ class _Shard:
 
     def __init__(self, size: int) -> None:
         self.in_flight = 0
-        self.pool: Pool = new_pool(size, _tls_context())
+        self.pool: Pool = new_pool(size, tls_context())
 
 
 _ENDPOINTS: dict[str, _Endpoint] = {}
@@ -474,7 +474,7 @@ def _status_error(response: Answer, content: bytes | None) -> ModelHTTPError:
 
 
 @functools.cache
-def _tls_context() -> ssl.SSLContext:
+def tls_context() -> ssl.SSLContext:
     """One verifying TLS context (the HTTP library's default: certifi's CAs) for every pool of the process: building
     one reads the CA bundle, 15-80 ms, and an endpoint of 256 connections has 16 pools."""
     return _http().create_ssl_context()  # type: ignore[no-any-return]
@@ -567,3 +567,15 @@ def openai_compatible_client(
         raise ModelSpecError(f"model spec {spec_text!r}: needs a model and a base URL")
     return OpenAIChatClient(model, base_url=base_url, api_key=api_key or NO_KEY)
 
+
+def preload_http() -> None:
+    """Import what a process's first model request imports (aiohttp and yarl, the SDK's HTTP library and anyio for
+    the error types) and build the process's one TLS context, where a run is about to fork workers: each fork then
+    has them rather than importing them and reading the CA bundle again."""
+    import aiohttp  # noqa: F401
+    import yarl  # noqa: F401
+
+    tls_context()
+    timeout_errors()
+    refused_errors()
+    connection_errors()

@@ -4,17 +4,14 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import gc
 import sys
-import threading
 import time
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from pydantic import BaseModel
 
-from voirdire.executors import MaskingWriter, RunResult, SessionRunner, Tally, start_clients
+from voirdire.executors import MaskingWriter, RunResult, SessionRunner, Tally, run_collector, start_clients
 from voirdire.models import ModelPool
 from voirdire.runner.prepare import Prepared
 from voirdire.transcript import ResponseCache
@@ -68,49 +65,6 @@ async def execute(
     result.elapsed_s = round(time.perf_counter() - start, 3)
 
 
-RUN_GC_THRESHOLD = 50_000
-"""Objects allocated (less those freed) between two passes of the cyclic collector's first generation while a run's
-sessions run (Python's default is 700)."""
-
-
-class _Collector:
-    """The cyclic collector while runs' sessions run. Its passes (one every 700 objects allocated) traversed the
-    sessions' live coroutines, messages and records again and again, while the sessions make almost no cyclic
-    garbage (what they drop goes by reference count), and start-up's objects (modules, the run's set-up) outlive the
-    run: frozen, with a first-generation threshold of RUN_GC_THRESHOLD, the collector took 0.11 s instead of 0.58 s
-    of a 1,000-session run's CPU (scenario b). Runs of one process may overlap (a notebook's tasks, a server's
-    requests): the first to start sets it, the last to end puts back what it found; objects frozen by someone else
-    (a pre-forking server) stay frozen, and nothing more is frozen then."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.runs = 0
-        self.saved: tuple[int, ...] = ()
-        self.froze = False
-
-    @contextlib.contextmanager
-    def __call__(self) -> Iterator[None]:
-        with self.lock:
-            if not self.runs:
-                self.saved = gc.get_threshold()
-                self.froze = gc.get_freeze_count() == 0
-                if self.froze:
-                    gc.freeze()
-                if self.saved[0]:  # 0: automatic collection is off, and stays off
-                    gc.set_threshold(max(self.saved[0], RUN_GC_THRESHOLD), *self.saved[1:])
-            self.runs += 1
-        try:
-            yield
-        finally:
-            with self.lock:
-                self.runs -= 1
-                if not self.runs:
-                    gc.set_threshold(*self.saved)
-                    if self.froze:
-                        gc.unfreeze()
-
-
-run_collector = _Collector()
 
 
 async def _run_here(
