@@ -134,3 +134,17 @@ def test_the_score_is_the_one_the_display_hints_name(tmp_path: Path, capsys) -> 
     assert registrations()["qa_lexical"].protocol.display.views.verdict.score == ""
     # --score names another statistic: a boolean one is no score, so there is no AUROC
     assert calibrate_json(capsys, str(transcript), "--score", "judgment")["scores"] is None
+
+
+def test_a_parameter_one_run_lacks_differs_and_one_all_share_does_not() -> None:
+    from voirdire.certificate.calibration import Judged, _by_parameters
+
+    def judged(sid: str, **params: str) -> Judged:
+        return Judged(sid, sid, "accept", True, None, parameters=tuple(sorted(params.items())))
+
+    same = [judged("a", seed="1", k="2"), judged("b", seed="1", k="3")]
+    assert [s.configuration for s in _by_parameters(same)] == [" · k=2", " · k=3"]
+    lacking = [judged("a", seed="1", extra="true"), judged("b", seed="1")]
+    assert [s.configuration for s in _by_parameters(lacking)] == [" · extra=true", " · extra=default"]
+    shared = [judged("a", seed="1"), judged("b", seed="1")]
+    assert _by_parameters(shared) == shared

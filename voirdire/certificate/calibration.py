@@ -151,8 +151,13 @@ def read_runs(paths: Sequence[str | Path], *, score: str | None = None) -> Run:
 def _by_parameters(sessions: list[Judged]) -> list[Judged]:
     """Runs with the same roles but other protocol parameters (a threshold, a variant) are other configurations:
     the parameters that differ between the runs are added to the configuration's name."""
-    differ = sorted({k for s in sessions for k, _ in s.parameters
-                     if len({dict(x.parameters).get(k) for x in sessions}) > 1})  # fmt: skip
+    values: dict[str, set[str | None]] = {}
+    having: Counter[str] = Counter()
+    for s in sessions:  # one pass: a set per parameter over every session was quadratic in the sessions
+        for k, v in dict(s.parameters).items():
+            values.setdefault(k, set()).add(v)
+            having[k] += 1
+    differ = sorted(k for k, seen in values.items() if len(seen) + (having[k] < len(sessions)) > 1)
     if not differ:
         return sessions
     out = []
