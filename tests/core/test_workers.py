@@ -26,7 +26,7 @@ from voirdire.cli import main
 from voirdire.executors.base import Tally, limits_text, merge_limits
 from voirdire.models import ModelSpecError, RoleSettings, ScriptedChatCompletionClient
 from voirdire.runner import RunResult, RunSetupError, run_protocol
-from voirdire.transcript import ModelCall, Verdict, load, read_lines
+from voirdire.transcript import ModelCall, Verdict, iter_records, load, read_lines
 
 SCRIPT = """\
 rules:
@@ -360,3 +360,30 @@ def test_the_progress_line_shows_the_endpoint_limits_summed_over_workers(tmp_pat
     assert tally.stopped and not tally.start()
     tally.finish()
     assert tally.result.not_started == 4
+
+
+def test_a_workers_run_reports_as_voirdire_report_does_reading_its_transcript_once(
+    chaos_cli: None,  # noqa: F811
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from voirdire.reports import fold
+
+    reads: list[str] = []
+
+    def counted(path: Any) -> Any:
+        reads.append(str(path))
+        return iter_records(path)
+
+    monkeypatch.setattr(fold, "iter_records", counted)
+    data, out, roles = questions(tmp_path / "qs.jsonl", 16), tmp_path / "t.jsonl", script(tmp_path)
+    args = ["run", "chaos", "--data", str(data), "--model", roles["*"].model, "--out", str(out), "--json"]
+    assert main([*args, "--workers", "2", "--concurrency", "2"]) == 0
+    report = json.loads(capsys.readouterr().out)["report"]
+    # Its sessions are in the transcript in the order they ended, not in the items' order: still the run's report,
+    # not the file read again for "this command's sessions".
+    assert len(reads) <= 1
+    assert main(["report", str(out), "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert {k: v for k, v in again.items() if k in report} == report

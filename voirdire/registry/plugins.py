@@ -103,10 +103,13 @@ class RunOutcome:
 
     def report_of(self, session_ids: Sequence[str]) -> Report:
         """The report of these sessions, in this order (a command's own items, in a transcript that may hold more);
-        ids the transcript lacks are left out. The run's ``report`` when they are the transcript's sessions."""
+        ids the transcript lacks are left out. The run's ``report`` when they are the transcript's sessions, in
+        whatever order: several processes' sessions (``--workers``, Ray) are in the transcript in the order they
+        ended, and their command reports them as ``voirdire report`` does rather than reading the file again."""
         from voirdire.reports import report_file
 
-        if list(session_ids) == self.session_ids:
+        ids = list(session_ids)
+        if ids == self.session_ids or (len(ids) == len(self.session_ids) and set(ids) == set(self.session_ids)):
             return self.report
         return report_file(
             self.out, self.fold, prices=self.prices, only=session_ids, ci=self.ci, decided_at=self.decided_at
