@@ -60,8 +60,28 @@ class LimitError(VoirdireError, ValueError):
     """A bound set in the environment that is not one; the message names the variable."""
 
 
+_ENV_KEY: object = getattr(os.environ, "encodekey", str)(MAX_REPLY_CHARS_ENV)
+_reply_chars: tuple[object, int] = (object(), DEFAULT_MAX_REPLY_CHARS)  # (the variable's raw value read, its number)
+
+
 def max_reply_chars() -> int:
-    """``VOIRDIRE_MAX_REPLY_CHARS``, else the default; anything but a whole number of at least 1000 is an error."""
+    """``VOIRDIRE_MAX_REPLY_CHARS``, else the default; anything but a whole number of at least 1000 is an error.
+
+    Read at every model call (twice: the client's body cap, the agent's cut): the number is kept with the
+    variable's raw value as the environment holds it (``os.environ``'s encoded mapping), and read again only when
+    that is another object (set, changed or removed), without decoding the variable each time."""
+    global _reply_chars
+    data = getattr(os.environ, "_data", None)
+    current = data.get(_ENV_KEY) if isinstance(data, dict) else _reply_chars
+    if current is _reply_chars[0]:
+        return _reply_chars[1]
+    value = _read_max_reply_chars()
+    if isinstance(data, dict):
+        _reply_chars = (current, value)
+    return value
+
+
+def _read_max_reply_chars() -> int:
     raw = os.environ.get(MAX_REPLY_CHARS_ENV, "").strip()
     if not raw:
         return DEFAULT_MAX_REPLY_CHARS

@@ -75,9 +75,13 @@ class RoleSettings(BaseModel):
     def spec(self) -> ModelSpec:
         """``model`` parsed, once for these settings (again only if a copy changed ``model``); a spec that does
         not parse is a ``ModelSpecError`` here, where the run is prepared, not in the middle of a session."""
-        if self._parsed is None or self._parsed[0] != self.model:
-            self._parsed = (self.model, parse_spec(self.model))
-        return self._parsed[1]
+        # The private attribute read from pydantic's own slot: ``self._parsed`` goes through ``__getattr__``, whose
+        # ``hasattr`` probes raise and catch an AttributeError each (10 us a read; a session reads it six times).
+        parsed: tuple[str, ModelSpec] | None = (self.__pydantic_private__ or {}).get("_parsed")
+        if parsed is None or parsed[0] != self.model:
+            parsed = (self.model, parse_spec(self.model))
+            self._parsed = parsed
+        return parsed[1]
 
     def with_spec_of(self, other: RoleSettings) -> RoleSettings:
         """These settings, keeping ``other``'s parsed spec where both name the same one (a copy need not parse it

@@ -86,10 +86,16 @@ def expand(word: str) -> list[str]:
     return [word]
 
 
+def _table_shape(table: Mapping[tuple[str, ...], list[str]]) -> tuple[frozenset[str], int]:
+    """The words a table's phrases start with, and its longest phrase's length."""
+    return frozenset(k[0] for k in table), max(len(k) for k in table)
+
+
 def resolve_phrases(tokens: list[str], table: Mapping[tuple[str, ...], list[str]]) -> list[str]:
     """Fixed phrases replaced, longest first ("by no means" → not); the table's longest key bounds the look-ahead."""
-    first = frozenset(k[0] for k in table)
-    longest = max(len(k) for k in table)
+    # The module's own tables never change: their shapes are computed once (a reply's reading resolves two
+    # tables, and walking their 66 keys cost more than the resolving); any other table is walked each time.
+    first, longest = _SHAPES[id(table)][1] if id(table) in _SHAPES else _table_shape(table)
     out: list[str] = []
     i, n = 0, len(tokens)
     while i < n:
@@ -130,6 +136,8 @@ SYNONYMS = _table(
     "implies=entails; imply=entail; implied=entailed; implying=entailing"
 )
 NOISE = words("* _ # > ~ |")
+# id -> (the table itself, kept so that its id cannot be another's, and its shape)
+_SHAPES = {id(t): (t, _table_shape(t)) for t in (PHRASES, SYNONYMS)}
 
 
 def tokens(
