@@ -19,6 +19,7 @@ if TYPE_CHECKING:
         ModelAgent,
         ModelCallError,
         call_metadata,
+        message_id,
     )
 
 # What runs: each name's module is imported at the name's first use (voirdire.base.faces).
@@ -28,7 +29,7 @@ __getattr__ = lazy_face(
         "voirdire.agents.function_agent": ("FunctionAgent",),
         "voirdire.agents.model_agent": (
             "ROLE_KEY", "SEED_KEY", "TEMPERATURE_KEY", "CallInfo", "CallSharing", "ModelAgent", "ModelCallError",
-            "call_metadata",
+            "call_metadata", "message_id",
         ),
     },
 )
@@ -43,4 +44,5 @@ __all__ = [
     "ModelAgent",
     "ModelCallError",
     "call_metadata",
+    "message_id",
 ]

@@ -19,6 +19,7 @@ import asyncio
 import email.utils
 import hashlib
 import json
+import os
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -74,6 +75,22 @@ REASK_KEY = "voirdire.reask"
 RATE_LIMIT_WAIT_S = 300.0
 """The most one call waits in all, over its retries, for a server that asks it to wait (429, 503, 529): five of the
 longest waits retried (60 s each, ``retry_after_cap_s``). A session's budget (``session_timeout``) ends it sooner."""
+
+
+_IDS = random.Random()  # seeded from os.urandom; a forked worker draws a seed of its own
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_IDS.seed)
+# uuid.UUID(int=..., version=4)'s bits: the variant (10xx) and the version (0100) set, the rest random.
+_ID_CLEAR = ~((0xC000 << 48) | (0xF000 << 64))
+_ID_SET = (0x8000 << 48) | (4 << 76)
+
+
+def message_id() -> str:
+    """An id for one of autogen's messages or events, in the form autogen's default gives (``str(uuid.uuid4())``:
+    a random version-4 UUID), from this process's generator instead of an ``os.urandom`` call and a ``UUID`` object
+    each (5 -> 1 us; three a model call). The ids tell messages apart in memory; none is written anywhere."""
+    h = "%032x" % (_IDS.getrandbits(128) & _ID_CLEAR | _ID_SET)
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def call_metadata(
@@ -476,9 +493,10 @@ class ModelAgent(BaseChatAgent):
             requests=requests,
             coalesced=coalesced,
             metadata={},  # given, not copied from the field's default (a deep copy each time)
+            id=message_id(),
         )
         usage = RequestUsage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
-        reply = TextMessage(content=first.text, source=self.name, models_usage=usage, metadata={})
+        reply = TextMessage(content=first.text, source=self.name, models_usage=usage, metadata={}, id=message_id())
         return Response(chat_message=reply, inner_messages=[call])
 
     async def _replies(

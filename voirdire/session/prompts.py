@@ -20,9 +20,9 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -72,18 +72,28 @@ class Prompt:
         if missing:
             raise PromptError(f"{self.path}: missing variables {sorted(missing)} for prompt {self.name!r}")
         values = {k: variables[k] for k in self.spec.variables}
-        # Rendered by langchain-core's templates, as the design card asks: each message's string template formats
-        # its text (what ``format_messages`` does inside), without the chat message objects ``format_messages``
-        # builds around each text only for them to be read back here (half the CPU of a render).
+        plan = self._string_templates
+        if plan is None:
+            return [_from_langchain(m) for m in self.template.format_messages(**values)]
+        return [RenderedMessage(role=role, content=str(template.format(**values))) for role, template in plan]
+
+    @cached_property
+    def _string_templates(self) -> tuple[tuple[Literal["system", "user", "assistant"], Any], ...] | None:
+        """Each message's role and langchain-core string template, found once per prompt (not at every render);
+        None where a message is not a plain string template, which ``format_messages`` then renders.
+
+        Rendered by langchain-core's templates, as the design card asks: each message's string template formats
+        its text (what ``format_messages`` does inside), without the chat message objects ``format_messages``
+        builds around each text only for them to be read back here (half the CPU of a render)."""
         from langchain_core.prompts import StringPromptTemplate
 
-        rendered = []
+        plan = []
         for spec, message in zip(self.spec.messages, self.template.messages, strict=True):
             template = getattr(message, "prompt", None)
             if not isinstance(template, StringPromptTemplate) or getattr(message, "additional_kwargs", None):
-                return [_from_langchain(m) for m in self.template.format_messages(**values)]
-            rendered.append(RenderedMessage(role=spec.role, content=str(template.format(**values))))
-        return rendered
+                return None
+            plan.append((spec.role, template))
+        return tuple(plan)
 
 
 def _from_langchain(m: BaseMessage) -> RenderedMessage:

@@ -284,7 +284,7 @@ class Session:
         if structured and shape is not None:
             expected = expected or shape.describe()
         name = f"{self.protocol.prompt_folder}/{prompt}"
-        TextMessage, call_metadata, _ = _agents()
+        TextMessage, call_metadata, _, message_id = _agents()
         template = self._prompts.get(name)
         rendered = template.render(**variables)
         messages = []
@@ -300,7 +300,7 @@ class Session:
                 samples=samples if last else 1,
                 fresh=fresh,
             )
-            messages.append(TextMessage(content=m.content, source=sender, metadata=md))
+            messages.append(TextMessage(content=m.content, source=sender, metadata=md, id=message_id()))
             self._write(
                 Message,
                 sender=sender if m.role == "user" else "system",
@@ -349,7 +349,7 @@ class Session:
             self._write(Message, sender=role, receiver="moderator", content=texts[0], prompt=prompt)
             budget = 2 * cut
             self.note("reasked", role=role, prompt=prompt, reason="cut off at max_tokens", max_tokens=budget)
-            TextMessage, call_metadata, _ = _agents()
+            TextMessage, call_metadata, _, _ = _agents()
             more = call_metadata(max_tokens=budget, reask=True)
             again = [TextMessage(content=m.content, source=m.source, metadata={**m.metadata, **more}) for m in messages]
             texts, cut = await self._call(role, again, budget)
@@ -559,14 +559,14 @@ def package_of(module: str) -> str:
 
 
 @cache
-def _agents() -> tuple[type[TextMessage], Callable[..., dict[str, str]], type[CallInfo]]:
+def _agents() -> tuple[type[TextMessage], Callable[..., dict[str, str]], type[CallInfo], Callable[[], str]]:
     """autogen's message and voirdire's agents' names a session uses at every call, imported once at the first (a
     function-level ``from package import name`` looks the names up again at each call)."""
     from autogen_agentchat.messages import TextMessage
 
-    from voirdire.agents import CallInfo, call_metadata
+    from voirdire.agents import CallInfo, call_metadata, message_id
 
-    return TextMessage, call_metadata, CallInfo
+    return TextMessage, call_metadata, CallInfo, message_id
 
 
 def _failed_call(exc: BaseException) -> BaseException | None:
