@@ -16,6 +16,9 @@ raw-tuned   the same driver on an ``AsyncOpenAI`` given one pool of ``--max-conn
 httpx       voirdire's ``OpenAIChatClient`` (plain POSTs on its own pools) on httpx (``VOIRDIRE_TRANSPORT=httpx``,
             pools of 16: today's path before aiohttp)
 aiohttp     the same client on aiohttp (``VOIRDIRE_TRANSPORT=aiohttp``, the default: one connector)
+aiohttp-bare  a bare ``aiohttp.ClientSession.post`` of the same body bytes on one connector of
+            ``--max-connections``, the reply read and ``json.loads``-ed: aiohttp's own floor, what voirdire's
+            client costs above it is the difference
 =========== ===================================================================================================
 
 The voirdire row includes everything voirdire does per call: autogen messages to JSON, the endpoint's
@@ -39,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-TRANSPORTS = ("raw", "raw-tuned", "httpx", "aiohttp")
+TRANSPORTS = ("raw", "raw-tuned", "httpx", "aiohttp", "aiohttp-bare")
 MODEL = "bench-model"
 # A short cross-examination turn: the shape (system, user, assistant, user) and size of a real one.
 MESSAGES = [
@@ -198,6 +201,9 @@ async def make_sender(transport: str, url: str, max_connections: int) -> Any:
 
         return raw
 
+    if transport == "aiohttp-bare":
+        return await bare_aiohttp(url, max_connections)
+
     from autogen_core.models import AssistantMessage, SystemMessage, UserMessage
 
     from voirdire.models.openai import OpenAIChatClient
@@ -220,6 +226,27 @@ async def make_sender(transport: str, url: str, max_connections: int) -> Any:
         assert done.texts[0]
 
     return voirdire
+
+
+async def bare_aiohttp(url: str, max_connections: int) -> Any:
+    """aiohttp alone: one session on one connector, a POST of the request's bytes, the body read and parsed."""
+    import aiohttp
+
+    body = json.dumps(
+        {"model": MODEL, "messages": [{"role": r, "content": t} for r, t in MESSAGES], "max_tokens": 256,
+         "temperature": 0.0},
+        ensure_ascii=False, separators=(",", ":"),
+    ).encode()  # fmt: skip
+    headers = {"Authorization": "Bearer bench-key", "Content-Type": "application/json", "Accept": "application/json"}
+    session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=max_connections, limit_per_host=0))
+    target = url.rstrip("/") + "/chat/completions"
+
+    async def bare() -> None:
+        async with session.post(target, data=body, headers=headers) as response:
+            reply = json.loads(await response.read())
+        assert reply["choices"][0]["message"]["content"]
+
+    return bare
 
 
 # ------------------------------------------------------------------------------------------------ orchestration
