@@ -157,17 +157,19 @@ def mask_secrets(text: str) -> str:
 
     Each rule runs only where the text holds what its pattern cannot match without (``://`` for a URL, ``=`` for a
     ``name=value`` pair, the word ``Bearer`` or ``Basic``): the same result as running every pattern, without
-    scanning every record four times."""
+    scanning every record four times. A one-character test goes first where it rules the longer one out (``/``,
+    ``B``): a search for one character is a ``memchr``, a search for ``://`` in a JSON line, full of ``:``, is
+    ten times slower."""
     if not text:
         return text
     masker = _masker(secret_values())
     if masker is not None:
         text = masker.sub(text)
-    if "://" in text:
+    if "/" in text and "://" in text:
         text = _URL.sub(_clean_url_match, text)
     if "=" in text:
         text = _PAIRS.sub(lambda m: m.group(1) + MASK, text)
-    if "Bearer" in text or "Basic" in text:
+    if "B" in text and ("Bearer" in text or "Basic" in text):
         text = _AUTH_HEADER.sub(lambda m: m.group(1) + m.group(2) + MASK, text)
     return text
 
