@@ -8,11 +8,12 @@ recall and F1 are for detecting incorrect claims (Tables 4–6) and, for complet
 from __future__ import annotations
 
 import re
+from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar, NamedTuple
 
-from pydantic import BaseModel, Field, SkipValidation
+from pydantic import BaseModel, Field, SkipValidation, field_serializer
 
 from voirdire.kit import (
     DEFAULT_SEED,
@@ -21,13 +22,15 @@ from voirdire.kit import (
     ReportFold,
     SessionRecord,
     bootstrap_items,
-    bootstrap_means,
+    bootstrap_sums,
     category,
     counts,
     f1_of_pairs,
+    map_values,
     mean_sd,
     precision_recall_f1,
     proportion,
+    wilson,
 )
 from voirdire.kit import (
     Report as BaseReport,
@@ -77,8 +80,8 @@ class Report(BaseReport):
     reject_incorrect: PRF | None
     accept_correct: PRF | None
     examination: ExaminationStats | None
-    # The fold's rows themselves, not a validated copy of each (a dict per session at the end of a run's report:
-    # docs/performance.md, flat memory); the schema and the JSON are the same.
+    # The fold's rows themselves, not a validated copy of each; in a folded report a sequence that reads each row
+    # back from the fold's spool when asked (docs/performance.md, flat memory). The schema and the JSON are the same.
     rows: SkipValidation[list[dict[str, object]]]
     margins: dict[str, int] = Field(
         default_factory=dict, description="LMvLM (Majority): verdicts by vote margin and side, '2–1 reject' -> count"
@@ -90,8 +93,12 @@ class Report(BaseReport):
     def text(self) -> str:
         return format_report(self)
 
+    @field_serializer("rows")
+    def _rows_as_list(self, rows: Sequence[dict[str, object]]) -> list[dict[str, object]]:
+        return rows if isinstance(rows, list) else list(rows)  # read back only where the JSON shows them
 
-def _stat(values: list[float]) -> Stat:
+
+def _stat(values: Sequence[float]) -> Stat:
     m, sd = mean_sd(values) if values else (0.0, 0.0)
     return Stat(mean=m, sd=sd)
 
@@ -109,19 +116,59 @@ def _exams(s: SessionRecord) -> tuple[_Exam, ...]:
     )
 
 
-def _table8(exams: list[_Exam]) -> ExaminationStats | None:
-    if not exams:
-        return None
-    per_iter = [float(q) for e in exams for q in e[1]]
-    followup = [float(q) for e in exams for q in e[1][1:]]
-    return ExaminationStats(
-        examinations=len(exams),
-        questions=_stat([float(e[0]) for e in exams]),
-        followup_questions_per_iteration=_stat(followup),
-        followup_iterations=_stat([float(e[2]) for e in exams]),
-        questions_per_iteration=_stat(per_iter),
-        inconclusive_pct=100 * sum(e[3] for e in exams) / len(exams),
-    )
+class _Table8:
+    """Table 8's numbers of every examination in arrays, with its claim's place among the claims (in order of first
+    appearance): what the statistics and their intervals need, without a list per claim (docs/performance.md, flat
+    memory)."""
+
+    def __init__(self) -> None:
+        self.claim = array("q")  # the examination's claim
+        self.questions = array("q")  # e[0]
+        self.iterations = array("q")  # e[2], follow-up iterations
+        self.inconclusive = bytearray()  # e[3]
+        self.asked = array("q")  # sum(e[1]): questions over its iterations
+        self.rounds = array("q")  # len(e[1])
+        self.followup_asked = array("q")  # sum(e[1][1:])
+        self.per_iteration = array("d")  # every e[1] value, for the mean ± sd
+        self.followups = array("d")  # every e[1][1:] value
+        self.claims = 0
+        self._place: dict[object, int] | None = {}
+
+    def add(self, claim: object, exams: Sequence[_Exam]) -> None:
+        assert self._place is not None
+        c = self._place.setdefault(claim, len(self._place))
+        for e in exams:
+            per_iter = e[1]
+            self.claim.append(c)
+            self.questions.append(e[0])
+            self.iterations.append(e[2])
+            self.inconclusive.append(bool(e[3]))
+            self.asked.append(sum(per_iter))
+            self.rounds.append(len(per_iter))
+            self.followup_asked.append(sum(per_iter[1:]))
+            self.per_iteration.extend(float(q) for q in per_iter)
+            self.followups.extend(float(q) for q in per_iter[1:])
+
+    def close(self) -> None:
+        """The claims counted, their ids dropped."""
+        assert self._place is not None
+        self.claims, self._place = len(self._place), None
+
+    def stats(self) -> ExaminationStats | None:
+        """Table 8's means ± sd; the flat lists of iterations are dropped after."""
+        n = len(self.claim)
+        if not n:
+            return None
+        found = ExaminationStats(
+            examinations=n,
+            questions=_stat(array("d", self.questions)),
+            followup_questions_per_iteration=_stat(self.followups),
+            followup_iterations=_stat(array("d", self.iterations)),
+            questions_per_iteration=_stat(self.per_iteration),
+            inconclusive_pct=100 * self.inconclusive.count(1) / n,
+        )
+        self.per_iteration, self.followups = array("d"), array("d")
+        return found
 
 
 class Scored(NamedTuple):
@@ -181,48 +228,71 @@ def _intervals(values: Sequence[Scored], level: float) -> dict[str, Interval]:
     return out
 
 
-def _table8_intervals(values: Sequence[Scored], level: float) -> dict[str, Interval]:
+def _table8_intervals(table: _Table8, level: float) -> dict[str, Interval]:
     """Table 8's means (not their sd, which describes the spread) and the share of inconclusive decisions, over
-    claims: a claim's examinations (several under Majority) are resampled together."""
-    by_item: dict[object, list[_Exam]] = {}
-    for value in values:
-        if value.exams:
-            by_item.setdefault(value.row["id"], []).extend(value.exams)
-    groups = list(by_item.values())
+    claims: a claim's examinations (several under Majority) are resampled together. Each claim's sum and count of
+    observations (``bootstrap_sums``: every resample at once) -- the intervals ``bootstrap_means`` gives on the
+    claims' lists of observations."""
+    import numpy as np
 
-    def mean_of(values_of: Callable[[_Exam], Iterable[Any]]) -> list[list[float]]:
-        """Each claim's observations, for the mean over its examinations (``bootstrap_means``: every resample at
-        once, where a statistic per resample cost seconds of CPU at 1,000 claims)."""
-        return [[float(x) for e in exams for x in values_of(e)] for exams in groups]
+    n = table.claims
+    claim = np.frombuffer(table.claim, dtype=np.int64)
+    exams = np.bincount(claim, minlength=n)
+
+    def summed(column: array[int]) -> Any:
+        return np.bincount(claim, weights=np.frombuffer(column, dtype=np.int64), minlength=n)
 
     boot: dict[str, Any] = {"level": level, "seed": DEFAULT_SEED}
-    if any(len(e[1]) > 1 for g in groups for e in g):
-        followups = bootstrap_means("mean", mean_of(lambda e: e[1][1:]), **boot)
+    rounds = np.frombuffer(table.rounds, dtype=np.int64)
+    if (rounds > 1).any():
+        followups = bootstrap_sums(
+            "mean", summed(table.followup_asked), np.bincount(claim, weights=np.maximum(rounds - 1, 0), minlength=n),
+            **boot,
+        )  # fmt: skip
     else:  # the table prints 0.0 ± 0.0 for no follow-up iteration at all: no mean to resample
         followups = Interval(name="mean", estimate=0.0, level=level, method="bootstrap BCa over items",
-                             n=len(groups), reason="no follow-up iteration in any examination")  # fmt: skip
+                             n=n, reason="no follow-up iteration in any examination")  # fmt: skip
+    per_iteration = bootstrap_sums("mean", summed(table.asked), summed(table.rounds), **boot)
     return {
-        "Table 8 · # of questions": bootstrap_means("mean", mean_of(lambda e: (e[0],)), **boot),
+        "Table 8 · # of questions": bootstrap_sums("mean", summed(table.questions), exams, **boot),
         "Table 8 · # of follow-up questions per iteration": followups,
-        "Table 8 · # of follow-up iterations": bootstrap_means("mean", mean_of(lambda e: (e[2],)), **boot),
-        "Table 8 · # of questions per iteration": bootstrap_means("mean", mean_of(lambda e: e[1]), **boot),
-        "Table 8 · inconclusive": proportion("inconclusive", [[bool(e[3]) for e in g] for g in groups], **boot),
+        "Table 8 · # of follow-up iterations": bootstrap_sums("mean", summed(table.iterations), exams, **boot),
+        "Table 8 · # of questions per iteration": per_iteration,
+        "Table 8 · inconclusive": _inconclusive(table, exams, boot),
     }
+
+
+def _inconclusive(table: _Table8, exams: Any, boot: dict[str, Any]) -> Interval:
+    """``proportion`` of the claims' inconclusive decisions: Wilson when each claim has one examination, else a
+    bootstrap over claims (their lists made here, where they are needed)."""
+    if (exams == 1).all():
+        return wilson("inconclusive", table.inconclusive.count(1), table.claims, level=boot["level"])
+    groups: list[list[bool]] = [[] for _ in range(table.claims)]
+    for c, x in zip(table.claim, table.inconclusive, strict=True):
+        groups[c].append(bool(x))
+    return proportion("inconclusive", groups, **boot)
 
 
 def _finish(values: Sequence[Scored], protocol: str, shared: dict[str, Any], ci: float = 0.0) -> Report:
     """The report; with intervals at the level ``ci`` (0: none) when any session was scored against gold."""
     gold: list[bool] = []
     rejected: list[bool] = []
-    for value in values:
+    table = _Table8()
+    for value in values:  # one pass: the values may be read back from the fold's spool
         g = value.row.get("gold")
         if value.row["decision"] is not None and g is not None:
             gold.append(bool(g))
             rejected.append(not value.row["accepted"])
+        if value.exams:
+            table.add(value.row["id"], value.exams)
+    table.close()
     n = len(gold)
+    examination = table.stats()  # before the intervals import scipy: the lists it needs are gone by then
     intervals = _intervals(values, ci) if ci and n else {}
-    if ci and any(value.exams for value in values):
-        intervals |= _table8_intervals(values, ci)
+    if ci and len(table.claim):
+        intervals |= _table8_intervals(table, ci)
+    del table
+    rows = map_values(values, _row)
     return Report(
         ci=ci if intervals else None,
         ci_seed=DEFAULT_SEED if intervals else None,
@@ -233,13 +303,17 @@ def _finish(values: Sequence[Scored], protocol: str, shared: dict[str, Any], ci:
         claims_correct_pct=100 * sum(gold) / n if n else None,
         reject_incorrect=precision_recall_f1([not g for g in gold], rejected) if n else None,
         accept_correct=precision_recall_f1(gold, [not r for r in rejected]) if n else None,
-        examination=_table8([e for value in values for e in value.exams]),
-        rows=[value.row for value in values],
-        margins=_margins([value.row for value in values]),
+        examination=examination,
+        rows=rows,
+        margins=_margins(rows),
     )
 
 
-def _margins(rows: list[dict[str, object]]) -> dict[str, int]:
+def _row(value: Scored) -> dict[str, object]:
+    return value.row
+
+
+def _margins(rows: Iterable[dict[str, object]]) -> dict[str, int]:
     """How many verdicts each vote margin gave, by side: a split vote (2–1) is a weaker verdict than 3–0 (§4.1)."""
     counted = Counter(
         f"{r['margin']} {'accept' if r['accepted'] else 'reject'}" for r in rows if r.get("margin") is not None
@@ -257,6 +331,7 @@ report: ReportFold[Scored, Report] = ReportFold(
     finish=lambda values, ctx: _finish(
         values, ctx.header.protocol if ctx.header else "cross_examination", ctx.counts, ctx.ci
     ),
+    spooled=True,  # a row per session, read back where the report's JSON shows them (docs/performance.md)
 )
 """The report of a cross-examination (or AYS / IDK baseline) transcript: ``report(transcript)``, or folded."""
 

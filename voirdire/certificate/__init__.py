@@ -41,6 +41,7 @@ if TYPE_CHECKING:
         Interval,
         bootstrap_items,
         bootstrap_means,
+        bootstrap_sums,
         wilson,
     )
     from voirdire.certificate.labels import Label, LabelsError, label_words, read_labels
@@ -67,7 +68,7 @@ __getattr__ = lazy_face(
         "voirdire.certificate.estimate": ("Estimate", "estimate_run"),
         "voirdire.certificate.intervals": (
             "DEFAULT_LEVEL", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "OFF", "Interval", "bootstrap_items",
-            "bootstrap_means", "wilson",
+            "bootstrap_means", "bootstrap_sums", "wilson",
         ),
         "voirdire.certificate.labels": ("Label", "LabelsError", "label_words", "read_labels"),
         "voirdire.certificate.paired": ("McNemar", "PairedRuns", "mcnemar_exact", "paired_difference", "paired_runs"),
@@ -107,6 +108,7 @@ __all__ = [
     "VerdictAgreement",
     "bootstrap_items",
     "bootstrap_means",
+    "bootstrap_sums",
     "calibrate",
     "certificate_of",
     "configuration_of",

@@ -30,7 +30,15 @@ if TYPE_CHECKING:
     from voirdire.analysis import require, save
     from voirdire.api import Clients, Models, SessionFailed, arun, arun_dataset, protocol, run_sync
     from voirdire.base import VoirdireError, read_text
-    from voirdire.certificate import DEFAULT_SEED, Interval, bootstrap_items, bootstrap_means, proportion, wilson
+    from voirdire.certificate import (
+        DEFAULT_SEED,
+        Interval,
+        bootstrap_items,
+        bootstrap_means,
+        bootstrap_sums,
+        proportion,
+        wilson,
+    )
     from voirdire.chat import stage
     from voirdire.models import DEVICES, Device, RoleSettings, cross_encoder, pick_device, sentence_encoder
     from voirdire.registry import (
@@ -89,6 +97,7 @@ if TYPE_CHECKING:
         counts,
         f1_of_pairs,
         kendall_tau_b,
+        map_values,
         mean_sd,
         model_args,
         paper_models_note,
@@ -150,8 +159,9 @@ __getattr__ = lazy_face(
         "voirdire.reports": (
             "PRF", "BarChart", "Cell", "Chart", "ChartFold", "Context", "LeftOut", "Line", "LineChart", "Options",
             "Outcome", "Report", "ReportFold", "Reproduction", "ScatterChart", "Series", "accuracy", "auroc",
-            "category", "cohen_kappa", "counts", "f1_of_pairs", "kendall_tau_b", "mean_sd", "model_args",
-            "paper_models_note", "pearson", "precision_recall_f1", "report_file", "run_voirdire", "slug", "spearman",
+            "category", "cohen_kappa", "counts", "f1_of_pairs", "kendall_tau_b", "map_values", "mean_sd",
+            "model_args", "paper_models_note", "pearson", "precision_recall_f1", "report_file", "run_voirdire", "slug",
+            "spearman",
         ),
         "voirdire.session": (
             "LONG_REPLY_CHARS", "Assumed", "Budget", "CallBudget", "Figure", "Protocol", "Reply", "RoleCalls",
@@ -165,7 +175,8 @@ __getattr__ = lazy_face(
         "voirdire.analysis": ("require", "save"),
         "voirdire.api": ("Clients", "Models", "SessionFailed", "arun", "arun_dataset", "protocol", "run_sync"),
         "voirdire.certificate": (
-            "DEFAULT_SEED", "Interval", "bootstrap_items", "bootstrap_means", "proportion", "wilson",
+            "DEFAULT_SEED", "Interval", "bootstrap_items", "bootstrap_means", "bootstrap_sums", "proportion",
+            "wilson",
         ),
         "voirdire.chat": ("stage",),
         "voirdire.runner": ("RunResult", "default_out", "run_in_memory"),
@@ -247,6 +258,7 @@ __all__ = [
     "auroc",
     "bootstrap_items",
     "bootstrap_means",
+    "bootstrap_sums",
     "build_params",
     "cards",
     "category",
@@ -263,6 +275,7 @@ __all__ = [
     "lazy_face",
     "load",
     "load_items",
+    "map_values",
     "mean_sd",
     "merged",
     "model_args",

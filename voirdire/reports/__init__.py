@@ -64,6 +64,7 @@ if TYPE_CHECKING:
         run_voirdire,
     )
     from voirdire.reports.prices import ENV, Cost, Prices, load_prices, run_cost
+    from voirdire.reports.spool import map_values
     from voirdire.reports.stability import (
         DEFAULT_DECIDED_AT,
         REPEAT_STEP,
@@ -96,6 +97,7 @@ __getattr__ = lazy_face(
             "run_voirdire",
         ),
         "voirdire.reports.prices": ("ENV", "Cost", "Prices", "load_prices", "run_cost"),
+        "voirdire.reports.spool": ("map_values",),
         "voirdire.reports.stability": (
             "DEFAULT_DECIDED_AT", "REPEAT_STEP", "ItemStability", "Stability", "check_decided_at", "majority",
             "stability",
@@ -147,6 +149,7 @@ __all__ = [
     "kendall_tau_b",
     "load_prices",
     "majority",
+    "map_values",
     "mean_sd",
     "model_args",
     "overview",

@@ -35,6 +35,7 @@ from pydantic import BaseModel, Field
 
 from voirdire.base import HtmlDisplay
 from voirdire.reports.prices import Prices, load_prices, model_name
+from voirdire.reports.spool import Kept, Spool
 from voirdire.reports.stability import DEFAULT_DECIDED_AT, REPEAT_STEP, Stability, check_decided_at, stability
 from voirdire.transcript import (
     CallTally,
@@ -233,10 +234,13 @@ class ReportFold(Generic[V, R]):
     never its events --, ``finish`` turns the values, in session order, into the report.
 
     Calling it with a loaded ``Transcript`` gives that transcript's report (the ``report(transcript)`` every
-    protocol module has); ``report_file`` streams a file through it."""
+    protocol module has); ``report_file`` streams a file through it. ``spooled``: the values are pickled to a
+    temporary file as sessions end and ``finish`` reads them back one at a time (``voirdire.reports.spool``), so
+    that a fold whose value per session is a row (LMvLM's) keeps none of them in memory."""
 
     session: Callable[[SessionRecord], V]
     finish: Callable[[Sequence[V], Context], R]
+    spooled: bool = False
 
     def __call__(
         self,
@@ -299,7 +303,7 @@ class ReportBuilder:
     _orders: array[int] = field(default_factory=lambda: array("q"))
     _runs: list[tuple[str, ...]] = field(default_factory=list)
     _counts: list[tuple[Any, ...]] = field(default_factory=list)
-    _values: list[Any] = field(default_factory=list)
+    _values: Kept | Spool = field(default_factory=Kept)  # a Spool once the chosen fold asks for one
     _order: Iterator[int] = field(default_factory=itertools.count)
     _usage: dict[tuple[str, str], CallTally] = field(default_factory=dict)  # (role, model) -> its calls
     _shared: dict[Any, Any] = field(default_factory=dict)  # one copy of equal run ids, runs, counts, value tuples
@@ -311,7 +315,7 @@ class ReportBuilder:
     def __post_init__(self) -> None:
         check_decided_at(self.decided_at)
         if isinstance(self.fold, ReportFold):
-            self._chosen = self.fold
+            self._choose(self.fold)
         self._wanted = frozenset(self.only) if self.only is not None else None
 
     # ------------------------------------------------------------------ feeding
@@ -361,8 +365,17 @@ class ReportBuilder:
             self._orders.append(0)
             self._runs.append(())
             self._counts.append(())
-            self._values.append(None)
+            self._values.add()
         return p
+
+    def _choose(self, fold: ReportFold[Any, Any]) -> None:
+        """The fold that reports the sessions; its values spooled if it asks (none is kept yet when it is chosen)."""
+        self._chosen = fold
+        if fold.spooled and isinstance(self._values, Kept):
+            kept, self._values = self._values, Spool(len(self._values))
+            for p, value in enumerate(kept.items):
+                if value is not None:
+                    self._values.put(p, value)
 
     # ------------------------------------------------------------------ folding
     def _pick(self, header: RunHeader | None) -> ReportFold[Any, Any]:
@@ -398,10 +411,12 @@ class ReportBuilder:
         if self._chosen is None:
             if not self.headers:  # sessions before any run header: which protocol reports them is not known yet
                 raise _Reread
-            self._chosen = self._pick(self.headers[-1])
+            self._choose(self._pick(self.headers[-1]))
+        assert self._chosen is not None
         value = self._compact(self._chosen.session(s))
         self._verdict[p], self._orders[p], self._runs[p] = verdict, order, runs
-        self._counts[p], self._values[p] = self._session_counts(s, verdict), value
+        self._counts[p] = self._session_counts(s, verdict)
+        self._values.put(p, value)
         self._note_repeat(s)
 
     def _note_repeat(self, s: SessionRecord) -> None:
@@ -457,9 +472,11 @@ class ReportBuilder:
         for key in list(self._open):
             self._close(key)
         if self._chosen is None:
-            self._chosen = self._pick(self.headers[-1] if self.headers else None)
-        ids = [sid for sid in self.only if sid in self._place] if self.only is not None else list(self._place)
-        places = [p for p in (self._place[sid] for sid in ids) if self._verdict[p] != _UNSETTLED]  # all, settled above
+            self._choose(self._pick(self.headers[-1] if self.headers else None))
+        # The sessions' places in an array, the ids not copied: what a long run's report holds while it computes
+        # its intervals is what stays flat (docs/performance.md).
+        ids: Iterable[str] = [sid for sid in self.only if sid in self._place] if self.only is not None else self._place
+        places = array("q", (p for p in (self._place[sid] for sid in ids) if self._verdict[p] != _UNSETTLED))
         failures: Counter[str] = Counter()
         replies: Counter[str] = Counter()
         verdicts = errors = 0
@@ -475,7 +492,7 @@ class ReportBuilder:
             "parse_failures": dict(failures),
             "replies": dict(replies),
         }
-        values = [self._values[p] for p in places]
+        values = self._values.view(places)
         r = self._chosen.finish(values, Context(headers=list(self.headers), counts=shared, path=path, ci=self.ci))
         if path is not None:
             r.transcript = path
@@ -618,7 +635,7 @@ def report_file(
     whole = load(path)
     builder = ReportBuilder(fold, prices=prices, only=only, ci=ci, decided_at=decided_at)
     builder.headers.extend(whole.headers)
-    builder._chosen = builder._pick(whole.header)  # the last header's protocol, or none: nothing left to wait for
+    builder._choose(builder._pick(whole.header))  # the last header's protocol, or none: nothing left to wait for
     wanted = set(only) if only is not None else None
     for s in whole.sessions.values():
         if wanted is None or s.session_id in wanted:
