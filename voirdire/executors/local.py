@@ -40,7 +40,7 @@ import threading
 import time
 import traceback
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -60,6 +60,7 @@ from voirdire.executors.base import (
     run_collector,
     start_clients,
 )
+from voirdire.executors.channel import Channel
 from voirdire.executors.dealer import (
     Cancel,
     Crashed,
@@ -105,11 +106,11 @@ class _Worker(Worker):
         self.index = index
         self.proc = proc
         self.conn = conn
+        self.channel = Channel(conn.fileno(), asyncio.get_running_loop())
         self.watch: asyncio.Task[None] | None = None  # waits for its exit status once its socket closed
 
     def send(self, message: Run | Finish | Cancel) -> None:
-        with contextlib.suppress(OSError):  # it died: its end of the socket is gone, its reader says so
-            self.conn.send(message)
+        self.channel.send(message)  # it died: dropped, its end of the socket is gone and its reader says so
 
     def run(self, sid: str, item: BaseModel) -> None:
         self.send(Run(sid, item))
@@ -165,9 +166,9 @@ class _Here(Worker):
 
 def _listen(worker: _Worker, loop: asyncio.AbstractEventLoop, events: Events) -> None:
     """Every report the worker sends, onto the parent's event queue as it arrives; ``Died`` once it is gone and
-    its exit status known. Read by the event loop itself (no thread per worker contending for the GIL): a message
-    is one or two writes of the worker's, so a read that has begun waits for at most the rest of one message."""
-    fd = worker.conn.fileno()
+    its exit status known. Read by the event loop itself (no thread per worker contending for the GIL), never
+    waiting for the rest of a message (``Channel``)."""
+    fd = worker.channel.fd
 
     async def died() -> None:
         code = await _exit_code(worker)
@@ -177,13 +178,15 @@ def _listen(worker: _Worker, loop: asyncio.AbstractEventLoop, events: Events) ->
 
     def readable() -> None:
         try:
-            while worker.conn.poll():
-                events.put_nowait((worker, worker.conn.recv()))
-        except (EOFError, OSError):
-            loop.remove_reader(fd)
-            worker.watch = loop.create_task(died())
+            messages, ended = worker.channel.receive()
         except Exception as exc:  # a message that does not unpickle: the worker is broken
             events.put_nowait((worker, Crashed(None, f"{type(exc).__name__}: {exc}")))
+            return
+        for message in messages:
+            events.put_nowait((worker, message))
+        if ended:
+            loop.remove_reader(fd)
+            worker.watch = loop.create_task(died())
 
     loop.add_reader(fd, readable)
 
@@ -261,6 +264,7 @@ def _fork(index: int, job: SessionJob, others: Sequence[_Worker]) -> _Worker:
             mine.close()
             for other in others:  # the parent's ends of the other workers' sockets: theirs see the parent's end
                 os.close(other.conn.fileno())
+                os.close(other.channel.fd)
             code = _forked_main(Connection(theirs.detach()), job)
         except BaseException:
             traceback.print_exc()
@@ -362,7 +366,7 @@ async def run_in_processes(
                 await here.cancel()
     finally:
         for worker in workers:
-            loop.remove_reader(worker.conn.fileno())
+            loop.remove_reader(worker.channel.fd)
         await _stop(workers, cancel=not done)
         await pool.close()
 
@@ -400,12 +404,15 @@ async def _stop(workers: list[_Worker], *, cancel: bool) -> None:
         if cancel and worker.proc.poll() is None:
             worker.send(Cancel())
     deadline = time.monotonic() + STOP_WAIT_S
+    with contextlib.suppress(asyncio.TimeoutError):  # written before the waits below, which hold the event loop
+        await asyncio.wait_for(asyncio.gather(*(w.channel.drain() for w in workers)), STOP_WAIT_S)
     for worker in workers:
         try:
             worker.proc.wait(timeout=max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             worker.proc.kill()
             worker.proc.wait()
+        worker.channel.close()
         with contextlib.suppress(OSError):
             worker.conn.close()
 
@@ -436,12 +443,19 @@ def worker_main() -> None:
 
 
 async def _serve(job: SessionJob, conn: Connection) -> int:
-    lock = threading.Lock()  # messages come from the loop, and warnings from threads that read long replies
+    # Messages come from the loop, and warnings from threads that read long replies (the channel takes both); the
+    # parent gone, they are dropped and the inbox says so.
+    channel = Channel(conn.fileno(), asyncio.get_running_loop())
+    send = channel.send
+    try:
+        return await _sessions(job, channel, send)
+    finally:
+        with contextlib.suppress(asyncio.TimeoutError):  # the last reports written; a parent that stopped reading
+            await asyncio.wait_for(channel.drain(), STOP_WAIT_S / 2)  # is stopping this worker anyway
+        channel.close()
 
-    def send(message: Report) -> None:
-        with lock, contextlib.suppress(OSError):  # the parent is gone: the inbox says so
-            conn.send(message)
 
+async def _sessions(job: SessionJob, channel: Channel, send: Callable[[Report], None]) -> int:
     pool = ModelPool()
     try:
         await start_clients(pool, job.bound, {})
@@ -464,15 +478,15 @@ async def _serve(job: SessionJob, conn: Connection) -> int:
 
     def receive() -> None:
         # Read by the event loop itself: a thread blocked on the socket would take the GIL from the loop for every
-        # message. The parent writes one message in one or two writes, so a read that has begun waits little.
-        try:
-            while conn.poll():
-                inbox.put_nowait(conn.recv())
-        except (EOFError, OSError):  # the parent is gone (killed): stop as on Ctrl-C
-            loop.remove_reader(conn.fileno())
+        # message; never waiting for the rest of a message (``Channel``).
+        messages, ended = channel.receive()
+        for message in messages:
+            inbox.put_nowait(message)  # type: ignore[arg-type]  # the parent sends these alone
+        if ended:  # the parent is gone (killed): stop as on Ctrl-C
+            loop.remove_reader(channel.fd)
             inbox.put_nowait(Cancel())
 
-    loop.add_reader(conn.fileno(), receive)
+    loop.add_reader(channel.fd, receive)
     tasks: set[asyncio.Task[None]] = set()
 
     async def one(sid: str, item: BaseModel) -> None:
@@ -519,7 +533,7 @@ async def _serve(job: SessionJob, conn: Connection) -> int:
                 elif isinstance(message, Cancel):
                     break
     finally:
-        loop.remove_reader(conn.fileno())
+        loop.remove_reader(channel.fd)
         for task in (*tasks, reporter):
             task.cancel()
         await asyncio.gather(*tasks, reporter, return_exceptions=True)
