@@ -48,3 +48,29 @@ def test_the_fold_keeps_sessions_as_columns(tmp_path: Path) -> None:
     assert list(builder._verdict) == [1, 1, 1] and builder._orders[1] == 3  # s2's second attempt, not its first
     assert builder._runs[0] is builder._runs[2] and builder._runs[1] == ("r1", "r2")  # equal tuples: one object
     assert builder._counts[0] is builder._counts[1] is builder._counts[2]
+
+
+def test_a_runs_live_report_drops_the_places_before_its_finish(tmp_path: Path) -> None:
+    """At a run's end (``LiveReport.result``) nothing more is added: the ids' places and the columns the counts came
+    from are dropped before the protocol's finish computes its intervals; the ids stay, in order, and the report is
+    the one read back. A record written after the report marks it missed (the caller would read the file back)."""
+    from voirdire.reports import DEFAULT_DECIDED_AT, LiveReport, load_prices, report_file
+    from voirdire.transcript import RunHeader, SessionStart, TranscriptWriter, Verdict, iter_records
+
+    path = tmp_path / "t.jsonl"
+    with TranscriptWriter(path) as w:
+        w.write(RunHeader(run_id="r1", protocol="unregistered"))
+        for k, sid in enumerate(["b", "a", "c"]):
+            w.write(SessionStart(run_id="r1", session_id=sid, seq=1, item_id=sid, item={"n": k}))
+            w.write(Verdict(run_id="r1", session_id=sid, seq=2, decision="yes", accepted=k != 1))
+    live = LiveReport(None, prices=load_prices(), ci=0.95, decided_at=DEFAULT_DECIDED_AT)
+    for record in iter_records(path):
+        live(record)
+    found = live.result(path)
+    assert found is not None
+    report, builder = found
+    assert builder._place == {} and len(builder._runs) == len(builder._counts) == len(builder._orders) == 0
+    assert builder.session_ids() == ["b", "a", "c"]
+    assert report.model_dump_json() == report_file(path)[0].model_dump_json()
+    live(Verdict(run_id="r1", session_id="d", seq=2, decision="yes", accepted=True))
+    assert live.missed and live.result(path) is None

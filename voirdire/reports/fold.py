@@ -304,6 +304,7 @@ class ReportBuilder:
     _runs: list[tuple[str, ...]] = field(default_factory=list)
     _counts: list[tuple[Any, ...]] = field(default_factory=list)
     _values: Kept | Spool = field(default_factory=Kept)  # a Spool once the chosen fold asks for one
+    _ids: list[str] | None = None  # the session ids once ``report(last=True)`` dropped their places
     _order: Iterator[int] = field(default_factory=itertools.count)
     _usage: dict[tuple[str, str], CallTally] = field(default_factory=dict)  # (role, model) -> its calls
     _shared: dict[Any, Any] = field(default_factory=dict)  # one copy of equal run ids, runs, counts, value tuples
@@ -354,7 +355,7 @@ class ReportBuilder:
 
     def session_ids(self) -> list[str]:
         """The sessions seen so far, in order of first appearance."""
-        return list(self._place)
+        return list(self._place) if self._ids is None else list(self._ids)
 
     def _seen(self, sid: str) -> int:
         """The session's place, a new one (not settled) the first time it is seen."""
@@ -467,8 +468,11 @@ class ReportBuilder:
         tally.count_call(e)
 
     # ------------------------------------------------------------------ the report
-    def report(self, path: str | None = None) -> Report:
-        """The report of everything added; sessions still open (a crash mid-run) count as they stand."""
+    def report(self, path: str | None = None, *, last: bool = False) -> Report:
+        """The report of everything added; sessions still open (a crash mid-run) count as they stand. ``last``:
+        nothing is added after (a run's end): the table of session ids' places and the columns the counts come from
+        are dropped before the protocol's ``finish`` computes its intervals, the ids kept as a list, so that a long
+        run holds the least at its report's peak (docs/performance.md, flat memory)."""
         for key in list(self._open):
             self._close(key)
         if self._chosen is None:
@@ -492,11 +496,15 @@ class ReportBuilder:
             "parse_failures": dict(failures),
             "replies": dict(replies),
         }
+        repeated = [(sid, *self._repeats[sid]) for sid in ids if sid in self._repeats]
+        if last:
+            self._ids, self._place = list(self._place), {}
+            self._orders, self._runs, self._counts = array("q"), [], []
+            ids = ()
         values = self._values.view(places)
         r = self._chosen.finish(values, Context(headers=list(self.headers), counts=shared, path=path, ci=self.ci))
         if path is not None:
             r.transcript = path
-        repeated = [(sid, *self._repeats[sid]) for sid in ids if sid in self._repeats]
         r.stability = stability(repeated, decided_at=self.decided_at, level=self.ci or None, transcript=path)
         r.usage, r.total_usage = self.usage()
         return r
@@ -589,6 +597,7 @@ class LiveReport:
         self.builder = ReportBuilder(fold, prices=prices, ci=ci, decided_at=decided_at)
         self.missed = False
         self.seen = 0
+        self.done = False  # the report was made (the run's end)
 
     def __call__(self, record: Any) -> None:
         if self.missed:
@@ -597,6 +606,9 @@ class LiveReport:
             self.missed = True
             return
         self.seen += 1
+        if self.done:
+            self.missed = True  # a record after the report: the report would not be the file's
+            return
         try:
             self.builder.add(record)
         except Exception:  # never the writer's problem: the report is read back instead
@@ -607,7 +619,8 @@ class LiveReport:
         # empty fold would be a wrong report, not an empty run; read the file back.
         if self.missed or not self.seen:
             return None
-        return self.builder.report(path=str(path)), self.builder
+        self.done = True
+        return self.builder.report(path=str(path), last=True), self.builder
 
 
 def report_file(
