@@ -1,0 +1,132 @@
+"""CPU a model call costs above the HTTP transport, for this checkout and, interleaved, for others:
+
+    python -m bench.speed.above [--rounds 5] [--sessions 1000] [--concurrency 200] [--version NAME=DIR ...]
+
+LMvLM (scenario b's protocol: one examination, the fake endpoint's replies) run in-process by ``run_protocol``
+with a client that answers at once (``Instant``: the reply ``bench.speed.fake_server.reply_text`` gives, no HTTP, no
+latency), so what is measured is everything a call does except the transport: the session, the agents and
+autogen's messages, prompts, reply parsing, the transcript's records (built, serialised, masked, written).
+Each round runs every version in a fresh process of its own (``--version NAME=DIR``: a ``git worktree`` of another
+commit, its modules found first by ``bench.speed.checkout.CheckoutFinder``); a process runs 50 sessions to warm
+up, then ``--sessions`` sessions twice, and reports the process time of each second run per model call. Prints,
+per version, the median and range over the rounds and the minimum (the run least slowed by other work on a
+shared machine). Against the end-to-end figures of ``bench.speed.percall`` this leaves out aiohttp, the event
+loop's socket work and the CLI's live report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+from bench.speed.harness import REPO, child_env
+
+CHILD = r"""
+import asyncio, json, resource, sys, tempfile, warnings
+from pathlib import Path
+sys.path.insert(0, {repo!r})
+from bench.speed.checkout import CheckoutFinder
+sys.meta_path.insert(0, CheckoutFinder(Path({code!r})))
+from bench.speed.fake_server import reply_text
+from autogen_core.models import RequestUsage
+from voirdire.models.base import Completion, TextOnlyClient
+from voirdire.protocols.cross_examination.protocol import CrossExamination
+from voirdire.runner import run_protocol
+
+class Instant(TextOnlyClient):
+    async def _complete(self, messages, args):
+        raise RuntimeError("complete() answers")
+    async def complete(self, messages, args, n=1):
+        text, _ = reply_text([{{"role": "user", "content": m.content}} for m in messages], 0)
+        await asyncio.sleep(0)
+        return Completion(texts=[text], usage=RequestUsage(prompt_tokens=10, completion_tokens=5), finish_reason="stop")
+    @property
+    def model_info(self):
+        return {{"vision": False, "function_calling": False, "json_output": False, "family": "unknown",
+                 "structured_output": False}}
+
+warnings.simplefilter("ignore")
+items = [
+    CrossExamination.Item(id=f"claim-{{i}}", claim=f"Claim number {{i}}: the capital of Country{{i}} is City{{i}}.")
+    for i in range({sessions})
+]
+
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+async def main():
+    out = Path(tempfile.mkdtemp(prefix="voirdire-above-"))
+    client = Instant()
+    clients = {{"examiner": client, "examinee": client}}
+    warm = out / "warm.jsonl"
+    await run_protocol(CrossExamination(), items[:50], out=warm, clients=clients, concurrency={concurrency})
+    per_call = []
+    for k in range(2):
+        path = out / f"run{{k}}.jsonl"
+        start = cpu()
+        await run_protocol(CrossExamination(), items, out=path, clients=clients, concurrency={concurrency})
+        spent = cpu() - start
+        calls = sum(1 for line in path.open("rb") if b'"kind":"model_call"' in line)
+        per_call.append(1000 * spent / calls)
+        for p in out.iterdir():
+            p.unlink()
+    print(json.dumps({{"ms_per_call": per_call[-1], "first": per_call[0], "calls": calls}}))
+
+asyncio.run(main())
+"""
+
+
+def run_version(code: Path, sessions: int, concurrency: int) -> dict[str, float]:
+    source = CHILD.format(repo=str(REPO), code=str(code), sessions=sessions, concurrency=concurrency)
+    done = subprocess.run(
+        [sys.executable, "-c", source], capture_output=True, text=True, env=child_env(), cwd=REPO, check=False
+    )
+    if done.returncode:
+        raise SystemExit(f"{code}: exit {done.returncode}: {done.stderr.strip().splitlines()[-1:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m bench.speed.above", description=(__doc__ or "").split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--sessions", type=int, default=1000)
+    ap.add_argument("--concurrency", type=int, default=200)
+    ap.add_argument("--version", action="append", default=[], metavar="NAME=DIR", help="another checkout")
+    args = ap.parse_args(argv)
+    versions: dict[str, Path] = {"this-checkout": REPO}
+    for spec in args.version:
+        name, _, folder = spec.partition("=")
+        if not folder or not (Path(folder) / "voirdire").is_dir():
+            ap.error(f"--version {spec!r}: expected NAME=DIR, DIR a checkout of voirdire")
+        versions[name] = Path(folder).resolve()
+    command = shlex.join(["python", "-m", "bench.speed.above", *(sys.argv[1:] if argv is None else argv)])
+    load_before = os.getloadavg()
+    results: dict[str, list[float]] = {name: [] for name in versions}
+    for r in range(args.rounds):
+        for name, code in versions.items():
+            print(f"[above] round {r + 1}: {name}", file=sys.stderr, flush=True)
+            results[name].append(run_version(code, args.sessions, args.concurrency)["ms_per_call"])
+    load_after = os.getloadavg()
+    print(
+        f"command: `{command}` ({args.sessions} sessions, {args.concurrency} at a time, no HTTP; "
+        f"{os.cpu_count()} CPUs; load {[round(x, 2) for x in load_before]} before, "
+        f"{[round(x, 2) for x in load_after]} after)\n"
+    )
+    print("| version | CPU ms a call above the transport, median (range) | minimum |")
+    print("|---|---|---|")
+    for name, values in results.items():
+        print(
+            f"| {name} ({versions[name]}) | {statistics.median(values):.3f} ({min(values):.3f}–{max(values):.3f}) "
+            f"| {min(values):.3f} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
