@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import functools
 import hashlib
 import json
 import os
@@ -178,9 +179,15 @@ def _digest(
     every call that carries them."""
     payload = (
         f'{{"args": {_args_json(args)}, "messages": [{", ".join(map(encoded, messages))}]'
-        f', "model": {json.dumps(model, sort_keys=True, default=str)}}}'
+        f', "model": {_model_json(model)}}}'
     )
     return "sha256:" + hashlib.sha256(payload.encode()).hexdigest()
+
+
+@functools.lru_cache(maxsize=256)
+def _model_json(model: str) -> str:
+    """``json.dumps(model, sort_keys=True, default=str)``: a run's few model labels, each written once."""
+    return json.dumps(model, sort_keys=True, default=str)
 
 
 _PLAIN = frozenset({str, int, float, bool, type(None)})
