@@ -76,7 +76,7 @@ async def test_sessions_are_dealt_as_slots_free_and_each_ends_once() -> None:
     a, b = Fake("a", events), Fake("b", events)
     written: list[tuple[str, ...]] = []
     count = tally(5)
-    dealer = Dealer([a, b], iter(sessions(5)), count, 2, write=written.append)
+    dealer = Dealer([a, b], iter(sessions(5)), count, 2, write=lambda records, _folded: written.append(records))
     run = asyncio.create_task(dealer.run(events))
     await step()
     assert (a.dealt, b.dealt) == (["s0", "s1"], ["s2", "s3"])  # concurrency 2 each, in order
@@ -99,7 +99,7 @@ async def test_a_dead_worker_s_sessions_run_again_in_the_rescuer_and_the_run_say
     here = Fake("here", events, rerun="run again in the run's own process")
     worker = Fake("worker 2", events, rerun="run again in the run's own process")
     count = tally(4)
-    dealer = Dealer([here, worker], iter(sessions(4)), count, 2, write=lambda _: None, rescue=here)
+    dealer = Dealer([here, worker], iter(sessions(4)), count, 2, write=lambda *_: None, rescue=here)
     run = asyncio.create_task(dealer.run(events))
     await step()
     with pytest.warns(RuntimeWarning, match=r"worker 2 died \(killed by SIGKILL\); the 2 sessions .* own process"):
@@ -118,7 +118,7 @@ async def test_a_lost_session_goes_to_a_live_worker_before_any_new_one_and_is_to
     events: Events = asyncio.Queue()
     a, b = Fake("Ray worker 1", events), Fake("Ray worker 2", events)
     count = tally(5)
-    dealer = Dealer([a, b], iter(sessions(5)), count, 1, write=lambda _: None)
+    dealer = Dealer([a, b], iter(sessions(5)), count, 1, write=lambda *_: None)
     run = asyncio.create_task(dealer.run(events))
     await step()
     b.report(Died("its node was lost", lost=("s1",)))
@@ -139,7 +139,7 @@ async def test_when_every_worker_died_the_lost_sessions_fail_and_the_run_stops()
     events: Events = asyncio.Queue()
     a = Fake("a", events)
     count = tally(3)
-    dealer = Dealer([a], iter(sessions(3)), count, 1, write=lambda _: None, orphaned="nobody", nobody_left=str.upper)
+    dealer = Dealer([a], iter(sessions(3)), count, 1, write=lambda *_: None, orphaned="nobody", nobody_left=str.upper)
     run = asyncio.create_task(dealer.run(events))
     await step()
     with pytest.warns(RuntimeWarning):
@@ -152,7 +152,7 @@ async def test_a_spent_error_budget_deals_no_further_session_anywhere() -> None:
     events: Events = asyncio.Queue()
     a, b = Fake("a", events), Fake("b", events)
     count = tally(10, allowed=0)
-    dealer = Dealer([a, b], iter(sessions(10)), count, 1, write=lambda _: None)
+    dealer = Dealer([a, b], iter(sessions(10)), count, 1, write=lambda *_: None)
     run = asyncio.create_task(dealer.run(events))
     await step()
     a.end("s0", error="ValueError: bad")
@@ -169,7 +169,7 @@ async def test_reports_of_limits_retries_and_warnings_reach_the_run() -> None:
     events: Events = asyncio.Queue()
     a = Fake("a", events)
     count = tally(1)
-    dealer = Dealer([a], iter(sessions(1)), count, 1, write=lambda _: None)
+    dealer = Dealer([a], iter(sessions(1)), count, 1, write=lambda *_: None)
     run = asyncio.create_task(dealer.run(events))
     a.report(LimitsNow({"m@x": (64, 3)}))
     a.report(Retried(2))
@@ -185,11 +185,11 @@ async def test_reports_of_limits_retries_and_warnings_reach_the_run() -> None:
 async def test_a_crash_outside_a_session_ends_the_run_with_its_error() -> None:
     events: Events = asyncio.Queue()
     a = Fake("worker 2", events)
-    dealer = Dealer([a], iter(sessions(2)), tally(2), 1, write=lambda _: None)
+    dealer = Dealer([a], iter(sessions(2)), tally(2), 1, write=lambda *_: None)
     a.report(Crashed(None, "CannotWrite: transcript t.jsonl: no space left on the device"))
     with pytest.raises(CannotWrite, match="no space left"):
         await dealer.run(events)
     b = Fake("worker 3", events)
     b.report(Crashed("s0", "KeyError: 'x'"))
     with pytest.raises(RuntimeError, match="worker 3: KeyError"):
-        await Dealer([b], iter(sessions(2)), tally(2), 1, write=lambda _: None).run(events)
+        await Dealer([b], iter(sessions(2)), tally(2), 1, write=lambda *_: None).run(events)

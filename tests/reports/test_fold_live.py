@@ -114,9 +114,24 @@ def test_a_resumed_run_reads_its_transcript_back_and_reports_all_of_it(tmp_path:
     assert report.text() == again.text()
 
 
+def test_dcr_pairs_in_two_processes(tmp_path: Path, watch: Watch, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--workers: a forked worker folds each of its sessions' part of the report and sends it with the session's
+    lines; the run's process folds it as it writes them, and reads nothing back. (A worker started as a new
+    interpreter has no live report: the run reads its file back.)"""
+    from voirdire.executors import local
+
+    monkeypatch.setattr(local, "_can_fork", lambda: True)  # as in a run's process (pytest may leave idle threads)
+    data = pairs_file(tmp_path)
+    out = tmp_path / "t.jsonl"
+    args = ["dcr", "--data", str(data), *dcr_scripts(tmp_path), "--out", str(out), "--no-progress", "--rounds", "0"]
+    assert main([*args, "--workers", "2", "--concurrency", "1"]) == 0
+    assert same_as_read_back(watch, out).verdicts == 2
+
+
 def test_records_from_worker_processes_are_read_back(tmp_path: Path, watch: Watch) -> None:
-    """--workers: the parent writes the workers' records as text, which the live fold does not see: it says it
-    missed them and the run reads its file back."""
+    """--workers: a worker's part of the report that does not pickle (qa's values hold a mappingproxy) is not
+    sent; the parent writes that session's records as text, which the live fold does not see: it says it missed
+    them and the run reads its file back."""
     out = tmp_path / "lex.jsonl"
     args = ["qa-eval", "--data", str(FIXTURE), "--evaluator", "lexical", "--out", str(out), "--no-progress"]
     assert main([*args, "--limit", "12", "--workers", "2", "--concurrency", "1"]) == 0

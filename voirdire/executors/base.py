@@ -79,10 +79,16 @@ _LINE: TypeAdapter[Any] = TypeAdapter(Line)
 
 def masked_json(record: RunHeader | Any) -> str:
     """A record as its JSON line, every string passed through ``mask_secrets``."""
+    return masked_line(record)[0]
+
+
+def masked_line(record: RunHeader | Any) -> tuple[str, bool]:
+    """A record as its JSON line, every string passed through ``mask_secrets``, and whether that changed it."""
     line: str = record.model_dump_json()
-    if mask_secrets(line) != line:  # something to hide: mask string by string, so the JSON stays exact
-        line = type(record).model_validate(mask_tree(record.model_dump(mode="json"))).model_dump_json()
-    return line
+    if mask_secrets(line) == line:
+        return line, False
+    # something to hide: mask string by string, so the JSON stays exact
+    return type(record).model_validate(mask_tree(record.model_dump(mode="json"))).model_dump_json(), True
 
 
 class MaskingWriter(TranscriptWriter):

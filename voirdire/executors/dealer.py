@@ -75,6 +75,7 @@ class Ended:
     error: str | None
     records: tuple[str, ...] = ()
     retries: int = 0
+    folded: Any = None  # the session's part of the report, folded by the worker that ran it (``reports`` Folded)
 
 
 @dataclass(frozen=True)
@@ -167,7 +168,7 @@ class Dealer:
         tally: Tally,
         concurrency: int,
         *,
-        write: Callable[[tuple[str, ...]], None],
+        write: Callable[[tuple[str, ...], Any], None],
         rescue: Worker | None = None,
         orphaned: str = "its worker died, and no other worker is left to run it again",
         nobody_left: Callable[[str], str] = lambda why: f"every worker died (the last: {why})",
@@ -233,7 +234,7 @@ class Dealer:
 
     def _ended(self, worker: Worker, report: Ended) -> None:
         if report.records:  # a worker's session: its records, masked there
-            self.write(report.records)
+            self.write(report.records, report.folded)
         worker.in_flight.pop(report.sid, None)
         if report.retries:
             self.tally.retry(report.retries)

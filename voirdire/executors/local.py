@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import gc
 import os
 import pickle
@@ -55,7 +56,7 @@ from voirdire.executors.base import (
     SessionRunner,
     Tally,
     endpoint_limits,
-    masked_json,
+    masked_line,
     pickled,
     run_collector,
     start_clients,
@@ -79,7 +80,8 @@ from voirdire.executors.dealer import (
     Worker,
 )
 from voirdire.models import ModelPool, preload_http
-from voirdire.transcript import ResponseCache, RunHeader
+from voirdire.reports import LiveReport
+from voirdire.transcript import ResponseCache, RunHeader, observers_of
 
 _WORKER = "from voirdire.executors.local import worker_main; worker_main()"
 STOP_WAIT_S = 10.0  # how long stopped workers get to cancel their sessions and close, before they are killed
@@ -354,8 +356,9 @@ async def run_in_processes(
             here = _Here(runner, events, job.options.keep_verdicts)
             here.writer = writer  # the parent's own sessions write their records as they go
 
-            def write(records: tuple[str, ...]) -> None:
-                writer.write_line("\n".join(records))  # a worker's session, masked there, in one write
+            def write(records: tuple[str, ...], folded: Any) -> None:
+                # A worker's session, masked there, in one write; its part of the report, where the worker folded it.
+                writer.write_line("\n".join(records), folded)
 
             dealer = Dealer([here, *workers], iter(pending), tally, job.options.concurrency, write=write, rescue=here)
             try:
@@ -421,13 +424,30 @@ async def _stop(workers: list[_Worker], *, cancel: bool) -> None:
 
 
 class _Records:
-    """One session's records in a worker, as masked JSON lines, kept until the session ends."""
+    """One session's records in a worker, as masked JSON lines, kept until the session ends; the records themselves
+    too where the worker folds the session's part of the report (``folding``), unless one was masked: the report
+    then reads the file back, as it does after a masked record in one process."""
 
-    def __init__(self) -> None:
+    def __init__(self, folding: bool) -> None:
         self.lines: list[str] = []
+        self.objects: list[Any] | None = [] if folding else None
 
     def write(self, record: Any) -> None:
-        self.lines.append(masked_json(record))
+        line, masked = masked_line(record)
+        self.lines.append(line)
+        if masked:
+            self.objects = None
+        elif self.objects is not None:
+            self.objects.append(record)
+
+    def folded(self, live: LiveReport | None) -> Any:
+        """The session's part of the report (``LiveReport.fold_session``), None where it cannot be folded here."""
+        if live is None or not self.objects:
+            return None
+        try:
+            return live.fold_session(self.objects)
+        except Exception:  # a fold that fails here fails reading the file back too, where the report says why
+            return None
 
 
 def worker_main() -> None:
@@ -464,6 +484,8 @@ async def _sessions(job: SessionJob, channel: Channel, send: Callable[[Report], 
         return 0
     replies = ResponseCache(job.options.cache) if job.options.cache is not None else None
     runner = SessionRunner(job, pool, {}, replies, on_retry=lambda *_: send(Retried()))
+    # A forked worker has the run's live report (a copy): it folds each session's part for the run's process.
+    live = [o for o in observers_of(job.out) if isinstance(o, LiveReport)][:1]  # emptied when a part won't pickle
     shown: set[str] = set()
 
     def forward(message: Warning | str, category: type[Warning], *rest: object, **kw: object) -> None:
@@ -490,7 +512,7 @@ async def _sessions(job: SessionJob, channel: Channel, send: Callable[[Report], 
     tasks: set[asyncio.Task[None]] = set()
 
     async def one(sid: str, item: BaseModel) -> None:
-        records = _Records()
+        records = _Records(folding=bool(live))
         try:
             outcome = await runner.run(item, sid, records)
         except asyncio.CancelledError:
@@ -502,7 +524,15 @@ async def _sessions(job: SessionJob, channel: Channel, send: Callable[[Report], 
             return
         kept = outcome.verdict if job.options.keep_verdicts else None
         verdict = kept.model_dump_json() if kept is not None else None
-        send(Ended(sid, verdict, outcome.error, tuple(records.lines)))
+        ended = Ended(sid, verdict, outcome.error, tuple(records.lines))
+        folded = records.folded(live[0] if live else None)
+        try:
+            send(dataclasses.replace(ended, folded=folded) if folded is not None else ended)
+        except Exception:
+            if folded is None:
+                raise
+            live.clear()  # a part that does not pickle (a qa value's mappingproxy): the report reads the file back
+            send(ended)
 
     async def report_limits() -> None:
         last: Limits = {}

@@ -36,7 +36,6 @@ if TYPE_CHECKING:
         Report,
         ReportFold,
         as_fold,
-        category,
         counts,
         generic_report,
         report_file,
@@ -63,6 +62,7 @@ if TYPE_CHECKING:
         paper_models_note,
         run_voirdire,
     )
+    from voirdire.reports.parts import category
     from voirdire.reports.prices import ENV, Cost, Prices, load_prices, run_cost
     from voirdire.reports.spool import map_values
     from voirdire.reports.stability import (
@@ -85,8 +85,7 @@ __getattr__ = lazy_face(
             "overview_charts", "slug",
         ),
         "voirdire.reports.fold": (
-            "Context", "LiveReport", "Report", "ReportFold", "as_fold", "category", "counts", "generic_report",
-            "report_file",
+            "Context", "LiveReport", "Report", "ReportFold", "as_fold", "counts", "generic_report", "report_file",
         ),
         "voirdire.reports.metrics": (
             "PRF", "accuracy", "auroc", "cohen_kappa", "f1_of_pairs", "kendall_tau_b", "mean_sd", "pearson",
@@ -96,6 +95,7 @@ __getattr__ = lazy_face(
             "Cell", "Options", "Outcome", "Reproduction", "ReproductionError", "model_args", "paper_models_note",
             "run_voirdire",
         ),
+        "voirdire.reports.parts": ("category",),
         "voirdire.reports.prices": ("ENV", "Cost", "Prices", "load_prices", "run_cost"),
         "voirdire.reports.spool": ("map_values",),
         "voirdire.reports.stability": (

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import sys
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -34,9 +33,10 @@ from typing import Any, ClassVar, Generic, TypeVar
 from pydantic import BaseModel, Field
 
 from voirdire.base import HtmlDisplay
+from voirdire.reports.parts import Folded, fold_session, repeat_of, session_counts, session_record
 from voirdire.reports.prices import Prices, load_prices, model_name
 from voirdire.reports.spool import Kept, Spool
-from voirdire.reports.stability import DEFAULT_DECIDED_AT, REPEAT_STEP, Stability, check_decided_at, stability
+from voirdire.reports.stability import DEFAULT_DECIDED_AT, Stability, check_decided_at, stability
 from voirdire.transcript import (
     CallTally,
     ErrorEvent,
@@ -45,8 +45,6 @@ from voirdire.transcript import (
     ParseFailure,
     RunHeader,
     SessionRecord,
-    SessionStart,
-    Step,
     Transcript,
     Verdict,
     counting_attempt,
@@ -257,12 +255,6 @@ class ReportFold(Generic[V, R]):
         return builder.report(path=transcript.path)  # type: ignore[return-value]
 
 
-def category(value: Any) -> Any:
-    """One copy of a categorical string (a decision, a label, a system's name) however many sessions a fold keeps
-    it for (``sys.intern``); any other value as it is."""
-    return sys.intern(value) if type(value) is str else value
-
-
 class _Reread(Exception):
     """The records cannot be folded as they come (see ``report_file``); read the file whole."""
 
@@ -388,19 +380,7 @@ class ReportBuilder:
 
     def _close(self, key: tuple[str, str]) -> None:
         order, events = self._open.pop(key)
-        events.sort(key=lambda e: e.seq)
-        start = next((e for e in events if isinstance(e, SessionStart)), None)
-        sid, run_id = key[0], self._share(key[1])
-        # The item id is usually the session id: one string for both, not one more per session a fold keeps.
-        item_id = (sid if start.item_id == sid else start.item_id) if start else None
-        s = SessionRecord.model_construct(
-            session_id=sid,
-            run_id=run_id,
-            item_id=item_id,
-            item=start.item if start else {},
-            events=events,
-        )
-        self._settle(s, order)
+        self._settle(session_record(key[0], self._share(key[1]), events), order)
 
     def _settle(self, s: SessionRecord, order: int) -> None:
         """Keep the attempt that counts, as ``load`` picks it: the last with a verdict, else the latest."""
@@ -414,32 +394,43 @@ class ReportBuilder:
                 raise _Reread
             self._choose(self._pick(self.headers[-1]))
         assert self._chosen is not None
-        value = self._compact(self._chosen.session(s))
-        self._verdict[p], self._orders[p], self._runs[p] = verdict, order, runs
-        self._counts[p] = self._session_counts(s, verdict)
-        self._values.put(p, value)
-        self._note_repeat(s)
+        folded = Folded(s.session_id, s.run_id, verdict, session_counts(s, verdict), self._chosen.session(s),
+                        repeat_of(s), ())  # fmt: skip
+        self._keep(p, folded, order, runs)
 
-    def _note_repeat(self, s: SessionRecord) -> None:
-        """Keep a repeated session's item and decision (repeats are marked by their first step, ``repeat``)."""
-        if any(isinstance(e, Step) and e.name == REPEAT_STEP for e in s.events):
-            v = next((e for e in reversed(s.events) if isinstance(e, Verdict)), None)
-            self._repeats[s.session_id] = (category(s.item_id or s.session_id), category(v.decision) if v else None)
+    def add_folded(self, f: Folded) -> None:
+        """One session folded where it ran (``parts.fold_session``; a ``--workers`` worker), as its records would
+        be when the file holds them in one piece here."""
+        if self._wanted is not None and f.session_id not in self._wanted:
+            return
+        for role, model, calls in f.calls:
+            tally = self._usage.get((role, model))
+            if tally is None:
+                tally = self._usage[(role, model)] = CallTally()
+            tally.add(calls)
+        order = next(self._order)
+        p = self._seen(f.session_id)
+        if self._verdict[p] != _UNSETTLED and f.run_id in self._runs[p]:
+            raise _Reread  # an attempt that already ended goes on: not a file the runner wrote
+        runs = self._runs[p] = self._share(self._runs[p] + (self._share(f.run_id),))
+        if self._verdict[p] != _UNSETTLED and _counts_over((bool(self._verdict[p]), self._orders[p]), f.verdict, order):
+            return
+        if self._chosen is None:
+            if not self.headers:
+                raise _Reread
+            self._choose(self._pick(self.headers[-1]))
+        self._keep(p, f, order, runs)
+
+    def _keep(self, p: int, f: Folded, order: int, runs: tuple[str, ...]) -> None:
+        """The attempt that counts of the session at place ``p``: counts shared, since most sessions of a run count
+        alike; the value's tuples shared (``_compact``)."""
+        self._verdict[p], self._orders[p], self._runs[p] = f.verdict, order, runs
+        self._counts[p] = self._share(f.counts)
+        self._values.put(p, self._compact(f.value))
+        if f.repeat is not None:
+            self._repeats[f.session_id] = f.repeat
         else:
-            self._repeats.pop(s.session_id, None)
-
-    def _session_counts(self, s: SessionRecord, verdict: bool) -> tuple[Any, ...]:
-        """(verdict, error without a verdict, ((role · prompt, parse failures), ...), ((role · prompt, replies),
-        ...)): shared, since most sessions of a run count alike."""
-        failures: Counter[str] = Counter()
-        replies: Counter[str] = Counter()
-        for e in s.events:
-            if isinstance(e, ParseFailure):
-                failures[f"{e.role} · {e.prompt or 'text'}"] += 1
-            elif isinstance(e, Message) and e.receiver == "moderator":
-                replies[f"{e.sender} · {e.prompt or 'text'}"] += 1
-        error = not verdict and any(isinstance(e, ErrorEvent) for e in s.events)
-        return self._share((verdict, error, tuple(failures.items()), tuple(replies.items())))
+            self._repeats.pop(f.session_id, None)
 
     def _share(self, value: Any) -> Any:
         return self._shared.setdefault(value, value)
@@ -590,8 +581,9 @@ def as_fold(report: ReportFold[Any, Any] | Callable[[Transcript], Report]) -> Re
 class LiveReport:
     """The end-of-run report folded from a run's records as its writer appends them (``voirdire.transcript.
     observing(path, live)``), so the transcript is not read back at the end. ``result`` is None when a record was
-    missed -- written as text by a worker process or a Ray actor, masked, or one the stream fold cannot take as it
-    comes (``_Reread``) --: then the caller reads the file back (``report_file``), which gives the same report."""
+    missed -- written as text by a worker process (but one forked from this one, which folds its sessions itself:
+    ``fold_session``) or a Ray actor, masked, or one the stream fold cannot take as it comes (``_Reread``) --: then
+    the caller reads the file back (``report_file``), which gives the same report."""
 
     def __init__(self, fold: ReportFold[Any, Any] | None, *, prices: Prices, ci: float, decided_at: float) -> None:
         self.builder = ReportBuilder(fold, prices=prices, ci=ci, decided_at=decided_at)
@@ -610,9 +602,19 @@ class LiveReport:
             self.missed = True  # a record after the report: the report would not be the file's
             return
         try:
-            self.builder.add(record)
+            if isinstance(record, Folded):  # a session folded in the worker that ran it
+                self.builder.add_folded(record)
+            else:
+                self.builder.add(record)
         except Exception:  # never the writer's problem: the report is read back instead
             self.missed = True
+
+    def fold_session(self, records: Sequence[Any]) -> Folded | None:
+        """One session's records folded where they were made -- by a forked worker, with its copy of this object
+        -- for the run's process, which is given the part (``Folded``) as the session's lines are written; None
+        when the report has no protocol fold to fold with."""
+        fold = self.builder.fold
+        return fold_session(fold, records) if isinstance(fold, ReportFold) and records else None
 
     def result(self, path: str | Path) -> tuple[Report, ReportBuilder] | None:
         # Nothing seen: the run's writer was not among the observed ones (opened before ``observing``), so an

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         load_outline,
         load_session,
         max_line_bytes,
+        observers_of,
         observing,
         read_lines,
     )
@@ -95,7 +96,8 @@ __getattr__ = lazy_face(
         "voirdire.transcript.frames": ("TABLES", "CostOf", "LoadedTranscript"),
         "voirdire.transcript.io": (
             "MemoryWriter", "TranscriptWriter", "bounded_lines", "drop_torn_tail", "is_transcript", "iter_records",
-            "load", "load_outline", "load_session", "max_line_bytes", "observing", "read_lines",
+            "load", "load_outline", "load_session", "max_line_bytes", "observers_of", "observing",
+            "read_lines",
         ),
         "voirdire.transcript.schema": (
             "CALL_COUNT_MAX", "SCHEMA_VERSION", "DisplayHints", "ErrorEvent", "Event", "Guarantee", "Line", "Message",
@@ -175,6 +177,7 @@ __all__ = [
     "lookup",
     "max_line_bytes",
     "new_run_id",
+    "observers_of",
     "observing",
     "read_lines",
     "read_sidecar",

@@ -76,6 +76,11 @@ def observing(path: str | Path, observer: Callable[[Any], None]) -> Iterator[Non
             del _OBSERVERS[key]
 
 
+def observers_of(path: str | Path) -> tuple[Callable[[Any], None], ...]:
+    """The observers of ``path`` in this process (in a forked worker, its copies of the run's process's)."""
+    return tuple(_OBSERVERS.get(Path(path).resolve(), ())) if _OBSERVERS else ()
+
+
 class TranscriptWriter:
     """Append-only JSONL writer: one ``os.write`` of one complete line per record, on a file opened ``O_APPEND``.
 
@@ -103,9 +108,10 @@ class TranscriptWriter:
     def write(self, record: RunHeader | _Event) -> None:
         self.append(record.model_dump_json(exclude_none=False), record)
 
-    def write_line(self, line: str) -> None:
-        """One record (or several lines) already serialised as JSON; observers are told they missed it."""
-        self.append(line, None)
+    def write_line(self, line: str, folded: Any = None) -> None:
+        """One record (or several lines) already serialised as JSON; observers are given ``folded``, what the lines
+        fold to where they were made (a worker's session), else told they missed them (None)."""
+        self.append(line, folded)
 
     def append(self, line: str, record: Any) -> None:
         """``line`` appended; ``record`` (the object it serialises, or None) passed to the path's observers."""
