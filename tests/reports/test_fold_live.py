@@ -170,3 +170,13 @@ def test_a_writer_opened_before_observing_leaves_nothing_seen_and_the_file_is_re
         writer.write(RunHeader(run_id="r1", protocol="qa_lexical"))
     assert out.stat().st_size > 0 and not live.missed
     assert live.result(out) is None  # an empty fold of a written file is no report: the caller reads it back
+
+
+def test_a_fresh_run_over_an_old_transcript_is_folded_live(tmp_path: Path, watch: Watch) -> None:
+    """--fresh starts the file over, so nothing of the old run is in it: the live fold is the file's report."""
+    out = tmp_path / "lex.jsonl"
+    args = ["qa-eval", "--data", str(FIXTURE), "--evaluator", "lexical", "--out", str(out), "--no-progress"]
+    assert main([*args, "--limit", "10"]) == 0
+    watch.live.clear()
+    assert main([*args, "--limit", "4", "--fresh"]) == 0
+    assert same_as_read_back(watch, out).sessions == 4  # the old run's ten sessions are gone with it

@@ -210,7 +210,8 @@ def cmd_run(reg: Registration, args: argparse.Namespace) -> int:
     # The report is folded from the records as they are written, not read back. A resumed run (the file already
     # has records) and a run whose records other processes serialised (--workers, Ray) read the file back instead.
     folding = LiveReport(reg.fold, prices=prices, ci=ci, decided_at=decided_at)
-    resumed = Path(out).exists() and Path(out).stat().st_size > 0
+    # --fresh starts the file over: its report is this run's, folded live like a new file's
+    resumed = opts.run.resume and Path(out).exists() and Path(out).stat().st_size > 0
     try:
         with otel_export(args, out), nullcontext() if resumed else observing(out, folding):
             result = run(protocol, inputs.items, opts, out, inputs.dataset, roles, live)
