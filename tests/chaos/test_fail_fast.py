@@ -7,8 +7,10 @@ from __future__ import annotations
 import json
 import re
 import socket
+from collections.abc import Callable
 from http.server import ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,16 +22,32 @@ from voirdire.cli import main
 from voirdire.transcript import SessionStart, load, read_lines
 
 
-def free_port() -> int:
-    with socket.socket() as s:  # a port nothing listens on once it is closed
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def held_port() -> socket.socket:
+    """A port bound and not listening: a connection to it is refused, and no other test can take it meanwhile."""
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("127.0.0.1", 0))
+    return s
+
+
+def server_on(held: socket.socket) -> Callable[[Any, Any], ThreadingHTTPServer]:
+    """The chaos server's HTTP server on the held port's own socket, listening from now on."""
+
+    def make(_address: Any, handler: Any) -> ThreadingHTTPServer:
+        server = ThreadingHTTPServer(held.getsockname(), handler, bind_and_activate=False)
+        server.socket.close()
+        server.socket = held
+        server.server_activate()
+        return server
+
+    return make
 
 
 def test_nothing_listening_stops_the_run_at_once_with_one_message_and_it_resumes(
     chaos_cli: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    port = free_port()
+    held = held_port()
+    port = held.getsockname()[1]
     data, out = questions(tmp_path / "qs.jsonl", 200), tmp_path / "t.jsonl"
     args = ["run", "chaos", "--data", str(data), "--out", str(out), "--concurrency", "20", "--no-progress"]
     code = main([*args, "--model", f"openai-compatible:m@http://127.0.0.1:{port}/v1"])
@@ -45,9 +63,7 @@ def test_nothing_listening_stops_the_run_at_once_with_one_message_and_it_resumes
     started = sum(isinstance(r, SessionStart) for r in read_lines(out))
     assert started < 200  # it did not go through every item
     # The endpoint comes up on that port: the same command resumes every session to a verdict.
-    monkeypatch.setattr(
-        chaos_server, "ThreadingHTTPServer", lambda _, handler: ThreadingHTTPServer(("127.0.0.1", port), handler)
-    )
+    monkeypatch.setattr(chaos_server, "ThreadingHTTPServer", server_on(held))
     with ChaosServer(replies):
         code = main([*args, "--model", f"openai-compatible:m@http://127.0.0.1:{port}/v1", "--json"])
     payload = json.loads(capsys.readouterr().out)
