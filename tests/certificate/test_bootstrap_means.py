@@ -47,3 +47,24 @@ def test_constant_and_undefined_resamples_say_why() -> None:
     assert undefined.low is None and undefined.reason and "undefined" in undefined.reason
     assert bootstrap_means("mean", []).reason == "no items"
     assert bootstrap_means("mean", [[], []]) == bootstrap_items("mean", [[], []], _mean)
+
+
+@pytest.mark.parametrize("observations", [[2, 2], [3, 0, 1], [1]])  # whole numbers: the same sums both ways
+def test_items_all_alike_are_not_resampled_and_say_what_resampling_them_says(
+    observations: list[float], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every item with the same observations: each resample is n copies of one item, so its mean is the estimate;
+    the interval says so without drawing the resamples, as the resampled one does."""
+    import scipy.stats
+
+    groups = [list(observations) for _ in range(300)]
+    reference = bootstrap_items("x", groups, lambda xs: sum(xs) / len(xs))
+    drawn: list[object] = []
+    monkeypatch.setattr(scipy.stats, "bootstrap", lambda *a, **k: drawn.append(a))
+    fast = bootstrap_means("x", groups)
+    assert drawn == []  # not resampled
+    assert fast == reference and fast.low is None and "every resample gives" in (fast.reason or "")
+    groups[7] = [*observations, 5.0]  # one item unlike the others: resampled as before
+    with pytest.raises(AttributeError):  # the stand-in above returns no result: it was called
+        bootstrap_means("x", groups)
+    assert len(drawn) == 1

@@ -174,6 +174,9 @@ def bootstrap_counts(
         return no_interval(name, estimate, n=n, method=label, reason=OFF, level=level)
     if n < 2:
         return no_interval(name, estimate, n=n, method=label, reason="fewer than 2 items to resample", level=level)
+    common = dict(name=name, estimate=estimate, level=level, method=label, n=n, seed=seed, resamples=resamples)
+    if (rows == rows[0]).all():  # every resample sums n copies of the one row: the statistic of each is the estimate
+        return Interval(**common, reason=f"every resample gives {estimate:.3g} (no variation to resample)")  # type: ignore[arg-type]
     from scipy.stats import bootstrap  # imported where an interval is computed (about a second of CPU)
 
     columns = np.ascontiguousarray(rows.T)  # summed column by column: a gather of (..., n) each, not (..., n, k)
@@ -189,8 +192,7 @@ def bootstrap_counts(
             (np.arange(n),), on_items, vectorized=True, n_resamples=resamples, confidence_level=level,
             method=method, rng=np.random.default_rng(seed), batch=max(1, 2_000_000 // (n * rows.shape[1])),
         )  # fmt: skip
-    return _from_result(res, dict(name=name, estimate=estimate, level=level, method=label, n=n, seed=seed,
-                                  resamples=resamples), method)  # fmt: skip
+    return _from_result(res, common, method)
 
 
 def bootstrap_means(
