@@ -362,12 +362,11 @@ def test_the_progress_line_shows_the_endpoint_limits_summed_over_workers(tmp_pat
     assert tally.result.not_started == 4
 
 
-def test_a_workers_run_reports_as_voirdire_report_does_reading_its_transcript_once(
-    chaos_cli: None,  # noqa: F811
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def _reported_in_two_processes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[str], dict[str, Any], dict[str, Any]]:
+    """A chaos run of 16 items in two forked processes: the transcripts the report read back, the run's report, and
+    what ``voirdire report`` says of its transcript afterwards."""
     from voirdire.executors import local
     from voirdire.reports import fold
 
@@ -383,12 +382,24 @@ def test_a_workers_run_reports_as_voirdire_report_does_reading_its_transcript_on
     args = ["run", "chaos", "--data", str(data), "--model", roles["*"].model, "--out", str(out), "--json"]
     assert main([*args, "--workers", "2", "--concurrency", "2"]) == 0
     report = json.loads(capsys.readouterr().out)["report"]
-    # Its sessions are in the transcript in the order they ended, not in the items' order: still the run's report,
-    # not the file read again for "this command's sessions".
-    assert reads == []  # folded as written: the workers fold their sessions' parts, the parent its own sessions
+    run_reads = list(reads)
     assert main(["report", str(out), "--json"]) == 0
     again = json.loads(capsys.readouterr().out)
-    assert {k: v for k, v in again.items() if k in report} == report
+    return run_reads, report, {k: v for k, v in again.items() if k in report}
+
+
+def test_a_workers_run_reports_as_voirdire_report_does_reading_no_transcript_back(
+    chaos_cli: None,  # noqa: F811
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    reads, report, again = _reported_in_two_processes(tmp_path, capsys, monkeypatch)
+    # Its sessions are in the transcript in the order they ended, not in the items' order: still the run's report,
+    # not the file read again for "this command's sessions"; and folded as written: the workers fold their
+    # sessions' parts, the parent its own sessions.
+    assert reads == []
+    assert again == report
 
 
 def test_a_workers_run_with_a_masked_record_reads_its_transcript_back_for_the_same_report(
@@ -397,21 +408,8 @@ def test_a_workers_run_with_a_masked_record_reads_its_transcript_back_for_the_sa
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from voirdire.reports import fold
-
-    reads: list[str] = []
-
-    def counted(path: Any) -> Any:
-        reads.append(str(path))
-        return iter_records(path)
-
-    monkeypatch.setattr(fold, "iter_records", counted)
     monkeypatch.setenv("CHAOS_TEST_API_KEY", "Capital 5?")  # one item's text is a credential: its records are masked
-    data, out, roles = questions(tmp_path / "qs.jsonl", 16), tmp_path / "t.jsonl", script(tmp_path)
-    args = ["run", "chaos", "--data", str(data), "--model", roles["*"].model, "--out", str(out), "--json"]
-    assert main([*args, "--workers", "2", "--concurrency", "2"]) == 0
-    report = json.loads(capsys.readouterr().out)["report"]
-    assert "Capital 5?" not in out.read_text() and len(reads) == 1  # the part folded from it would hold the text
-    assert main(["report", str(out), "--json"]) == 0
-    again = json.loads(capsys.readouterr().out)
-    assert {k: v for k, v in again.items() if k in report} == report
+    reads, report, again = _reported_in_two_processes(tmp_path, capsys, monkeypatch)
+    assert "Capital 5?" not in (tmp_path / "t.jsonl").read_text()
+    assert len(reads) == 1  # the part folded from the unmasked records would hold the text: read back instead
+    assert again == report
