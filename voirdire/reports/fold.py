@@ -385,18 +385,13 @@ class ReportBuilder:
     def _settle(self, s: SessionRecord, order: int) -> None:
         """Keep the attempt that counts, as ``load`` picks it: the last with a verdict, else the latest."""
         verdict = any(isinstance(e, Verdict) for e in s.events)
-        p = self._seen(s.session_id)
-        runs = self._runs[p] = self._share(self._runs[p] + (s.run_id,))
-        if self._verdict[p] != _UNSETTLED and _counts_over((bool(self._verdict[p]), self._orders[p]), verdict, order):
+        counting = self._attempt(s.session_id, s.run_id, verdict, order)
+        if counting is None:
             return
-        if self._chosen is None:
-            if not self.headers:  # sessions before any run header: which protocol reports them is not known yet
-                raise _Reread
-            self._choose(self._pick(self.headers[-1]))
         assert self._chosen is not None
         folded = Folded(s.session_id, s.run_id, verdict, session_counts(s, verdict), self._chosen.session(s),
                         repeat_of(s), ())  # fmt: skip
-        self._keep(p, folded, order, runs)
+        self._keep(*counting, folded, order)
 
     def add_folded(self, f: Folded) -> None:
         """One session folded where it ran (``parts.fold_session``; a ``--workers`` worker), as its records would
@@ -404,24 +399,29 @@ class ReportBuilder:
         if self._wanted is not None and f.session_id not in self._wanted:
             return
         for role, model, calls in f.calls:
-            tally = self._usage.get((role, model))
-            if tally is None:
-                tally = self._usage[(role, model)] = CallTally()
-            tally.add(calls)
-        order = next(self._order)
-        p = self._seen(f.session_id)
-        if self._verdict[p] != _UNSETTLED and f.run_id in self._runs[p]:
+            self._tally_of(role, model).add(calls)
+        p = self._place.get(f.session_id)
+        if p is not None and self._verdict[p] != _UNSETTLED and f.run_id in self._runs[p]:
             raise _Reread  # an attempt that already ended goes on: not a file the runner wrote
-        runs = self._runs[p] = self._share(self._runs[p] + (self._share(f.run_id),))
-        if self._verdict[p] != _UNSETTLED and _counts_over((bool(self._verdict[p]), self._orders[p]), f.verdict, order):
-            return
+        order = next(self._order)
+        counting = self._attempt(f.session_id, self._share(f.run_id), f.verdict, order)
+        if counting is not None:
+            self._keep(*counting, f, order)
+
+    def _attempt(self, sid: str, run_id: str, verdict: bool, order: int) -> tuple[int, tuple[str, ...]] | None:
+        """An attempt of session ``sid`` ended: its place and the session's runs with it, or None when an earlier
+        attempt still counts (as ``load`` picks: the last with a verdict, else the latest)."""
+        p = self._seen(sid)
+        runs = self._runs[p] = self._share(self._runs[p] + (run_id,))
+        if self._verdict[p] != _UNSETTLED and _counts_over((bool(self._verdict[p]), self._orders[p]), verdict, order):
+            return None
         if self._chosen is None:
-            if not self.headers:
+            if not self.headers:  # sessions before any run header: which protocol reports them is not known yet
                 raise _Reread
             self._choose(self._pick(self.headers[-1]))
-        self._keep(p, f, order, runs)
+        return p, runs
 
-    def _keep(self, p: int, f: Folded, order: int, runs: tuple[str, ...]) -> None:
+    def _keep(self, p: int, runs: tuple[str, ...], f: Folded, order: int) -> None:
         """The attempt that counts of the session at place ``p``: counts shared, since most sessions of a run count
         alike; the value's tuples shared (``_compact``)."""
         self._verdict[p], self._orders[p], self._runs[p] = f.verdict, order, runs
@@ -452,11 +452,14 @@ class ReportBuilder:
         return value._make(fields)
 
     def _tally(self, e: ModelCall) -> None:
-        key = (e.role, e.model)
-        tally = self._usage.get(key)
+        self._tally_of(e.role, e.model).count_call(e)
+
+    def _tally_of(self, role: str, model: str) -> CallTally:
+        """The calls of ``model`` in ``role`` so far (in order of each's first call)."""
+        tally = self._usage.get((role, model))
         if tally is None:
-            tally = self._usage[key] = CallTally()
-        tally.count_call(e)
+            tally = self._usage[(role, model)] = CallTally()
+        return tally
 
     # ------------------------------------------------------------------ the report
     def report(self, path: str | None = None, *, last: bool = False) -> Report:

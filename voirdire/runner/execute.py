@@ -65,8 +65,6 @@ async def execute(
     result.elapsed_s = round(time.perf_counter() - start, 3)
 
 
-
-
 async def _run_here(
     runner: SessionRunner,
     pending: Iterator[tuple[BaseModel, str]],
