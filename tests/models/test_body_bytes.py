@@ -100,3 +100,14 @@ def test_what_is_not_json_raises_json_loads_error(content: bytes) -> None:
         json.loads(content)
     with pytest.raises(type(raised.value)):
         _loads(content)
+
+
+@pytest.mark.parametrize(
+    "order",
+    [("messages",), ("messages", "model", "n"), ("model", "messages"), ("model", "n", "messages", "stop", "seed")],
+)
+def test_members_before_and_after_the_messages_are_written_in_their_place(order: tuple[str, ...]) -> None:
+    values: dict[str, Any] = {"model": "m é", "n": 2, "stop": ["\n"], "seed": -3}
+    messages = [{"role": "user", "content": 'a "b"'}, {"role": "assistant", "content": "c\u2028"}]
+    body = {key: messages if key == "messages" else values[key] for key in order}
+    assert _encode(body) == sdk(body)
