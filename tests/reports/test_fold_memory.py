@@ -7,6 +7,8 @@ import json
 from array import array
 from pathlib import Path
 
+import pytest
+
 from voirdire.protocols.cross_examination.scoring import Report, Scored, _finish
 
 
@@ -74,3 +76,35 @@ def test_a_runs_live_report_drops_the_places_before_its_finish(tmp_path: Path) -
     assert report.model_dump_json() == report_file(path)[0].model_dump_json()
     live(Verdict(run_id="r1", session_id="d", seq=2, decision="yes", accepted=True))
     assert live.missed and live.result(path) is None
+
+
+def test_a_runs_live_report_keeps_a_place_only_while_its_session_is_open(tmp_path: Path) -> None:
+    """A run's own new file (``LiveReport``: one attempt a session) keeps a session's place only while the session
+    is open, and the ids compactly (``IdList``), in order of first appearance; the report is the one read back."""
+    from voirdire.base import IdList
+    from voirdire.reports import DEFAULT_DECIDED_AT, LiveReport, load_prices, report_file
+    from voirdire.reports.fold import ReportBuilder
+    from voirdire.transcript import ErrorEvent, RunHeader, SessionStart, TranscriptWriter, Verdict, iter_records
+
+    path = tmp_path / "t.jsonl"
+    with TranscriptWriter(path) as w:
+        w.write(RunHeader(run_id="r1", protocol="unregistered"))
+        for sid in ("s1", "s2", "s3"):  # three in flight at once, ending in another order
+            w.write(SessionStart(run_id="r1", session_id=sid, seq=1, item_id=sid, item={"n": sid}))
+        w.write(Verdict(run_id="r1", session_id="s2", seq=2, decision="yes", accepted=True))
+        w.write(ErrorEvent(run_id="r1", session_id="s3", seq=2, error_type="RuntimeError", message="boom"))
+        w.write(Verdict(run_id="r1", session_id="s1", seq=2, decision="no", accepted=False))
+    live = LiveReport(None, prices=load_prices(), ci=0.95, decided_at=DEFAULT_DECIDED_AT)
+    open_places = []
+    for record in iter_records(path):
+        live(record)
+        open_places.append(sorted(live.builder._place))
+    assert open_places[-4:] == [["s1", "s2", "s3"], ["s1", "s3"], ["s1"], []]
+    assert isinstance(live.builder.session_ids(), IdList) and live.builder.session_ids() == ["s1", "s2", "s3"]
+    assert live.builder._runs == [] and len(live.builder._orders) == 0  # nothing to compare a second attempt with
+    found = live.result(path)
+    assert found is not None
+    assert found[0].model_dump_json() == report_file(path)[0].model_dump_json()
+    assert (found[0].sessions, found[0].verdicts, found[0].errors) == (3, 2, 1)
+    with pytest.raises(ValueError, match="'once' reports every session"):
+        ReportBuilder(None, only=["s1"], once=True)

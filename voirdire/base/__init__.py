@@ -10,6 +10,7 @@ from voirdire.base.display import HtmlDisplay, set_html_renderer
 from voirdire.base.errors import CannotWrite, EndpointDown, SessionTimeout, VoirdireError, cannot_write, run_stopping
 from voirdire.base.faces import lazy_face
 from voirdire.base.files import parse_toml, read_text
+from voirdire.base.ids import IdList
 from voirdire.base.limits import (
     MAX_JSON_DEPTH,
     MAX_REPLY_CHARS_ENV,
@@ -31,6 +32,7 @@ __all__ = [
     "CannotWrite",
     "EndpointDown",
     "HtmlDisplay",
+    "IdList",
     "SessionTimeout",
     "VoirdireError",
     "cannot_write",

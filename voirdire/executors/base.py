@@ -31,6 +31,7 @@ from voirdire.base import (
     TOKEN_COUNT_MAX,
     CannotWrite,
     HtmlDisplay,
+    IdList,
     SessionTimeout,
     VoirdireError,
     mask_secrets,
@@ -59,8 +60,10 @@ class RunResult(HtmlDisplay, BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
     out: Path
     run_id: str
-    session_ids: list[str] = Field(
-        default_factory=list, description="one per item, in item order (with repeats: one per item and repeat)"
+    session_ids: IdList = Field(
+        default_factory=IdList,
+        description="one per item, in item order (with repeats: one per item and repeat); a sequence of strings kept "
+        "compactly, compared, pickled and dumped as a list",
     )
     verdicts: dict[str, Verdict] = Field(
         default_factory=dict, description="every session's verdict (none kept when run with keep_verdicts=False)"

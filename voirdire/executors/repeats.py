@@ -13,6 +13,9 @@ request.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from voirdire.base import IdList
 from voirdire.reports import REPEAT_STEP as REPEAT_STEP  # the step each repeated session records first
 
 REPEAT_MARK = "@r"
@@ -23,12 +26,13 @@ def repeat_id(item_id: str, repeat: int) -> str:
     return f"{item_id}{REPEAT_MARK}{repeat}"
 
 
-def repeat_ids(item_ids: list[str], repeats: int) -> list[str]:
+def repeat_ids(item_ids: Sequence[str], repeats: int) -> IdList:
     """One session id per (item, repeat), each item's repeats together, in item order; the item ids themselves
-    when ``repeats`` is 1 (a run without repeats is named as it always was)."""
+    when ``repeats`` is 1 (a run without repeats is named as it always was). Kept compactly (``IdList``): a long
+    run holds them to its end; an ``IdList`` given is not copied (it is only appended to, by whoever made it)."""
     if repeats == 1:
-        return list(item_ids)
-    return [repeat_id(i, r) for i in item_ids for r in range(1, repeats + 1)]
+        return item_ids if isinstance(item_ids, IdList) else IdList(item_ids)
+    return IdList(repeat_id(i, r) for i in item_ids for r in range(1, repeats + 1))
 
 
 def split_repeat(session_id: str) -> tuple[str, int]:

@@ -159,7 +159,8 @@ def run_protocol(voirdire_models: dict[str, str], tmp_path: Path) -> Iterator[Ca
         from voirdire.transcript import load_outline
 
         sessions = load_outline(out).sessions
-        ids = {s.item_id or sid: sid for sid, s in sessions.items() if sid in result.session_ids}
+        mine = set(result.session_ids)  # looked up once a session, not read through once each
+        ids = {s.item_id or sid: sid for sid, s in sessions.items() if sid in mine}
         return Ran(result, out, ids)
 
     yield call

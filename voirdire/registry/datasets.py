@@ -24,7 +24,7 @@ from typing import Any, TypeVar, overload
 
 from pydantic import BaseModel, ValidationError
 
-from voirdire.base import MAX_JSON_DEPTH, VoirdireError, too_deep
+from voirdire.base import MAX_JSON_DEPTH, IdList, VoirdireError, too_deep
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -291,7 +291,7 @@ def _selected(
     offset: int,
     fields: Mapping[str, str] | None,
     check: bool = True,
-    ids: list[str] | None = None,
+    ids: IdList | None = None,
 ) -> Iterator[T]:
     """The selected records converted, one at a time; with ``check`` ids must be unique (a table of ids and the
     record each was first in, not of items: where that was is found again for the error), and an empty dataset or
@@ -361,7 +361,7 @@ class ItemStream(Sequence[T]):
         fields: Mapping[str, str] | None,
     ) -> None:  # fmt: skip
         self._args = (path, convert, limit, offset, fields)
-        self.ids: list[str] = []
+        self.ids = IdList()
         """Each item's id as the runner names it by default (``Protocol.item_id``: its ``id``, else ``item-N``)."""
         self._count = sum(1 for _ in _selected(*self._args, ids=self.ids))
 

@@ -80,7 +80,7 @@ class RunOutcome:
     out: Path
     report: Report
     fold: ReportFold[Any, Any]
-    session_ids: list[str]  # the transcript's sessions, in order of first appearance
+    session_ids: Sequence[str]  # the transcript's sessions, in order of first appearance
     prices: Prices
     render: Callable[[Transcript, str], str]
     _shown: dict[str, Transcript] = field(default_factory=dict)
@@ -108,8 +108,10 @@ class RunOutcome:
         ended, and their command reports them as ``voirdire report`` does rather than reading the file again."""
         from voirdire.reports import report_file
 
-        ids = list(session_ids)
-        if ids == self.session_ids or (len(ids) == len(self.session_ids) and set(ids) == set(self.session_ids)):
+        # A run's ids and its report's are kept compactly (``IdList``s): compared as they are before any is copied
+        if session_ids == self.session_ids or (
+            len(session_ids) == len(self.session_ids) and set(session_ids) == set(self.session_ids)
+        ):
             return self.report
         return report_file(
             self.out, self.fold, prices=self.prices, only=session_ids, ci=self.ci, decided_at=self.decided_at

@@ -32,7 +32,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, Field
 
-from voirdire.base import HtmlDisplay
+from voirdire.base import HtmlDisplay, IdList
 from voirdire.reports.parts import Folded, fold_session, repeat_of, session_counts, session_record
 from voirdire.reports.prices import Prices, load_prices, model_name
 from voirdire.reports.spool import Kept, Spool
@@ -277,13 +277,19 @@ class ReportBuilder:
     ``fold`` is a protocol's ``ReportFold``, or a function choosing it from the run header (``voirdire report``,
     which learns the protocol from the file), or None for the shared counts alone. ``only``: the ids of the
     sessions to report on, in that order (a command's own items in a transcript that holds more); records of
-    other sessions are skipped, their model calls too."""
+    other sessions are skipped, their model calls too.
+
+    ``once``: the records are a runner's own new file as it writes it (``LiveReport``), where every session has one
+    attempt (its ids are unique within a run, and a new file holds no earlier run's): then a session's place is
+    kept only while it is open and its id in an ``IdList``, so that what a run holds a session at its report is a
+    few bytes (docs/performance.md, flat memory)."""
 
     fold: ReportFold[Any, Any] | Callable[[RunHeader | None], ReportFold[Any, Any]] | None = None
     prices: Prices | None = None
     only: Sequence[str] | None = None
     ci: float = DEFAULT_CI  # the level of the report's intervals (``Context.ci``); 0: none
     decided_at: float = DEFAULT_DECIDED_AT  # the majority share that decides an item over its repeats
+    once: bool = False
     headers: list[RunHeader] = field(default_factory=list)
     _open: dict[tuple[str, str], tuple[int, list[Any]]] = field(default_factory=dict)
     # The sessions kept, as columns rather than an object per session (docs/performance.md, flat memory): each
@@ -296,7 +302,7 @@ class ReportBuilder:
     _runs: list[tuple[str, ...]] = field(default_factory=list)
     _counts: list[tuple[Any, ...]] = field(default_factory=list)
     _values: Kept | Spool = field(default_factory=Kept)  # a Spool once the chosen fold asks for one
-    _ids: list[str] | None = None  # the session ids once ``report(last=True)`` dropped their places
+    _ids: Sequence[str] | None = None  # the session ids: ``once``'s, or once ``report(last=True)`` dropped places
     _order: Iterator[int] = field(default_factory=itertools.count)
     _usage: dict[tuple[str, str], CallTally] = field(default_factory=dict)  # (role, model) -> its calls
     _shared: dict[Any, Any] = field(default_factory=dict)  # one copy of equal run ids, runs, counts, value tuples
@@ -310,6 +316,10 @@ class ReportBuilder:
         if isinstance(self.fold, ReportFold):
             self._choose(self.fold)
         self._wanted = frozenset(self.only) if self.only is not None else None
+        if self.once:
+            if self.only is not None:
+                raise ValueError("ReportBuilder: 'once' reports every session of the file, not 'only' some")
+            self._ids = IdList()
 
     # ------------------------------------------------------------------ feeding
     def add(self, record: Any) -> None:
@@ -345,20 +355,24 @@ class ReportBuilder:
                 self._tally(e)
         self._settle(s, next(self._order))
 
-    def session_ids(self) -> list[str]:
+    def session_ids(self) -> Sequence[str]:
         """The sessions seen so far, in order of first appearance."""
-        return list(self._place) if self._ids is None else list(self._ids)
+        return list(self._place) if self._ids is None else self._ids
 
     def _seen(self, sid: str) -> int:
         """The session's place, a new one (not settled) the first time it is seen."""
         p = self._place.get(sid)
         if p is None:
-            p = self._place[sid] = len(self._runs)
+            p = self._place[sid] = len(self._verdict)
             self._verdict.append(_UNSETTLED)
-            self._orders.append(0)
-            self._runs.append(())
             self._counts.append(())
             self._values.add()
+            if self.once:  # one attempt a session: no runs or order to compare a later attempt's with
+                assert isinstance(self._ids, IdList)
+                self._ids.append(sid)
+            else:
+                self._orders.append(0)
+                self._runs.append(())
         return p
 
     def _choose(self, fold: ReportFold[Any, Any]) -> None:
@@ -412,7 +426,11 @@ class ReportBuilder:
         """An attempt of session ``sid`` ended: its place and the session's runs with it, or None when an earlier
         attempt still counts (as ``load`` picks: the last with a verdict, else the latest)."""
         p = self._seen(sid)
-        runs = self._runs[p] = self._share(self._runs[p] + (run_id,))
+        if self.once:
+            del self._place[sid]  # its one attempt ended: the place is not looked up again
+            runs: tuple[str, ...] = ()
+        else:
+            runs = self._runs[p] = self._share(self._runs[p] + (run_id,))
         if self._verdict[p] != _UNSETTLED and _counts_over((bool(self._verdict[p]), self._orders[p]), verdict, order):
             return None
         if self._chosen is None:
@@ -424,7 +442,9 @@ class ReportBuilder:
     def _keep(self, p: int, runs: tuple[str, ...], f: Folded, order: int) -> None:
         """The attempt that counts of the session at place ``p``: counts shared, since most sessions of a run count
         alike; the value's tuples shared (``_compact``)."""
-        self._verdict[p], self._orders[p], self._runs[p] = f.verdict, order, runs
+        self._verdict[p] = f.verdict
+        if not self.once:
+            self._orders[p], self._runs[p] = order, runs
         self._counts[p] = self._share(f.counts)
         self._values.put(p, self._compact(f.value))
         if f.repeat is not None:
@@ -473,8 +493,13 @@ class ReportBuilder:
             self._choose(self._pick(self.headers[-1] if self.headers else None))
         # The sessions' places in an array, the ids not copied: what a long run's report holds while it computes
         # its intervals is what stays flat (docs/performance.md).
-        ids: Iterable[str] = [sid for sid in self.only if sid in self._place] if self.only is not None else self._place
-        places = array("q", (p for p in (self._place[sid] for sid in ids) if self._verdict[p] != _UNSETTLED))
+        ids: Iterable[str]
+        if self.once:  # places in order of first appearance, as the ids
+            ids = self._ids or ()
+            places = array("q", (p for p, v in enumerate(self._verdict) if v != _UNSETTLED))
+        else:
+            ids = [sid for sid in self.only if sid in self._place] if self.only is not None else self._place
+            places = array("q", (p for p in (self._place[sid] for sid in ids) if self._verdict[p] != _UNSETTLED))
         failures: Counter[str] = Counter()
         replies: Counter[str] = Counter()
         verdicts = errors = 0
@@ -490,9 +515,10 @@ class ReportBuilder:
             "parse_failures": dict(failures),
             "replies": dict(replies),
         }
-        repeated = [(sid, *self._repeats[sid]) for sid in ids if sid in self._repeats]
+        repeated = [(sid, *self._repeats[sid]) for sid in ids if sid in self._repeats] if self._repeats else []
         if last:
-            self._ids, self._place = list(self._place), {}
+            if not self.once:
+                self._ids, self._place = list(self._place), {}
             self._orders, self._runs, self._counts = array("q"), [], []
             ids = ()
         values = self._values.view(places)
@@ -589,7 +615,8 @@ class LiveReport:
     the caller reads the file back (``report_file``), which gives the same report."""
 
     def __init__(self, fold: ReportFold[Any, Any] | None, *, prices: Prices, ci: float, decided_at: float) -> None:
-        self.builder = ReportBuilder(fold, prices=prices, ci=ci, decided_at=decided_at)
+        # A run's own new file: one attempt a session (a resumed run's file is read back instead, not folded here)
+        self.builder = ReportBuilder(fold, prices=prices, ci=ci, decided_at=decided_at, once=True)
         self.missed = False
         self.seen = 0
         self.done = False  # the report was made (the run's end)

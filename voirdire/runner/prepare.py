@@ -18,7 +18,7 @@ from typing import Any
 from autogen_core.models import ChatCompletionClient
 from pydantic import BaseModel
 
-from voirdire.base import VoirdireError, mask_tree, max_reply_chars
+from voirdire.base import IdList, VoirdireError, mask_tree, max_reply_chars
 from voirdire.executors import RunSetupError, SessionJob, repeat_ids
 from voirdire.models import SLASH_KINDS, RoleSettings, ScriptedChatCompletionClient, spec_label
 from voirdire.runner.options import RunOptions
@@ -44,7 +44,7 @@ class Prepared:
 
     protocol: Protocol[Any, Any]
     items: Sequence[BaseModel]
-    ids: list[str]  # one session id per item, in item order (per item and repeat with repeats: ITEM@r1, ...)
+    ids: IdList  # one session id per item, in item order (per item and repeat with repeats: ITEM@r1, ...)
     header: RunHeader  # as the transcript will hold it (masked)
     job: SessionJob
     clients: Mapping[str, ChatCompletionClient]
@@ -128,12 +128,12 @@ def prepare(
     return Prepared(protocol, items, ids, header, job, clients, options, notes)
 
 
-def _item_ids(protocol: Protocol[Any, Any], items: Sequence[BaseModel]) -> list[str]:
+def _item_ids(protocol: Protocol[Any, Any], items: Sequence[BaseModel]) -> Sequence[str]:
     """One id per item (``Protocol.item_id``, else ``item-N``). A dataset file streamed to the run
     (``registry.ItemStream``) kept them in its checking pass: the file is not read once more for them, unless the
     protocol names its items otherwise."""
-    known: list[str] | None = getattr(items, "ids", None)
-    if isinstance(known, list) and type(protocol).item_id is Protocol.item_id:
+    known: IdList | None = getattr(items, "ids", None)
+    if isinstance(known, IdList) and type(protocol).item_id is Protocol.item_id:
         return known
     return [protocol.item_id(it) or f"item-{i + 1}" for i, it in enumerate(items)]
 

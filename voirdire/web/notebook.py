@@ -7,6 +7,7 @@ its own, scoped to it, and no script.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +63,7 @@ def _page(**context: Any) -> str:
     return render("notebook.html", css=_CSS, key=next(_keys), **(given | context))
 
 
-def _run(transcript: Transcript, session_ids: list[str], result: RunResult | None = None) -> str:
+def _run(transcript: Transcript, session_ids: Sequence[str], result: RunResult | None = None) -> str:
     """A run: its protocol and models, its report, a row per session, and the first sessions as chats."""
     header = transcript.header
     sessions = [transcript.sessions[s] for s in session_ids if s in transcript.sessions]
