@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import json
 import pickle
+from array import array
 from pathlib import Path
 
 import pytest
@@ -80,3 +81,30 @@ async def test_a_streamed_datasets_ids_reach_the_result_without_a_copy(tmp_path:
                                   progress=False)  # fmt: skip
     assert isinstance(repeated.session_ids, IdList) and repeated.session_ids[:3] == ["q000@r1", "q000@r2", "q001@r1"]
     assert streamed.ids == [f"q{k:03d}" for k in range(6)]  # a run with repeats made its own ids, not appended
+
+
+def test_offsets_widen_past_four_gib_of_ids() -> None:
+    """Offsets are 4 bytes until the ids' bytes pass what 4 bytes hold; then 8, the ids read as before."""
+    ids = IdList(["a", "bc"])
+    assert ids._ends.typecode == "I"
+    with pytest.raises(OverflowError):
+        array("I").append(2**32)  # what the offsets array says past 4 GiB (none is made here)
+    ids._ends = _Full(ids._ends)  # type: ignore[assignment]
+    ids.append("def")
+    assert ids._ends.typecode == "q" and ids == ["a", "bc", "def"]
+
+
+class _Full:
+    """An offsets array that is full at 4 bytes: its next append overflows, as ``array('I')``'s does past 2**32."""
+
+    def __init__(self, ends: object) -> None:
+        self.ends = ends
+
+    def append(self, end: int) -> None:
+        raise OverflowError("unsigned int is greater than maximum")
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self.ends)  # type: ignore[call-overload]
+
+    def __len__(self) -> int:
+        return len(self.ends)  # type: ignore[arg-type]

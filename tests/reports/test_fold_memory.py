@@ -49,7 +49,8 @@ def test_the_fold_keeps_sessions_as_columns(tmp_path: Path) -> None:
     assert isinstance(builder._orders, array) and isinstance(builder._verdict, bytearray)
     assert list(builder._verdict) == [1, 1, 1] and builder._orders[1] == 3  # s2's second attempt, not its first
     assert builder._runs[0] is builder._runs[2] and builder._runs[1] == ("r1", "r2")  # equal tuples: one object
-    assert builder._counts[0] is builder._counts[1] is builder._counts[2]
+    assert builder._counts.typecode == "I" and builder._counts[0] == builder._counts[1] == builder._counts[2] != 0
+    assert len(builder._count_table) == 3  # none yet, s2's first attempt (its error), the one the three share
 
 
 def test_a_runs_live_report_drops_the_places_before_its_finish(tmp_path: Path) -> None:

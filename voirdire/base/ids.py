@@ -1,7 +1,7 @@
-"""A run's session ids kept compactly: one UTF-8 buffer and an array of end offsets, about the id's length plus 8
-bytes each, rather than a Python string (49 bytes and more) and a list slot each. A run of 100,000 sessions holds
-its ids from the dataset's check to its report; as strings they were what grew with the run (docs/performance.md,
-flat memory). A string is made only when an id is read."""
+"""A run's session ids kept compactly: one UTF-8 buffer and an array of end offsets, about the id's length plus
+4 bytes each (8 past 4 GiB of ids), rather than a Python string (49 bytes and more) and a list slot each. A run of
+100,000 sessions holds its ids from the dataset's check to its report; as strings they were what grew with the run
+(docs/performance.md, flat memory). A string is made only when an id is read."""
 
 from __future__ import annotations
 
@@ -22,12 +22,16 @@ class IdList(Sequence[str]):
 
     def __init__(self, ids: Iterable[str] = ()) -> None:
         self._data = bytearray()
-        self._ends = array("q")
+        self._ends = array("I")
         self.extend(ids)
 
     def append(self, sid: str) -> None:
         self._data += sid.encode("utf-8", "surrogatepass")
-        self._ends.append(len(self._data))
+        try:
+            self._ends.append(len(self._data))
+        except OverflowError:  # past 4 GiB of ids: 8-byte offsets from here
+            self._ends = array("q", self._ends)
+            self._ends.append(len(self._data))
 
     def extend(self, ids: Iterable[str]) -> None:
         for sid in ids:

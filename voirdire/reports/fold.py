@@ -300,7 +300,9 @@ class ReportBuilder:
     _verdict: bytearray = field(default_factory=bytearray)
     _orders: array[int] = field(default_factory=lambda: array("q"))
     _runs: list[tuple[str, ...]] = field(default_factory=list)
-    _counts: list[tuple[Any, ...]] = field(default_factory=list)
+    _counts: array[int] = field(default_factory=lambda: array("I"))  # each place's counts, by their number in:
+    _count_table: list[tuple[Any, ...]] = field(default_factory=lambda: [()])  # the distinct counts (0: none yet)
+    _count_number: dict[tuple[Any, ...], int] = field(default_factory=lambda: {(): 0})
     _values: Kept | Spool = field(default_factory=Kept)  # a Spool once the chosen fold asks for one
     _ids: Sequence[str] | None = None  # the session ids: ``once``'s, or once ``report(last=True)`` dropped places
     _order: Iterator[int] = field(default_factory=itertools.count)
@@ -365,7 +367,7 @@ class ReportBuilder:
         if p is None:
             p = self._place[sid] = len(self._verdict)
             self._verdict.append(_UNSETTLED)
-            self._counts.append(())
+            self._counts.append(0)
             self._values.add()
             if self.once:  # one attempt a session: no runs or order to compare a later attempt's with
                 assert isinstance(self._ids, IdList)
@@ -445,7 +447,11 @@ class ReportBuilder:
         self._verdict[p] = f.verdict
         if not self.once:
             self._orders[p], self._runs[p] = order, runs
-        self._counts[p] = self._share(f.counts)
+        number = self._count_number.get(f.counts)
+        if number is None:
+            number = self._count_number[f.counts] = len(self._count_table)
+            self._count_table.append(f.counts)
+        self._counts[p] = number
         self._values.put(p, self._compact(f.value))
         if f.repeat is not None:
             self._repeats[f.session_id] = f.repeat
@@ -494,9 +500,15 @@ class ReportBuilder:
         # The sessions' places in an array, the ids not copied: what a long run's report holds while it computes
         # its intervals is what stays flat (docs/performance.md).
         ids: Iterable[str]
-        if self.once:  # places in order of first appearance, as the ids
+        places: array[int] | range
+        if self.once:  # places in order of first appearance, as the ids; every one of them, as a run ends
             ids = self._ids or ()
-            places = array("q", (p for p, v in enumerate(self._verdict) if v != _UNSETTLED))
+            unsettled = self._verdict.count(_UNSETTLED)
+            places = (
+                array("q", (p for p, v in enumerate(self._verdict) if v != _UNSETTLED))
+                if unsettled
+                else range(len(self._verdict))
+            )
         else:
             ids = [sid for sid in self.only if sid in self._place] if self.only is not None else self._place
             places = array("q", (p for p in (self._place[sid] for sid in ids) if self._verdict[p] != _UNSETTLED))
@@ -504,7 +516,7 @@ class ReportBuilder:
         replies: Counter[str] = Counter()
         verdicts = errors = 0
         for p in places:
-            counted = self._counts[p]
+            counted = self._count_table[self._counts[p]]
             verdicts, errors = verdicts + bool(counted[0]), errors + bool(counted[1])
             failures.update(dict(counted[2]))
             replies.update(dict(counted[3]))
@@ -519,7 +531,7 @@ class ReportBuilder:
         if last:
             if not self.once:
                 self._ids, self._place = list(self._place), {}
-            self._orders, self._runs, self._counts = array("q"), [], []
+            self._orders, self._runs, self._counts = array("q"), [], array("I")
             ids = ()
         values = self._values.view(places)
         r = self._chosen.finish(values, Context(headers=list(self.headers), counts=shared, path=path, ci=self.ci))

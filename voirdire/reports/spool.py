@@ -72,7 +72,8 @@ class Spool:
         return pickle.load(self._file)
 
     def view(self, places: Sequence[int]) -> Sequence[Any]:
-        return Values(self.get, array("q", places))
+        # the builder's own array or range of places is not copied: it is made for this view and not changed after
+        return Values(self.get, places if isinstance(places, array | range) else array("q", places))
 
 
 class Values(Sequence[Any]):
@@ -80,7 +81,9 @@ class Values(Sequence[Any]):
     each a function applied (LMvLM's rows of its values). It compares, pickles and copies as the list it stands
     for, so that a report holding one serialises, compares and copies as before."""
 
-    def __init__(self, get: Callable[[int], Any], places: array[int], mapped: Callable[[Any], Any] | None = None):
+    def __init__(
+        self, get: Callable[[int], Any], places: array[int] | range, mapped: Callable[[Any], Any] | None = None
+    ) -> None:
         self._get, self._places, self._mapped = get, places, mapped
 
     def __len__(self) -> int:
