@@ -155,9 +155,11 @@ class TranscriptWriter:
 def _write_all(fd: int, data: bytes) -> None:
     """Write ``data`` at the end of the file: one ``os.write`` unless the kernel takes less (a signal, a full
     disk), when the rest follows; only a lone writer (or one holding the lock) may rely on the rest following."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
+    written = os.write(fd, data)
+    if written < len(data):  # the kernel took less: the rest from where it stopped (no view made for a whole line)
+        view = memoryview(data)[written:]
+        while view:
+            view = view[os.write(fd, view) :]
 
 
 def _cut_torn_tail(fd: int) -> None:
