@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from voirdire.base import Column
 from voirdire.protocols.cross_examination.scoring import Report, Scored, _finish
 
 
@@ -46,7 +47,7 @@ def test_the_fold_keeps_sessions_as_columns(tmp_path: Path) -> None:
     report, builder = report_file(path)
     assert (report.sessions, report.verdicts, report.errors) == (3, 3, 0)
     assert builder.session_ids() == ["s1", "s2", "s3"] and builder._place == {"s1": 0, "s2": 1, "s3": 2}
-    assert isinstance(builder._orders, array) and isinstance(builder._verdict, bytearray)
+    assert isinstance(builder._orders, array) and isinstance(builder._verdict, Column)
     assert list(builder._verdict) == [1, 1, 1] and builder._orders[1] == 3  # s2's second attempt, not its first
     assert builder._runs[0] is builder._runs[2] and builder._runs[1] == ("r1", "r2")  # equal tuples: one object
     assert builder._counts.typecode == "I" and builder._counts[0] == builder._counts[1] == builder._counts[2] != 0

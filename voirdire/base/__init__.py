@@ -6,11 +6,12 @@ Nothing here knows a model, a transcript or a protocol; every other package may 
 
 from __future__ import annotations
 
+from voirdire.base.columns import Column
 from voirdire.base.display import HtmlDisplay, set_html_renderer
 from voirdire.base.errors import CannotWrite, EndpointDown, SessionTimeout, VoirdireError, cannot_write, run_stopping
 from voirdire.base.faces import lazy_face
 from voirdire.base.files import parse_toml, read_text
-from voirdire.base.ids import IdList
+from voirdire.base.ids import IdList, SeenIds
 from voirdire.base.limits import (
     MAX_JSON_DEPTH,
     MAX_REPLY_CHARS_ENV,
@@ -30,9 +31,11 @@ __all__ = [
     "MAX_REPLY_CHARS_ENV",
     "TOKEN_COUNT_MAX",
     "CannotWrite",
+    "Column",
     "EndpointDown",
     "HtmlDisplay",
     "IdList",
+    "SeenIds",
     "SessionTimeout",
     "VoirdireError",
     "cannot_write",

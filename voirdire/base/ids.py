@@ -40,6 +40,14 @@ class IdList(Sequence[str]):
     def __len__(self) -> int:
         return len(self._ends)
 
+    def prefix(self, n: int) -> IdList:
+        """The first ``n`` ids, as a new ``IdList`` (their bytes copied, no string made)."""
+        head = IdList()
+        n = max(0, min(n, len(self)))
+        head._ends = self._ends[:n]
+        head._data = self._data[: self._ends[n - 1]] if n else bytearray()
+        return head
+
     def _at(self, i: int) -> str:
         start = self._ends[i - 1] if i else 0
         return self._data[start : self._ends[i]].decode("utf-8", "surrogatepass")
@@ -89,3 +97,33 @@ class IdList(Sequence[str]):
             python_schema=core_schema.union_schema([core_schema.is_instance_schema(cls), from_list]),
             serialization=core_schema.plain_serializer_function_ser_schema(list, when_used="always"),
         )
+
+
+class SeenIds:
+    """Session ids in order of first appearance, where they are expected to come in a known order (``expected``: a
+    run's own ids, in the order its sessions start): while they do, only how many came is kept, and the ids are
+    ``expected``'s; from the first that does not, they are kept (``IdList``). A run in one process holds its ids
+    once, not a second time in its live report."""
+
+    __slots__ = ("_expected", "_followed", "_ids")
+
+    def __init__(self, expected: IdList | None = None) -> None:
+        self._expected = expected if expected is not None else IdList()
+        self._followed = 0
+        self._ids: IdList | None = None
+
+    def append(self, sid: str) -> None:
+        if self._ids is None:
+            if self._followed < len(self._expected) and self._expected[self._followed] == sid:
+                self._followed += 1
+                return
+            self._ids = self._expected.prefix(self._followed)
+        self._ids.append(sid)
+
+    def __len__(self) -> int:
+        return self._followed if self._ids is None else len(self._ids)
+
+    def ids(self) -> IdList:
+        if self._ids is not None:
+            return self._ids
+        return self._expected if self._followed == len(self._expected) else self._expected.prefix(self._followed)

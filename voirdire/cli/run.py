@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from voirdire.base import mask_secrets, mask_tree, run_stopping, write_atomic
+from voirdire.base import IdList, mask_secrets, mask_tree, run_stopping, write_atomic
 from voirdire.base import shown as safe
 from voirdire.certificate import DEFAULT_LEVEL, estimate_run
 from voirdire.cli.options import (
@@ -209,7 +209,11 @@ def cmd_run(reg: Registration, args: argparse.Namespace) -> int:
     decided_at = args.decided_at  # --decided-at: with repeats, the share of its repeats that decides an item
     # The report is folded from the records as they are written, not read back. A resumed run (the file already
     # has records) and a run whose records other processes serialised (--workers, Ray) read the file back instead.
-    folding = LiveReport(reg.fold, prices=prices, ci=ci, decided_at=decided_at)
+    # A streamed dataset's ids are the run's session ids, in the order they start (one process, no repeats): the
+    # live report keeps only how many came in that order, not the ids again.
+    expected = getattr(inputs.items, "ids", None)
+    expected = expected if isinstance(expected, IdList) else None
+    folding = LiveReport(reg.fold, prices=prices, ci=ci, decided_at=decided_at, expected=expected)
     # --fresh starts the file over: its report is this run's, folded live like a new file's
     resumed = opts.run.resume and Path(out).exists() and Path(out).stat().st_size > 0
     try:

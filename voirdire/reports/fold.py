@@ -32,7 +32,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, Field
 
-from voirdire.base import HtmlDisplay, IdList
+from voirdire.base import Column, HtmlDisplay, IdList, SeenIds
 from voirdire.reports.parts import Folded, fold_session, repeat_of, session_counts, session_record
 from voirdire.reports.prices import Prices, load_prices, model_name
 from voirdire.reports.spool import Kept, Spool
@@ -290,21 +290,24 @@ class ReportBuilder:
     ci: float = DEFAULT_CI  # the level of the report's intervals (``Context.ci``); 0: none
     decided_at: float = DEFAULT_DECIDED_AT  # the majority share that decides an item over its repeats
     once: bool = False
+    expected: IdList | None = None  # with ``once``: the ids in the order the sessions are expected (``SeenIds``)
     headers: list[RunHeader] = field(default_factory=list)
     _open: dict[tuple[str, str], tuple[int, list[Any]]] = field(default_factory=dict)
     # The sessions kept, as columns rather than an object per session (docs/performance.md, flat memory): each
     # session id's place, in order of first appearance; per place, whether the attempt that counts has a verdict
-    # (or _UNSETTLED) and its order, in arrays; the run ids of the session's closed attempts and its counts (see
-    # ``_session_counts``), both shared between sessions, and the protocol's value.
+    # (or _UNSETTLED) and its order, in arrays (``Column``s: in chunks, not copied as they grow); the run ids of the
+    # session's closed attempts and its counts (see ``_session_counts``), both shared between sessions, and the
+    # protocol's value.
     _place: dict[str, int] = field(default_factory=dict)
-    _verdict: bytearray = field(default_factory=bytearray)
+    _verdict: Column = field(default_factory=lambda: Column("B", _UNSETTLED))
     _orders: array[int] = field(default_factory=lambda: array("q"))
     _runs: list[tuple[str, ...]] = field(default_factory=list)
-    _counts: array[int] = field(default_factory=lambda: array("I"))  # each place's counts, by their number in:
+    _counts: Column = field(default_factory=lambda: Column("I"))  # each place's counts, by their number in:
     _count_table: list[tuple[Any, ...]] = field(default_factory=lambda: [()])  # the distinct counts (0: none yet)
     _count_number: dict[tuple[Any, ...], int] = field(default_factory=lambda: {(): 0})
     _values: Kept | Spool = field(default_factory=Kept)  # a Spool once the chosen fold asks for one
-    _ids: Sequence[str] | None = None  # the session ids: ``once``'s, or once ``report(last=True)`` dropped places
+    _ids: Sequence[str] | None = None  # the session ids once ``report(last=True)`` dropped their places
+    _seen_ids: SeenIds | None = None  # ``once``'s session ids
     _order: Iterator[int] = field(default_factory=itertools.count)
     _usage: dict[tuple[str, str], CallTally] = field(default_factory=dict)  # (role, model) -> its calls
     _shared: dict[Any, Any] = field(default_factory=dict)  # one copy of equal run ids, runs, counts, value tuples
@@ -321,7 +324,7 @@ class ReportBuilder:
         if self.once:
             if self.only is not None:
                 raise ValueError("ReportBuilder: 'once' reports every session of the file, not 'only' some")
-            self._ids = IdList()
+            self._seen_ids = SeenIds(self.expected)
 
     # ------------------------------------------------------------------ feeding
     def add(self, record: Any) -> None:
@@ -359,6 +362,8 @@ class ReportBuilder:
 
     def session_ids(self) -> Sequence[str]:
         """The sessions seen so far, in order of first appearance."""
+        if self._seen_ids is not None:
+            return self._seen_ids.ids()
         return list(self._place) if self._ids is None else self._ids
 
     def _seen(self, sid: str) -> int:
@@ -370,8 +375,8 @@ class ReportBuilder:
             self._counts.append(0)
             self._values.add()
             if self.once:  # one attempt a session: no runs or order to compare a later attempt's with
-                assert isinstance(self._ids, IdList)
-                self._ids.append(sid)
+                assert self._seen_ids is not None
+                self._seen_ids.append(sid)
             else:
                 self._orders.append(0)
                 self._runs.append(())
@@ -502,7 +507,7 @@ class ReportBuilder:
         ids: Iterable[str]
         places: array[int] | range
         if self.once:  # places in order of first appearance, as the ids; every one of them, as a run ends
-            ids = self._ids or ()
+            ids = self.session_ids() if self._repeats else ()  # (only the repeated sessions' ids are read)
             unsettled = self._verdict.count(_UNSETTLED)
             places = (
                 array("q", (p for p, v in enumerate(self._verdict) if v != _UNSETTLED))
@@ -531,7 +536,7 @@ class ReportBuilder:
         if last:
             if not self.once:
                 self._ids, self._place = list(self._place), {}
-            self._orders, self._runs, self._counts = array("q"), [], array("I")
+            self._orders, self._runs, self._counts = array("q"), [], Column("I")
             ids = ()
         values = self._values.view(places)
         r = self._chosen.finish(values, Context(headers=list(self.headers), counts=shared, path=path, ci=self.ci))
@@ -626,9 +631,19 @@ class LiveReport:
     ``fold_session``) or a Ray actor, masked, or one the stream fold cannot take as it comes (``_Reread``) --: then
     the caller reads the file back (``report_file``), which gives the same report."""
 
-    def __init__(self, fold: ReportFold[Any, Any] | None, *, prices: Prices, ci: float, decided_at: float) -> None:
+    def __init__(
+        self,
+        fold: ReportFold[Any, Any] | None,
+        *,
+        prices: Prices,
+        ci: float,
+        decided_at: float,
+        expected: IdList | None = None,
+    ) -> None:
+        """``expected``: the run's session ids, in the order its sessions start (a streamed dataset's ids, the
+        run's own without repeats), so that the report does not keep them again while they come in that order."""
         # A run's own new file: one attempt a session (a resumed run's file is read back instead, not folded here)
-        self.builder = ReportBuilder(fold, prices=prices, ci=ci, decided_at=decided_at, once=True)
+        self.builder = ReportBuilder(fold, prices=prices, ci=ci, decided_at=decided_at, once=True, expected=expected)
         self.missed = False
         self.seen = 0
         self.done = False  # the report was made (the run's end)

@@ -15,6 +15,8 @@ from array import array
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any, overload
 
+from voirdire.base import Column
+
 _NONE = -1  # a place whose value is not kept yet (its session has not ended)
 
 
@@ -43,7 +45,7 @@ class Spool:
 
     def __init__(self, places: int = 0) -> None:
         self._file: IO[bytes] | None = None
-        self._at = array("q", [_NONE]) * places
+        self._at = Column("q", _NONE, places)  # in chunks: a long run's offsets are not copied as they grow
         self._dirty = False
 
     def __len__(self) -> int:
