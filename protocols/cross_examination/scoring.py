@@ -123,12 +123,13 @@ class _Table8:
 
     def __init__(self) -> None:
         self.claim = array("q")  # the examination's claim
-        self.questions = array("q")  # e[0]
-        self.iterations = array("q")  # e[2], follow-up iterations
+        # The counts in 4 bytes (a few questions an examination): they are held through the intervals' bootstraps
+        self.questions = array("i")  # e[0]
+        self.iterations = array("i")  # e[2], follow-up iterations
         self.inconclusive = bytearray()  # e[3]
-        self.asked = array("q")  # sum(e[1]): questions over its iterations
-        self.rounds = array("q")  # len(e[1])
-        self.followup_asked = array("q")  # sum(e[1][1:])
+        self.asked = array("i")  # sum(e[1]): questions over its iterations
+        self.rounds = array("i")  # len(e[1])
+        self.followup_asked = array("i")  # sum(e[1][1:])
         self.per_iteration = array("d")  # every e[1] value, for the mean ± sd
         self.followups = array("d")  # every e[1][1:] value
         self.claims = 0
@@ -240,10 +241,10 @@ def _table8_intervals(table: _Table8, level: float) -> dict[str, Interval]:
     exams = np.bincount(claim, minlength=n)
 
     def summed(column: array[int]) -> Any:
-        return np.bincount(claim, weights=np.frombuffer(column, dtype=np.int64), minlength=n)
+        return np.bincount(claim, weights=np.frombuffer(column, dtype=np.int32), minlength=n)
 
     boot: dict[str, Any] = {"level": level, "seed": DEFAULT_SEED}
-    rounds = np.frombuffer(table.rounds, dtype=np.int64)
+    rounds = np.frombuffer(table.rounds, dtype=np.int32)
     if (rounds > 1).any():
         followups = bootstrap_sums(
             "mean", summed(table.followup_asked), np.bincount(claim, weights=np.maximum(rounds - 1, 0), minlength=n),
