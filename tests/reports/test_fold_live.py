@@ -31,8 +31,8 @@ class Watch:
         watch = self
 
         class Recorded(LiveReport):
-            def result(self, path: str | Path) -> Any:
-                found = super().result(path)
+            def result(self, path: str | Path, *, started: int | None = None) -> Any:
+                found = super().result(path, started=started)
                 watch.live.append((found, self))
                 return found
 

@@ -221,7 +221,8 @@ def cmd_run(reg: Registration, args: argparse.Namespace) -> int:
             result = run(protocol, inputs.items, opts, out, inputs.dataset, roles, live)
     except ResumeError as exc:  # said by the option that differs, not in the Python API's words
         raise CLIError(refusal(exc, spec.params, args.argv)) from None
-    live_report = None if resumed else folding.result(out)
+    started = len(result.session_ids) - result.skipped - result.not_started
+    live_report = None if resumed else folding.result(out, started=started)
     # else streamed: flat memory whatever its length
     report, folded = live_report or report_file(out, reg.fold, prices=prices, ci=ci, decided_at=decided_at)
     chat = _chat if live is None else _printed  # a chat printed live is not printed again

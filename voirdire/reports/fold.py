@@ -281,8 +281,9 @@ class ReportBuilder:
 
     ``once``: the records are a runner's own new file as it writes it (``LiveReport``), where every session has one
     attempt (its ids are unique within a run, and a new file holds no earlier run's): then a session's place is
-    kept only while it is open and its id in an ``IdList``, so that what a run holds a session at its report is a
-    few bytes (docs/performance.md, flat memory)."""
+    kept only while it is open, and its id not at all while the ids come in the ``expected`` order (``SeenIds``),
+    so that what a run holds a session at its report is a few bytes (docs/performance.md, flat memory). A record
+    of a session whose attempt ended would count as another session there: the runner writes none."""
 
     fold: ReportFold[Any, Any] | Callable[[RunHeader | None], ReportFold[Any, Any]] | None = None
     prices: Prices | None = None
@@ -673,10 +674,13 @@ class LiveReport:
         fold = self.builder.fold
         return fold_session(fold, records) if isinstance(fold, ReportFold) and records else None
 
-    def result(self, path: str | Path) -> tuple[Report, ReportBuilder] | None:
+    def result(self, path: str | Path, *, started: int | None = None) -> tuple[Report, ReportBuilder] | None:
+        """The run's report and its builder, or None: read the file back. ``started``: how many sessions the run
+        started; a fold of another number of sessions (a record of a session after its attempt ended, which the
+        one-attempt fold would count as one more) is not the file's report."""
         # Nothing seen: the run's writer was not among the observed ones (opened before ``observing``), so an
         # empty fold would be a wrong report, not an empty run; read the file back.
-        if self.missed or not self.seen:
+        if self.missed or not self.seen or (started is not None and started != len(self.builder._verdict)):
             return None
         self.done = True
         return self.builder.report(path=str(path), last=True), self.builder
