@@ -17,15 +17,13 @@ loop's socket work and the CLI's live report.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
-from bench.speed.harness import REPO, child_env
+from bench.speed.harness import REPO, checkout_versions, run_child
 
 CHILD = r"""
 import asyncio, json, resource, sys, tempfile, warnings
@@ -85,12 +83,7 @@ asyncio.run(main())
 
 def run_version(code: Path, sessions: int, concurrency: int) -> dict[str, float]:
     source = CHILD.format(repo=str(REPO), code=str(code), sessions=sessions, concurrency=concurrency)
-    done = subprocess.run(
-        [sys.executable, "-c", source], capture_output=True, text=True, env=child_env(), cwd=REPO, check=False
-    )
-    if done.returncode:
-        raise SystemExit(f"{code}: exit {done.returncode}: {done.stderr.strip().splitlines()[-1:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+    return run_child(source, code)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -100,12 +93,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--concurrency", type=int, default=200)
     ap.add_argument("--version", action="append", default=[], metavar="NAME=DIR", help="another checkout")
     args = ap.parse_args(argv)
-    versions: dict[str, Path] = {"this-checkout": REPO}
-    for spec in args.version:
-        name, _, folder = spec.partition("=")
-        if not folder or not (Path(folder) / "voirdire").is_dir():
-            ap.error(f"--version {spec!r}: expected NAME=DIR, DIR a checkout of voirdire")
-        versions[name] = Path(folder).resolve()
+    versions = checkout_versions(ap, args.version, "this-checkout")
     command = shlex.join(["python", "-m", "bench.speed.above", *(sys.argv[1:] if argv is None else argv)])
     load_before = os.getloadavg()
     results: dict[str, list[float]] = {name: [] for name in versions}

@@ -7,6 +7,7 @@ started to its exit, start-up included. The fake endpoint is another process, so
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shlex
@@ -78,6 +79,27 @@ def child_env() -> dict[str, str]:
     env["HF_HUB_OFFLINE"] = "1"
     env["PYTHONUNBUFFERED"] = "1"
     return env
+
+
+def checkout_versions(ap: argparse.ArgumentParser, specs: list[str], this: str) -> dict[str, Path]:
+    """This checkout (as ``this``) and each ``--version NAME=DIR``, DIR another checkout of voirdire."""
+    versions: dict[str, Path] = {this: REPO}
+    for spec in specs:
+        name, _, folder = spec.partition("=")
+        if not folder or not (Path(folder) / "voirdire").is_dir():
+            ap.error(f"--version {spec!r}: expected NAME=DIR, DIR a checkout of voirdire")
+        versions[name] = Path(folder).resolve()
+    return versions
+
+
+def run_child(source: str, code: Path) -> dict[str, Any]:
+    """``python -c source`` in the drivers' environment: the JSON object its last line prints."""
+    done = subprocess.run(
+        [sys.executable, "-c", source], capture_output=True, text=True, env=child_env(), cwd=REPO, check=False
+    )
+    if done.returncode:
+        raise SystemExit(f"{code}: exit {done.returncode}: {done.stderr.strip().splitlines()[-1:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
 def _tail(path: Path, chars: int = 4000) -> str:

@@ -40,7 +40,7 @@ from typing import Any
 
 from bench.speed.cli import count_verdicts, write_claims
 from bench.speed.commands import Scenario, voirdire_argv
-from bench.speed.harness import REPO, FakeEndpoint, Proc, Traffic, measure
+from bench.speed.harness import REPO, FakeEndpoint, Proc, Traffic, checkout_versions, measure
 
 THIS = "this-checkout"
 
@@ -136,12 +136,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--no-marginal", action="store_true", help="skip the 2N runs (the net measure only)")
     ap.add_argument("--json-out", type=Path, default=None)
     args = ap.parse_args(argv)
-    versions: dict[str, Path] = {THIS: REPO}
-    for spec in args.version:
-        name, _, folder = spec.partition("=")
-        if not folder or not (Path(folder) / "voirdire").is_dir():
-            ap.error(f"--version {spec!r}: expected NAME=DIR, DIR a checkout of voirdire")
-        versions[name] = Path(folder).resolve()
+    versions = checkout_versions(ap, args.version, THIS)
     sc = Scenario(sessions=args.sessions, latency_ms=args.latency_ms, concurrency=args.concurrency)
     command = shlex.join(["python", "-m", "bench.speed.percall", *(sys.argv[1:] if argv is None else argv)])
     load_before = os.getloadavg()

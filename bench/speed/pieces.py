@@ -16,14 +16,12 @@ Prints, per piece and version, the median over the rounds and the range, in micr
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
-from bench.speed.harness import REPO, child_env
+from bench.speed.harness import REPO, checkout_versions, run_child
 
 CHILD = r"""
 import json, sys, time
@@ -76,12 +74,7 @@ print(json.dumps({{
 
 def run_version(code: Path) -> dict[str, float]:
     source = CHILD.format(repo=str(REPO), code=str(code))
-    done = subprocess.run(
-        [sys.executable, "-c", source], capture_output=True, text=True, env=child_env(), cwd=REPO, check=False
-    )
-    if done.returncode:
-        raise SystemExit(f"{code}: exit {done.returncode}: {done.stderr.strip().splitlines()[-1:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+    return run_child(source, code)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -89,12 +82,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--version", action="append", default=[], metavar="NAME=DIR", help="another checkout")
     args = ap.parse_args(argv)
-    versions: dict[str, Path] = {"this-checkout": REPO}
-    for spec in args.version:
-        name, _, folder = spec.partition("=")
-        if not folder or not (Path(folder) / "voirdire").is_dir():
-            ap.error(f"--version {spec!r}: expected NAME=DIR, DIR a checkout of voirdire")
-        versions[name] = Path(folder).resolve()
+    versions = checkout_versions(ap, args.version, "this-checkout")
     load_before = os.getloadavg()
     results: dict[str, list[dict[str, float]]] = {name: [] for name in versions}
     for r in range(args.rounds):
