@@ -98,7 +98,8 @@ class MaskingWriter(TranscriptWriter):
     """The JSONL transcript writer with every string of every record passed through ``mask_secrets``."""
 
     def write(self, record: RunHeader | Any) -> None:
-        line: str = record.model_dump_json()
+        # model_dump_json()'s bytes without its keyword handling: 1.7 -> 1.3 us a record, four or five a call
+        line: str = record.__pydantic_serializer__.to_json(record).decode()
         if mask_secrets(line) != line:  # observers get the record only as written; a masked one they read back
             line, record = masked_json(record), None
         self.append(line, record)

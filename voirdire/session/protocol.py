@@ -37,7 +37,6 @@ from voirdire.transcript import (
     RunHeader,
     SessionStart,
     Step,
-    TokenUsage,
     Transition,
     Verdict,
 )
@@ -398,7 +397,8 @@ class Session:
                     model=call.model,
                     request_digest=call.request_digest,
                     response=call.response,
-                    usage=TokenUsage(prompt_tokens=call.prompt_tokens, completion_tokens=call.completion_tokens),
+                    # validated into a TokenUsage with the record (no model built here to be checked again)
+                    usage={"prompt_tokens": call.prompt_tokens, "completion_tokens": call.completion_tokens},
                     latency_s=call.latency_s,
                     retries=call.retries,
                     finish_reason=call.finish_reason,
