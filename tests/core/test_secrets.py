@@ -104,3 +104,24 @@ def test_a_bearer_value_after_a_line_break_is_masked_in_the_written_line(tmp_pat
     assert token not in (tmp_path / "t.jsonl").read_text()
     (message,) = read_lines(tmp_path / "t.jsonl")
     assert isinstance(message, Message) and message.content == f"Bearer{gap}***"
+
+
+def test_the_writer_writes_each_record_as_model_dump_json_gives_it(tmp_path: Path) -> None:
+    """The masking writer serialises a record by its model's serializer, not by ``model_dump_json``: the same bytes,
+    for every kind of record, non-ASCII text and None fields included."""
+    from voirdire.runner import MaskingWriter
+    from voirdire.transcript import Message, ModelCall, RunHeader, Transition, Verdict
+
+    records = [
+        RunHeader(run_id="r", protocol="cross_examination"),
+        Message(run_id="r", session_id="s", seq=1, sender="a", receiver="b", content="Ünïcode — “quoted” 😀 \x00"),
+        ModelCall(run_id="r", session_id="s", seq=2, role="examiner", model="m", request_digest="sha256:0",
+                  response="ok", usage={"prompt_tokens": 3, "completion_tokens": 4}, latency_s=0.1),
+        Transition(run_id="r", session_id="s", seq=3, from_state=None, to_state="done"),
+        Verdict(run_id="r", session_id="s", seq=4, decision="correct", accepted=True, evidence=["e"]),
+    ]  # fmt: skip
+    with MaskingWriter(tmp_path / "t.jsonl") as writer:
+        for record in records:
+            writer.write(record)
+    lines = (tmp_path / "t.jsonl").read_text(encoding="utf-8").splitlines()
+    assert lines == [record.model_dump_json() for record in records]
