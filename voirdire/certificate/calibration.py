@@ -33,10 +33,13 @@ from voirdire.certificate.paired import PairedRuns, paired_runs
 from voirdire.certificate.ppi import PPIEstimate, ppi_mean
 from voirdire.certificate.sample import draw_sample
 from voirdire.certificate.scores import ScoreAgreement, score_agreement
-from voirdire.certificate.stability import one_per_item, repeated_sessions
+from voirdire.certificate.stability import one_per_item
+from voirdire.reports import REPEAT_STEP
+from voirdire.transcript import Step
 
 if TYPE_CHECKING:
-    from voirdire.transcript import RunHeader
+    from voirdire.reports import Context, Report
+    from voirdire.transcript import RunHeader, SessionRecord
 
 # For transcripts whose run header names no score (written before ``views.verdict.score``): the verdict statistics
 # read as its score, first found first (DCR's Ẑ, QA grading's token F1, as those protocols' hints now name them).
@@ -168,52 +171,81 @@ def _by_parameters(sessions: list[Judged]) -> list[Judged]:
     return out
 
 
+def _kept(s: SessionRecord) -> tuple[Any, ...]:
+    """What ``read_run`` keeps of a session, never its events: (session id, item id, run id, has a verdict,
+    decision, accepted, the verdict's scalar statistics, whether it is a repeat, its item). The gold agreement and
+    the score are scalar statistics, so the rest of a verdict's statistics (an examination's questions, a rewrite's
+    sentences) is not kept."""
+    v = s.verdict
+    stats = {k: x for k, x in v.statistics.items() if isinstance(x, bool | int | float)} if v is not None else {}
+    repeat = any(isinstance(e, Step) and e.name == REPEAT_STEP for e in s.events)
+    return (s.session_id, s.item_id or s.session_id, s.run_id, v is not None, v.decision if v else None,
+            v.accepted if v else None, stats, repeat, s.item)  # fmt: skip
+
+
 def read_run(path: str | Path, *, score: str | None = None, by_parameters: bool = True) -> Run:
     """A transcript's sessions (the attempt of each that counts), their verdicts, gold and score where known;
     ``score``: the verdict statistic read as its score (default: the one the run header's display hints name,
-    ``views.verdict.score``, else the first of ``SCORE_STATISTICS`` the verdicts carry)."""
+    ``views.verdict.score``, else the first of ``SCORE_STATISTICS`` the verdicts carry). The file is streamed
+    (``voirdire.reports.report_file``, which picks each session's attempt as ``load`` does) and each session's part
+    spooled to a temporary file: what stays in memory is a few fields a session and the items' shown fields, not
+    the records, so a long run is calibrated in about the memory of its verdicts."""
     p = Path(path)
     if not p.is_file():
         raise CalibrationError(f"{path}: no such transcript")
-    from voirdire.transcript import load  # the transcript's schema: imported by a calibration, not by --help
+    from voirdire.reports import Report, ReportFold, report_file
 
-    t = load(p)
-    if t.header is None and not t.sessions:
+    kept: list[tuple[Any, ...]] = []
+    items: dict[str, dict[str, Any]] = {}
+    headers: list[RunHeader] = []
+
+    def finish(values: Sequence[tuple[Any, ...]], ctx: Context) -> Report:
+        header = ctx.header
+        shown = tuple(header.display.item_fields) if header is not None else ()
+        hidden = set(header.display.gold_fields) if header is not None else set()
+        for value in values:  # one pass over the spooled parts, in session order
+            item_id, item = value[1], value[-1]
+            if item_id not in items:  # an item's fields as its first session shows them
+                keys = [k for k in shown if k in item] or [k for k in item if k not in hidden and k != "id"]
+                items[item_id] = {k: item[k] for k in keys}
+            kept.append(value[:-1])
+        headers.extend(ctx.headers)
+        return Report(protocol=header.protocol if header else "", **ctx.counts)
+
+    # intervals off (ci=0): the report's own numbers are not what is read here
+    report_file(p, ReportFold(session=_kept, finish=finish, spooled=True), ci=0)
+    header = headers[-1] if headers else None
+    if header is None and not kept:
         raise CalibrationError(f"{path}: not a transcript (no run header and no session events in it)")
-    header = t.header
     gold = header.display.views.verdict.gold if header is not None else ""
-    shown = tuple(header.display.item_fields) if header is not None else ()
-    hidden = set(header.display.gold_fields) if header is not None else set()
-    sessions, items = [], {}
-    configurations = {h.run_id: configuration_of(h) for h in t.headers}
+    sessions = []
+    configurations = {h.run_id: configuration_of(h) for h in headers}
     parameters = {h.run_id: tuple(sorted((k, json.dumps(v, sort_keys=True)) for k, v in h.parameters.items()))
-                  for h in t.headers}  # fmt: skip
+                  for h in headers}  # fmt: skip
     # the verdict's score: the statistic the display hints name (views.verdict.score), as they name gold's
     score = score or (header.display.views.verdict.score if header is not None else "")
     if not score:  # a header written before the hint
-        verdicts = [x.verdict.statistics for x in t.sessions.values() if x.verdict is not None]
+        verdicts = [k[6] for k in kept if k[3]]
         score = next((k for k in SCORE_STATISTICS if any(score_of(v, k) is not None for v in verdicts)), "")
-    for sid, s in t.sessions.items():
-        v = s.verdict
-        item_id = s.item_id or sid
-        agrees = v.statistics.get(gold) if v is not None and gold else None
+    repeated = set()
+    for sid, item_id, run_id, has_verdict, decision, accepted, stats, repeat in kept:
+        agrees = stats.get(gold) if has_verdict and gold else None
         label = None
-        if isinstance(agrees, bool) and v is not None and v.accepted is not None:
-            label = v.accepted if agrees else not v.accepted
-        sessions.append(Judged(sid, item_id, v.decision if v else None, v.accepted if v else None, label,
-                               score_of(v.statistics, score) if v is not None and score else None,
-                               configurations.get(s.run_id, configuration_of(header)), str(path),
-                               parameters.get(s.run_id, ())))  # fmt: skip
-        if item_id not in items:
-            keys = [k for k in shown if k in s.item] or [k for k in s.item if k not in hidden and k != "id"]
-            items[item_id] = {k: s.item[k] for k in keys}
+        if isinstance(agrees, bool) and accepted is not None:
+            label = accepted if agrees else not accepted
+        sessions.append(Judged(sid, item_id, decision, accepted, label,
+                               score_of(stats, score) if has_verdict and score else None,
+                               configurations.get(run_id, configuration_of(header)), str(path),
+                               parameters.get(run_id, ())))  # fmt: skip
+        if repeat:
+            repeated.add(sid)
     if not any(s.gold is not None for s in sessions):  # no verdict statistic says it: the report's rows may
         rows = report_gold(p)
         if rows:
             sessions = [replace(s, gold=rows.get(s.item_id) if s.accepted is not None else None) for s in sessions]
             gold = "the report's gold column"
     sessions = _by_parameters(sessions) if by_parameters else sessions
-    sessions = one_per_item(sessions, repeated_sessions(t), accepted=None)  # an item's repeats count as one
+    sessions = one_per_item(sessions, repeated, accepted=None)  # an item's repeats count as one
     return Run(str(path), header.protocol if header else "", sessions, gold, items, score)
 
 
@@ -229,7 +261,7 @@ def report_gold(path: Path) -> dict[str, bool]:
         name = header.protocol if header else ""
         return regs[name].fold if name in regs else generic_report
 
-    report, _ = report_file(path, fold_for)
+    report, _ = report_file(path, fold_for, ci=0)  # the rows alone: no intervals computed
     rows = getattr(report, "rows", None) or ()
     return {str(r["id"]): r["gold"] for r in rows if isinstance(r, dict) and isinstance(r.get("gold"), bool)}
 
