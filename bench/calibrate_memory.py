@@ -1,0 +1,78 @@
+"""Peak memory and CPU of reading a run for calibration (``voirdire.certificate.read_run``, what ``voirdire
+calibrate`` and the certificate do first) at several run sizes, each in a fresh process:
+
+    python bench/calibrate_memory.py --sessions 2000 10000 [--rounds 2] [--keep DIR]
+
+The transcripts are synthetic LMvLM runs in the real schema (``bench/viewer_transcript.py``: questions, follow-ups,
+parse failures, verdicts; about 15 KB a session), written once to a temporary folder (or ``--keep DIR``, reused
+when there). Prints, per size, the peak RSS (``ru_maxrss`` of the child) and the CPU of ``read_run``, median
+(range) over the rounds; flat memory means the peak does not grow with the sessions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+CHILD = r"""
+import json, resource, sys, time
+from voirdire.certificate import read_run
+start = time.process_time()
+run = read_run(sys.argv[1])
+print(json.dumps({"sessions": len(run.sessions), "cpu_s": time.process_time() - start,
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def measure(path: Path) -> dict[str, float]:
+    done = subprocess.run([sys.executable, "-c", CHILD, str(path)], capture_output=True, text=True, check=True)
+    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def main() -> None:
+    from bench.viewer_transcript import generate
+
+    ap = argparse.ArgumentParser(prog="python bench/calibrate_memory.py", description=(__doc__ or "").split("\n\n")[0])
+    ap.add_argument("--sessions", type=int, nargs="+", default=[2000, 10000])
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--keep", type=Path, help="write (or reuse) the transcripts here")
+    args = ap.parse_args()
+    folder = args.keep or Path(tempfile.mkdtemp(prefix="voirdire-calibrate-memory-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = {}
+    for n in args.sessions:
+        paths[n] = folder / f"lmvlm-{n}.jsonl"
+        if not paths[n].exists():
+            generate(paths[n], n)
+    rows: dict[int, list[dict[str, float]]] = {n: [] for n in args.sessions}
+    for _ in range(args.rounds):  # sizes interleaved within a round
+        for n in args.sessions:
+            rows[n].append(measure(paths[n]))
+
+    def med(xs: list[float]) -> str:
+        return f"{statistics.median(xs):.1f} ({min(xs):.1f}-{max(xs):.1f})"
+
+    print(f"read_run, {args.rounds} rounds, a fresh process each: median (range)\n")
+    print("| sessions | file MB | peak RSS MB | CPU s |")
+    print("|---|---|---|---|")
+    for n in args.sessions:
+        size = paths[n].stat().st_size / 2**20
+        peak, cpu = med([r["peak_rss_mb"] for r in rows[n]]), med([r["cpu_s"] for r in rows[n]])
+        print(f"| {n:,} | {size:.0f} | {peak} | {cpu} |")
+    if args.keep is None:
+        for p in paths.values():
+            p.unlink()
+        folder.rmdir()
+
+
+if __name__ == "__main__":
+    main()
