@@ -123,16 +123,32 @@ VARIED = ("cross_examination-errors", "dcr-correlation", "no_data", "qa_entailme
           "oracle_entities-labelled")  # fmt: skip
 
 
-@pytest.mark.parametrize("kind", ["rerun", "resume", "crash", "twice"])
+VARIANTS = ("rerun", "resume", "crash", "twice")
+
+
+def variant_file(tmp_path: Path, name: str, kind: str) -> Path:
+    """The fixture ``name`` written as the variant ``kind`` (``_variant``) to a file of its own."""
+    records, tail = _variant(_records(FIXTURES / f"{name}.jsonl"), kind)
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records) + tail)
+    return path
+
+
+def spy_on_load(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Every path read whole (``load``, as the report module and the transcript package give it) from now on."""
+    loads: list[object] = []
+    monkeypatch.setattr(report_module, "load", lambda p: loads.append(p) or load(p))
+    monkeypatch.setattr("voirdire.transcript.load", lambda p: loads.append(p) or load(p))
+    return loads
+
+
+@pytest.mark.parametrize("kind", VARIANTS)
 @pytest.mark.parametrize("name", VARIED)
 def test_attempts_are_picked_as_load_picks_them(
     name: str, kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    records, tail = _variant(_records(FIXTURES / f"{name}.jsonl"), kind)
-    path = tmp_path / "t.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in records) + tail)
-    loads: list[object] = []
-    monkeypatch.setattr(report_module, "load", lambda p: loads.append(p) or load(p))
+    path = variant_file(tmp_path, name, kind)
+    loads = spy_on_load(monkeypatch)
     streamed, _ = report_file(path, fold_for)
     # Only a file the runner cannot write (events after a verdict) is read whole.
     assert bool(loads) == (kind == "twice")
