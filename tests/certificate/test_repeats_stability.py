@@ -15,7 +15,7 @@ from tests.core.test_workers import items
 from tests.runner.test_repeats_runner import judge_in_turns
 from voirdire.analysis.compare import CompareError, RunOverviews, by_item, compare_runs
 from voirdire.certificate import wilson
-from voirdire.certificate.stability import one_per_item, repeated_sessions
+from voirdire.certificate.stability import is_repeat, one_per_item
 from voirdire.cli import main
 from voirdire.reports import Overview, generic_report, majority, report_file, stability
 from voirdire.reports.stability import NO_VERDICT, item_stability
@@ -196,7 +196,8 @@ async def test_calibrate_reads_a_repeated_run_once_per_item(tmp_path: Path) -> N
     from voirdire.certificate import read_run
 
     out = await flipping_run(tmp_path)
-    assert repeated_sessions(load(out)) == {f"q00{i}@r{r}" for i in (0, 1) for r in (1, 2, 3)}
+    repeats = {sid for sid, s in load(out).sessions.items() if is_repeat(s)}
+    assert repeats == {f"q00{i}@r{r}" for i in (0, 1) for r in (1, 2, 3)}
     run = read_run(out)
     assert [(s.item_id, s.decision) for s in run.sessions] == [("q000", "correct"), ("q001", "correct")]
 

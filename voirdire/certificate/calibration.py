@@ -33,9 +33,7 @@ from voirdire.certificate.paired import PairedRuns, paired_runs
 from voirdire.certificate.ppi import PPIEstimate, ppi_mean
 from voirdire.certificate.sample import draw_sample
 from voirdire.certificate.scores import ScoreAgreement, score_agreement
-from voirdire.certificate.stability import one_per_item
-from voirdire.reports import REPEAT_STEP
-from voirdire.transcript import Step
+from voirdire.certificate.stability import is_repeat, one_per_item
 
 if TYPE_CHECKING:
     from voirdire.reports import Context, Report
@@ -178,9 +176,8 @@ def _kept(s: SessionRecord) -> tuple[Any, ...]:
     sentences) is not kept."""
     v = s.verdict
     stats = {k: x for k, x in v.statistics.items() if isinstance(x, bool | int | float)} if v is not None else {}
-    repeat = any(isinstance(e, Step) and e.name == REPEAT_STEP for e in s.events)
     return (s.session_id, s.item_id or s.session_id, s.run_id, v is not None, v.decision if v else None,
-            v.accepted if v else None, stats, repeat, s.item)  # fmt: skip
+            v.accepted if v else None, stats, is_repeat(s), s.item)  # fmt: skip
 
 
 def read_run(path: str | Path, *, score: str | None = None, by_parameters: bool = True) -> Run:

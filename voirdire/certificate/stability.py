@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Any, Protocol, TypeVar
 
 from voirdire.reports import REPEAT_STEP, majority
-from voirdire.transcript import Step, Transcript
+from voirdire.transcript import SessionRecord, Step
 
 
 class _Session(Protocol):
@@ -26,13 +26,9 @@ class _Session(Protocol):
 S = TypeVar("S", bound=_Session)
 
 
-def repeated_sessions(transcript: Transcript) -> set[str]:
-    """The sessions of a transcript that are repeats of their item (they record a ``repeat`` step)."""
-    return {
-        sid
-        for sid, s in transcript.sessions.items()
-        if any(isinstance(e, Step) and e.name == REPEAT_STEP for e in s.events)
-    }
+def is_repeat(session: SessionRecord) -> bool:
+    """Whether a session is a repeat of its item (it records a ``repeat`` step)."""
+    return any(isinstance(e, Step) and e.name == REPEAT_STEP for e in session.events)
 
 
 def one_per_item(sessions: Sequence[S], repeated: set[str], **no_verdict: Any) -> list[S]:
