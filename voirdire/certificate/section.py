@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -25,8 +25,22 @@ from voirdire.certificate.calibration import Calibration, CalibrationError, Run,
 from voirdire.certificate.intervals import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, OFF, Interval
 from voirdire.certificate.labels import LabelsError
 from voirdire.certificate.people import Labels, sidecar_labels
-from voirdire.reports import BarChart, Chart, Heatmap, IntervalChart, Line, LineChart, Report, Series
-from voirdire.transcript import load
+from voirdire.reports import (
+    BarChart,
+    Chart,
+    Heatmap,
+    IntervalChart,
+    Line,
+    LineChart,
+    Report,
+    ReportFold,
+    Series,
+    report_file,
+)
+
+if TYPE_CHECKING:
+    from voirdire.reports import Context
+    from voirdire.transcript import SessionRecord
 
 
 class GuaranteeCount(BaseModel):
@@ -174,18 +188,28 @@ def report_intervals(report: Report | None) -> list[Interval]:
     return out
 
 
+def _guarantee_of(s: SessionRecord) -> tuple[bool, tuple[str, str, str | None] | None]:
+    """A session as ``guarantee_counts`` counts it: whether it has a verdict, and its verdict's guarantee."""
+    v = s.verdict
+    g = getattr(v, "guarantee", None) if v is not None else None
+    return v is not None, (g.kind, g.statement, g.source) if g is not None else None
+
+
 def guarantee_counts(path: str | Path) -> tuple[list[GuaranteeCount], int]:
-    """Each guarantee statement with the number of verdicts that carry it, commonest first; and the verdicts."""
+    """Each guarantee statement with the number of verdicts that carry it, commonest first; and the verdicts. The
+    file is streamed (``report_file``: each session's attempt that counts, as ``load`` picks it), not loaded."""
     counts: Counter[tuple[str, str, str | None]] = Counter()
     verdicts = 0
-    for s in load(path).sessions.values():
-        v = s.verdict
-        if v is None:
-            continue
-        verdicts += 1
-        g = getattr(v, "guarantee", None)
-        if g is not None:
-            counts[(g.kind, g.statement, g.source)] += 1
+
+    def finish(values: Sequence[tuple[bool, tuple[str, str, str | None] | None]], ctx: Context) -> Report:
+        nonlocal verdicts
+        for has_verdict, guarantee in values:  # in session order: ties keep their first session's order
+            verdicts += has_verdict
+            if guarantee is not None:
+                counts[guarantee] += 1
+        return Report(protocol=ctx.header.protocol if ctx.header else "", **ctx.counts)
+
+    report_file(path, ReportFold(session=_guarantee_of, finish=finish), ci=0)
     rows = [GuaranteeCount(kind=k, statement=st, source=src, verdicts=n) for (k, st, src), n in counts.most_common()]
     return rows, verdicts
 
