@@ -287,3 +287,22 @@ def test_a_share_interval_is_cut_to_0_1() -> None:
     assert wide.classical.method == "normal, cut to [0.0, 1.0]"
     free = ppi_mean([1.0, 1.0, 0.0], [1.0, 1.0, 1.0], [])
     assert free.classical.high > 1.0 and free.classical.method == "normal"  # type: ignore[operator]
+
+
+def test_bootstrap_items_drawn_in_batches_is_the_interval_of_one_draw() -> None:
+    """``bootstrap_items`` resamples in batches (no resamples x items array at once); the interval is the one
+    scipy gives drawing every resample at once, with the same seed."""
+    from scipy.stats import bootstrap
+
+    from voirdire.certificate.intervals import DEFAULT_SEED, bootstrap_items
+
+    rng = np.random.default_rng(3)
+    values = [float(x) for x in rng.integers(0, 2, size=2500)]
+    groups = [[x] for x in values]
+    got = bootstrap_items("rate", groups, lambda xs: sum(xs) / len(xs), resamples=300)
+    ref = bootstrap(
+        (np.arange(len(values)),), lambda idx: float(np.mean([values[int(i)] for i in idx])), vectorized=False,
+        n_resamples=300, method="percentile", rng=np.random.default_rng(DEFAULT_SEED),
+    )  # fmt: skip
+    assert got.method == "bootstrap percentile over items"
+    assert (got.low, got.high) == pytest.approx((ref.confidence_interval.low, ref.confidence_interval.high))
