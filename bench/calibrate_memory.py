@@ -1,18 +1,20 @@
 """Peak memory and CPU of reading a run for calibration (``voirdire.certificate.read_run``, what ``voirdire
-calibrate`` and the certificate do first) at several run sizes, each in a fresh process:
+calibrate`` and the certificate do first) and of the whole ``voirdire report`` (the report, its intervals and its
+certificate section) at several run sizes, each in a fresh process:
 
     python bench/calibrate_memory.py --sessions 2000 10000 [--rounds 2] [--keep DIR]
 
 The transcripts are synthetic LMvLM runs in the real schema (``bench/viewer_transcript.py``: questions, follow-ups,
 parse failures, verdicts; about 15 KB a session), written once to a temporary folder (or ``--keep DIR``, reused
-when there). Prints, per size, the peak RSS (``ru_maxrss`` of the child) and the CPU of ``read_run``, median
-(range) over the rounds; flat memory means the peak does not grow with the sessions.
+when there). Prints, per size, the peak RSS (``ru_maxrss`` of the child) and the CPU of ``read_run`` and of
+``voirdire report``, median (range) over the rounds; flat memory means the peak does not grow with the sessions.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -35,6 +37,14 @@ print(json.dumps({"sessions": len(run.sessions), "cpu_s": time.process_time() - 
 def measure(path: Path) -> dict[str, float]:
     done = subprocess.run([sys.executable, "-c", CHILD, str(path)], capture_output=True, text=True, check=True)
     result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    # the command as a user runs it: its own rusage (wait4), not the children's running maximum
+    child = subprocess.Popen([sys.executable, "-m", "voirdire", "report", str(path)], stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
+    if child.returncode != 0:
+        raise SystemExit(f"voirdire report {path} exited {child.returncode}")
+    result["report_rss_mb"] = usage.ru_maxrss / 1024
+    result["report_cpu_s"] = usage.ru_utime + usage.ru_stime
     return result
 
 
@@ -62,12 +72,12 @@ def main() -> None:
         return f"{statistics.median(xs):.1f} ({min(xs):.1f}-{max(xs):.1f})"
 
     print(f"read_run, {args.rounds} rounds, a fresh process each: median (range)\n")
-    print("| sessions | file MB | peak RSS MB | CPU s |")
-    print("|---|---|---|---|")
+    print("| sessions | file MB | read_run peak RSS MB | read_run CPU s | report peak RSS MB | report CPU s |")
+    print("|---|---|---|---|---|---|")
     for n in args.sessions:
         size = paths[n].stat().st_size / 2**20
-        peak, cpu = med([r["peak_rss_mb"] for r in rows[n]]), med([r["cpu_s"] for r in rows[n]])
-        print(f"| {n:,} | {size:.0f} | {peak} | {cpu} |")
+        cells = [med([r[k] for r in rows[n]]) for k in ("peak_rss_mb", "cpu_s", "report_rss_mb", "report_cpu_s")]
+        print(f"| {n:,} | {size:.0f} | {' | '.join(cells)} |")
     if args.keep is None:
         for p in paths.values():
             p.unlink()
