@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -36,8 +36,10 @@ from voirdire.certificate.scores import ScoreAgreement, score_agreement
 from voirdire.certificate.stability import is_repeat, one_per_item
 
 if TYPE_CHECKING:
-    from voirdire.reports import Context, Report
+    from voirdire.reports import Context
     from voirdire.transcript import RunHeader, SessionRecord
+
+V = TypeVar("V")
 
 # For transcripts whose run header names no score (written before ``views.verdict.score``): the verdict statistics
 # read as its score, first found first (DCR's Ẑ, QA grading's token F1, as those protocols' hints now name them).
@@ -169,6 +171,25 @@ def _by_parameters(sessions: list[Judged]) -> list[Judged]:
     return out
 
 
+def fold_sessions(
+    path: Path | str,
+    part: Callable[[SessionRecord], V],
+    take: Callable[[Sequence[V], Context], None],
+    *,
+    spooled: bool = False,
+) -> None:
+    """Stream a transcript (``voirdire.reports.report_file``: each session's attempt that counts, as ``load`` picks
+    it): each session made ``part(session)`` as it ends (spooled to a temporary file where ``spooled``), and the
+    parts, in session order, handed to ``take`` with the run headers (``Context``). No session's records are kept."""
+    from voirdire.reports import Report, ReportFold, report_file
+
+    def finish(values: Sequence[V], ctx: Context) -> Report:
+        take(values, ctx)
+        return Report(protocol=ctx.header.protocol if ctx.header else "", **ctx.counts)
+
+    report_file(path, ReportFold(session=part, finish=finish, spooled=spooled), ci=0)  # no intervals: not read here
+
+
 def _kept(s: SessionRecord) -> tuple[Any, ...]:
     """What ``read_run`` keeps of a session, never its events: (session id, item id, run id, has a verdict,
     decision, accepted, the verdict's scalar statistics, whether it is a repeat, its item). The gold agreement and
@@ -190,13 +211,11 @@ def read_run(path: str | Path, *, score: str | None = None, by_parameters: bool 
     p = Path(path)
     if not p.is_file():
         raise CalibrationError(f"{path}: no such transcript")
-    from voirdire.reports import Report, ReportFold, report_file
-
     kept: list[tuple[Any, ...]] = []
     items: dict[str, dict[str, Any]] = {}
     headers: list[RunHeader] = []
 
-    def finish(values: Sequence[tuple[Any, ...]], ctx: Context) -> Report:
+    def take(values: Sequence[tuple[Any, ...]], ctx: Context) -> None:
         header = ctx.header
         shown = tuple(header.display.item_fields) if header is not None else ()
         hidden = set(header.display.gold_fields) if header is not None else set()
@@ -207,10 +226,8 @@ def read_run(path: str | Path, *, score: str | None = None, by_parameters: bool 
                 items[item_id] = {k: item[k] for k in keys}
             kept.append(value[:-1])
         headers.extend(ctx.headers)
-        return Report(protocol=header.protocol if header else "", **ctx.counts)
 
-    # intervals off (ci=0): the report's own numbers are not what is read here
-    report_file(p, ReportFold(session=_kept, finish=finish, spooled=True), ci=0)
+    fold_sessions(p, _kept, take, spooled=True)
     header = headers[-1] if headers else None
     if header is None and not kept:
         raise CalibrationError(f"{path}: not a transcript (no run header and no session events in it)")

@@ -21,22 +21,11 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from voirdire.base import HtmlDisplay
-from voirdire.certificate.calibration import Calibration, CalibrationError, Run, calibrate, read_run
+from voirdire.certificate.calibration import Calibration, CalibrationError, Run, calibrate, fold_sessions, read_run
 from voirdire.certificate.intervals import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, OFF, Interval
 from voirdire.certificate.labels import LabelsError
 from voirdire.certificate.people import Labels, sidecar_labels
-from voirdire.reports import (
-    BarChart,
-    Chart,
-    Heatmap,
-    IntervalChart,
-    Line,
-    LineChart,
-    Report,
-    ReportFold,
-    Series,
-    report_file,
-)
+from voirdire.reports import BarChart, Chart, Heatmap, IntervalChart, Line, LineChart, Report, Series
 
 if TYPE_CHECKING:
     from voirdire.reports import Context
@@ -197,19 +186,18 @@ def _guarantee_of(s: SessionRecord) -> tuple[bool, tuple[str, str, str | None] |
 
 def guarantee_counts(path: str | Path) -> tuple[list[GuaranteeCount], int]:
     """Each guarantee statement with the number of verdicts that carry it, commonest first; and the verdicts. The
-    file is streamed (``report_file``: each session's attempt that counts, as ``load`` picks it), not loaded."""
+    file is streamed (``fold_sessions``), not loaded."""
     counts: Counter[tuple[str, str, str | None]] = Counter()
     verdicts = 0
 
-    def finish(values: Sequence[tuple[bool, tuple[str, str, str | None] | None]], ctx: Context) -> Report:
+    def take(values: Sequence[tuple[bool, tuple[str, str, str | None] | None]], ctx: Context) -> None:
         nonlocal verdicts
         for has_verdict, guarantee in values:  # in session order: ties keep their first session's order
             verdicts += has_verdict
             if guarantee is not None:
                 counts[guarantee] += 1
-        return Report(protocol=ctx.header.protocol if ctx.header else "", **ctx.counts)
 
-    report_file(path, ReportFold(session=_guarantee_of, finish=finish), ci=0)
+    fold_sessions(path, _guarantee_of, take)
     rows = [GuaranteeCount(kind=k, statement=st, source=src, verdicts=n) for (k, st, src), n in counts.most_common()]
     return rows, verdicts
 
