@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel
 
@@ -190,15 +190,26 @@ def fold_sessions(
     report_file(path, ReportFold(session=part, finish=finish, spooled=spooled), ci=0)  # no intervals: not read here
 
 
-def _kept(s: SessionRecord) -> tuple[Any, ...]:
-    """What ``read_run`` keeps of a session, never its events: (session id, item id, run id, has a verdict,
-    decision, accepted, the verdict's scalar statistics, whether it is a repeat, its item). The gold agreement and
-    the score are scalar statistics, so the rest of a verdict's statistics (an examination's questions, a rewrite's
-    sentences) is not kept."""
+class _Part(NamedTuple):
+    """What ``read_run`` keeps of a session, never its events. The gold agreement and the score are scalar verdict
+    statistics, so the rest of them (an examination's questions, a rewrite's sentences) is not kept."""
+
+    session_id: str
+    item_id: str
+    run_id: str
+    has_verdict: bool
+    decision: str | None
+    accepted: bool | None
+    stats: dict[str, bool | int | float]
+    repeat: bool
+    item: dict[str, Any]  # dropped once the item's shown fields are taken
+
+
+def _part(s: SessionRecord) -> _Part:
     v = s.verdict
     stats = {k: x for k, x in v.statistics.items() if isinstance(x, bool | int | float)} if v is not None else {}
-    return (s.session_id, s.item_id or s.session_id, s.run_id, v is not None, v.decision if v else None,
-            v.accepted if v else None, stats, is_repeat(s), s.item)  # fmt: skip
+    return _Part(s.session_id, s.item_id or s.session_id, s.run_id, v is not None, v.decision if v else None,
+                 v.accepted if v else None, stats, is_repeat(s), s.item)  # fmt: skip
 
 
 def read_run(path: str | Path, *, score: str | None = None, by_parameters: bool = True) -> Run:
@@ -211,23 +222,23 @@ def read_run(path: str | Path, *, score: str | None = None, by_parameters: bool 
     p = Path(path)
     if not p.is_file():
         raise CalibrationError(f"{path}: no such transcript")
-    kept: list[tuple[Any, ...]] = []
+    kept: list[_Part] = []
     items: dict[str, dict[str, Any]] = {}
     headers: list[RunHeader] = []
 
-    def take(values: Sequence[tuple[Any, ...]], ctx: Context) -> None:
+    def take(parts: Sequence[_Part], ctx: Context) -> None:
         header = ctx.header
         shown = tuple(header.display.item_fields) if header is not None else ()
         hidden = set(header.display.gold_fields) if header is not None else set()
-        for value in values:  # one pass over the spooled parts, in session order
-            item_id, item = value[1], value[-1]
-            if item_id not in items:  # an item's fields as its first session shows them
+        for part in parts:  # one pass over the spooled parts, in session order
+            item = part.item
+            if part.item_id not in items:  # an item's fields as its first session shows them
                 keys = [k for k in shown if k in item] or [k for k in item if k not in hidden and k != "id"]
-                items[item_id] = {k: item[k] for k in keys}
-            kept.append(value[:-1])
+                items[part.item_id] = {k: item[k] for k in keys}
+            kept.append(part._replace(item={}))
         headers.extend(ctx.headers)
 
-    fold_sessions(p, _kept, take, spooled=True)
+    fold_sessions(p, _part, take, spooled=True)
     header = headers[-1] if headers else None
     if header is None and not kept:
         raise CalibrationError(f"{path}: not a transcript (no run header and no session events in it)")
@@ -239,20 +250,18 @@ def read_run(path: str | Path, *, score: str | None = None, by_parameters: bool 
     # the verdict's score: the statistic the display hints name (views.verdict.score), as they name gold's
     score = score or (header.display.views.verdict.score if header is not None else "")
     if not score:  # a header written before the hint
-        verdicts = [k[6] for k in kept if k[3]]
+        verdicts = [k.stats for k in kept if k.has_verdict]
         score = next((k for k in SCORE_STATISTICS if any(score_of(v, k) is not None for v in verdicts)), "")
-    repeated = set()
-    for sid, item_id, run_id, has_verdict, decision, accepted, stats, repeat in kept:
-        agrees = stats.get(gold) if has_verdict and gold else None
+    for k in kept:
+        agrees = k.stats.get(gold) if k.has_verdict and gold else None
         label = None
-        if isinstance(agrees, bool) and accepted is not None:
-            label = accepted if agrees else not accepted
-        sessions.append(Judged(sid, item_id, decision, accepted, label,
-                               score_of(stats, score) if has_verdict and score else None,
-                               configurations.get(run_id, configuration_of(header)), str(path),
-                               parameters.get(run_id, ())))  # fmt: skip
-        if repeat:
-            repeated.add(sid)
+        if isinstance(agrees, bool) and k.accepted is not None:
+            label = k.accepted if agrees else not k.accepted
+        sessions.append(Judged(k.session_id, k.item_id, k.decision, k.accepted, label,
+                               score_of(k.stats, score) if k.has_verdict and score else None,
+                               configurations.get(k.run_id, configuration_of(header)), str(path),
+                               parameters.get(k.run_id, ())))  # fmt: skip
+    repeated = {k.session_id for k in kept if k.repeat}
     if not any(s.gold is not None for s in sessions):  # no verdict statistic says it: the report's rows may
         rows = report_gold(p)
         if rows:
