@@ -21,11 +21,10 @@ from voirdire.kit import (
     Interval,
     ReportFold,
     SessionRecord,
-    bootstrap_items,
+    bootstrap_f1,
     bootstrap_sums,
     category,
     counts,
-    f1_of_pairs,
     map_values,
     mean_sd,
     precision_recall_f1,
@@ -211,7 +210,7 @@ def prf_intervals(label: str, groups: Sequence[Sequence[Pair]], level: float) ->
             out[f"{label} · {name}"] = Interval(
                 name=name, estimate=0.0, level=level, method="Wilson", n=0, reason=f"{none}: an empty denominator"
             )
-    out[f"{label} · F1"] = bootstrap_items("F1", groups, f1_of_pairs, level=level, seed=DEFAULT_SEED)
+    out[f"{label} · F1"] = bootstrap_f1("F1", groups, level=level, seed=DEFAULT_SEED)
     return out
 
 

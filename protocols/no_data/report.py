@@ -24,8 +24,7 @@ from voirdire.kit import (
     SessionRecord,
     Verdict,
     accuracy,
-    bootstrap_items,
-    f1_of_pairs,
+    bootstrap_f1,
     precision_recall_f1,
     proportion,
 )
@@ -286,7 +285,7 @@ def _intervals(values: Sequence[Datapoint], level: float) -> dict[str, Interval]
 
         def f1_of(label: Any, groups: list[list[Outcome]] = groups) -> Interval:
             pairs = [[(o.reference == 1, label(o) == 1) for o in g] for g in groups]
-            return bootstrap_items("F1", pairs, f1_of_pairs, level=level, seed=DEFAULT_SEED)
+            return bootstrap_f1("F1", pairs, level=level, seed=DEFAULT_SEED)
 
         out[f"seed {seed} · accuracy"] = share("accuracy", lambda o: o.label == o.reference)
         out[f"seed {seed} · F1"] = f1_of(lambda o: o.label)

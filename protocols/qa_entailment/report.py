@@ -23,10 +23,10 @@ from voirdire.kit import (
     Report,
     ReportFold,
     SessionRecord,
+    bootstrap_f1,
     bootstrap_items,
     category,
     counts,
-    f1_of_pairs,
     proportion,
 )
 
@@ -225,7 +225,7 @@ def _row_intervals(name: str, groups: Sequence[Sequence[Pair]], level: float) ->
             out[f"{name} · {metric}"] = Interval(
                 name=metric, estimate=0.0, level=level, method="Wilson", n=0, reason=f"{none}: an empty denominator"
             )
-    out[f"{name} · F1"] = bootstrap_items("F1", groups, f1_of_pairs, level=level, seed=DEFAULT_SEED)
+    out[f"{name} · F1"] = bootstrap_f1("F1", groups, level=level, seed=DEFAULT_SEED)
     out[f"{name} · accuracy"] = proportion("accuracy", [[h == p for h, p in g] for g in groups], level=level)
     return out
 
@@ -252,9 +252,7 @@ def _variant_intervals(
         for k, variant in enumerate(DECISION_VARIANTS):
             groups = _pairs(items, verdicts, lambda s, k=k: s.variants[k])
             if groups:
-                out[f"{name} · {variant} · F1"] = bootstrap_items(
-                    "F1", groups, f1_of_pairs, level=level, seed=DEFAULT_SEED
-                )
+                out[f"{name} · {variant} · F1"] = bootstrap_f1("F1", groups, level=level, seed=DEFAULT_SEED)
                 out[f"{name} · {variant} · accuracy"] = proportion(
                     "accuracy", [[h == p for h, p in g] for g in groups], level=level, seed=DEFAULT_SEED
                 )

@@ -306,3 +306,52 @@ def test_bootstrap_items_drawn_in_batches_is_the_interval_of_one_draw() -> None:
     )  # fmt: skip
     assert got.method == "bootstrap percentile over items"
     assert (got.low, got.high) == pytest.approx((ref.confidence_interval.low, ref.confidence_interval.high))
+
+
+# --- every resample at once ----------------------------------------------------------------------------------------
+
+
+def _pairs_of_items(n: int, repeats: int, seed: int) -> list[list[tuple[bool, bool]]]:
+    rng = random.Random(seed)
+    return [[(rng.random() < 0.4, rng.random() < 0.5) for _ in range(rng.randint(1, repeats))] for _ in range(n)]
+
+
+@pytest.mark.parametrize(("n", "repeats"), [(60, 1), (60, 3), (1200, 2)])  # BCa, BCa with repeats, percentile
+def test_bootstrap_f1_is_bootstrap_items_of_f1_of_pairs(n: int, repeats: int) -> None:
+    from voirdire.certificate import bootstrap_f1
+    from voirdire.reports import f1_of_pairs
+
+    groups = _pairs_of_items(n, repeats, seed=n + repeats)
+    fast = bootstrap_f1("F1", groups, resamples=400, seed=5)
+    slow = bootstrap_items("F1", groups, f1_of_pairs, resamples=400, seed=5)
+    method = "BCa" if n <= 1000 else "percentile"
+    assert fast.method == slow.method == f"bootstrap {method} over items"
+    assert fast.estimate == slow.estimate
+    assert fast.low is not None and (fast.low, fast.high) == pytest.approx((slow.low, slow.high), abs=1e-12)
+    assert fast.model_dump(exclude={"low", "high"}) == slow.model_dump(exclude={"low", "high"})
+
+
+def test_bootstrap_f1_where_bootstrap_items_has_no_interval_says_the_same() -> None:
+    from voirdire.certificate import bootstrap_f1
+    from voirdire.reports import f1_of_pairs
+
+    cases: list[list[list[tuple[bool, bool]]]] = [
+        [],  # no items
+        [[], []],  # items without a pair
+        [[(True, True)]],  # one item
+        [[(False, False)], [(False, False)]],  # no positives: F1 is 0 in every resample
+        [[(True, True)], [(True, True)], [(True, True)]],  # perfect: 1 in every resample
+    ]
+    for groups in cases:
+        fast, slow = bootstrap_f1("F1", groups), bootstrap_items("F1", groups, f1_of_pairs)
+        assert fast == slow, groups
+
+
+def test_a_proportion_with_repeats_is_bootstrap_items_of_the_share() -> None:
+    from voirdire.certificate import proportion
+
+    groups = [[x for x, _ in g] for g in _pairs_of_items(80, 3, seed=7)]
+    fast = proportion("rate", groups, resamples=400, seed=9)
+    slow = bootstrap_items("rate", groups, lambda xs: sum(xs) / len(xs), resamples=400, seed=9)
+    assert fast.estimate == pytest.approx(slow.estimate)
+    assert fast.low is not None and (fast.low, fast.high) == pytest.approx((slow.low, slow.high), abs=1e-12)

@@ -24,6 +24,7 @@ from voirdire.certificate.intervals import (
     Interval,
     bootstrap_counts,
     bootstrap_items,
+    bootstrap_means,
     no_interval,
     wilson,
 )
@@ -97,7 +98,8 @@ def proportion(
     groups = [g for g in groups if g]
     if all(len(g) == 1 for g in groups):
         return wilson(name, sum(bool(g[0]) for g in groups), len(groups), level=level)
-    return bootstrap_items(name, groups, lambda xs: sum(xs) / len(xs), level=level, seed=seed, resamples=resamples)
+    # Each resample's share, every resample at once (bootstrap_means): the interval bootstrap_items gives.
+    return bootstrap_means(name, [[float(x) for x in g] for g in groups], level=level, seed=seed, resamples=resamples)
 
 
 def verdict_agreement(

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from voirdire.certificate import (
         DEFAULT_SEED,
         Interval,
+        bootstrap_f1,
         bootstrap_items,
         bootstrap_means,
         bootstrap_sums,
@@ -175,8 +176,8 @@ __getattr__ = lazy_face(
         "voirdire.analysis": ("require", "save"),
         "voirdire.api": ("Clients", "Models", "SessionFailed", "arun", "arun_dataset", "protocol", "run_sync"),
         "voirdire.certificate": (
-            "DEFAULT_SEED", "Interval", "bootstrap_items", "bootstrap_means", "bootstrap_sums", "proportion",
-            "wilson",
+            "DEFAULT_SEED", "Interval", "bootstrap_f1", "bootstrap_items", "bootstrap_means", "bootstrap_sums",
+            "proportion", "wilson",
         ),
         "voirdire.chat": ("stage",),
         "voirdire.runner": ("RunResult", "default_out", "run_in_memory"),
@@ -256,6 +257,7 @@ __all__ = [
     "arun_dataset",
     "as_list",
     "auroc",
+    "bootstrap_f1",
     "bootstrap_items",
     "bootstrap_means",
     "bootstrap_sums",
