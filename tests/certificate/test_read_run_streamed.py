@@ -43,3 +43,46 @@ def test_a_run_is_read_as_its_loaded_transcript_without_loading_it(
         assert [(r.kind, r.statement, r.source, r.verdicts) for r in rows] == [
             (*k, n) for k, n in carried.most_common()
         ], kind
+
+
+@pytest.mark.parametrize("name", VARIED)
+def test_voirdire_report_parses_its_transcript_once(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The report and the certificate's reads (verdicts, guarantees, the report rows' gold) come from one pass
+    over the file (``report_file``'s ``alongside``), and read as the separate passes read them."""
+    import voirdire.reports.fold as fold_module
+    from voirdire.certificate import CertificateReading, certificate_of, gold_of_rows
+    from voirdire.cli import main
+    from voirdire.registry import registrations
+    from voirdire.reports import generic_report, report_file
+
+    parsed: list[object] = []
+    iter_records = fold_module.iter_records
+    monkeypatch.setattr(fold_module, "iter_records", lambda p: parsed.append(p) or iter_records(p))
+    regs = registrations()
+
+    def fold_for(header: object) -> object:
+        return regs[header.protocol].fold if header is not None and header.protocol in regs else generic_report  # type: ignore[attr-defined]
+
+    for kind in VARIANTS:
+        (tmp_path / kind).mkdir()
+        path = variant_file(tmp_path / kind, name, kind)
+        reading = CertificateReading(path)
+        parsed.clear()
+        report, _ = report_file(path, fold_for, alongside=reading.folds())  # type: ignore[arg-type]
+        if kind != "twice":  # a file appended to itself is read whole, and its model calls once more
+            assert len(parsed) == 1, kind
+        alone, _ = report_file(path, fold_for)  # type: ignore[arg-type]
+        assert report == alone, kind  # the folds alongside change nothing of the report
+        run, separate = reading.run.run(), read_run(path)
+        assert run == separate, kind  # a dataclass: sessions, items, gold and score statistics, path
+        assert reading.guarantees.rows() == guarantee_counts(path), kind
+        # the gold of the report's rows, as voirdire report hands them over, is the gold report_gold reads again
+        one = reading.certificate(report, gold_rows=gold_of_rows(report)).model_dump()
+        assert one == certificate_of(path, report).model_dump(), kind
+        parsed.clear()
+        capsys.readouterr()
+        assert main(["report", str(path), "--json"]) == 0
+        if kind != "twice":
+            assert len(parsed) == 1, kind

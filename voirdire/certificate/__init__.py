@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         Run,
         calibrate,
         configuration_of,
+        gold_of_rows,
         read_run,
         read_runs,
         sample_lines,
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
     from voirdire.certificate.ppi import PPIEstimate, ppi_mean
     from voirdire.certificate.sample import draw_sample
     from voirdire.certificate.scores import ReliabilityBin, ScoreAgreement, score_agreement
-    from voirdire.certificate.section import Certificate, GuaranteeCount, certificate_of
+    from voirdire.certificate.section import Certificate, CertificateReading, GuaranteeCount, certificate_of
 
 # What runs: each name's module is imported at the name's first use (voirdire.base.faces).
 __getattr__ = lazy_face(
@@ -62,8 +63,8 @@ __getattr__ = lazy_face(
         ),
         "voirdire.certificate.calibration": (
             "RANDOM_ASSUMPTION", "SCORE_STATISTICS", "Calibration", "CalibrationError", "ConfigurationAgreement",
-            "Disagreement", "Judged", "Run", "calibrate", "configuration_of", "read_run", "read_runs", "sample_lines",
-            "score_of",
+            "Disagreement", "Judged", "Run", "calibrate", "configuration_of", "gold_of_rows", "read_run", "read_runs",
+            "sample_lines", "score_of",
         ),
         "voirdire.certificate.comparison": ("paired_transcripts",),
         "voirdire.certificate.estimate": ("Estimate", "estimate_run"),
@@ -76,7 +77,7 @@ __getattr__ = lazy_face(
         "voirdire.certificate.ppi": ("PPIEstimate", "ppi_mean"),
         "voirdire.certificate.sample": ("draw_sample",),
         "voirdire.certificate.scores": ("ReliabilityBin", "ScoreAgreement", "score_agreement"),
-        "voirdire.certificate.section": ("Certificate", "GuaranteeCount", "certificate_of"),
+        "voirdire.certificate.section": ("Certificate", "CertificateReading", "GuaranteeCount", "certificate_of"),
     },
 )
 
@@ -90,6 +91,7 @@ __all__ = [
     "Calibration",
     "CalibrationError",
     "Certificate",
+    "CertificateReading",
     "ConfigurationAgreement",
     "Confusion",
     "Disagreement",
@@ -116,6 +118,7 @@ __all__ = [
     "configuration_of",
     "draw_sample",
     "estimate_run",
+    "gold_of_rows",
     "human_agreement",
     "krippendorff_alpha",
     "label_words",

@@ -36,7 +36,7 @@ from voirdire.certificate.scores import ScoreAgreement, score_agreement
 from voirdire.certificate.stability import is_repeat, one_per_item
 
 if TYPE_CHECKING:
-    from voirdire.reports import Context
+    from voirdire.reports import Context, Report, ReportFold
     from voirdire.transcript import RunHeader, SessionRecord
 
 V = TypeVar("V")
@@ -181,13 +181,23 @@ def fold_sessions(
     """Stream a transcript (``voirdire.reports.report_file``: each session's attempt that counts, as ``load`` picks
     it): each session made ``part(session)`` as it ends (spooled to a temporary file where ``spooled``), and the
     parts, in session order, handed to ``take`` with the run headers (``Context``). No session's records are kept."""
-    from voirdire.reports import Report, ReportFold, report_file
+    from voirdire.reports import report_file
+
+    report_file(path, sessions_fold(part, take, spooled=spooled), ci=0)  # no intervals: not read here
+
+
+def sessions_fold(
+    part: Callable[[SessionRecord], V], take: Callable[[Sequence[V], Context], None], *, spooled: bool = False
+) -> ReportFold[V, Report]:
+    """``fold_sessions``'s fold, for a pass that makes others from the same records (``report_file``'s
+    ``alongside``)."""
+    from voirdire.reports import Report, ReportFold
 
     def finish(values: Sequence[V], ctx: Context) -> Report:
         take(values, ctx)
         return Report(protocol=ctx.header.protocol if ctx.header else "", **ctx.counts)
 
-    report_file(path, ReportFold(session=part, finish=finish, spooled=spooled), ci=0)  # no intervals: not read here
+    return ReportFold(session=part, finish=finish, spooled=spooled)
 
 
 class _Part(NamedTuple):
@@ -219,64 +229,86 @@ def read_run(path: str | Path, *, score: str | None = None, by_parameters: bool 
     (``voirdire.reports.report_file``, which picks each session's attempt as ``load`` does) and each session's part
     spooled to a temporary file: what stays in memory is a few fields a session and the items' shown fields, not
     the records, so a long run is calibrated in about the memory of its verdicts."""
-    p = Path(path)
-    if not p.is_file():
-        raise CalibrationError(f"{path}: no such transcript")
-    kept: list[_Part] = []
-    items: dict[str, dict[str, Any]] = {}
-    headers: list[RunHeader] = []
+    reading = RunReading(path)
+    fold_sessions(reading.path, _part, reading.take, spooled=True)
+    return reading.run(score=score, by_parameters=by_parameters)
 
-    def take(parts: Sequence[_Part], ctx: Context) -> None:
+
+class RunReading:
+    """``read_run`` in two halves: ``fold`` (or ``take``, given the parts) reads the transcript, ``run`` makes the
+    ``Run``. Apart, so that one pass over the file also makes the report and the other certificate folds
+    (``voirdire report``)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path, self.name = Path(path), str(path)  # the name as given: what the Run and its errors say
+        if not self.path.is_file():
+            raise CalibrationError(f"{path}: no such transcript")
+        self.kept: list[_Part] = []
+        self.items: dict[str, dict[str, Any]] = {}
+        self.headers: list[RunHeader] = []
+
+    def fold(self) -> ReportFold[_Part, Report]:
+        return sessions_fold(_part, self.take, spooled=True)
+
+    def take(self, parts: Sequence[_Part], ctx: Context) -> None:
         header = ctx.header
         shown = tuple(header.display.item_fields) if header is not None else ()
         hidden = set(header.display.gold_fields) if header is not None else set()
+        # Every part of the file comes in this one call: a pass read again (report_file's fallback) starts over.
+        items, kept = self.items, self.kept = {}, []
+        self.headers = []
         for part in parts:  # one pass over the spooled parts, in session order
             item = part.item
             if part.item_id not in items:  # an item's fields as its first session shows them
                 keys = [k for k in shown if k in item] or [k for k in item if k not in hidden and k != "id"]
                 items[part.item_id] = {k: item[k] for k in keys}
             kept.append(part._replace(item={}))
-        headers.extend(ctx.headers)
+        self.headers.extend(ctx.headers)
 
-    fold_sessions(p, _part, take, spooled=True)
-    header = headers[-1] if headers else None
-    if header is None and not kept:
-        raise CalibrationError(f"{path}: not a transcript (no run header and no session events in it)")
-    gold = header.display.views.verdict.gold if header is not None else ""
-    sessions = []
-    configurations = {h.run_id: configuration_of(h) for h in headers}
-    parameters = {h.run_id: tuple(sorted((k, json.dumps(v, sort_keys=True)) for k, v in h.parameters.items()))
-                  for h in headers}  # fmt: skip
-    # the verdict's score: the statistic the display hints name (views.verdict.score), as they name gold's
-    score = score or (header.display.views.verdict.score if header is not None else "")
-    if not score:  # a header written before the hint
-        verdicts = [k.stats for k in kept if k.has_verdict]
-        score = next((k for k in SCORE_STATISTICS if any(score_of(v, k) is not None for v in verdicts)), "")
-    for k in kept:
-        agrees = k.stats.get(gold) if k.has_verdict and gold else None
-        label = None
-        if isinstance(agrees, bool) and k.accepted is not None:
-            label = k.accepted if agrees else not k.accepted
-        sessions.append(Judged(k.session_id, k.item_id, k.decision, k.accepted, label,
-                               score_of(k.stats, score) if k.has_verdict and score else None,
-                               configurations.get(k.run_id, configuration_of(header)), str(path),
-                               parameters.get(k.run_id, ())))  # fmt: skip
-    repeated = {k.session_id for k in kept if k.repeat}
-    if not any(s.gold is not None for s in sessions):  # no verdict statistic says it: the report's rows may
-        rows = report_gold(p)
-        if rows:
-            sessions = [replace(s, gold=rows.get(s.item_id) if s.accepted is not None else None) for s in sessions]
-            gold = "the report's gold column"
-    sessions = _by_parameters(sessions) if by_parameters else sessions
-    sessions = one_per_item(sessions, repeated, accepted=None)  # an item's repeats count as one
-    return Run(str(path), header.protocol if header else "", sessions, gold, items, score)
+    def run(
+        self, *, score: str | None = None, by_parameters: bool = True, gold_rows: dict[str, bool] | None = None
+    ) -> Run:
+        """The ``Run`` of what was read; ``gold_rows``: the protocol's report's gold by item (``report_gold``) where
+        the caller has that report, else it is read from the file if the verdicts do not state gold."""
+        path, kept, headers = self.name, self.kept, self.headers
+        header = headers[-1] if headers else None
+        if header is None and not kept:
+            raise CalibrationError(f"{path}: not a transcript (no run header and no session events in it)")
+        gold = header.display.views.verdict.gold if header is not None else ""
+        sessions = []
+        configurations = {h.run_id: configuration_of(h) for h in headers}
+        parameters = {h.run_id: tuple(sorted((k, json.dumps(v, sort_keys=True)) for k, v in h.parameters.items()))
+                      for h in headers}  # fmt: skip
+        # the verdict's score: the statistic the display hints name (views.verdict.score), as they name gold's
+        score = score or (header.display.views.verdict.score if header is not None else "")
+        if not score:  # a header written before the hint
+            verdicts = [k.stats for k in kept if k.has_verdict]
+            score = next((k for k in SCORE_STATISTICS if any(score_of(v, k) is not None for v in verdicts)), "")
+        for k in kept:
+            agrees = k.stats.get(gold) if k.has_verdict and gold else None
+            label = None
+            if isinstance(agrees, bool) and k.accepted is not None:
+                label = k.accepted if agrees else not k.accepted
+            sessions.append(Judged(k.session_id, k.item_id, k.decision, k.accepted, label,
+                                   score_of(k.stats, score) if k.has_verdict and score else None,
+                                   configurations.get(k.run_id, configuration_of(header)), str(path),
+                                   parameters.get(k.run_id, ())))  # fmt: skip
+        repeated = {k.session_id for k in kept if k.repeat}
+        if not any(s.gold is not None for s in sessions):  # no verdict statistic says it: the report's rows may
+            rows = gold_rows if gold_rows is not None else report_gold(self.path)
+            if rows:
+                sessions = [replace(s, gold=rows.get(s.item_id) if s.accepted is not None else None) for s in sessions]
+                gold = "the report's gold column"
+        sessions = _by_parameters(sessions) if by_parameters else sessions
+        sessions = one_per_item(sessions, repeated, accepted=None)  # an item's repeats count as one
+        return Run(str(path), header.protocol if header else "", sessions, gold, self.items, score)
 
 
 def report_gold(path: Path) -> dict[str, bool]:
     """Item id → gold accept/reject from the protocol's report rows (``id``, boolean ``gold``), as the viewer and
     ``compare`` read gold for protocols whose verdicts do not state it."""
     from voirdire.registry import registrations
-    from voirdire.reports import ReportFold, generic_report, report_file
+    from voirdire.reports import generic_report, report_file
 
     regs = registrations()
 
@@ -285,6 +317,11 @@ def report_gold(path: Path) -> dict[str, bool]:
         return regs[name].fold if name in regs else generic_report
 
     report, _ = report_file(path, fold_for, ci=0)  # the rows alone: no intervals computed
+    return gold_of_rows(report)
+
+
+def gold_of_rows(report: Report) -> dict[str, bool]:
+    """Item id → gold accept/reject from a report's rows (``id``, boolean ``gold``)."""
     rows = getattr(report, "rows", None) or ()
     return {str(r["id"]): r["gold"] for r in rows if isinstance(r, dict) and isinstance(r.get("gold"), bool)}
 

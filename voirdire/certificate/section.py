@@ -21,14 +21,22 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from voirdire.base import HtmlDisplay
-from voirdire.certificate.calibration import Calibration, CalibrationError, Run, calibrate, fold_sessions, read_run
+from voirdire.certificate.calibration import (
+    Calibration,
+    CalibrationError,
+    Run,
+    RunReading,
+    calibrate,
+    fold_sessions,
+    sessions_fold,
+)
 from voirdire.certificate.intervals import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, OFF, Interval
 from voirdire.certificate.labels import LabelsError
 from voirdire.certificate.people import Labels, sidecar_labels
 from voirdire.reports import BarChart, Chart, Heatmap, IntervalChart, Line, LineChart, Report, Series
 
 if TYPE_CHECKING:
-    from voirdire.reports import Context
+    from voirdire.reports import Context, ReportFold
     from voirdire.transcript import SessionRecord
 
 
@@ -187,19 +195,85 @@ def _guarantee_of(s: SessionRecord) -> tuple[bool, tuple[str, str, str | None] |
 def guarantee_counts(path: str | Path) -> tuple[list[GuaranteeCount], int]:
     """Each guarantee statement with the number of verdicts that carry it, commonest first; and the verdicts. The
     file is streamed (``fold_sessions``), not loaded."""
-    counts: Counter[tuple[str, str, str | None]] = Counter()
-    verdicts = 0
+    tally = GuaranteeTally()
+    fold_sessions(path, _guarantee_of, tally.take)
+    return tally.rows()
 
-    def take(values: Sequence[tuple[bool, tuple[str, str, str | None] | None]], ctx: Context) -> None:
-        nonlocal verdicts
+
+class GuaranteeTally:
+    """``guarantee_counts``'s fold, for a pass that makes others from the same records."""
+
+    def __init__(self) -> None:
+        self.counts: Counter[tuple[str, str, str | None]] = Counter()
+        self.verdicts = 0
+
+    def fold(self) -> ReportFold[Any, Report]:
+        return sessions_fold(_guarantee_of, self.take)
+
+    def take(self, values: Sequence[tuple[bool, tuple[str, str, str | None] | None]], ctx: Context) -> None:
+        self.counts, self.verdicts = Counter(), 0  # every session comes in this one call (a pass read again too)
         for has_verdict, guarantee in values:  # in session order: ties keep their first session's order
-            verdicts += has_verdict
+            self.verdicts += has_verdict
             if guarantee is not None:
-                counts[guarantee] += 1
+                self.counts[guarantee] += 1
 
-    fold_sessions(path, _guarantee_of, take)
-    rows = [GuaranteeCount(kind=k, statement=st, source=src, verdicts=n) for (k, st, src), n in counts.most_common()]
-    return rows, verdicts
+    def rows(self) -> tuple[list[GuaranteeCount], int]:
+        counted = self.counts.most_common()
+        rows = [GuaranteeCount(kind=k, statement=st, source=src, verdicts=n) for (k, st, src), n in counted]
+        return rows, self.verdicts
+
+
+class CertificateReading:
+    """What a certificate reads from a transcript (its sessions' verdicts, ``read_run``; the guarantees they carry)
+    as folds of one pass over the file, which can make the report too (``report_file``'s ``alongside``):
+    ``voirdire report`` parses its transcript once, not once for the report and once for each of these."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = path
+        self.run = RunReading(path)  # a missing file: CalibrationError, as read_run says it
+        self.guarantees = GuaranteeTally()
+
+    def folds(self) -> list[ReportFold[Any, Report]]:
+        return [self.run.fold(), self.guarantees.fold()]
+
+    def read(self) -> None:
+        """The pass alone, where no report is made with it."""
+        from voirdire.reports import report_file
+
+        first, *rest = self.folds()
+        report_file(self.path, first, ci=0, alongside=rest)
+
+    def certificate(
+        self,
+        report: Report | None = None,
+        *,
+        labels: Labels | None = None,
+        level: float = DEFAULT_LEVEL,
+        seed: int = DEFAULT_SEED,
+        resamples: int = DEFAULT_RESAMPLES,
+        gold_rows: dict[str, bool] | None = None,
+    ) -> Certificate:
+        """``certificate_of`` from what the pass read; ``gold_rows``: the gold of the protocol's report rows where
+        the caller made that report as ``report_gold`` would (else the file is read for them where needed)."""
+        path = self.path
+        run = self.run.run(gold_rows=gold_rows)
+        notes = []
+        if labels is None:
+            try:
+                labels = sidecar_labels(run, path)
+            except LabelsError as exc:
+                notes.append(f"the labels sidecar was not used: {exc}")
+        calibration, why = _calibration(run, labels, level=level, seed=seed, resamples=resamples)
+        stability = report.stability if report is not None else None
+        guarantees, verdicts = self.guarantees.rows()
+        return Certificate(
+            transcript=str(path), protocol=run.protocol, level=level or None, seed=seed,
+            intervals=[i for i in report_intervals(report) if i.reason != OFF], calibration=calibration,
+            no_calibration=why,
+            stability=json.loads(stability.model_dump_json()) if stability is not None else None,
+            no_stability=None if stability is not None else "each item examined once: run with --repeats N",
+            guarantees=guarantees, verdicts=verdicts, notes=notes,
+        )  # fmt: skip
 
 
 def certificate_of(
@@ -213,25 +287,11 @@ def certificate_of(
 ) -> Certificate:
     """The certificate of the transcript at ``path``; ``report``: its report (for the intervals and stability);
     ``labels``: people's labels as ``calibrate`` takes them (default: the labels sidecar's, where it holds usable
-    ones, else the protocol's gold where it knows it). ``level`` 0: no intervals."""
-    run = read_run(path)
-    notes = []
-    if labels is None:
-        try:
-            labels = sidecar_labels(run, path)
-        except LabelsError as exc:
-            notes.append(f"the labels sidecar was not used: {exc}")
-    calibration, why = _calibration(run, labels, level=level, seed=seed, resamples=resamples)
-    stability = report.stability if report is not None else None
-    guarantees, verdicts = guarantee_counts(path)
-    return Certificate(
-        transcript=str(path), protocol=run.protocol, level=level or None, seed=seed,
-        intervals=[i for i in report_intervals(report) if i.reason != OFF], calibration=calibration,
-        no_calibration=why,
-        stability=json.loads(stability.model_dump_json()) if stability is not None else None,
-        no_stability=None if stability is not None else "each item examined once: run with --repeats N",
-        guarantees=guarantees, verdicts=verdicts, notes=notes,
-    )  # fmt: skip
+    ones, else the protocol's gold where it knows it). ``level`` 0: no intervals. The file is read in one pass
+    (``CertificateReading``)."""
+    reading = CertificateReading(path)
+    reading.read()
+    return reading.certificate(report, labels=labels, level=level, seed=seed, resamples=resamples)
 
 
 def _calibration(

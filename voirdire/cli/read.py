@@ -157,9 +157,9 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from voirdire.certificate import certificate_of
+    from voirdire.certificate import CertificateReading, certificate_of, gold_of_rows
     from voirdire.chat import stage  # rich: imported by the command that prints, not by `voirdire --help`
-    from voirdire.reports import generic_report, load_prices, report_file
+    from voirdire.reports import DEFAULT_DECIDED_AT, generic_report, load_prices, report_file
 
     check_plots(args)
     prices = load_prices(args.prices)  # packaged, then $VOIRDIRE_PRICES, then --prices FILE
@@ -174,8 +174,14 @@ def cmd_report(args: argparse.Namespace) -> int:
         return folds[name]
 
     path = args.transcript
+    # The certificate's reads (its verdicts, their guarantees) folded in the same pass as the report: the file is
+    # parsed once. A path that is no file gets the report's own error, as before.
+    reading = CertificateReading(path) if Path(path).is_file() else None
     with stage(f"reading {path}"):  # streamed: flat memory whatever its length
-        report, folded = report_file(path, fold_for, prices=prices, ci=args.ci, decided_at=args.decided_at)
+        report, folded = report_file(
+            path, fold_for, prices=prices, ci=args.ci, decided_at=args.decided_at,
+            alongside=reading.folds() if reading is not None else (),
+        )  # fmt: skip
     if not folded.headers and not folded.session_ids():
         raise CLIError(f"{path}: not a transcript (no run header and no session events in it)")
     if not folded.headers:
@@ -190,7 +196,11 @@ def cmd_report(args: argparse.Namespace) -> int:
         missing = shown(folded.headers[-1].protocol)
         print(f"warning: protocol {missing!r} is not installed; counts only", file=sys.stderr)
     with stage("certificate"):  # the verdicts against people's labels or gold, guarantees (docs/certificate.md)
-        cert = certificate_of(path, report, level=args.ci)
+        if reading is None:
+            cert = certificate_of(path, report, level=args.ci)
+        else:  # the report's rows hold the gold report_gold would read again, unless --decided-at moved them
+            gold = gold_of_rows(report) if args.decided_at == DEFAULT_DECIDED_AT else None
+            cert = reading.certificate(report, level=args.ci, gold_rows=gold)
     # Masked like a run's output: model labels (endpoints) now appear in the usage lines and JSON.
     if args.json:
         # through pydantic's JSON, which writes an undefined number (nan) as null, never as bare NaN

@@ -694,30 +694,57 @@ def report_file(
     only: Sequence[str] | None = None,
     ci: float = DEFAULT_CI,
     decided_at: float = DEFAULT_DECIDED_AT,
+    alongside: Sequence[ReportFold[Any, Any]] = (),
 ) -> tuple[Report, ReportBuilder]:
     """The report of a transcript file, streamed record by record; the builder too (its headers, its session ids).
 
     A file the runner cannot have written record by record like this -- events of a session after its verdict or
     error (a file appended to itself), sessions before any header, runs of two protocols -- is loaded whole
-    instead (``load``), so the report is the same either way; only the memory differs."""
+    instead (``load``), so the report is the same either way; only the memory differs.
+
+    ``alongside``: more folds made from the same records in the same pass (one parse of the file for all; no
+    intervals), each finished as the report is; what their ``finish`` takes is what they are for, their reports
+    are dropped. ``voirdire report`` reads its report and its certificate's folds so."""
     prices = prices if prices is not None else load_prices()
-    builder = ReportBuilder(fold, prices=prices, only=only, ci=ci, decided_at=decided_at)
+
+    def builders() -> list[ReportBuilder]:
+        return [
+            ReportBuilder(fold, prices=prices, only=only, ci=ci, decided_at=decided_at),
+            *(ReportBuilder(f, prices=prices, only=only, ci=0, decided_at=decided_at) for f in alongside),
+        ]
+
+    made = builders()
     try:
-        for record in iter_records(path):
-            builder.add(record)
-        return builder.report(path=str(path)), builder
+        if len(made) == 1:  # the common case without a loop over one builder a record
+            add = made[0].add
+            for record in iter_records(path):
+                add(record)
+        else:
+            for record in iter_records(path):
+                for builder in made:
+                    builder.add(record)
+        report = made[0].report(path=str(path))
+        for other in made[1:]:
+            other.report(path=str(path))
+        return report, made[0]
     except _Reread:
         pass
     whole = load(path)
-    builder = ReportBuilder(fold, prices=prices, only=only, ci=ci, decided_at=decided_at)
-    builder.headers.extend(whole.headers)
-    builder._choose(builder._pick(whole.header))  # the last header's protocol, or none: nothing left to wait for
+    made = builders()
     wanted = set(only) if only is not None else None
-    for s in whole.sessions.values():
-        if wanted is None or s.session_id in wanted:
-            builder._settle(s, next(builder._order))
+    for builder in made:
+        builder.headers.extend(whole.headers)
+        builder._choose(builder._pick(whole.header))  # the last header's protocol, or none: nothing to wait for
+        for s in whole.sessions.values():
+            if wanted is None or s.session_id in wanted:
+                builder._settle(s, next(builder._order))
     del whole
     for record in iter_records(path):  # every attempt's model calls, as the streamed report counts them
         if isinstance(record, ModelCall) and (wanted is None or record.session_id in wanted):
-            builder._tally(record)
-    return builder.report(path=str(path)), builder
+            for builder in made:
+                builder._tally(record)
+    report = made[0].report(path=str(path))
+    for other in made[1:]:
+        other.report(path=str(path))
+    return report, made[0]
+
