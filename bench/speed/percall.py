@@ -9,9 +9,9 @@ its own (``harness.measure``: the process's user + system CPU). Two measures of 
 
 - **net** (the old one, as ``python -m bench.speed`` computes it): ``(CPU of the N run - CPU of the start-up run) /
   (requests of the N run - requests of the start-up run)``. Everything a run of N sessions does that a one-session
-  run does not is charged to its calls, fixed costs included: a one-claim run computes no interval, so the end-of-run
-  report's scipy import (0.7-0.9 s of CPU here) falls in it, and so does anything else paid once per run above one
-  session.
+  run does not is charged to its calls, fixed costs included: anything paid once per run above one session. (A
+  one-session run imports what the N run imports, the end-of-run report's scipy included: the same 2,091 modules
+  on 2026-11-27, ``-X importtime``; so start-up's imports cancel.)
 - **marginal**: ``(CPU of the 2N run - CPU of the N run) / (requests of the 2N run - requests of the N run)``: what
   N more sessions' calls cost, the fixed costs of a run cancelling out (both runs make them); what a call costs once
   the run is going.
