@@ -86,3 +86,51 @@ def test_voirdire_report_parses_its_transcript_once(
         assert main(["report", str(path), "--json"]) == 0
         if kind != "twice":
             assert len(parsed) == 1, kind
+
+
+@pytest.mark.parametrize("name", ["ays", *VARIED, "no_data named gold"])
+def test_the_report_rows_gold_is_read_in_read_runs_own_pass(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the run header names no gold statistic, ``read_run`` folds the protocol's report rows beside its own
+    fold: each line parsed once (and the first one or two again, to see the header), and the same run as the
+    report rows' gold read in a pass of its own gives (``report_gold``). Where it names one, the rows are not
+    folded."""
+    import json
+
+    import voirdire.certificate.calibration as calibration
+    import voirdire.transcript.io as io
+    from voirdire.certificate import certificate_of
+
+    parse = io._parse_line
+    parsed: list[int] = []
+    monkeypatch.setattr(io, "_parse_line", lambda *a, **k: parsed.append(1) or parse(*a, **k))
+    folded: list[object] = []
+    gold_rows = calibration._GoldRows.__call__
+    monkeypatch.setattr(calibration._GoldRows, "__call__", lambda *a: folded.append(1) or gold_rows(*a))
+    for kind in ("rerun", "resume", "crash"):
+        (tmp_path / kind).mkdir()
+        path = variant_file(tmp_path / kind, name.split()[0], kind)
+        if name.endswith("named gold"):  # a header as the protocol writes it now: its verdicts state gold
+            text = path.read_text()
+            lines_of = text.splitlines()
+            for i, line in enumerate(lines_of):
+                if line.startswith('{"kind": "header"'):
+                    r = json.loads(line)
+                    r.setdefault("display", {}).setdefault("views", {}).setdefault("verdict", {})["gold"] = "correct"
+                    lines_of[i] = json.dumps(r)
+            path.write_text("\n".join(lines_of) + ("\n" if text.endswith("\n") else ""))
+        lines = sum(1 for line in path.read_bytes().splitlines() if line.strip())
+        parsed.clear()
+        folded.clear()
+        run = read_run(path)
+        assert lines <= len(parsed) <= lines + 2, kind
+        assert bool(folded) == (not name.endswith("named gold")), kind
+        separate = calibration.RunReading(path)
+        calibration.fold_sessions(path, calibration._part, separate.take, spooled=True)
+        assert run == separate.run(), kind
+        rows = calibration.report_gold(path)
+        assert (run.gold_statistic == "the report's gold column") == bool(rows), kind
+        parsed.clear()
+        assert certificate_of(path).protocol == run.protocol
+        assert lines <= len(parsed) <= lines + 2, kind

@@ -230,7 +230,7 @@ def read_run(path: str | Path, *, score: str | None = None, by_parameters: bool 
     spooled to a temporary file: what stays in memory is a few fields a session and the items' shown fields, not
     the records, so a long run is calibrated in about the memory of its verdicts."""
     reading = RunReading(path)
-    fold_sessions(reading.path, _part, reading.take, spooled=True)
+    reading.read()
     return reading.run(score=score, by_parameters=by_parameters)
 
 
@@ -246,9 +246,25 @@ class RunReading:
         self.kept: list[_Part] = []
         self.items: dict[str, dict[str, Any]] = {}
         self.headers: list[RunHeader] = []
+        self.gold_rows: dict[str, bool] | None = None  # the report rows' gold, where read in the same pass
 
     def fold(self) -> ReportFold[_Part, Report]:
         return sessions_fold(_part, self.take, spooled=True)
+
+    def read(self, alongside: Sequence[ReportFold[Any, Any]] = ()) -> None:
+        """``read_run``'s pass over the file, with any other folds ``alongside``. Where the first run header names
+        no gold statistic (its verdicts will not state gold), the protocol's report is folded in the same pass for
+        its rows' gold column, which ``run`` would otherwise read in a pass of its own."""
+        from voirdire.reports import report_file
+
+        first = _first_header(self.path)
+        if first is None or first.display.views.verdict.gold:
+            report_file(self.path, self.fold(), ci=0, alongside=alongside)
+            return
+        gold = _GoldRows()
+        report_file(self.path, self.fold(), ci=0, alongside=[*alongside, gold])
+        if gold.report is not None:
+            self.gold_rows = gold_of_rows(gold.report)
 
     def take(self, parts: Sequence[_Part], ctx: Context) -> None:
         header = ctx.header
@@ -295,7 +311,9 @@ class RunReading:
                                    parameters.get(k.run_id, ())))  # fmt: skip
         repeated = {k.session_id for k in kept if k.repeat}
         if not any(s.gold is not None for s in sessions):  # no verdict statistic says it: the report's rows may
-            rows = gold_rows if gold_rows is not None else report_gold(self.path)
+            if gold_rows is None:
+                gold_rows = self.gold_rows if self.gold_rows is not None else report_gold(self.path)
+            rows = gold_rows
             if rows:
                 sessions = [replace(s, gold=rows.get(s.item_id) if s.accepted is not None else None) for s in sessions]
                 gold = "the report's gold column"
@@ -307,8 +325,16 @@ class RunReading:
 def report_gold(path: Path) -> dict[str, bool]:
     """Item id → gold accept/reject from the protocol's report rows (``id``, boolean ``gold``), as the viewer and
     ``compare`` read gold for protocols whose verdicts do not state it."""
+    from voirdire.reports import report_file
+
+    report, _ = report_file(path, protocol_folds(), ci=0)  # the rows alone: no intervals computed
+    return gold_of_rows(report)
+
+
+def protocol_folds() -> Callable[[RunHeader | None], ReportFold[Any, Any]]:
+    """The report fold of a run header's protocol (the counts alone for a protocol not installed)."""
     from voirdire.registry import registrations
-    from voirdire.reports import generic_report, report_file
+    from voirdire.reports import generic_report
 
     regs = registrations()
 
@@ -316,8 +342,43 @@ def report_gold(path: Path) -> dict[str, bool]:
         name = header.protocol if header else ""
         return regs[name].fold if name in regs else generic_report
 
-    report, _ = report_file(path, fold_for, ci=0)  # the rows alone: no intervals computed
-    return gold_of_rows(report)
+    return fold_for
+
+
+class _GoldRows:
+    """``report_gold``'s fold, made beside ``read_run``'s in its one pass: each protocol's report fold, its report
+    kept (a fold's ``finish`` is wrapped once per fold, so that the same protocol gets the same fold object, as
+    ``report_file`` needs to stream)."""
+
+    def __init__(self) -> None:
+        self.folds = protocol_folds()
+        self.wrapped: dict[int, ReportFold[Any, Any]] = {}
+        self.report: Report | None = None
+
+    def __call__(self, header: RunHeader | None) -> ReportFold[Any, Any]:
+        from voirdire.reports import ReportFold
+
+        fold = self.folds(header)
+        if id(fold) not in self.wrapped:
+
+            def finish(values: Sequence[Any], ctx: Context, fold: ReportFold[Any, Any] = fold) -> Report:
+                self.report = fold.finish(values, ctx)
+                return self.report
+
+            self.wrapped[id(fold)] = ReportFold(session=fold.session, finish=finish, spooled=fold.spooled)
+        return self.wrapped[id(fold)]
+
+
+def _first_header(path: Path) -> RunHeader | None:
+    """The file's first record where it is a run header (a line or two read, not the file)."""
+    from voirdire.transcript import RunHeader, iter_records
+
+    records = iter_records(path)
+    try:
+        first = next(records, None)
+    finally:
+        records.close()  # type: ignore[attr-defined]
+    return first if isinstance(first, RunHeader) else None
 
 
 def gold_of_rows(report: Report) -> dict[str, bool]:

@@ -237,11 +237,8 @@ class CertificateReading:
         return [self.run.fold(), self.guarantees.fold()]
 
     def read(self) -> None:
-        """The pass alone, where no report is made with it."""
-        from voirdire.reports import report_file
-
-        first, *rest = self.folds()
-        report_file(self.path, first, ci=0, alongside=rest)
+        """The pass alone, where no report is made with it (the report rows' gold read in it where needed)."""
+        self.run.read(alongside=[self.guarantees.fold()])
 
     def certificate(
         self,

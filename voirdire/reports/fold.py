@@ -694,7 +694,7 @@ def report_file(
     only: Sequence[str] | None = None,
     ci: float = DEFAULT_CI,
     decided_at: float = DEFAULT_DECIDED_AT,
-    alongside: Sequence[ReportFold[Any, Any]] = (),
+    alongside: Sequence[ReportFold[Any, Any] | Callable[[RunHeader | None], ReportFold[Any, Any]]] = (),
 ) -> tuple[Report, ReportBuilder]:
     """The report of a transcript file, streamed record by record; the builder too (its headers, its session ids).
 
@@ -702,9 +702,9 @@ def report_file(
     error (a file appended to itself), sessions before any header, runs of two protocols -- is loaded whole
     instead (``load``), so the report is the same either way; only the memory differs.
 
-    ``alongside``: more folds made from the same records in the same pass (one parse of the file for all; no
-    intervals), each finished as the report is; what their ``finish`` takes is what they are for, their reports
-    are dropped. ``voirdire report`` reads its report and its certificate's folds so."""
+    ``alongside``: more folds (or, as ``fold``, a header's fold) made from the same records in the same pass (one
+    parse of the file for all; no intervals), each finished as the report is; what their ``finish`` takes is what
+    they are for, their reports are dropped. ``voirdire report`` reads its report and its certificate's folds so."""
     prices = prices if prices is not None else load_prices()
 
     def builders() -> list[ReportBuilder]:
