@@ -723,10 +723,7 @@ def report_file(
             for record in iter_records(path):
                 for builder in made:
                     builder.add(record)
-        report = made[0].report(path=str(path))
-        for other in made[1:]:
-            other.report(path=str(path))
-        return report, made[0]
+        return _finished(made, path)
     except _Reread:
         pass
     whole = load(path)
@@ -743,6 +740,12 @@ def report_file(
         if isinstance(record, ModelCall) and (wanted is None or record.session_id in wanted):
             for builder in made:
                 builder._tally(record)
+    return _finished(made, path)
+
+
+def _finished(made: list[ReportBuilder], path: str | Path) -> tuple[Report, ReportBuilder]:
+    """The first builder's report and the builder; the others finished too (their folds' ``finish`` is what they
+    are for), their reports dropped."""
     report = made[0].report(path=str(path))
     for other in made[1:]:
         other.report(path=str(path))
