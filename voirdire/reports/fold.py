@@ -715,14 +715,9 @@ def report_file(
 
     made = builders()
     try:
-        if len(made) == 1:  # the common case without a loop over one builder a record
-            add = made[0].add
-            for record in iter_records(path):
-                add(record)
-        else:
-            for record in iter_records(path):
-                for builder in made:
-                    builder.add(record)
+        for record in iter_records(path):
+            for builder in made:
+                builder.add(record)
         return _finished(made, path)
     except _Reread:
         pass
@@ -750,4 +745,3 @@ def _finished(made: list[ReportBuilder], path: str | Path) -> tuple[Report, Repo
     for other in made[1:]:
         other.report(path=str(path))
     return report, made[0]
-
