@@ -332,22 +332,10 @@ def report_gold(path: Path) -> dict[str, bool]:
 
 
 def protocol_folds() -> Callable[[RunHeader | None], ReportFold[Any, Any]]:
-    """The report fold of a run header's protocol (the counts alone for a protocol not installed), one object per
-    protocol (a plain report function's registration makes a new fold each time it is asked, and ``report_file``
-    reads a header naming another fold as another protocol's run)."""
-    from voirdire.registry import registrations
-    from voirdire.reports import generic_report
+    """The report fold of a run header's protocol, one object per protocol (``voirdire.registry.report_folds``)."""
+    from voirdire.registry import report_folds
 
-    regs = registrations()
-    folds: dict[str, ReportFold[Any, Any]] = {}
-
-    def fold_for(header: RunHeader | None) -> ReportFold[Any, Any]:
-        name = header.protocol if header else ""
-        if name not in folds:
-            folds[name] = regs[name].fold if name in regs else generic_report
-        return folds[name]
-
-    return fold_for
+    return report_folds()
 
 
 class _GoldRows:

@@ -15,10 +15,7 @@ from voirdire.cli.options import CLIError, add_prices_option
 from voirdire.cli.plot import add_plot_options, check_plots, write_plots
 
 if TYPE_CHECKING:
-    from voirdire.reports import (
-        ReportFold,
-    )
-    from voirdire.transcript import RunHeader, Transcript
+    from voirdire.transcript import Transcript
 
 
 def register(sub: Any) -> None:
@@ -159,19 +156,12 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from voirdire.certificate import CertificateReading, certificate_of, gold_of_rows
     from voirdire.chat import stage  # rich: imported by the command that prints, not by `voirdire --help`
-    from voirdire.reports import DEFAULT_DECIDED_AT, generic_report, load_prices, report_file
+    from voirdire.reports import DEFAULT_DECIDED_AT, load_prices, report_file
 
     check_plots(args)
     prices = load_prices(args.prices)  # packaged, then $VOIRDIRE_PRICES, then --prices FILE
     regs = registry.registrations()
-    folds: dict[str, ReportFold[Any, Any]] = {}
-
-    def fold_for(header: RunHeader | None) -> ReportFold[Any, Any]:
-        """The header's protocol's report (the last header rules; a protocol not installed: the counts)."""
-        name = header.protocol if header else ""
-        if name not in folds:
-            folds[name] = regs[name].fold if name in regs else generic_report
-        return folds[name]
+    fold_for = registry.report_folds()  # the header's protocol's report; a protocol not installed: the counts
 
     path = args.transcript
     # The certificate's reads (its verdicts, their guarantees) folded in the same pass as the report: the file is

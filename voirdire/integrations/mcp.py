@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 from voirdire.base import VoirdireError, mask_secrets, shown
 from voirdire.chat import render
 from voirdire.models import RoleSettings
-from voirdire.registry import api_function, registrations
-from voirdire.reports import generic_report, load_prices, report_file
-from voirdire.transcript import RunHeader, is_transcript, load, load_outline, load_session
+from voirdire.registry import api_function, report_folds
+from voirdire.reports import load_prices, report_file
+from voirdire.transcript import is_transcript, load, load_outline, load_session
 
 if TYPE_CHECKING:
     from mcp.server import MCPServer
@@ -95,13 +95,7 @@ def read_session(config: McpConfig, run: str, session_id: str) -> str:
 def run_report(config: McpConfig, run: str) -> str:
     """The run's report, as ``voirdire report`` prints it."""
     path = _run(config, run)
-    regs = registrations()
-
-    def fold_for(header: RunHeader | None) -> Any:
-        name = header.protocol if header else ""
-        return regs[name].fold if name in regs else generic_report
-
-    report, _ = report_file(path, fold_for, prices=load_prices())
+    report, _ = report_file(path, report_folds(), prices=load_prices())
     return mask_secrets(shown(report.text()))
 
 

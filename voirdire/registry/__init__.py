@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         get,
         known_roles,
         registrations,
+        report_folds,
     )
 
 # What runs: each name's module is imported at the name's first use (voirdire.base.faces).
@@ -52,7 +53,7 @@ __getattr__ = lazy_face(
         "voirdire.registry.plugins": (
             "Card", "CommandSpec", "CommandTable", "InputError", "Inputs", "Registration", "RunOutcome", "api_function",
             "command_plugins", "default_summary", "get", "known_roles", "card", "cards",
-            "registrations",
+            "registrations", "report_folds",
         ),
     },
 )
@@ -86,6 +87,7 @@ __all__ = [
     "parse_fields",
     "read_records",
     "registrations",
+    "report_folds",
     "source_name",
     "stream_items",
 ]

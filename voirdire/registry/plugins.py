@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # types only: a run's and a report's modules are imported whe
 
     from voirdire.reports import ChartFold, Prices, Report, ReportFold, Reproduction
     from voirdire.session import CallBudget, Protocol
-    from voirdire.transcript import SessionRecord, Transcript, Verdict
+    from voirdire.transcript import RunHeader, SessionRecord, Transcript, Verdict
 
 ENTRY_POINT_GROUP = "voirdire.protocols"
 # Commands a protocol package adds beside its protocols' own (DCR's ``correlate``): each entry point names a
@@ -348,6 +348,25 @@ def registrations() -> dict[str, Registration]:
 
 
 _INSTALLED = registrations
+
+
+def report_folds() -> Callable[[RunHeader | None], ReportFold[Any, Any]]:
+    """A run header's protocol's report fold (the last header rules; a protocol not installed: the counts alone),
+    one object per protocol for the chooser's life: a plain report function's registration makes a new fold each
+    time it is asked, and ``report_file`` reads a header naming another fold as another protocol's run (it would
+    reread a resumed run's file whole)."""
+    from voirdire.reports import generic_report
+
+    regs = registrations()
+    folds: dict[str, ReportFold[Any, Any]] = {}
+
+    def fold_for(header: RunHeader | None) -> ReportFold[Any, Any]:
+        name = header.protocol if header else ""
+        if name not in folds:
+            folds[name] = regs[name].fold if name in regs else generic_report
+        return folds[name]
+
+    return fold_for
 
 
 class CommandTable(Structural):
