@@ -1,6 +1,7 @@
 """CPU a model call costs above the HTTP transport, for this checkout and, interleaved, for others:
 
-    python -m bench.speed.above [--rounds 5] [--sessions 1000] [--concurrency 200] [--version NAME=DIR ...]
+    python -m bench.speed.above [--rounds 5] [--sessions 1000] [--concurrency 200] [--client instant|sleep|http]
+                                [--latency-ms 100] [--version NAME=DIR ...]
 
 LMvLM (scenario b's protocol: one examination, the fake endpoint's replies) run in-process by ``run_protocol``
 with a client that answers at once (``Instant``: the reply ``bench.speed.fake_server.reply_text`` gives, no HTTP, no
@@ -12,6 +13,16 @@ up, then ``--sessions`` sessions twice, and reports the process time of each sec
 per version, the median and range over the rounds and the minimum (the run least slowed by other work on a
 shared machine). Against the end-to-end figures of ``bench.speed.percall`` this leaves out aiohttp, the event
 loop's socket work and the CLI's live report.
+
+``--client`` puts back one piece at a time, the rest of the measure the same (in-process, warm, no CLI):
+
+========= ==========================================================================================================
+instant   the client above: nothing but the call's own work (the default)
+sleep     the same replies after ``--latency-ms`` (``asyncio.sleep``): ``--concurrency`` sessions waiting at once
+          and woken by the event loop's timers, still no socket
+http      voirdire's OpenAI-compatible client (aiohttp) on the fake endpoint of ``bench.speed.percall``
+          (``harness.FakeEndpoint``, a process of its own, answering after ``--latency-ms``): the whole call
+========= ==========================================================================================================
 """
 
 from __future__ import annotations
@@ -23,7 +34,9 @@ import statistics
 import sys
 from pathlib import Path
 
-from bench.speed.harness import REPO, checkout_versions, run_child
+from bench.speed.harness import REPO, FakeEndpoint, checkout_versions, run_child
+
+CLIENTS = ("instant", "sleep", "http")
 
 CHILD = r"""
 import asyncio, json, resource, sys, tempfile, warnings
@@ -34,6 +47,7 @@ sys.meta_path.insert(0, CheckoutFinder(Path({code!r})))
 from bench.speed.fake_server import reply_text
 from autogen_core.models import RequestUsage
 from voirdire.models.base import Completion, TextOnlyClient
+from voirdire.models.openai import openai_compatible_client
 from voirdire.protocols.cross_examination.protocol import CrossExamination
 from voirdire.runner import run_protocol
 
@@ -42,7 +56,7 @@ class Instant(TextOnlyClient):
         raise RuntimeError("complete() answers")
     async def complete(self, messages, args, n=1):
         text, _ = reply_text([{{"role": "user", "content": m.content}} for m in messages], 0)
-        await asyncio.sleep(0)
+        await asyncio.sleep({latency_s!r})
         return Completion(texts=[text], usage=RequestUsage(prompt_tokens=10, completion_tokens=5), finish_reason="stop")
     @property
     def model_info(self):
@@ -61,7 +75,8 @@ def cpu():
 
 async def main():
     out = Path(tempfile.mkdtemp(prefix="voirdire-above-"))
-    client = Instant()
+    base_url = {base_url!r}
+    client = openai_compatible_client("fake", base_url, spec_text="fake", api_key=None) if base_url else Instant()
     clients = {{"examiner": client, "examinee": client}}
     warm = out / "warm.jsonl"
     await run_protocol(CrossExamination(), items[:50], out=warm, clients=clients, concurrency={concurrency})
@@ -75,14 +90,22 @@ async def main():
         per_call.append(1000 * spent / calls)
         for p in out.iterdir():
             p.unlink()
+    await client.close()
     print(json.dumps({{"ms_per_call": per_call[-1], "first": per_call[0], "calls": calls}}))
 
 asyncio.run(main())
 """
 
 
-def run_version(code: Path, sessions: int, concurrency: int) -> dict[str, float]:
-    source = CHILD.format(repo=str(REPO), code=str(code), sessions=sessions, concurrency=concurrency)
+def run_version(
+    code: Path, sessions: int, concurrency: int, *, latency_s: float = 0.0, base_url: str | None = None
+) -> dict[str, float]:
+    """One fresh process of checkout ``code``: its ``Instant`` client waits ``latency_s`` a call, or, given a
+    ``base_url``, voirdire's OpenAI-compatible client posts there instead."""
+    source = CHILD.format(
+        repo=str(REPO), code=str(code), sessions=sessions, concurrency=concurrency, latency_s=latency_s,
+        base_url=base_url,
+    )  # fmt: skip
     return run_child(source, code)
 
 
@@ -91,23 +114,43 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--sessions", type=int, default=1000)
     ap.add_argument("--concurrency", type=int, default=200)
+    ap.add_argument("--client", choices=CLIENTS, default="instant", help="what answers the calls (see above)")
+    ap.add_argument("--latency-ms", type=float, default=100.0, help="the reply's latency for sleep and http")
     ap.add_argument("--version", action="append", default=[], metavar="NAME=DIR", help="another checkout")
     args = ap.parse_args(argv)
+    if args.latency_ms < 0:
+        ap.error("--latency-ms: not below 0")
     versions = checkout_versions(ap, args.version, "this-checkout")
     command = shlex.join(["python", "-m", "bench.speed.above", *(sys.argv[1:] if argv is None else argv)])
     load_before = os.getloadavg()
     results: dict[str, list[float]] = {name: [] for name in versions}
-    for r in range(args.rounds):
-        for name, code in versions.items():
-            print(f"[above] round {r + 1}: {name}", file=sys.stderr, flush=True)
-            results[name].append(run_version(code, args.sessions, args.concurrency)["ms_per_call"])
+    latency_s = args.latency_ms / 1000 if args.client != "instant" else 0.0
+    endpoint = FakeEndpoint(args.latency_ms, 0) if args.client == "http" else None
+    try:
+        for r in range(args.rounds):
+            for name, code in versions.items():
+                print(f"[above] round {r + 1}: {name}", file=sys.stderr, flush=True)
+                done = run_version(
+                    code, args.sessions, args.concurrency,
+                    latency_s=0.0 if endpoint else latency_s, base_url=endpoint.base_url if endpoint else None,
+                )  # fmt: skip
+                results[name].append(done["ms_per_call"])
+    finally:
+        if endpoint is not None:
+            endpoint.close()
     load_after = os.getloadavg()
+    what = {
+        "instant": "no HTTP",
+        "sleep": f"no HTTP, replies after {args.latency_ms:g} ms",
+        "http": f"voirdire's client on the fake endpoint, {args.latency_ms:g} ms",
+    }[args.client]
     print(
-        f"command: `{command}` ({args.sessions} sessions, {args.concurrency} at a time, no HTTP; "
+        f"command: `{command}` ({args.sessions} sessions, {args.concurrency} at a time, {what}; "
         f"{os.cpu_count()} CPUs; load {[round(x, 2) for x in load_before]} before, "
         f"{[round(x, 2) for x in load_after]} after)\n"
     )
-    print("| version | CPU ms a call above the transport, median (range) | minimum |")
+    measured = "above the transport" if args.client != "http" else "in-process, with the transport"
+    print(f"| version | CPU ms a call {measured}, median (range) | minimum |")
     print("|---|---|---|")
     for name, values in results.items():
         print(

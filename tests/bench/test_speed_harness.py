@@ -77,3 +77,27 @@ def test_critical_path_bound() -> None:
     assert majority.run_path(Params(examinations=3, concurrent_examinations=False)) == 3 * 9
     assert bound_s(1000, 200, 4, 0.1) == pytest.approx(2.0)
     assert bound_s(1001, 200, 4, 0.1) == pytest.approx(2.4)
+
+
+@pytest.mark.parametrize("client", ["instant", "sleep", "http"])
+def test_the_in_process_measure_runs_with_each_client(client: str) -> None:
+    """``bench.speed.above``'s child: LMvLM's sessions run in-process to the end with each client (scenario b: five
+    calls a session), and a CPU figure per call comes back."""
+    from bench.speed.above import run_version
+    from bench.speed.harness import REPO, FakeEndpoint
+
+    endpoint = FakeEndpoint(5, 0) if client == "http" else None
+    try:
+        if endpoint is not None:
+            endpoint.phase("above")
+        done = run_version(
+            REPO, 4, 2, latency_s=0.005 if client == "sleep" else 0.0,
+            base_url=endpoint.base_url if endpoint else None,
+        )  # fmt: skip
+        if endpoint is not None:  # warm-up (the first 50 items: all 4 here) and two runs, all through the endpoint
+            assert endpoint.traffic("above").requests == 3 * 4 * 5
+    finally:
+        if endpoint is not None:
+            endpoint.close()
+    assert done["calls"] == 4 * 5
+    assert done["ms_per_call"] > 0 and done["first"] > 0
