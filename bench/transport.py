@@ -19,6 +19,10 @@ aiohttp     the same client on aiohttp (``VOIRDIRE_TRANSPORT=aiohttp``, the defa
 aiohttp-bare  a bare ``aiohttp.ClientSession.post`` of the same body bytes on one connector of
             ``--max-connections``, the reply read and ``json.loads``-ed: aiohttp's own floor, what voirdire's
             client costs above it is the difference
+rnet-bare   the same bare POST on rnet (Rust's reqwest on a tokio runtime of its own threads; not a dependency:
+            ``pip install rnet``), the CPU of every thread of the process counted
+curl-bare   the same on curl_cffi's ``AsyncSession`` (libcurl's multi interface on the event loop; not a
+            dependency: ``pip install curl_cffi``)
 =========== ===================================================================================================
 
 The voirdire row includes everything voirdire does per call: autogen messages to JSON, the endpoint's
@@ -31,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import json
 import os
 import platform
@@ -42,7 +47,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-TRANSPORTS = ("raw", "raw-tuned", "httpx", "aiohttp", "aiohttp-bare")
+TRANSPORTS = ("raw", "raw-tuned", "httpx", "aiohttp", "aiohttp-bare", "rnet-bare", "curl-bare")
+OPTIONAL = {"rnet-bare": "rnet", "curl-bare": "curl_cffi"}
+"""Transports on libraries voirdire does not depend on: measured where installed (``pip install rnet curl_cffi``)."""
 MODEL = "bench-model"
 # A short cross-examination turn: the shape (system, user, assistant, user) and size of a real one.
 MESSAGES = [
@@ -203,6 +210,8 @@ async def make_sender(transport: str, url: str, max_connections: int) -> Any:
 
     if transport == "aiohttp-bare":
         return await bare_aiohttp(url, max_connections)
+    if transport in OPTIONAL:
+        return await bare_compiled(transport, url, max_connections)
 
     from autogen_core.models import AssistantMessage, SystemMessage, UserMessage
 
@@ -232,12 +241,7 @@ async def bare_aiohttp(url: str, max_connections: int) -> Any:
     """aiohttp alone: one session on one connector, a POST of the request's bytes, the body read and parsed."""
     import aiohttp
 
-    body = json.dumps(
-        {"model": MODEL, "messages": [{"role": r, "content": t} for r, t in MESSAGES], "max_tokens": 256,
-         "temperature": 0.0},
-        ensure_ascii=False, separators=(",", ":"),
-    ).encode()  # fmt: skip
-    headers = {"Authorization": "Bearer bench-key", "Content-Type": "application/json", "Accept": "application/json"}
+    body, headers = _bare_body()
     session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=max_connections, limit_per_host=0))
     target = url.rstrip("/") + "/chat/completions"
 
@@ -247,6 +251,47 @@ async def bare_aiohttp(url: str, max_connections: int) -> Any:
         assert reply["choices"][0]["message"]["content"]
 
     return bare
+
+
+def _bare_body() -> tuple[bytes, dict[str, str]]:
+    body = json.dumps(
+        {"model": MODEL, "messages": [{"role": r, "content": t} for r, t in MESSAGES], "max_tokens": 256,
+         "temperature": 0.0},
+        ensure_ascii=False, separators=(",", ":"),
+    ).encode()  # fmt: skip
+    return body, {"Authorization": "Bearer bench-key", "Content-Type": "application/json", "Accept": "application/json"}
+
+
+async def bare_compiled(transport: str, url: str, max_connections: int) -> Any:
+    """A bare POST on a client whose HTTP is not Python (rnet: Rust; curl_cffi: libcurl), as ``bare_aiohttp``'s:
+    the request's bytes, no redirect followed, the body read and parsed; requests in flight capped at
+    ``max_connections`` (as aiohttp's connector caps them)."""
+    body, headers = _bare_body()
+    target = url.rstrip("/") + "/chat/completions"
+    gate = asyncio.Semaphore(max_connections)
+    if transport == "rnet-bare":
+        import rnet
+
+        client = rnet.Client(allow_redirects=False)
+
+        async def bare() -> None:
+            async with gate:
+                response = await client.post(target, body=body, headers=headers)
+                reply = json.loads(await response.bytes())
+            assert reply["choices"][0]["message"]["content"]
+
+        return bare
+    from curl_cffi.requests import AsyncSession
+
+    session = AsyncSession(max_clients=max_connections, allow_redirects=False)
+
+    async def bare_curl() -> None:
+        async with gate:
+            response = await session.post(target, data=body, headers=headers)
+            reply = json.loads(response.content)
+        assert reply["choices"][0]["message"]["content"]
+
+    return bare_curl
 
 
 # ------------------------------------------------------------------------------------------------ orchestration
@@ -270,7 +315,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=200)
     parser.add_argument("--latency-ms", type=float, default=50.0)
     parser.add_argument("--max-connections", type=int, default=256, help="per endpoint (VOIRDIRE_MAX_CONNECTIONS)")
-    parser.add_argument("--transports", default=",".join(TRANSPORTS))
+    parser.add_argument("--transports", default=",".join(t for t in TRANSPORTS if t not in OPTIONAL))
     parser.add_argument("--repeat", type=int, default=3, help="runs of each transport, interleaved")
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument("--client", choices=TRANSPORTS, help=argparse.SUPPRESS)  # one run, in this process
@@ -286,6 +331,11 @@ def main() -> None:
         return
 
     transports = [t.strip() for t in args.transports.split(",") if t.strip()]
+    for t in transports:
+        if t not in TRANSPORTS:
+            parser.error(f"--transports: unknown transport {t!r} (known: {', '.join(TRANSPORTS)})")
+        if t in OPTIONAL and importlib.util.find_spec(OPTIONAL[t]) is None:
+            parser.error(f"--transports: {t} needs {OPTIONAL[t]}, not installed here (pip install {OPTIONAL[t]})")
     port_file = Path(f"/tmp/voirdire-bench-transport-{os.getpid()}.port")
     port_file.unlink(missing_ok=True)
     server = subprocess.Popen(
