@@ -82,6 +82,32 @@ def test_the_streamed_report_is_the_whole_transcript_report(name: str) -> None:
     assert whole.model_dump() == streamed.model_dump()
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_folds_alongside_take_each_session_as_the_report_assembled_it(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``report_file``'s ``alongside`` folds are given the session objects the report's own fold was given (one
+    assembly of each attempt for all), and the report is the same with them as without."""
+    path = FIXTURES / f"{name}.jsonl"
+    alone, _ = report_file(path, fold_for)
+    made: list[Any] = []
+    assemble = report_module.session_record
+    monkeypatch.setattr(report_module, "session_record", lambda *a: made.append(assemble(*a)) or made[-1])
+    given: list[list[Any]] = [[], []]
+
+    def watching(k: int) -> ReportFold[Any, Any]:
+        return ReportFold(session=given[k].append, finish=lambda values, ctx: generic_report.finish([], ctx))
+
+    report, _ = report_file(path, fold_for, alongside=[watching(0), watching(1)])
+    assert report == alone
+
+    def ended(sessions: list[Any]) -> list[Any]:  # (an attempt the file leaves open is closed by each builder)
+        return [s for s in sessions if any(isinstance(e, Verdict | ErrorEvent) for e in s.events)]
+
+    assert given[0] and [id(s) for s in ended(given[0])] == [id(s) for s in ended(given[1])]
+    assert len(ended(made)) == len({(s.session_id, s.run_id) for s in ended(made)})  # none assembled twice
+
+
 # ---- resumed, re-run, crashed and doubled transcripts: the stream picks each session's attempt as load() does
 
 

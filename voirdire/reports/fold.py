@@ -271,6 +271,28 @@ def _counts_over(kept: tuple[bool, int], verdict: bool, order: int) -> bool:
 
 
 @dataclass
+class Assembly:
+    """A session attempt as its closing record left it -- the record, the session, whether it has a verdict, its
+    counts and repeat -- shared by builders fed the same records one after another (``report_file``'s report and
+    its ``alongside`` folds): the first to close the attempt assembles it, the others take it, since their records
+    are the same objects. One slot: each record goes to every builder before the next is read."""
+
+    last: tuple[Any, SessionRecord, tuple[bool, tuple[Any, ...], Any]] | None = None
+
+    def take(
+        self, record: Any, sid: str, run_id: str, events: list[Any]
+    ) -> tuple[SessionRecord, tuple[bool, tuple[Any, ...], Any]]:
+        """The attempt ``(sid, run_id)`` that ``record`` closed: the session and (verdict, counts, repeat)."""
+        last = self.last
+        if last is not None and last[0] is record and last[1].session_id == sid and last[1].run_id == run_id:
+            return last[1], last[2]
+        s = session_record(sid, run_id, events)
+        verdict = any(isinstance(e, Verdict) for e in s.events)
+        self.last = (record, s, (verdict, session_counts(s, verdict), repeat_of(s)))
+        return s, self.last[2]
+
+
+@dataclass
 class ReportBuilder:
     """Feed it records (``add``), or sessions of a loaded transcript (``add_session``); ``report`` folds them.
 
@@ -292,6 +314,7 @@ class ReportBuilder:
     decided_at: float = DEFAULT_DECIDED_AT  # the majority share that decides an item over its repeats
     once: bool = False
     expected: IdList | None = None  # with ``once``: the ids in the order the sessions are expected (``SeenIds``)
+    assembly: Assembly | None = None  # shared with the other builders fed the same records (``report_file``)
     headers: list[RunHeader] = field(default_factory=list)
     _open: dict[tuple[str, str], tuple[int, list[Any]]] = field(default_factory=dict)
     # The sessions kept, as columns rather than an object per session (docs/performance.md, flat memory): each
@@ -350,7 +373,7 @@ class ReportBuilder:
             attempt = self._open[key] = (next(self._order), [])
         attempt[1].append(record)
         if isinstance(record, Verdict | ErrorEvent):
-            self._close(key)
+            self._close(key, record)
 
     def add_session(self, s: SessionRecord) -> None:
         """One session of a loaded transcript, its attempts already merged."""
@@ -400,19 +423,27 @@ class ReportBuilder:
             return generic_report
         return self.fold(header)
 
-    def _close(self, key: tuple[str, str]) -> None:
+    def _close(self, key: tuple[str, str], record: Any = None) -> None:
+        """The attempt ``key`` ended (with ``record``, its verdict or error; None: the file ended first)."""
         order, events = self._open.pop(key)
-        self._settle(session_record(key[0], self._share(key[1]), events), order)
+        if self.assembly is not None and record is not None:
+            s, assembled = self.assembly.take(record, key[0], self._share(key[1]), events)
+            self._settle(s, order, assembled)
+        else:
+            self._settle(session_record(key[0], self._share(key[1]), events), order)
 
-    def _settle(self, s: SessionRecord, order: int) -> None:
-        """Keep the attempt that counts, as ``load`` picks it: the last with a verdict, else the latest."""
-        verdict = any(isinstance(e, Verdict) for e in s.events)
+    def _settle(
+        self, s: SessionRecord, order: int, assembled: tuple[bool, tuple[Any, ...], Any] | None = None
+    ) -> None:
+        """Keep the attempt that counts, as ``load`` picks it: the last with a verdict, else the latest.
+        ``assembled``: its verdict, counts and repeat, as ``Assembly.take`` found them."""
+        verdict = assembled[0] if assembled is not None else any(isinstance(e, Verdict) for e in s.events)
         counting = self._attempt(s.session_id, s.run_id, verdict, order)
         if counting is None:
             return
         assert self._chosen is not None
-        folded = Folded(s.session_id, s.run_id, verdict, session_counts(s, verdict), self._chosen.session(s),
-                        repeat_of(s), ())  # fmt: skip
+        counted, repeat = assembled[1:] if assembled is not None else (session_counts(s, verdict), repeat_of(s))
+        folded = Folded(s.session_id, s.run_id, verdict, counted, self._chosen.session(s), repeat, ())
         self._keep(*counting, folded, order)
 
     def add_folded(self, f: Folded) -> None:
@@ -708,10 +739,13 @@ def report_file(
     prices = prices if prices is not None else load_prices()
 
     def builders() -> list[ReportBuilder]:
+        # One assembly of each session for all the builders (their records are the same objects, in turn).
+        shared = Assembly() if alongside else None
         return [
-            ReportBuilder(fold, prices=prices, only=only, ci=ci, decided_at=decided_at),
-            *(ReportBuilder(f, prices=prices, only=only, ci=0, decided_at=decided_at) for f in alongside),
-        ]
+            ReportBuilder(fold, prices=prices, only=only, ci=ci, decided_at=decided_at, assembly=shared),
+            *(ReportBuilder(f, prices=prices, only=only, ci=0, decided_at=decided_at, assembly=shared)
+              for f in alongside),
+        ]  # fmt: skip
 
     made = builders()
     try:
