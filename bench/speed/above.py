@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> None:
     command = shlex.join(["python", "-m", "bench.speed.above", *(sys.argv[1:] if argv is None else argv)])
     load_before = os.getloadavg()
     results: dict[str, list[float]] = {name: [] for name in versions}
-    latency_s = args.latency_ms / 1000 if args.client != "instant" else 0.0
+    latency_s = args.latency_ms / 1000 if args.client == "sleep" else 0.0  # http: the endpoint waits instead
     endpoint = FakeEndpoint(args.latency_ms, 0) if args.client == "http" else None
     try:
         for r in range(args.rounds):
@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"[above] round {r + 1}: {name}", file=sys.stderr, flush=True)
                 done = run_version(
                     code, args.sessions, args.concurrency,
-                    latency_s=0.0 if endpoint else latency_s, base_url=endpoint.base_url if endpoint else None,
+                    latency_s=latency_s, base_url=endpoint.base_url if endpoint else None,
                 )  # fmt: skip
                 results[name].append(done["ms_per_call"])
     finally:
