@@ -54,26 +54,23 @@ def test_voirdire_report_parses_its_transcript_once(
     import voirdire.reports.fold as fold_module
     from voirdire.certificate import CertificateReading, certificate_of, gold_of_rows
     from voirdire.cli import main
-    from voirdire.registry import registrations
-    from voirdire.reports import generic_report, report_file
+    from voirdire.registry import report_folds
+    from voirdire.reports import report_file
 
     parsed: list[object] = []
     iter_records = fold_module.iter_records
     monkeypatch.setattr(fold_module, "iter_records", lambda p: parsed.append(p) or iter_records(p))
-    regs = registrations()
-
-    def fold_for(header: object) -> object:
-        return regs[header.protocol].fold if header is not None and header.protocol in regs else generic_report  # type: ignore[attr-defined]
+    fold_for = report_folds()
 
     for kind in VARIANTS:
         (tmp_path / kind).mkdir()
         path = variant_file(tmp_path / kind, name, kind)
         reading = CertificateReading(path)
         parsed.clear()
-        report, _ = report_file(path, fold_for, alongside=reading.folds())  # type: ignore[arg-type]
+        report, _ = report_file(path, fold_for, alongside=reading.folds())
         if kind != "twice":  # a file appended to itself is read whole, and its model calls once more
             assert len(parsed) == 1, kind
-        alone, _ = report_file(path, fold_for)  # type: ignore[arg-type]
+        alone, _ = report_file(path, fold_for)
         assert report == alone, kind  # the folds alongside change nothing of the report
         run, separate = reading.run.run(), read_run(path)
         assert run == separate, kind  # a dataclass: sessions, items, gold and score statistics, path

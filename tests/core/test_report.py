@@ -12,7 +12,7 @@ import pytest
 
 import voirdire.reports.fold as report_module
 from voirdire.cli import main
-from voirdire.registry.plugins import registrations
+from voirdire.registry.plugins import registrations, report_folds
 from voirdire.reports.fold import ReportBuilder, ReportFold, generic_report, report_file
 from voirdire.reports.prices import PriceError, load_prices, read_prices
 from voirdire.transcript import (
@@ -39,8 +39,7 @@ NEW_FIELDS = {
 
 
 def fold_for(header: RunHeader | None) -> ReportFold[Any, Any]:
-    regs = registrations()
-    return regs[header.protocol].fold if header and header.protocol in regs else generic_report
+    return report_folds()(header)
 
 
 def shown(report: Any) -> tuple[dict[str, Any], str]:

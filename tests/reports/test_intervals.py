@@ -19,8 +19,8 @@ from statsmodels.stats.proportion import proportion_confint
 from voirdire.certificate import DEFAULT_SEED
 from voirdire.cli import main
 from voirdire.protocols.cross_examination import scoring
-from voirdire.registry.plugins import registrations
-from voirdire.reports.fold import Context, ReportFold, generic_report, report_file
+from voirdire.registry.plugins import report_folds
+from voirdire.reports.fold import Context, ReportFold, report_file
 from voirdire.reports.metrics import f1_of_pairs
 from voirdire.transcript import RunHeader
 
@@ -31,8 +31,7 @@ INTERVAL_FIELDS = {"ci", "ci_seed", "intervals"}
 
 
 def fold_for(header: RunHeader | None) -> ReportFold[Any, Any]:
-    regs = registrations()
-    return regs[header.protocol].fold if header and header.protocol in regs else generic_report
+    return report_folds()(header)
 
 
 def claims(n: int, *, seed: int = 3, sessions: int = 1, correct: float = 0.6) -> list[scoring.Scored]:
