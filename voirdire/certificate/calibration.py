@@ -325,17 +325,11 @@ class RunReading:
 def report_gold(path: Path) -> dict[str, bool]:
     """Item id → gold accept/reject from the protocol's report rows (``id``, boolean ``gold``), as the viewer and
     ``compare`` read gold for protocols whose verdicts do not state it."""
+    from voirdire.registry import report_folds
     from voirdire.reports import report_file
 
-    report, _ = report_file(path, protocol_folds(), ci=0)  # the rows alone: no intervals computed
+    report, _ = report_file(path, report_folds(), ci=0)  # the rows alone: no intervals computed
     return gold_of_rows(report)
-
-
-def protocol_folds() -> Callable[[RunHeader | None], ReportFold[Any, Any]]:
-    """The report fold of a run header's protocol, one object per protocol (``voirdire.registry.report_folds``)."""
-    from voirdire.registry import report_folds
-
-    return report_folds()
 
 
 class _GoldRows:
@@ -344,7 +338,9 @@ class _GoldRows:
     ``report_file`` needs to stream)."""
 
     def __init__(self) -> None:
-        self.folds = protocol_folds()
+        from voirdire.registry import report_folds
+
+        self.folds = report_folds()
         self.wrapped: dict[int, ReportFold[Any, Any]] = {}
         self.report: Report | None = None
 
