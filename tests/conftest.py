@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +23,34 @@ def shared_data() -> Path:
     if not path.is_dir():
         pytest.skip("../shared/data is not beside this checkout")
     return path
+
+
+def registry_leak() -> str | None:
+    """What a test left in the protocol registry's cache, or None. ``registrations`` is ``functools.cache``d for the
+    process: a test that replaces what it reads (``_entry_point_cards``) and calls it leaves its fake protocols
+    cached for every later test of the worker, where replacing ``registrations`` itself (as its docstring says) is
+    undone with the test. A leak found is cleared."""
+    plugins = sys.modules.get("voirdire.registry.plugins")
+    if plugins is None or plugins.registrations is not plugins._INSTALLED:  # not imported, or replaced right now
+        return None
+    if not plugins.registrations.cache_info().currsize:
+        return None
+    cached = plugins.registrations()
+    cards = plugins._entry_point_cards()
+    if cached.keys() == cards.keys() and all(cached[name] is card.load() for name, card in cards.items()):
+        return None
+    plugins.registrations.cache_clear()
+    return (
+        f"the registry's cache held {sorted(cached)} where the installed protocols are {sorted(cards)}: replace "
+        "voirdire.registry.plugins.registrations in a test, not what it reads (cleared)"
+    )
+
+
+@pytest.fixture(autouse=True)
+def _registry_left_as_found() -> Iterator[None]:
+    yield
+    if (leak := registry_leak()) is not None:
+        pytest.fail(leak)
 
 
 @pytest.fixture(scope="session")
