@@ -33,7 +33,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from pydantic import BaseModel, Field
 
 from voirdire.base import Column, HtmlDisplay, IdList, SeenIds
-from voirdire.reports.parts import Folded, fold_session, repeat_of, session_counts, session_record
+from voirdire.reports.parts import Folded, fold_session, session_parts, session_record
 from voirdire.reports.prices import Prices, load_prices, model_name
 from voirdire.reports.spool import Kept, Spool
 from voirdire.reports.stability import DEFAULT_DECIDED_AT, Stability, check_decided_at, stability
@@ -270,6 +270,9 @@ def _counts_over(kept: tuple[bool, int], verdict: bool, order: int) -> bool:
     return counting_attempt(sorted((kept, new), key=lambda a: a[1]), lambda a: a[0]) is kept
 
 
+_CLOSING = (Verdict, ErrorEvent)  # the records that end a session's attempt
+
+
 @dataclass
 class Assembly:
     """A session attempt as its closing record left it -- the record, the session, whether it has a verdict, its
@@ -287,8 +290,7 @@ class Assembly:
         if last is not None and last[0] is record and last[1].session_id == sid and last[1].run_id == run_id:
             return last[1], last[2]
         s = session_record(sid, run_id, events)
-        verdict = any(isinstance(e, Verdict) for e in s.events)
-        self.last = (record, s, (verdict, session_counts(s, verdict), repeat_of(s)))
+        self.last = (record, s, session_parts(s))
         return s, self.last[2]
 
 
@@ -320,7 +322,7 @@ class ReportBuilder:
     # The sessions kept, as columns rather than an object per session (docs/performance.md, flat memory): each
     # session id's place, in order of first appearance; per place, whether the attempt that counts has a verdict
     # (or _UNSETTLED) and its order, in arrays (``Column``s: in chunks, not copied as they grow); the run ids of the
-    # session's closed attempts and its counts (see ``_session_counts``), both shared between sessions, and the
+    # session's closed attempts and its counts (see ``session_parts``), both shared between sessions, and the
     # protocol's value.
     _place: dict[str, int] = field(default_factory=dict)
     _verdict: Column = field(default_factory=lambda: Column("B", _UNSETTLED))
@@ -372,7 +374,7 @@ class ReportBuilder:
                 raise _Reread  # an attempt that already ended goes on: not a file the runner wrote
             attempt = self._open[key] = (next(self._order), [])
         attempt[1].append(record)
-        if isinstance(record, Verdict | ErrorEvent):
+        if isinstance(record, _CLOSING):
             self._close(key, record)
 
     def add_session(self, s: SessionRecord) -> None:
@@ -428,21 +430,21 @@ class ReportBuilder:
         order, events = self._open.pop(key)
         if self.assembly is not None and record is not None:
             s, assembled = self.assembly.take(record, key[0], self._share(key[1]), events)
-            self._settle(s, order, assembled)
         else:
-            self._settle(session_record(key[0], self._share(key[1]), events), order)
+            s = session_record(key[0], self._share(key[1]), events)
+            assembled = session_parts(s)
+        self._settle(s, order, assembled)
 
     def _settle(
         self, s: SessionRecord, order: int, assembled: tuple[bool, tuple[Any, ...], Any] | None = None
     ) -> None:
         """Keep the attempt that counts, as ``load`` picks it: the last with a verdict, else the latest.
-        ``assembled``: its verdict, counts and repeat, as ``Assembly.take`` found them."""
-        verdict = assembled[0] if assembled is not None else any(isinstance(e, Verdict) for e in s.events)
+        ``assembled``: its verdict, counts and repeat (``session_parts``), where the caller has them."""
+        verdict, counted, repeat = assembled if assembled is not None else session_parts(s)
         counting = self._attempt(s.session_id, s.run_id, verdict, order)
         if counting is None:
             return
         assert self._chosen is not None
-        counted, repeat = assembled[1:] if assembled is not None else (session_counts(s, verdict), repeat_of(s))
         folded = Folded(s.session_id, s.run_id, verdict, counted, self._chosen.session(s), repeat, ())
         self._keep(*counting, folded, order)
 
