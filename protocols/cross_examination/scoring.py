@@ -106,12 +106,10 @@ def _stat(values: Sequence[float]) -> Stat:
 _Exam = tuple[Any, tuple[Any, ...], Any, bool]
 
 
-def _exams(s: SessionRecord) -> tuple[_Exam, ...]:
-    if s.verdict is None:
-        return ()
+def _exams(outcome: ClaimOutcome) -> tuple[_Exam, ...]:
     return tuple(
         (e.n_questions, tuple(e.questions_per_iteration), e.followup_iterations, e.decision == "inconclusive")
-        for e in ClaimOutcome.model_validate(s.verdict.statistics).examinations
+        for e in outcome.examinations
     )
 
 
@@ -183,13 +181,14 @@ def scored(s: SessionRecord) -> Scored:
     v = s.verdict
     if v is None:
         return Scored({"id": s.item_id, "decision": None, "error": s.errors[-1].message if s.errors else None}, ())
-    stated = ClaimOutcome.model_validate(v.statistics).claim
+    outcome = ClaimOutcome.model_validate(v.statistics)  # once: the row and Table 8 both read it
+    stated = outcome.claim
     claim = stated if stated is not None else str(s.item.get("claim") or "")
     g = gold_correct(claim, s.item.get("answers") or [])
     row = {"id": s.item_id, "claim": claim, "decision": category(v.decision), "accepted": v.accepted, "gold": g}
     if v.guarantee is not None and v.guarantee.kind == "vote_margin":  # LMvLM (Majority), §4.1
         row["margin"] = v.guarantee.values.get("margin")
-    return Scored(row, _exams(s))
+    return Scored(row, _exams(outcome))
 
 
 Pair = tuple[bool, bool]  # (positive by gold, predicted positive) of one scored session
