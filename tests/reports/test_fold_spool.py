@@ -112,3 +112,17 @@ def test_a_spool_replaces_a_value_and_reads_none_where_nothing_was_put() -> None
     view = spool.view([2, 1, 0])
     assert list(view) == [("x", 3), {"a": 2}, None] and view[1] == {"a": 2} and view[0:2] == [("x", 3), {"a": 2}]
     assert view.map(lambda v: v is None) == [False, False, True]
+
+
+def test_a_spool_written_after_a_read_appends_and_reads_back_every_value() -> None:
+    # A value put after a read goes to the file's end, not where the read left the file's position (after the value
+    # read: here the first of three, so a put there would overwrite the second).
+    spool = Spool(4)
+    spool.put(0, "first")
+    spool.put(1, ("second", 2))
+    spool.put(2, {"third": [3]})
+    assert spool.get(0) == "first"
+    spool.put(0, "first, again")  # a later attempt that counts, after a read
+    assert spool.get(1) == ("second", 2)
+    spool.put(3, None)
+    assert list(spool.view(range(4))) == ["first, again", ("second", 2), {"third": [3]}, None]

@@ -46,7 +46,9 @@ class Spool:
     def __init__(self, places: int = 0) -> None:
         self._file: IO[bytes] | None = None
         self._at = Column("q", _NONE, places)  # in chunks: a long run's offsets are not copied as they grow
-        self._dirty = False
+        self._dirty = False  # written since the last flush
+        self._end = 0  # the file's length
+        self._moved = False  # read since the last write: the file's position is not its end
 
     def __len__(self) -> int:
         return len(self._at)
@@ -58,9 +60,13 @@ class Spool:
         if self._file is None:
             self._file = tempfile.TemporaryFile(prefix="voirdire-report-")  # noqa: SIM115 -- lives as long as the views
         f = self._file
-        f.seek(0, 2)
-        self._at[place] = f.tell()
-        pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
+        if self._moved:  # back to the end only after a read: a seek to the end flushes the buffer each time
+            f.seek(self._end)
+            self._moved = False
+        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        f.write(data)
+        self._at[place] = self._end
+        self._end += len(data)
         self._dirty = True
 
     def get(self, place: int) -> Any:
@@ -70,6 +76,7 @@ class Spool:
         if self._dirty:
             self._file.flush()
             self._dirty = False
+        self._moved = True
         self._file.seek(at)
         return pickle.load(self._file)
 
