@@ -101,3 +101,15 @@ def test_the_in_process_measure_runs_with_each_client(client: str) -> None:
             endpoint.close()
     assert done["calls"] == 4 * 5
     assert done["ms_per_call"] > 0 and done["first"] > 0
+    assert done["live_report_us_per_call"] == 0  # nothing observes the run's transcript unless asked
+
+
+def test_the_in_process_measure_folds_the_live_report_when_asked() -> None:
+    """``--live-report``: the run's transcript is observed by a ``LiveReport`` (as ``voirdire examine``'s is), which
+    folds every record without missing one (else the child stops), and its own time comes back."""
+    from bench.speed.above import run_version
+    from bench.speed.harness import REPO
+
+    done = run_version(REPO, 4, 2, live_report=True)
+    assert done["calls"] == 4 * 5
+    assert done["live_report_us_per_call"] > 0
