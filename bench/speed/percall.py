@@ -31,7 +31,8 @@ under it, *not met* when the whole interval is above it, and *not decided* when 
 host cannot tell, and more rounds narrow the interval only if the median is not on the goal itself.
 ``--pool FILE`` adds the rounds of an earlier invocation's JSON (``--json-out``, or the path it printed) to each
 version of the same name, for the table and the verdict; the earlier runs must be of the same scenario (sessions,
-concurrency, latency). ``--rounds 0 --pool FILE ...`` judges the pooled rounds without running any.
+concurrency, latency) and interpreter, which the JSON records (with each version's commit). ``--rounds 0 --pool
+FILE ...`` judges the pooled rounds without running any.
 """
 
 from __future__ import annotations
@@ -173,8 +174,8 @@ def scenario_of(record: dict[str, Any], ap: argparse.ArgumentParser) -> dict[str
     """The scenario an earlier invocation's JSON ran: as it recorded it, or (older files) read from its command."""
     if "scenario" in record:
         return {k: float(v) for k, v in record["scenario"].items()}
-    words = shlex.split(str(record.get("command", "")))[3:]  # after "python -m bench.speed.percall"
-    earlier, _ = ap.parse_known_args(words)
+    # "python -m bench.speed.percall ...": the words before the options are left over, not errors
+    earlier, _ = ap.parse_known_args(shlex.split(str(record.get("command", ""))))
     return {"sessions": float(earlier.sessions), "concurrency": float(earlier.concurrency),
             "latency_ms": float(earlier.latency_ms)}  # fmt: skip
 
@@ -204,7 +205,9 @@ def pooled_rows(
 def commit_of(code: Path) -> str | None:
     """The commit checked out at ``code`` (recorded with the rounds, so that pooled files can be told apart)."""
     done = subprocess.run(["git", "-C", str(code), "rev-parse", "HEAD"], capture_output=True, text=True, check=False)
-    return done.stdout.strip() or None if done.returncode == 0 else None
+    if done.returncode != 0:
+        return None
+    return done.stdout.strip() or None
 
 
 def run_rounds(
