@@ -160,8 +160,9 @@ def export_session(sink: Sink, header: RunHeader | None, session: SessionRecord,
     protocol = header.protocol if header else "unknown"
     sink.ids.trace_id, sink.ids.span_id = trace_id_of(run_id, session_id), span_id_of(run_id, session_id, "session")
     root = sink.tracer.start_span(
-        f"invoke_agent {protocol}", start_time=_ns(start), attributes=_session_attributes(protocol, session, options)
-    )
+        f"invoke_agent {protocol}", start_time=_ns(start),
+        attributes=_session_attributes(protocol, session, options, header.display.item_fields if header else ()),
+    )  # fmt: skip
     sink.ids.trace_id = 0  # every later span of this session is a child: it takes the root's trace id
     context = trace.set_span_in_context(root)
     steps = _steps(sink, session, events, context, end)
@@ -178,7 +179,23 @@ def export_session(sink: Sink, header: RunHeader | None, session: SessionRecord,
     root.end(end_time=_ns(end))
 
 
-def _session_attributes(protocol: str, session: SessionRecord, options: SpanOptions) -> dict[str, Any]:
+def item_text(item: Mapping[str, Any], shown: Sequence[str] = ()) -> str:
+    """The item as the session's input reads: its shown fields (the protocol's display hints; else every field
+    but its id), one ``field: value`` line each, masked."""
+    names = [n for n in shown if n in item] or [n for n in item if n != "id"]
+    lines = []
+    for name in names:
+        value = item[name]
+        if value is None or value == "" or value == []:
+            continue
+        said = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+        lines.append(f"{name}: {said}")
+    return text_of("\n".join(lines))
+
+
+def _session_attributes(
+    protocol: str, session: SessionRecord, options: SpanOptions, shown: Sequence[str] = ()
+) -> dict[str, Any]:
     attributes: dict[str, Any] = {
         "gen_ai.operation.name": "invoke_agent",
         "gen_ai.agent.name": protocol,
@@ -190,9 +207,7 @@ def _session_attributes(protocol: str, session: SessionRecord, options: SpanOpti
         "voirdire.run.id": session.run_id,
     }
     if options.content and session.item:
-        item = {k: text_of(v) if isinstance(v, str) else v for k, v in session.item.items()}
-        attributes |= {"input.value": json.dumps(item, ensure_ascii=False, default=str),
-                       "input.mime_type": "application/json"}  # fmt: skip
+        attributes |= {"input.value": item_text(session.item, shown), "input.mime_type": "text/plain"}
     verdict = next((e for e in reversed(session.events) if isinstance(e, Verdict)), None)
     if options.content and verdict is not None:
         said = " ".join(verdict.evidence)
