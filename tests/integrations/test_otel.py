@@ -260,6 +260,24 @@ def test_a_live_run_then_its_transcript_makes_no_second_trace(
         other.server.shutdown()
 
 
+def test_only_the_sessions_a_receiver_has_not_had_are_sent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, receiver: Receiver, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = _examine(tmp_path, monkeypatch, "--otel", receiver.url)  # the first claim, sent live
+    script = tmp_path / "script.yaml"
+    assert main(["examine", CLAIMS[1], "--model", f"scripted:{script}", "--out", str(out), "--max-followups",
+                 "1"]) == 0  # fmt: skip
+    live = receiver.spans()
+    capsys.readouterr()
+    assert main(["export", "otel", str(out), "--endpoint", receiver.url]) == 0
+    captured = capsys.readouterr()
+    assert "1 sessions exported as traces" in captured.out
+    assert "1 sessions sent to" in captured.err and "were not sent again (--resend sends them)" in captured.err
+    added = receiver.spans()[len(live) :]
+    assert len(_roots(added)) == 1 and not _ids(added) & _ids(live)
+    assert _attrs(_roots(added)[0])["voirdire.item.id"] != _attrs(_roots(live)[0])["voirdire.item.id"]
+
+
 def test_span_events_carry_the_verdict_when_asked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, receiver: Receiver
 ) -> None:

@@ -29,7 +29,7 @@ from typing import Any, TextIO
 
 from pydantic import TypeAdapter, ValidationError
 
-from voirdire.base import VoirdireError, mask_secrets
+from voirdire.base import VoirdireError, mask_secrets, redact_url
 from voirdire.integrations.otel_ledger import Ledger
 from voirdire.integrations.otel_spans import Annotation, SpanOptions, export_session, id_generator
 from voirdire.integrations.phoenix import Annotations, base_url, phoenix_version
@@ -342,11 +342,11 @@ def export_transcript(
     skipped = len(sessions.skipped)
     if skipped and not tracer.sessions:
         raise AlreadySent(
-            f"export otel: the {skipped} sessions of {path.name} were sent to {mask_secrets(url)} already (noted in "
+            f"export otel: the {skipped} sessions of {path.name} were sent to {redact_url(url)} already (noted in "
             f"{ledger.path.name}); --resend sends them again, with the same trace and span ids"
         )
     if skipped:
-        print(f"{path}: {skipped} sessions sent to {mask_secrets(url)} before were not sent again (--resend sends "
+        print(f"{path}: {skipped} sessions sent to {redact_url(url)} before were not sent again (--resend sends "
               "them)", file=stream or sys.stderr)  # fmt: skip
     return tracer.sessions
 
