@@ -49,11 +49,19 @@ def one(folder: Path, data: Path, script: Path, otel: str | None, i: int) -> dic
         cmd += ["--otel", otel]
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     env.pop("OTEL_EXPORTER_OTLP_ENDPOINT", None)
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), _children_cpu()
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
-    wall = time.perf_counter() - began
+    wall, cpu = time.perf_counter() - began, _children_cpu() - cpu
     warnings = [line for line in done.stderr.splitlines() if line.startswith("warning: otel:")]
-    return {"wall_s": round(wall, 3), "rc": done.returncode, "otel_warnings": len(warnings)}
+    return {"wall_s": round(wall, 3), "cpu_s": round(cpu, 3), "rc": done.returncode, "otel_warnings": len(warnings)}
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user and system) of the finished child processes: less moved by other work than wall time."""
+    import resource
+
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def main() -> None:
@@ -66,6 +74,7 @@ def main() -> None:
     settings = {"none": None, "collector up": f"http://127.0.0.1:{server.server_address[1]}",
                 "collector down": f"http://127.0.0.1:{_closed_port()}"}  # fmt: skip
     walls: dict[str, list[float]] = {k: [] for k in settings}
+    cpus: dict[str, list[float]] = {k: [] for k in settings}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         script = folder / "script.yaml"
@@ -77,10 +86,14 @@ def main() -> None:
             for name, url in settings.items():  # interleaved, so drift in the machine's load hits every setting
                 result = one(folder, data, script, url, r)
                 walls[name].append(float(result["wall_s"]))  # type: ignore[arg-type]
+                cpus[name].append(float(result["cpu_s"]))  # type: ignore[arg-type]
                 print(json.dumps({"setting": name, "run": r, **result}), flush=True)
-    base = statistics.median(walls["none"])
+    base, base_cpu = statistics.median(walls["none"]), statistics.median(cpus["none"])
     summary = {k: {"median_s": statistics.median(v), "range_s": [min(v), max(v)],
-                   "ratio_to_none": round(statistics.median(v) / base, 3)} for k, v in walls.items()}  # fmt: skip
+                   "ratio_to_none": round(statistics.median(v) / base, 3),
+                   "cpu_median_s": statistics.median(cpus[k]), "cpu_range_s": [min(cpus[k]), max(cpus[k])],
+                   "cpu_ratio_to_none": round(statistics.median(cpus[k]) / base_cpu, 3)}
+               for k, v in walls.items()}  # fmt: skip
     print(json.dumps(summary))
     server.shutdown()
 

@@ -77,10 +77,12 @@ def ray_home(ray_folder: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 # - "ray": a local Ray instance (dozens of processes; Ray keeps its first instance's folder for the process);
 # - "embedded-model": the embedded llama.cpp model and the sentence encoders (loaded once per process);
 # - "web-transcripts"/"chart-transcripts": the session fixtures writing every protocol's transcripts (about a
-#   minute each on two cores) and the one headless chromium of the viewer's tests.
+#   minute each on two cores) and the one headless chromium of the viewer's tests;
+# - "phoenix": the Arize Phoenix server the OpenTelemetry tests send to (a minute to start).
 _SHARED_FIXTURES = {
     "ray_home": "ray",
     "browser": "web-transcripts",
+    "phoenix": "phoenix",
 }
 # Tests that run for tens of seconds each (a wheel built and installed, every README and docs command, subprocess
 # workers): started first, so they are not the last ones a worker starts while the others are already idle.

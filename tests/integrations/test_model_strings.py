@@ -38,10 +38,29 @@ def test_a_model_name_with_a_slash_stays_a_model_name() -> None:
     spec = parse_spec("openai-compatible:meta-llama/Llama-3-8B@http://127.0.0.1:8080/v1")
     assert (spec.kind, spec.model) == ("openai-compatible", "meta-llama/Llama-3-8B")
     assert parse_spec("openai:meta-llama/Llama-3-8B").model == "meta-llama/Llama-3-8B"
-    # Alone, an owner that is no provider is not guessed at; nor are specs that take no slash form.
-    for text in ("meta-llama/Llama-3-8B", "scripted/replies.yaml", "local/model.gguf", "openai/", "human/x"):
+    # Specs that take no slash form are not guessed at.
+    for text in ("scripted/replies.yaml", "local/model.gguf", "openai/", "human/x"):
         with pytest.raises(ModelSpecError, match=r"^unknown model spec"):
             parse_spec(text)
+
+
+@pytest.mark.parametrize("name", ["meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen2.5-7B-Instruct"])
+def test_a_hub_name_alone_is_one_line_showing_how_to_serve_it(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Alone, an owner that is no provider is not guessed at: the error shows the forms that serve such a model.
+    with pytest.raises(ModelSpecError) as found:
+        parse_spec(name)
+    message = str(found.value)
+    assert "\n" not in message and message.startswith(f"model spec {name!r} names no provider")
+    assert f"openai-compatible:{name}@http://HOST:PORT/v1" in message and "ollama:NAME" in message
+    # the form it shows is a spec, once the server's address is filled in
+    served = parse_spec(f"openai-compatible:{name}@http://127.0.0.1:8000/v1")
+    assert (served.kind, served.model, served.base_url) == ("openai-compatible", name, "http://127.0.0.1:8000/v1")
+    out = tmp_path / "never.jsonl"
+    assert main(["examine", "A claim.", "--model", name, "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "names no provider" in err and not out.exists()
 
 
 def _examine(spec: str, script: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> str:

@@ -45,10 +45,17 @@ def add_export_options(ex: argparse.ArgumentParser) -> None:
     ex.add_argument("-o", "--out", type=Path, metavar="FILE", help="the file to write (every format but otel)")
     ex.add_argument("--table", choices=TABLES, default="sessions", help="one row per ... (default sessions)")
     ex.add_argument("--session", help="--format html: only this session id")
-    ex.add_argument("--endpoint", metavar="URL", help="export otel: the OTLP/HTTP collector (default: "
+    ex.add_argument("--endpoint", metavar="URL", help="export otel: the OTLP/HTTP receiver (default: "
                     "$OTEL_EXPORTER_OTLP_ENDPOINT)")  # fmt: skip
+    ex.add_argument("--phoenix", metavar="URL", help="export otel: Arize Phoenix at URL: the traces go there (unless "
+                    "--endpoint names another receiver), each verdict as a span annotation")  # fmt: skip
     ex.add_argument("--otel-content", action="store_true",
-                    help="export otel: the messages too, as span events (prompts may be sensitive)")  # fmt: skip
+                    help="export otel: the messages too, as gen_ai.input.messages / gen_ai.output.messages "
+                    "(prompts may be sensitive)")  # fmt: skip
+    ex.add_argument("--otel-span-events", action="store_true",
+                    help="export otel: each verdict as an event of its session's span, not a log record")  # fmt: skip
+    ex.add_argument("--resend", action="store_true",
+                    help="export otel: send the sessions this receiver was sent before again (same ids)")  # fmt: skip
     add_prices_option(ex)
     ex.set_defaults(func=cmd_export)
 
@@ -94,13 +101,16 @@ def cmd_export_otel(path: Path, args: argparse.Namespace) -> int:
     from voirdire.chat import stage
     from voirdire.integrations import export_transcript
 
-    endpoint = args.endpoint or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT", "").strip()
-    if not endpoint:
-        raise ExportError("export otel: --endpoint URL (the OTLP/HTTP collector), or set OTEL_EXPORTER_OTLP_ENDPOINT")
+    endpoint = args.endpoint or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT", "").strip() or None
+    if not endpoint and not args.phoenix:
+        raise ExportError(
+            "export otel: --endpoint URL (the OTLP/HTTP receiver) or --phoenix URL, or set OTEL_EXPORTER_OTLP_ENDPOINT"
+        )
     if not path.is_file():
         raise ExportError(f"{path}: no such transcript")
     with stage(f"exporting {path}"):
-        sent = export_transcript(path, endpoint, content=args.otel_content)
+        sent = export_transcript(path, endpoint, content=args.otel_content, phoenix=args.phoenix,
+                                 span_events=args.otel_span_events, resend=args.resend)  # fmt: skip
     print(shown(f"{path}: {sent:,} sessions exported as traces"))
     return 0
 

@@ -196,14 +196,25 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     g.add_argument(
         "--otel", metavar="URL",
-        help="export each session as an OpenTelemetry trace (GenAI conventions) to the OTLP/HTTP collector at URL "
-        "as it ends (default: $OTEL_EXPORTER_OTLP_ENDPOINT when set); a collector that is down costs the run "
-        "nothing but one warning; needs voirdire[otel]",
+        help="export each session as an OpenTelemetry trace (GenAI conventions), and its verdict as a log record, "
+        "to the OTLP/HTTP receiver at URL as it ends (default: $OTEL_EXPORTER_OTLP_ENDPOINT when set); a receiver "
+        "that is down costs the run nothing but one warning; needs voirdire[otel]",
     )  # fmt: skip
     g.add_argument(
         "--otel-content", action="store_true",
-        help="with --otel: export the messages (prompts, replies) too, as span events; off by default, since "
-        "prompts may be sensitive",
+        help="with --otel or --phoenix: export the messages (prompts, replies) too, as gen_ai.input.messages and "
+        "gen_ai.output.messages (and Phoenix's input and output); off by default, since prompts may be sensitive",
+    )  # fmt: skip
+    g.add_argument(
+        "--phoenix", metavar="URL",
+        help="Arize Phoenix at URL (e.g. http://127.0.0.1:6006): each session's trace goes there (unless --otel "
+        "names another receiver) and each verdict becomes a span annotation of its session; a --otel receiver "
+        "that is Phoenix is found without it",
+    )  # fmt: skip
+    g.add_argument(
+        "--otel-span-events", action="store_true",
+        help="with --otel: each verdict as a gen_ai.evaluation.result event of its session's span, not a log "
+        "record (for receivers that take traces only, such as Jaeger)",
     )  # fmt: skip
 
 

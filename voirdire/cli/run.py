@@ -260,20 +260,22 @@ def print_estimate(
 
 
 def otel_export(args: argparse.Namespace, out: Path) -> AbstractContextManager[object]:
-    """``--otel URL`` (or ``$OTEL_EXPORTER_OTLP_ENDPOINT``): the run's sessions exported as they end. Without the
-    otel extra, ``--otel`` is an error and the environment variable alone a warning (it may be set for other
-    programs)."""
+    """``--otel URL`` (or ``$OTEL_EXPORTER_OTLP_ENDPOINT``) and ``--phoenix URL``: the run's sessions exported as
+    they end. Without the otel extra, ``--otel`` and ``--phoenix`` are errors and the environment variable alone
+    a warning (it may be set for other programs)."""
     import os
 
-    endpoint = getattr(args, "otel", None) or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT", "").strip()
-    if not endpoint:
+    phoenix = getattr(args, "phoenix", None)
+    endpoint = getattr(args, "otel", None) or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT", "").strip() or None
+    if not endpoint and not phoenix:
         return nullcontext()
-    from voirdire.integrations import Follower, OtelError
+    from voirdire.integrations import Follower, OtelError, PhoenixError
 
     try:
-        return Follower(out, endpoint, content=args.otel_content, fresh=args.fresh)
-    except OtelError as exc:
-        if getattr(args, "otel", None):
+        return Follower(out, endpoint, content=args.otel_content, fresh=args.fresh, phoenix=phoenix,
+                        span_events=getattr(args, "otel_span_events", False))  # fmt: skip
+    except (OtelError, PhoenixError) as exc:
+        if getattr(args, "otel", None) or phoenix:
             raise CLIError(str(exc)) from None
         print(f"warning: OTEL_EXPORTER_OTLP_ENDPOINT is set, but {exc}; the run goes on without it", file=sys.stderr)
         return nullcontext()

@@ -145,7 +145,23 @@ def parse_spec(text: str) -> ModelSpec:
         return spec
     if provider and provider.expected:
         raise ModelSpecError(f"model spec {mask_secrets(text)!r}: expected {provider.expected}")
+    if _HUB_NAME.fullmatch(text) and text.partition("/")[0] not in PROVIDERS:
+        raise ModelSpecError(hub_name_error(mask_secrets(text)))
     raise ModelSpecError(f"unknown model spec {mask_secrets(text)!r}: use {_ALL_FORMS}")
+
+
+_HUB_NAME = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.:/-]+")
+"""A model named as on the Hugging Face Hub (``org/model``), with no provider before it."""
+
+
+def hub_name_error(name: str) -> str:
+    """The one line for an ``org/model`` name with no provider: how vLLM or TGI, and Ollama, serve such a model."""
+    return (
+        f"model spec {name!r} names no provider: a model served by vLLM or TGI is "
+        f"openai-compatible:{name}@http://HOST:PORT/v1 (vLLM serves on port 8000 by default), one pulled into Ollama "
+        "is ollama:NAME (ollama:llama3.1, ollama:hf.co/ORG/MODEL-GGUF); openai/, anthropic/, ollama/ and azure/ "
+        "name those providers (voirdire models lists every form)"
+    )
 
 
 def spec_label(spec: ModelSpec | str) -> str:
