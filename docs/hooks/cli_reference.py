@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import html
 import os
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -85,7 +86,9 @@ def usage(parser: argparse.ArgumentParser) -> str:
     os.environ["COLUMNS"] = WIDTH
     try:
         first, *rest = parser.format_usage().removeprefix("usage: ").rstrip().splitlines()
-        return "\n".join([first, *(line.removeprefix(" " * len("usage: ")) for line in rest)])
+        text = "\n".join([first, *(line.removeprefix(" " * len("usage: ")) for line in rest)])
+        text = re.sub(r"\{[^{}]{60,}\}", "COMMAND", text)  # a sub-command table's every name: the sections below
+        return re.sub(r"\s*\n\s*(COMMAND|\.\.\.)(?=\s|$)", r" \1", text)
     finally:
         if before is None:
             del os.environ["COLUMNS"]
