@@ -1,12 +1,15 @@
-# `make demo` and `make test` set up .venv themselves; nothing else needs installing by hand.
+# `make demo` and `make test` set up .venv themselves; nothing else needs installing by hand. `make demo` installs
+# only what the demo runs (the core and the embedded model); `make test` adds every extra and the test and docs tools.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/pip install --disable-pip-version-check -c constraints.txt
-STAMP  := $(VENV)/.installed
+DEMO_STAMP := $(VENV)/.installed-demo
+TEST_STAMP := $(VENV)/.installed-test
+TEST_EXTRAS := local,nlp,dev,docs,ray,plots,inspect,mcp,otel,phoenix,data,notebook
 DEMO_CLAIM ?= The capital of Eritrea is Asmara.
 
-.PHONY: demo test test-paper lint bench clean
+.PHONY: demo test test-paper lint docs bench clean
 
 # llama-cpp-python compiles from source (about 10 minutes on 2 cores). A native build (-march=native) uses every
 # instruction the CPU reports, and a virtual machine can report AVX-512/AMX it then refuses ("Illegal instruction"
@@ -18,20 +21,25 @@ LLAMA_CMAKE   := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -D
                  -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 LLAMA_WHEELS  := $(HOME)/.cache/voirdire/llama-$(LLAMA_VERSION)-$(shell echo '$(LLAMA_CMAKE)' | sha1sum | cut -c1-12)
 
-# torch first, pinned to the CPU build; then the embedded model's runtime, built as above.
-$(STAMP): pyproject.toml constraints.txt
+# The demo's environment: the embedded model's runtime, built as above, then the core and the `local` extra.
+$(DEMO_STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 		{ echo "voirdire needs Python 3.11 or newer: make PYTHON=python3.11 ..."; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(PIP) torch==2.13.0
 	ls $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_VERSION)-*.whl >/dev/null 2>&1 || \
 		CMAKE_ARGS='$(LLAMA_CMAKE)' $(BIN)/pip wheel --disable-pip-version-check --no-deps --no-cache-dir \
 			-w $(LLAMA_WHEELS) 'llama-cpp-python==$(LLAMA_VERSION)'
 	$(PIP) --no-deps $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_VERSION)-*.whl
-	$(PIP) -e '.[local,nlp,dev,ray,plots,inspect,mcp,otel,phoenix,data,notebook]'
-	touch $(STAMP)
+	$(PIP) -e '.[local]'
+	touch $(DEMO_STAMP)
 
-demo: $(STAMP)
+# The rest on top of the demo's: torch first, pinned to the CPU build (sentence-transformers would pull a CUDA one).
+$(TEST_STAMP): $(DEMO_STAMP)
+	$(PIP) torch==2.13.0
+	$(PIP) -e '.[$(TEST_EXTRAS)]'
+	touch $(TEST_STAMP)
+
+demo: $(DEMO_STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/voirdire examine "$(DEMO_CLAIM)" --max-tokens 128 --max-followups 2 \
 		--out transcripts/demo.jsonl --fresh
 	@echo
@@ -42,17 +50,21 @@ demo: $(STAMP)
 # waits on sockets and subprocesses much of the time (not yet timed against 2 and 4 on a quiet machine); the tests
 # that share a Ray instance, a model or a browser stay on one worker (tests/conftest.py).
 TEST_WORKERS ?= 3
-test: $(STAMP)
+test: $(TEST_STAMP)
 	$(BIN)/ruff check .
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q -m 'not paper' -n $(TEST_WORKERS) --dist loadgroup
 
-test-paper: $(STAMP)
+test-paper: $(TEST_STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q -m paper
 
-lint: $(STAMP)
+lint: $(TEST_STAMP)
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .
 
-bench: $(STAMP)
+# The documentation site on http://127.0.0.1:8000/, rebuilt as its pages change (`make test` builds it with --strict).
+docs: $(TEST_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
+
+bench: $(TEST_STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/python bench/cross_examination_popqa.py --limit 20
 
 clean:

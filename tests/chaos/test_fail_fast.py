@@ -96,14 +96,15 @@ def test_a_session_past_its_deadline_is_its_error_and_the_others_go_on(
         asked = json.dumps(body.get("messages"))
         return "hang" if "Capital 3?" in asked else "ok"  # one question's calls never answer
 
-    with ChaosServer(replies, plan, hang_s=20) as server:
+    # The budget is a bound the other sessions finish well within on a busy machine; only the hanging one reaches it.
+    with ChaosServer(replies, plan, hang_s=60) as server:
         code = main(
             ["run", "chaos", "--data", str(data), "--out", str(out), "--concurrency", "6", "--json",
-             "--model", f"openai-compatible:m@{server.url}", "--timeout", "30", "--session-timeout", "0.5"]
+             "--model", f"openai-compatible:m@{server.url}", "--timeout", "30", "--session-timeout", "5"]
         )  # fmt: skip
     payload = json.loads(capsys.readouterr().out)
     assert code == 3 and list(payload["errors"]) == ["q003"]
-    assert payload["errors"]["q003"].startswith("SessionTimeout: the session ran past its deadline of 0.5 s")
+    assert payload["errors"]["q003"].startswith("SessionTimeout: the session ran past its deadline of 5 s")
     assert len(load(out).finished()) == 5
 
 

@@ -23,10 +23,12 @@ def roles(url: str, **settings: object) -> dict[str, RoleSettings]:
 @pytest.mark.parametrize("fault", RETRIED)
 async def test_a_fault_is_retried_and_counted(fault: str, tmp_path: Path) -> None:
     out = tmp_path / "t.jsonl"
+    # A deadline only a hang reaches: the other answers come well within it on a busy machine (a bound, not a measure)
+    timeout = 5 if fault == "hang" else 60
     with ChaosServer(replies, in_order([fault]), retry_after="0") as server:
         result = await run_protocol(
-            Chaos(), [Question(id="q", question="Capital?")], out=out, roles=roles(server.url, timeout=2)
-        )  # a deadline a hang reaches, with room for a busy machine to answer the rest well within it
+            Chaos(), [Question(id="q", question="Capital?")], out=out, roles=roles(server.url, timeout=timeout)
+        )
     assert not result.errors and result.verdicts["q"].accepted is True
     first = load(out).sessions["q"].of_kind(ModelCall)[0]
     assert first.retries == 1 and first.response == "Paris."
@@ -61,7 +63,7 @@ async def test_thirty_sessions_through_every_fault_at_once(tmp_path: Path) -> No
     out = tmp_path / "t.jsonl"
     items = [Question(id=f"q{i}", question=f"Capital {i}?") for i in range(30)]
     with ChaosServer(replies, at_rates(rates, seed=5), retry_after="0") as server:
-        result = await run_protocol(Chaos(), items, out=out, roles=roles(server.url, timeout=1.5), concurrency=6)
+        result = await run_protocol(Chaos(), items, out=out, roles=roles(server.url, timeout=3), concurrency=6)
     seen = server.faults()
     assert len(seen) >= 8, seen  # nearly every kind of fault happened
     t = load(out)

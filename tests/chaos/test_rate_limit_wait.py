@@ -89,7 +89,7 @@ async def test_the_sessions_budget_ends_a_wait_for_a_rate_limit(tmp_path: Path) 
     with ChaosServer(replies, lambda index, body: "429", retry_after="0.2") as server:
         result = await run_protocol(
             Chaos(), [Question(id="q", question="Capital?")], out=tmp_path / "t.jsonl",
-            roles=roles(server.url, max_retries=1), session_timeout=1.5,
+            roles=roles(server.url, max_retries=1), session_timeout=3,
         )  # fmt: skip
     assert result.errors["q"].startswith("SessionTimeout"), result.errors
     assert len(server.log) >= 2  # refused more often than max_retries allows for other failures

@@ -1,6 +1,6 @@
-"""Every command block of the README and of every page of docs/, run in sequence in ONE working folder, as a new
-user would copy them: so a run that refuses another's transcript, a file one page expects another to have left,
-or a name one command prints and the next cannot find, fails here.
+"""Every command block of the README and of every page of docs/, run in sequence in ONE working folder (a copy of
+the checkout, ``../shared`` beside it), as a new user would copy them: so a run that refuses another's transcript,
+a file one page expects another to have left, or a name one command prints and the next cannot find, fails here.
 
 How the documents mark their code: a fenced block opened with ```` ```sh ```` holds shell commands (one a line,
 ``\\`` continues one, ``#`` starts a comment); ```` ```toml ````, ```` ```yaml ```` and ```` ```python ```` blocks whose
@@ -16,19 +16,20 @@ endpoint replaced), DCR's prompts answered by ``tests/protocols/dcr/fake_dcr.py`
 seeds, a correlation to 48 items. ``inspect eval`` runs as a command (Inspect's own CLI) with Inspect's
 ``openai/`` and ``ollama/`` providers pointed at the fake server. Commands that cannot run offline are skipped for
 a stated reason (``SKIPS``), and the test says which. It never writes into the checkout and
-does not depend on the folder it is started from.
+does not depend on the folder it is started from: what the commands open for writing is recorded as they run (an
+audit hook), so a user running the same commands in the checkout meanwhile cannot fail it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import glob
+import os
 import re
 import shlex
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -36,13 +37,7 @@ from typing import Any
 import pytest
 
 from tests.core import test_readme as readme
-from tests.core.test_readme import (
-    Block,
-    blocks,
-    commands,
-    folder,  # noqa: F401 (a fixture: the README test's working folder)
-    run_python,
-)
+from tests.core.test_readme import Block, blocks, commands, run_python
 from tests.core.test_readme import responder as readme_responder
 from tests.fake_openai import FakeOpenAIServer
 from tests.models.fake_providers import FakeAnthropic, FakeChatCompletions, FakeOllama
@@ -74,6 +69,80 @@ FRAGMENTS = {
     "docs/charts.md": "a protocol author's chart function, its protocol left out",
     "docs/qa_entailment.md": "a fragment (roles=..., an NLI model file of the reader's own)",
 }
+
+
+def checkout_files() -> list[str]:
+    """The checkout's files as a clone has them: tracked, and new ones git does not ignore (without git: every file
+    but the virtualenv's, git's and the caches')."""
+    if (ROOT / ".git").exists() and shutil.which("git"):
+        listed = subprocess.run(
+            ["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            capture_output=True, check=True,
+        ).stdout  # fmt: skip
+        return [name for name in os.fsdecode(listed).split("\0") if name and (ROOT / name).is_file()]
+    skip = {".git", ".venv", "__pycache__", ".pytest_cache", ".ruff_cache"}
+    return [
+        str(p.relative_to(ROOT)) for p in ROOT.rglob("*") if p.is_file() and not skip & set(p.relative_to(ROOT).parts)
+    ]
+
+
+@pytest.fixture
+def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the checkout, ``../shared`` beside it, as the working folder: the documents' commands run where
+    they say to run them, never in the user's own checkout."""
+    if not SHARED.is_dir():
+        if os.environ.get("CI"):
+            pytest.fail(f"{SHARED} is missing: the documents' commands read the papers' data from it")
+        pytest.skip(f"{SHARED} (the papers' data) is not beside the repository")
+    copy = tmp_path / "voirdire"
+    for name in checkout_files():
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, copy / name)
+    (tmp_path / "shared").symlink_to(SHARED)
+    monkeypatch.chdir(copy)
+    return copy
+
+
+_WRITES: list[list[str]] = []  # while a recorder is on: every path this process opened for writing, made or removed
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if not _WRITES:
+        return
+    paths: tuple[Any, ...] = ()
+    if event == "open" and len(args) >= 3:
+        path, mode, flags = args[:3]
+        if (isinstance(mode, str) and set(mode) & set("wax+")) or (mode is None and int(flags or 0) & _WRITE_FLAGS):
+            paths = (path,)
+    elif event in ("os.rename", "os.remove", "os.mkdir", "os.rmdir", "os.symlink", "os.truncate", "sqlite3.connect"):
+        paths = args[:2] if event in ("os.rename", "os.symlink") else args[:1]
+    for path in paths:
+        if isinstance(path, str | bytes | os.PathLike):
+            _WRITES[-1].append(os.path.abspath(os.fsdecode(path)))
+
+
+def into_the_checkout(written: list[str]) -> list[str]:
+    """The paths of ``written`` inside this checkout, but for the interpreter's own bytecode and virtualenv."""
+    inside = {Path(path) for path in written if Path(path).is_relative_to(ROOT)}
+    return sorted(
+        str(path.relative_to(ROOT))
+        for path in inside
+        if "__pycache__" not in path.parts and not path.is_relative_to(ROOT / ".venv")
+    )
+
+
+@pytest.fixture
+def writes() -> Iterator[list[str]]:
+    """What this process opens for writing (or makes, renames, removes) while the test runs, by absolute path."""
+    if not getattr(sys, "_voirdire_docs_audit", False):  # an audit hook cannot be removed: one, switched on and off
+        sys.addaudithook(_audit)
+        sys._voirdire_docs_audit = True  # type: ignore[attr-defined]
+    _WRITES.append([])
+    try:
+        yield _WRITES[-1]
+    finally:
+        _WRITES.clear()
 
 
 def responder(messages: list[dict[str, Any]]) -> str:
@@ -225,9 +294,8 @@ def run_documents(fakes: Fakes, capsys: pytest.CaptureFixture[str]) -> tuple[lis
 
 @pytest.mark.filterwarnings("ignore:examiner and examinee are both served")
 def test_every_documented_command_runs_in_one_folder(
-    folder: Path, fakes: Fakes, capsys: pytest.CaptureFixture[str]  # noqa: F811 (the fixture imported above)
+    checkout: Path, writes: list[str], fakes: Fakes, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    start = time.time()
     ran, skipped = run_documents(fakes, capsys)
     with capsys.disabled():
         print(f"\n{len(ran)} documented commands ran in one folder; {len(skipped)} skipped:")
@@ -235,11 +303,9 @@ def test_every_documented_command_runs_in_one_folder(
     assert len(ran) > 60 and all(why for _, why in skipped)
     # every provider the documents name answered, and nothing was written into the checkout
     assert fakes.ollama.requests and fakes.azure.requests and fakes.claude.requests
-    # each file the commands wrote here (transcripts/..., charts/..., logs/..., qs.jsonl) left the checkout's own file
-    # of that name, if it has one, as it was
-    wrote = [p.relative_to(folder) for p in folder.rglob("*") if p.is_file()]
-    touched = [str(r) for r in wrote if (ROOT / r).is_file() and (ROOT / r).stat().st_mtime >= start]
-    assert wrote and not touched, f"written into the checkout: {touched}"
+    # the commands wrote into the copy (transcripts/..., charts/..., logs/..., qs.jsonl), never into this checkout
+    assert [w for w in writes if Path(w).is_relative_to(checkout / "transcripts")]
+    assert not into_the_checkout(writes), f"written into the checkout: {into_the_checkout(writes)}"
 
 
 def test_globs_are_expanded_as_a_shell_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -255,3 +321,18 @@ def test_globs_are_expanded_as_a_shell_does(tmp_path: Path, monkeypatch: pytest.
     assert cut_short(["correlate", "--data", "summeval", "--metric", "rouge-2"])[-2:] == ["--limit", "48"]
     assert cut_short(["check", "paraphrase", "--data", "msrp", "--limit", "20"])[-1] == "3"
     assert cut_short(["show", "t.jsonl"]) == ["show", "t.jsonl"]
+
+
+def test_what_is_opened_for_writing_is_recorded_and_placed(tmp_path: Path, writes: list[str]) -> None:
+    import sqlite3
+
+    (tmp_path / "a.txt").write_text("x")
+    (tmp_path / "a.txt").read_text()  # a read is not a write
+    os.replace(tmp_path / "a.txt", tmp_path / "b.txt")
+    os.close(os.open(tmp_path / "c.txt", os.O_WRONLY | os.O_CREAT))
+    sqlite3.connect(tmp_path / "d.index").close()
+    names = [Path(w).name for w in writes]
+    assert names.count("a.txt") == 2 and {"b.txt", "c.txt", "d.index"} <= set(names)  # written, then renamed
+    assert into_the_checkout([str(tmp_path / "b.txt")]) == []
+    placed = [ROOT / "transcripts" / "demo.jsonl", ROOT / "voirdire" / "__pycache__" / "x.pyc", ROOT / ".venv" / "x"]
+    assert into_the_checkout([str(p) for p in placed]) == ["transcripts/demo.jsonl"]

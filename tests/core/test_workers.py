@@ -162,7 +162,7 @@ async def test_the_error_budget_holds_across_workers_and_a_rerun_resumes(tmp_pat
 async def test_retries_and_endpoint_limits_in_workers_reach_the_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    roles = {"*": RoleSettings(model="openai-compatible:m@URL", max_retries=5, timeout=5)}
+    roles = {"*": RoleSettings(model="openai-compatible:m@URL", max_retries=5, timeout=60)}  # only 500s are retried
     with ChaosServer(replies, at_rates({"500": 0.2}, seed=3), retry_after="0") as server:
         roles = {"*": roles["*"].model_copy(update={"model": f"openai-compatible:m@{server.url}"})}
         result = await run_protocol(Chaos(), items(12), out=tmp_path / "t.jsonl", roles=roles, workers=2, progress=True)

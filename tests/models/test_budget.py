@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import time
+import sys
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -18,46 +19,81 @@ from tests.chaos.server import ChaosServer
 from voirdire.base.errors import EndpointDown
 from voirdire.models import ReplyTimeout
 from voirdire.models.base import ModelConnectionError, ModelHTTPError
-from voirdire.models.limiter import FAIL_FAST_AFTER
+from voirdire.models.limiter import FAIL_FAST_AFTER, AdaptiveLimit
 from voirdire.models.openai import openai_compatible_client
 
 ASK = [UserMessage(content="Answer: the capital of France?", source="user")]
+DEADLINE_S = 60  # a request's timeout where no test waits for it to pass: a bound, never a measure
 
 
 def client(url: str) -> Any:
     return openai_compatible_client("m", url, spec_text="openai-compatible:m@" + url, api_key=None)
 
 
-def slow(messages: list[dict[str, Any]]) -> str:
-    """The chaos replies, each after 0.2 s: the last of 14 requests sent one at a time waits 2.6 s before it is
-    sent, longer than its own deadline of 2 s, which is ten of these replies (room for a busy machine)."""
-    time.sleep(0.2)
-    return replies(messages)
+async def until(condition: Callable[[], bool], what: str) -> None:
+    """Wait for what the code under test has done, not for a time (the bound only keeps a broken test finite)."""
+    for _ in range(6000):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"never happened: {what}")
 
 
 async def test_a_request_queued_at_the_limit_gets_its_whole_deadline_once_sent(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("VOIRDIRE_MAX_CONNECTIONS", "1")  # one request at a time: the others queue
-    with ChaosServer(slow, lambda index, body: "ok") as server:
+    queued: dict[Any, tuple[float, float]] = {}  # a request's task -> when it asked for a slot, when it got it
+    deadlines: dict[Any, float] = {}  # a request's task -> the deadline the client set around it
+    acquire, timeout_at = AdaptiveLimit.acquire, asyncio.timeout_at
+
+    async def slot(self: AdaptiveLimit) -> int:
+        loop = asyncio.get_running_loop()
+        asked = loop.time()
+        ticket = await acquire(self)
+        queued[asyncio.current_task()] = (asked, loop.time())
+        return ticket
+
+    def deadline(when: float | None) -> asyncio.Timeout:
+        if sys._getframe(1).f_globals.get("__name__") == "voirdire.models.openai" and when is not None:
+            deadlines[asyncio.current_task()] = when  # the client's own, not the HTTP library's
+        return timeout_at(when)
+
+    monkeypatch.setattr(AdaptiveLimit, "acquire", slot)
+    monkeypatch.setattr(asyncio, "timeout_at", deadline)
+    with ChaosServer(replies, lambda index, body: "ok") as server:
         c = client(server.url)
-        outcomes = await asyncio.gather(*(c.complete(ASK, {"timeout": 2}) for _ in range(14)), return_exceptions=True)
+        outcomes = await asyncio.gather(*(c.complete(ASK, {"timeout": DEADLINE_S}) for _ in range(14)),
+                                        return_exceptions=True)  # fmt: skip
         limit = c._endpoint.limit if c._endpoint else None
         await c.close()
-    # Queued for up to 13 replies, longer than the deadline: no request failed for its wait in voirdire's own
-    # queue (they used to, "all of it spent waiting"), every one was sent, and the wait cut nothing.
     assert not [o for o in outcomes if isinstance(o, BaseException)], outcomes
     assert len(server.log) == 14 and limit is not None and limit.decreases == 0 and limit.queued == 13
+    # What the client decided: every request's deadline is its whole timeout counted from the moment it got its
+    # slot, never from the moment it asked for one (13 of them waited for the requests before them).
+    assert set(deadlines) == set(queued) and len(queued) == 14
+    assert all(deadlines[task] >= got + DEADLINE_S for task, (_, got) in queued.items())
+    assert sum(got > asked for asked, got in queued.values()) >= 13
 
 
 async def test_the_wait_for_a_slot_is_bounded_by_the_session_s_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("VOIRDIRE_MAX_CONNECTIONS", "1")
-    with ChaosServer(replies, lambda index, body: "hang", hang_s=30) as server:
+    budgets: list[asyncio.Timeout] = []
+    with ChaosServer(replies, lambda index, body: "hang", hang_s=60) as server:
         c = client(server.url)
 
         async def session() -> Any:  # a session's budget, as the runner's session_timeout sets it: a cancellation
-            async with asyncio.timeout(0.5):
-                return await c.complete(ASK, {"timeout": 30})
+            async with asyncio.timeout(None) as budget:
+                budgets.append(budget)
+                return await c.complete(ASK, {"timeout": 60})
 
-        outcomes = await asyncio.gather(*(session() for _ in range(3)), return_exceptions=True)
+        sessions = asyncio.gather(*(session() for _ in range(3)), return_exceptions=True)
+        # One request at the server, two waiting for its slot: then the sessions' budgets run out, all at once.
+        await until(
+            lambda: len(server.log) == 1 and c._endpoint is not None and len(c._endpoint.limit._waiters) == 2,
+            "one request sent and two queued",
+        )
+        for budget in budgets:
+            budget.reschedule(asyncio.get_running_loop().time())
+        outcomes = await sessions
         limit = c._endpoint.limit if c._endpoint else None
         await c.close()
     # The one sent and the two queued all end at the session's budget; no slot is kept, nothing queued was sent.
