@@ -30,53 +30,9 @@ from bisect import bisect_right
 from collections.abc import Callable
 from typing import TypeVar
 
-from voirdire.replies.schema import ParseError
+from voirdire.replies.schema import ParseError, unwrapped
 
 T = TypeVar("T")
-
-_REASONING_TAGS = ("think", "thinking", "reasoning", "reflection", "scratchpad")
-_ANSWER_TAGS = ("answer", "verdict", "decision", "final_answer")
-_TAG = re.compile(
-    r"<(/?)[ \t]*(" + "|".join(_REASONING_TAGS + _ANSWER_TAGS) + r")[ \t]*>",
-    re.IGNORECASE,
-)
-
-
-def unwrapped(text: str) -> str:
-    """The reply without its reasoning blocks when anything follows them, or the last answer element's text;
-    ``ParseError`` for a reasoning block that is never closed (the reply was cut off before its answer)."""
-    kept: list[str] = []
-    answer: str | None = None
-    pos = 0
-    opened: str | None = None  # the reasoning tag whose block is open
-    answer_start: int | None = None
-    inner: list[str] = []
-    for m in _TAG.finditer(text):
-        closing, name = m.group(1) == "/", m.group(2).lower()
-        if opened is not None:
-            if closing and name == opened:
-                inner.append(text[pos : m.start()])
-                opened, pos = None, m.end()
-            continue
-        if name in _REASONING_TAGS and not closing:
-            kept.append(text[pos : m.start()])
-            opened, pos = name, m.end()
-        elif name in _ANSWER_TAGS and not closing:
-            answer_start = m.end()
-        elif name in _ANSWER_TAGS and closing and answer_start is not None:
-            answer, answer_start = text[answer_start : m.start()], None
-    if opened is not None:
-        raise ParseError(f"the reply's <{opened}> block is never closed: it was cut off before its answer")
-    if answer_start is not None:
-        answer = text[answer_start:]  # an unclosed last answer element runs to the end
-    if answer is not None and answer.strip():
-        return answer.strip()
-    kept.append(text[pos:])
-    outside = _TAG.sub(" ", "".join(kept))
-    if not inner or outside.strip():
-        return outside if inner or answer is not None else text
-    return " ".join(inner)  # nothing but reasoning: read it
-
 
 # "Final answer:", "**Final verdict**:", "Final decision is:", "Final:", "Verdict:", "Conclusion:", "In conclusion,"
 _FINAL = re.compile(

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
         mean_sd,
         pearson,
         precision_recall_f1,
+        round_up,
         spearman,
     )
     from voirdire.reports.paper_tables import (
@@ -89,7 +90,7 @@ __getattr__ = lazy_face(
         ),
         "voirdire.reports.metrics": (
             "PRF", "accuracy", "auroc", "cohen_kappa", "f1_of_pairs", "kendall_tau_b", "mean_sd", "pearson",
-            "precision_recall_f1", "spearman",
+            "precision_recall_f1", "round_up", "spearman",
         ),
         "voirdire.reports.paper_tables": (
             "Cell", "Options", "Outcome", "Reproduction", "ReproductionError", "model_args", "paper_models_note",
@@ -158,6 +159,7 @@ __all__ = [
     "pearson",
     "precision_recall_f1",
     "report_file",
+    "round_up",
     "run_cost",
     "run_voirdire",
     "slug",
