@@ -43,8 +43,11 @@ def parse_yes_no(text: str) -> bool:
     return read_yes_no(text) == "yes"
 
 
-# A list item: "1.", "2)", "a.", "-", "*", "•", "Q1:", "Question 2." (matched on a stripped line, without backtracking).
-_NUMBERED = re.compile(r"(?:\d+[.)]|[a-z][.)]|[-*•]|Q(?:uestion)?\s*(?:\d+\s*)?[:.)])\s+(\S.*)", re.IGNORECASE)
+# A list item: "1.", "2)", "1.Who" (no space, as Table 16 of LMvLM prints it), "a.", "-", "*", "•", "Q1:",
+# "Question 2." (matched on a stripped line, without backtracking); "1.5 million" is no item.
+_NUMBERED = re.compile(
+    r"(?:\d+[.)]\s*(?=[^\d\s])|(?:[a-z][.)]|[-*•]|Q(?:uestion)?\s*(?:\d+\s*)?[:.)])\s+)(\S.*)", re.IGNORECASE
+)
 
 
 # ---------------------------------------------------------------------------------------------------- questions

@@ -118,8 +118,11 @@ def _unsure(before: list[str]) -> bool:
     return any(t in lx.NEGATORS and before[j + 1 : j + 2] and before[j + 1] in lx.SURE for j, t in enumerate(before))
 
 
-# A list item: "1.", "2)", "a.", "-", "*", "•", "Q1:", "Question 2." (matched on a stripped line, without backtracking).
-_NUMBERED = re.compile(r"(?:\d+[.)]|[a-z][.)]|[-*•]|Q(?:uestion)?\s*(?:\d+\s*)?[:.)])\s+(\S.*)", re.IGNORECASE)
+# A list item: "1.", "2)", "1.Who" (no space, as Table 16 of LMvLM prints it), "a.", "-", "*", "•", "Q1:",
+# "Question 2." (matched on a stripped line, without backtracking); "1.5 million" is no item.
+_NUMBERED = re.compile(
+    r"(?:\d+[.)]\s*(?=[^\d\s])|(?:[a-z][.)]|[-*•]|Q(?:uestion)?\s*(?:\d+\s*)?[:.)])\s+)(\S.*)", re.IGNORECASE
+)
 
 
 def read_yes_no(text: str, content: Polar | None = None) -> YesNo:

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         overview_charts,
         slug,
     )
+    from voirdire.reports.examples import ExampleError, ExampleReply, PaperExample, load_examples
     from voirdire.reports.fold import (
         Context,
         LiveReport,
@@ -85,6 +86,7 @@ __getattr__ = lazy_face(
             "ScatterChart", "Series", "agrees_with_gold", "gold_from_rows", "gold_labels", "overview",
             "overview_charts", "slug",
         ),
+        "voirdire.reports.examples": ("ExampleError", "ExampleReply", "PaperExample", "load_examples"),
         "voirdire.reports.fold": (
             "Context", "LiveReport", "Report", "ReportFold", "as_fold", "counts", "generic_report", "report_file",
         ),
@@ -117,6 +119,8 @@ __all__ = [
     "ChartFold",
     "Context",
     "Cost",
+    "ExampleError",
+    "ExampleReply",
     "Heatmap",
     "IntervalChart",
     "ItemStability",
@@ -127,6 +131,7 @@ __all__ = [
     "Options",
     "Outcome",
     "Overview",
+    "PaperExample",
     "Prices",
     "Report",
     "ReportFold",
@@ -148,6 +153,7 @@ __all__ = [
     "gold_from_rows",
     "gold_labels",
     "kendall_tau_b",
+    "load_examples",
     "load_prices",
     "majority",
     "map_values",
