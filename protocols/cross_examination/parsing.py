@@ -11,13 +11,21 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from voirdire.kit import ParseError, Polar, read_polar, read_yes_no
+from voirdire.kit import ParseError, Polar, read_conclusion, read_polar, read_yes_no
 
 Decision = Literal["correct", "incorrect"]
 # Stage 3's verdict, said of the claim (§2).
-# "wrong" is read as "incorrect": "The claim is wrong." is read without hesitation (issue 26).
+# "wrong" is read as "incorrect": "The claim is wrong." is read without hesitation (issue 26). "true", "false" and
+# their kin give no verdict (§2 asks for correct or incorrect: "the claim ... is false" is inconclusive), but they
+# contradict one: "Correct. ... so the claim is false." is refused.
 CLAIM_VERDICT = Polar(
-    ("correct",), ("incorrect", "wrong"), ("claim", "claims", "statement", "assertion", "proposition")
+    ("correct",),
+    ("incorrect", "wrong"),
+    ("claim", "claims", "statement", "assertion", "proposition"),
+    vetoes=(
+        ("true", "accurate", "right", "valid", "factual", "holds", "hold", "stands"),
+        ("false", "untrue", "inaccurate", "mistaken", "erroneous", "invalid", "unfounded", "baseless"),
+    ),
 )
 
 
@@ -35,8 +43,11 @@ def parse_yes_no(text: str) -> bool:
     return read_yes_no(text) == "yes"
 
 
-# A list item: "1.", "2)", "a.", "-", "*", "•", "Q1:", "Question 2." (matched on a stripped line, without backtracking).
-_NUMBERED = re.compile(r"(?:\d+[.)]|[a-z][.)]|[-*•]|Q(?:uestion)?\s*(?:\d+\s*)?[:.)])\s+(\S.*)", re.IGNORECASE)
+# A list item: "1.", "2)", "1.Who" (no space, as Table 16 of LMvLM prints it), "a.", "-", "*", "•", "Q1:",
+# "Question 2." (matched on a stripped line, without backtracking); "1.5 million" is no item.
+_NUMBERED = re.compile(
+    r"(?:\d+[.)]\s*(?=[^\d\s])|(?:[a-z][.)]|[-*•]|Q(?:uestion)?\s*(?:\d+\s*)?[:.)])\s+)(\S.*)", re.IGNORECASE
+)
 
 
 # ---------------------------------------------------------------------------------------------------- questions
@@ -61,6 +72,27 @@ def split_questions(text: str) -> list[str]:
     if asked:
         return asked
     raise ParseError("no questions found in the examiner's reply")
+
+
+_ECHOED = ("follow-up question", "followup question", "yes or no", "any follow-up", "any further question")
+
+
+def questions_in_answer(text: str) -> list[str]:
+    """The questions a Stage 2 answer asks itself, read from the conclusion it ends on ("No. Actually, wait, one
+    more thing: 1. When was it released?"): its own questions, not the prompt's repeated. Empty when it asks
+    none."""
+
+    def asked(part: str) -> list[str]:
+        found = [q for q in split_questions(part) if q.rstrip().endswith("?")]
+        found = [q for q in found if not any(e in q.lower() for e in _ECHOED)]
+        if not found:
+            raise ParseError("no questions of its own")
+        return found
+
+    try:
+        return read_conclusion(text, asked)
+    except ParseError:
+        return []
 
 
 # ---------------------------------------------------------------------------------------------------- IDK

@@ -6,7 +6,8 @@ The examiner questions the examinee about the examinee's claim in three stages (
    examinee with "Please answer the following questions regarding your claim."
 2. Follow-up: the examiner gets the answers and is asked "Do you have any follow-up questions? Please answer
    with Yes or No."; on Yes, "What are the follow-up questions?", whose answers come back the same way; at most
-   five rounds (§2 footnote 3).
+   five rounds (§2 footnote 3). A Yes that already asks its questions ("No. Actually, wait, one more thing: 1.
+   ...?") is a Yes with those questions: they go to the examinee without asking again.
 3. Decision: "... Do you think it is correct or incorrect?"; anything but one of the two is inconclusive and
    counts as a rejection (§2).
 
@@ -28,7 +29,7 @@ from voirdire.kit import Column, DisplayHints, Protocol, ReplySchema, Session, S
 from .claims import brief_examinee, make_claim
 from .items import ClaimItem, claim_item_from_record
 from .outcome import ClaimOutcome, majority_margin
-from .parsing import parse_decision, parse_yes_no, split_questions
+from .parsing import parse_decision, parse_yes_no, questions_in_answer, split_questions
 
 PAPER = (
     "Cohen, Hamri, Geva, Globerson 2023. LM vs LM: Detecting Factual Errors via Cross Examination "
@@ -179,14 +180,17 @@ class CrossExamination(Protocol[ClaimItem, CrossExaminationParams]):
         if reply.value is None:
             stats["parse_failures"] += 1
             return []
+        return self._capped(session, reply.value, stats)
+
+    def _capped(self, session: Session, questions: list[str], stats: dict[str, int]) -> list[str]:
         cap = self.params.max_questions
-        if cap is not None and len(reply.value) > cap:
+        if cap is not None and len(questions) > cap:
             # The examiner was not told of the cap (the paper's prompt); what it asked past it is kept on record.
-            dropped = reply.value[cap:]
-            session.note("questions_dropped", cap=cap, asked=len(reply.value), dropped=dropped)
+            dropped = questions[cap:]
+            session.note("questions_dropped", cap=cap, asked=len(questions), dropped=dropped)
             stats["questions_dropped"] += len(dropped)
-            return reply.value[:cap]
-        return reply.value
+            return questions[:cap]
+        return questions
 
     # ------------------------------------------------------------------ one examination, §2
     async def examine(self, session: Session, claim: str, tag: str) -> Examination:
@@ -220,6 +224,13 @@ class CrossExamination(Protocol[ClaimItem, CrossExaminationParams]):
                 break
             rounds += 1
             session.enter("followup_questions", stage=f"{tag}followup", turn=rounds)
+            asked = questions_in_answer(more.text)
+            if asked:  # "No. Actually, wait, one more thing: 1. ...?": a Yes with its questions, not asked again
+                session.note("questions_in_followup_answer", questions=asked)
+                asked = self._capped(session, asked, stats)
+                per_iteration.append(len(asked))
+                answers = await self._answers(session, asked)
+                continue
             # Majority samples its follow-up questions (§4.1); each examination and round draws with its own seed,
             # so the examinations differ even under --seed or a cache, and a re-run draws the same again.
             sampled = p.examinations > 1

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from voirdire.kit import Registration
 
 from .api import API
@@ -22,6 +24,7 @@ cross_examination = Registration(
     reproductions=REPRODUCTIONS,
     api=API,
     budget=EXAMINATION_BUDGET,
+    examples=Path(__file__).with_name("paper_examples"),  # Appendix C, Tables 13-20
 )
 ays = Registration(protocol=AreYouSure, report=report, cli=BASELINE, charts=lmvlm_charts, budget=BASELINE_BUDGET)
 idk = Registration(protocol=IDontKnow, report=report, cli=BASELINE, charts=lmvlm_charts, budget=BASELINE_BUDGET)

@@ -27,15 +27,20 @@ ROLE_DEFAULT_SOURCES = {
 }
 
 
-def text_or_file(value: str) -> str:
-    """An option's text, or the contents of the file it names."""
-    path = Path(value)
+def text_or_file(value: str, option: str = "--reference") -> str:
+    """An option's text, or the contents of the file it names: a value is a file only when it names an existing
+    file. The probe never raises: text of any length, with line breaks or characters no path may hold, is text."""
     try:
-        if len(value) < 4096 and path.is_file():
-            return path.read_text(encoding="utf-8").strip()
-    except OSError as exc:
-        raise InputError(f"{value}: {exc.strerror}") from None
-    return value
+        named = "\n" not in value and Path(value).is_file()
+    except (OSError, ValueError):  # a name too long for the file system, a NUL: no file by that name
+        named = False
+    if not named:
+        return value
+    try:
+        return Path(value).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise InputError(f"{option} {value}: {why}") from None
 
 
 def add_inputs(p: argparse.ArgumentParser) -> None:
@@ -67,7 +72,7 @@ def load_pairs(args: argparse.Namespace, protocol: Protocol[Any, Any]) -> Inputs
     if args.reference is None or args.candidate is None:
         raise InputError(f"--{'candidate' if args.reference is not None else 'reference'}: give both "
                          "--reference and --candidate, or --data NAME|PATH")  # fmt: skip
-    reference, candidate = text_or_file(args.reference), text_or_file(args.candidate)
+    reference, candidate = text_or_file(args.reference, "--reference"), text_or_file(args.candidate, "--candidate")
     if not reference or not candidate:
         raise InputError(f"--{'reference' if not reference else 'candidate'}: empty text")
     return Inputs(items=[DCRItem.single(reference, candidate)], single=True)

@@ -9,19 +9,25 @@ whole summary). Replies are read through the schemas below; a reply that does no
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 Task = Literal["semantic", "summarization"]
 Level = Literal["sentence", "paragraph"]
 
 # Bounds that keep a constrained reply within a reply budget, above every benchmark sentence (the longest, split as
-# sentences.py splits, has 470 characters in SummEval, 373 in QAGS-CNN; at most 7 sentences a summary) and the
-# reasons of Tables 13-17.
+# sentences.py splits, has 470 characters in SummEval, 373 in QAGS-CNN) and the reasons of Tables 13-17. The number
+# of reasons is sized to the candidate (``reply_schema``): no fixed cap.
 SENTENCE_CHARS = 600
 REASON_CHARS = 400
-MAX_SENTENCES = 16
+
+
+def max_reasons(sentences: int) -> int:
+    """The most reasons a DCE reply may hold for a candidate of ``sentences`` sentences: twice as many and two more,
+    room for an evaluator that divides the candidate more finely than the segmenter does."""
+    return 2 * max(sentences, 1) + 2
 
 # The prompt of each (level, task): Table 7, Table 8; Table 11 is the paper's only paragraph-level evaluator.
 PROMPTS: dict[tuple[Level, Task], str] = {
@@ -41,7 +47,7 @@ class SentenceReason(BaseModel):
 class DCEReply(BaseModel):
     """Tables 7 and 8: ``{"reason": [{"sentence", "reason"}], "is_consistent": true/false}``."""
 
-    reason: list[SentenceReason] = Field(min_length=1, max_length=MAX_SENTENCES)
+    reason: list[SentenceReason] = Field(min_length=1)
     is_consistent: bool
 
     def reasons(self) -> list[SentenceReason]:
@@ -58,5 +64,13 @@ class ParagraphDCEReply(BaseModel):
         return [self.reason]
 
 
-def reply_schema(level: Level) -> type[DCEReply] | type[ParagraphDCEReply]:
-    return DCEReply if level == "sentence" else ParagraphDCEReply
+@cache
+def reply_schema(level: Level, sentences: int = 1) -> type[DCEReply] | type[ParagraphDCEReply]:
+    """The DCE reply schema; at sentence level, for a candidate of ``sentences`` sentences (``max_reasons``)."""
+    if level == "paragraph":
+        return ParagraphDCEReply
+    return create_model(
+        f"DCEReply{sentences}",
+        __base__=DCEReply,
+        reason=(list[SentenceReason], Field(min_length=1, max_length=max_reasons(sentences))),
+    )

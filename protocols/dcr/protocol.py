@@ -154,6 +154,9 @@ class Round(BaseModel):
     sentence_level: list[bool] = Field(default_factory=list)
     reason_status: list[Status] = Field(default_factory=list)
     reason_sentences: list[list[int]] = Field(default_factory=list)
+    # An unmatched quote (not_in_candidate): the sentence it comes nearest, and the words they differ in.
+    reason_near: list[int | None] = Field(default_factory=list)
+    reason_differs: list[list[str]] = Field(default_factory=list)
     counted: list[bool] = Field(default_factory=list)
     not_evaluated: list[int] = Field(default_factory=list)
     marks: list[int | None] | None = None
@@ -187,6 +190,14 @@ class Round(BaseModel):
             },
             source="§3.1 Eq. 1 (DCE, sentence by sentence), §3.2 Eqs. 2-3 (AMC, one z_i per sentence); App. A.4",
         )
+
+    def nearest(self, i: int) -> str:
+        """What an unmatched quote comes nearest: " (nearest: sentence 2, which differs in six/eight)", or ""."""
+        near = self.reason_near[i] if i < len(self.reason_near) else None
+        if near is None:
+            return ""
+        differs = self.reason_differs[i] if i < len(self.reason_differs) else []
+        return f" (nearest: sentence {near + 1}" + (f", which differs in {', '.join(differs)})" if differs else ")")
 
     @property
     def in_candidate(self) -> list[int]:
@@ -286,10 +297,11 @@ class DCR(Protocol[DCRItem, DCRParams]):
         """DCE: reasons for each sentence of ``candidate`` against the entire ``reference``."""
         await session.reset("evaluator")  # each call is a fresh request, as in the authors' code
         unscored = "no score for the original candidate" if r == 0 else "the improved candidate stays unscored"
+        cut = await candidate_of(candidate) if self.params.level == "sentence" else None
         reply = await session.ask(
             "evaluator",
             PROMPTS[(self.params.level, task)],
-            schema=reply_schema(self.params.level),
+            schema=reply_schema(self.params.level, len(cut.sentences) if cut is not None else 1),
             on_failure=f"{unscored}; the loop stops (the verdict keeps the last scored candidate)",
             reference=reference,
             candidate=candidate,
@@ -311,7 +323,8 @@ class DCR(Protocol[DCRItem, DCRParams]):
                 counted=[True],
             )
         else:
-            evaluation = self.locate(r, await candidate_of(candidate), reasons, reply.value.is_consistent)
+            assert cut is not None
+            evaluation = self.locate(r, cut, reasons, reply.value.is_consistent)
         session.note(
             "evaluation",
             **evaluation.model_dump(
@@ -323,6 +336,8 @@ class DCR(Protocol[DCRItem, DCRParams]):
                     "sentence_level",
                     "reason_status",
                     "reason_sentences",
+                    "reason_near",
+                    "reason_differs",
                     "not_evaluated",
                 }
             ),
@@ -336,6 +351,7 @@ class DCR(Protocol[DCRItem, DCRParams]):
                 raw=reply.text,
                 error="; ".join(
                     f"reason {i + 1} {MISMATCH[evaluation.reason_status[i]]}: {reasons[i].sentence[:120]!r}"
+                    + evaluation.nearest(i)
                     for i in stray
                 ),
                 outcome="a mismatch: those reasons are not scored and not given to RAI"
@@ -367,6 +383,8 @@ class DCR(Protocol[DCRItem, DCRParams]):
             sentence_level=[loc.status == "scored" for loc in located],
             reason_status=[loc.status for loc in located],
             reason_sentences=[loc.sentences for loc in located],
+            reason_near=[loc.near for loc in located],
+            reason_differs=[loc.differs for loc in located],
             counted=counted,
             not_evaluated=cut.not_evaluated(located, counted),
         )
@@ -625,7 +643,7 @@ class DCR(Protocol[DCRItem, DCRParams]):
                 left_out = "" if final.counted[i] else " (left out of Eq. 3: App. A.4)"
                 lines.append(f"{'+1' if mark > 0 else '-1'} {g.sentence}: {g.reason}{left_out}")
             elif status == "not_in_candidate":
-                lines.append(f"not in the candidate, not scored: {g.sentence!r}: {g.reason}")
+                lines.append(f"not in the candidate, not scored: {g.sentence!r}{final.nearest(i)}: {g.reason}")
             elif status == "repeated":
                 lines.append(f"repeated, not scored: {g.sentence!r}: {g.reason}")
         lines += [f"not evaluated, counted -1: {final.sentences[j]}" for j in final.not_evaluated]

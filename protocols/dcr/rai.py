@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from difflib import SequenceMatcher
 
 from pydantic import BaseModel, Field, RootModel, create_model
 
-from .coverage import FUZZY_RATIO, same_facts
+from .coverage import same_facts
 from .dce import REASON_CHARS, SENTENCE_CHARS
 from .sentences import normalize
 
@@ -92,8 +91,7 @@ def _match(original_keys: Sequence[str], originals: Sequence[str], quote: str, p
         if not paired[i] and k == key:
             return i
     for i, k in enumerate(original_keys):
-        close = k and SequenceMatcher(None, key, k, autojunk=False).ratio() >= FUZZY_RATIO
-        if not paired[i] and close and same_facts(quote, originals[i]):
+        if not paired[i] and k and same_facts(quote, originals[i]):
             return i
     return None
 
@@ -121,15 +119,22 @@ def align(
         else:
             unmatched.append(j)
     why: dict[int, str] = {}
-    seen = {normalize(s) for s in kept} - {""}
+    # each text of the improved candidate so far, with the originals it comes from: a sentence the candidate held
+    # twice, rewritten the same way twice, repeats nothing but itself
+    seen: dict[str, set[str]] = {}
+    for s in kept:
+        seen.setdefault(normalize(s), set()).add(normalize(s))
+    seen.pop("", None)
     for i, text in enumerate(improved):
+        new = normalize(text or "")
         if text is None:
             why[i] = "left out"
-        elif not normalize(text):
+        elif not new:
             why[i] = "blanked"
-        elif normalize(text) != keys[i] and normalize(text) in seen | {normalize(t or "") for t in improved[:i]}:
+        elif new != keys[i] and new in seen and seen[new] != {keys[i]}:
             why[i] = "replaced by a repeat of another sentence"
-        seen.add(normalize(text or ""))
+        if new:
+            seen.setdefault(new, set()).add(keys[i])
     gone = sorted(why)
     return Alignment(
         sentences=["" if i in why else (improved[i] or "") for i in range(len(originals))],

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from voirdire.kit import Registration
 
 from .budget import DCR_BUDGET
@@ -12,5 +14,11 @@ from .report import report
 from .reproduce import REPRODUCTIONS
 
 dcr = Registration(
-    protocol=DCR, report=report, cli=DCR_COMMAND, charts=dcr_charts, reproductions=REPRODUCTIONS, budget=DCR_BUDGET
+    protocol=DCR,
+    report=report,
+    cli=DCR_COMMAND,
+    charts=dcr_charts,
+    reproductions=REPRODUCTIONS,
+    budget=DCR_BUDGET,
+    examples=Path(__file__).with_name("paper_examples"),  # App. A.1 Table 6, App. A.3 Tables 13-17
 )

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 
 from pydantic import BaseModel, Field, create_model
 
-from voirdire.kit import ParseError, ReplySchema, Session, read_number
+from voirdire.kit import ParseError, ReplySchema, Session, read_conclusion, read_number
 
 from .generators import OracleGenerator, Proposal, uniform_bits
 from .rubric import IP_RUBRIC, Label, Rubric
@@ -139,8 +139,16 @@ def parse_label(reply: str, x: str | None = None) -> Label | None:
     A reply without an anchored label is read by the shared reader of numbers (``voirdire.replies.read_number``
     in 0..1) on the lines that name the label, as a person reads them: "Label: 1", "The label is 1.",
     ``{"label": 0}`` -- unless it carries another datapoint's block (an echoed exemplar). A bare "1" or "The answer
-    is: 1" names no label and stays unread.
+    is: 1" names no label and stays unread. A reasoning block is left out and a later self-correction or final
+    marker supersedes what came before (``voirdire.kit.read_conclusion``).
     """
+    try:  # the conclusion the reply ends on: "|label| 0 |label| Wait, on second thought ... |label| 1 |label|" is 1
+        return read_conclusion(reply, lambda part: _label_or_refusal(part, x))
+    except ParseError:
+        return None
+
+
+def _label_or_refusal(reply: str, x: str | None) -> Label:
     blocks = _blocks(reply, needs_label_line=False)
     found = _answer(_anchored(reply, _LABEL_ANCHOR, _LABEL_NAME, 1), blocks, x)
     if not found and not any(head != x for _, head in blocks if x is not None):
@@ -148,7 +156,9 @@ def parse_label(reply: str, x: str | None = None) -> Label | None:
         named = "\n".join(m.group(0) for m in _NAMED_LABEL.finditer(reply))
         with contextlib.suppress(ParseError):
             found = {str(read_number(named, 0, 1))} if named else found
-    return int(found.pop()) if len(found) == 1 else None  # type: ignore[return-value]
+    if len(found) != 1:
+        raise ParseError("no single label between the anchors")
+    return int(found.pop())  # type: ignore[return-value]
 
 
 def parse_datapoint(reply: str, n_bits: int | None = None, *, x: str | None = None) -> str | None:

@@ -404,7 +404,7 @@ class NoDataProtocol(Protocol[NoDataItem, NoDataProtocolParams]):
         evidence = [_evidence(r) for r in rounds]
         statistics = self._statistics(item, decision, rounds, llm)
         # The decision names what it is (Algorithm 1's output label), so a reader sees "label 1", not a bare "1".
-        guarantee = verdict_guarantee(p.rounds, p.phi, len(rounds), success)
+        guarantee = verdict_guarantee(p.rounds, p.phi, len(rounds), success, p.rubric_name)
         return session.verdict(
             f"label {label}", accepted=success, evidence=evidence, statistics=statistics, guarantee=guarantee
         )

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from voirdire.kit import Registration
 
 from .budget import LINEARITY_BUDGET, PARAPHRASE_BUDGET
@@ -28,4 +30,5 @@ oracle_paraphrase = Registration(
     cli=PARAPHRASE_COMMAND,
     charts=oracle_charts,
     budget=PARAPHRASE_BUDGET,
+    examples=Path(__file__).with_name("paper_examples"),  # App. B, Tables 9-11 and 14
 )

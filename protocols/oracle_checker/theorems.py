@@ -12,6 +12,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from voirdire.kit import Guarantee as VerdictGuarantee
+from voirdire.kit import round_up
 
 
 def failure_bound(epsilon: float) -> float:
@@ -59,7 +60,9 @@ def acceptance_guarantee(n: int, passed: int, epsilons: tuple[float, ...]) -> Ve
     from every homomorphism passes all ``n`` tests, and §3's reading of an acceptance (ε-close with probability
     ``1 − (1 − 3ε + 6ε²)^n``). A rejection needs no bound: a homomorphism passes every test (Theorem 3.1)."""
     bounds = [pass_bound(n, e) for e in epsilons]
-    read = "; ".join(f"{e:g}-far passes with probability ≤ {b:.3g}" for e, b in zip(epsilons, bounds, strict=True))
+    read = "; ".join(
+        f"{e:g}-far passes with probability ≤ {round_up(b):g}" for e, b in zip(epsilons, bounds, strict=True)
+    )
     if passed == n:
         head = f"all {n} linearity tests passed: an extraction {read}"
     else:
@@ -80,18 +83,21 @@ def acceptance_guarantee(n: int, passed: int, epsilons: tuple[float, ...]) -> Ve
 
 
 def indifferentiability_guarantee(passed: int, category: str) -> VerdictGuarantee | None:
-    """The "no" answer's guarantee (§4, Fig. 4): an oracle that cannot tell which of s1, s2 an indifferentiable
-    paraphrase p came from answers ``passed`` coin-toss queries right with probability at most ``2^-passed``, as
-    in the graph non-isomorphism test. It holds only as far as p is indifferentiable from the checker's view
-    (§4.1), so only in categories AI and ĀI; with no indifferentiable paraphrase (Ī) there is no bound."""
+    """What the "no" answer's trust test (§4, Fig. 4) lets one say: the oracle kept its "no" through ``passed``
+    tests with a paraphrase p that is indifferentiable from the checker's viewpoint (§4.1), so the checker found no
+    triangular evidence (App. B.4). §4 gives no probability for this test: its 1/2^n is for graph non-isomorphism,
+    where the oracle must say which of g1, g2 a permuted copy came from and guesses when it cannot tell them apart.
+    Here the oracle is asked whether the other sentence and p are equivalent, and one that always answers "no"
+    passes every test, so no bound is stated. Only in categories AI and ĀI (an indifferentiable p was found)."""
     if passed < 1 or not category.endswith("I") or category.endswith("Ī"):
         return None
-    bound = 0.5**passed
     return VerdictGuarantee(
-        kind="non_isomorphism_bound",
-        statement=f"the oracle kept its \"no\" through {passed} coin-toss test(s) with an indifferentiable "
-        f"paraphrase: an oracle that cannot tell s1 from s2 passes with probability ≤ 2^-{passed} = {bound:g} "
-        f"(category {category})",
-        values={"tests_passed": passed, "pass_probability_bound": bound, "category": category},
-        source="§4 graph non-isomorphism test (1/2^n), approximated by indifferentiable paraphrases (§4.1, Fig. 4)",
+        kind="non_equivalence_test",
+        statement=f'the oracle kept its "no" through {passed} test(s) with a paraphrase indifferentiable from the '
+        f"checker's viewpoint (category {category}): no triangular evidence against it; the paper gives this test no "
+        'probability bound (§4\'s 1/2^n is for graph non-isomorphism), and an oracle that always answers "no" '
+        "passes it",
+        values={"tests_passed": passed, "category": category},
+        source="§4 (graph non-isomorphism: 1/2^n for an oracle that guesses), §4.1 and Fig. 4 (indifferentiable "
+        "paraphrases, 'strictly from the checker's viewpoint'), App. B.4 (triangular evidence)",
     )

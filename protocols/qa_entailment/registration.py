@@ -3,6 +3,8 @@ them in the ``voirdire.protocols`` group); ``voirdire qa-eval`` serves all three
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from voirdire.kit import Registration
 
 from .baselines import LexicalMatchGrading, TokenF1Grading
@@ -20,6 +22,7 @@ qa_entailment = Registration(
     charts=qa_charts,
     reproductions=REPRODUCTIONS,
     budget=ENTAILMENT_BUDGET,
+    examples=Path(__file__).with_name("paper_examples"),  # App. A.1's working example, App. D's explanation
 )
 qa_lexical = Registration(
     protocol=LexicalMatchGrading, report=report, cli=LEXICAL, charts=qa_charts, budget=NO_MODEL_BUDGET

@@ -1,6 +1,7 @@
 """Each verdict's own guarantee (issue 29 item 6), from scripted runs of each protocol: LMvLM (Majority)'s vote
 margin and its examinations' decisions (§4.1), No-Data's Lemma 1 and App. A.4 eq. (8) for the run's r and φ, the
-oracle–checker's Theorem 3.1-3.2 bound for the n tests run and §4's 2^-n, DCR's share of sentences scored."""
+oracle–checker's Theorem 3.1-3.2 bound for the n tests run and what §4's trust test checked (no bound), DCR's
+share of sentences scored."""
 
 from __future__ import annotations
 
@@ -127,7 +128,8 @@ async def test_an_honest_evaluator_passes_every_round_with_the_same_bound(tmp_pa
     got, _ = await run_in_memory(proto, make_items(dataset(n=5), [0]))
     for v in got:
         assert v.accepted is True and v.guarantee is not None
-        assert "(1/4)^3 = 1.56%" in v.guarantee.statement and v.guarantee.values["rounds_run"] == 3
+        assert "(1/4)^3 = 1.5625%" in v.guarantee.statement and v.guarantee.values["rounds_run"] == 3
+        assert "64.7% on the IP rubric at r = 3" in v.guarantee.statement  # the measured rate beside Lemma 1's
 
 
 # ---------------------------------------------------------------- oracle–checker, Theorems 3.1-3.2 and §4
@@ -167,7 +169,7 @@ async def test_linearity_rejection_says_a_homomorphism_never_fails() -> None:
 
 
 @pytest.mark.parametrize("no_tests", [1, 3])
-async def test_paraphrase_no_kept_through_indifferentiable_tests_carries_2_to_the_minus_n(
+async def test_paraphrase_no_kept_through_indifferentiable_tests_says_what_was_checked_and_no_bound(
     tmp_path: Path, no_tests: int
 ) -> None:
     paraphrases = [P1.replace("spring", "early spring"), P2.replace("sharply", "steeply")]
@@ -175,8 +177,9 @@ async def test_paraphrase_no_kept_through_indifferentiable_tests_carries_2_to_th
     v = s.verdict
     assert v.decision == "no accepted" and v.statistics["category"].endswith("I")
     g = v.guarantee
-    assert g is not None and g.kind == "non_isomorphism_bound"
-    assert g.values["tests_passed"] == no_tests and g.values["pass_probability_bound"] == pytest.approx(2.0**-no_tests)
+    assert g is not None and g.kind == "non_equivalence_test"
+    assert g.values == {"tests_passed": no_tests, "category": v.statistics["category"]}
+    assert "no probability bound" in g.statement and "2^-" not in g.statement  # §4's 1/2^n is not this test's
 
 
 async def test_paraphrase_without_an_indifferentiable_paraphrase_has_no_bound(tmp_path: Path) -> None:

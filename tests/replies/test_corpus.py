@@ -23,7 +23,7 @@ from tests.reply_corpus import check_corpus
 
 CORPUS = Path(__file__).with_name("corpus.jsonl")
 SOURCES = {"written", "embedded-model", "paper"}
-ORIGINS = {"lmvlm", "qa", "no-data", "issue-18", "issue-26"}
+ORIGINS = {"lmvlm", "qa", "no-data", "issue-18", "issue-26", "issue-46"}
 LABELS: dict[str, set[str] | None] = {
     "decision": {"correct", "incorrect", "refuse"},
     "yes_no": {"yes", "no", "refuse"},
@@ -75,6 +75,13 @@ CATEGORIES = {
         "several_datapoints", "unterminated", "verbose_model_output", "wrong_length",
     },
 }  # fmt: skip
+# Issue 46: the conclusion a reply ends on (self-corrections, final markers, tags, reasoning blocks, a verdict its
+# justification contradicts, a reply cut off before its conclusion, a chain of thought).
+LAST_CONCLUSION = {
+    "self_correction", "final_marker", "tagged", "think_block", "contradicted", "cut_off", "chain_of_thought",
+}  # fmt: skip
+for _reader in ("decision", "yes_no", "paraphrase", "entailment", "score", "label"):
+    CATEGORIES[_reader] |= LAST_CONCLUSION
 # Measured on the corpus (docs/replies.md); a change that reads fewer replies right fails here.
 MIN_ACCURACY = {
     "decision": 0.98,

@@ -51,7 +51,8 @@ def _or_refuse(read, text: str) -> str:  # type: ignore[no-untyped-def]
         ('{"answer": true}', "yes"),
         ("{'answer': 'no'}", "no"),
         ('{"answer": "no", "explanation": "yes, they share words"}', "no"),
-        ('{"answer": "no"} Actually, yes.', "refuse"),
+        ('{"answer": "no"} Actually, yes.', "yes"),  # a later self-correction supersedes (issue 46)
+        ('{"answer": "no"} The sentences differ, yes.', "refuse"),
         ('{"answer": "yes"}\n{"answer": "no"}', "refuse"),
         ('{"answer": "no", "explanation": "The second', "no"),
         ("Oui.", "refuse"),
@@ -170,7 +171,8 @@ def test_a_choice_of_two_labels_ruled_down_to_one() -> None:
         ('{"rating": "2"}', "2"),
         ('{"score": [3, 4]}', "refuse"),
         ('{"score": 7}', "refuse"),
-        ('{"score": 4}\nOn reflection, 2.', "refuse"),
+        ('{"score": 4}\nOn reflection, 2.', "2"),  # a later self-correction supersedes (issue 46)
+        ('{"score": 4}\nI would also accept 2.', "refuse"),
         ("5 (completely right)", "refuse"),
         ("Je donne la note 3.", "refuse"),
         ("Punteggio: 3", "refuse"),

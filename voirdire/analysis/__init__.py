@@ -17,6 +17,16 @@ if TYPE_CHECKING:
         comparison_charts,
     )
     from voirdire.analysis.drawing import PlotsUnavailable, render, require, save, transcript_charts
+    from voirdire.analysis.examples import (
+        ExampleOutcome,
+        examples,
+        examples_table,
+        find,
+        replay,
+        run_examples,
+        unprinted,
+        write_examples,
+    )
     from voirdire.analysis.reproduce import check, get, listing, reproductions, run, text, write
 
 # What runs: each name's module is imported at the name's first use (voirdire.base.faces).
@@ -27,6 +37,10 @@ __getattr__ = lazy_face(
             "CompareError", "Comparison", "RunOverviews", "compare", "compare_runs", "comparison_charts",
         ),
         "voirdire.analysis.drawing": ("PlotsUnavailable", "render", "require", "save", "transcript_charts"),
+        "voirdire.analysis.examples": (
+            "ExampleOutcome", "examples", "examples_table", "find", "replay", "run_examples", "unprinted",
+            "write_examples",
+        ),
         "voirdire.analysis.reproduce": ("check", "get", "listing", "reproductions", "run", "text", "write"),
     },
 )
@@ -34,20 +48,28 @@ __getattr__ = lazy_face(
 __all__ = [
     "CompareError",
     "Comparison",
+    "ExampleOutcome",
     "PlotsUnavailable",
     "RunOverviews",
     "check",
     "compare",
     "compare_runs",
     "comparison_charts",
+    "examples",
+    "examples_table",
+    "find",
     "get",
     "listing",
     "render",
+    "replay",
     "reproductions",
     "require",
     "run",
+    "run_examples",
     "save",
     "text",
     "transcript_charts",
+    "unprinted",
     "write",
+    "write_examples",
 ]

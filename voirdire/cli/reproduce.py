@@ -12,6 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from voirdire.cli.options import CLIError, at_least
 
+EXAMPLES = "paper-examples"  # the core's own reproduction: every protocol's worked examples (``analysis.examples``)
+WHAT = "every worked example the papers print with their models' replies, replayed through its protocol"
+
 if TYPE_CHECKING:
     pass
 
@@ -39,6 +42,8 @@ def register(sub: Any) -> None:
                    help="figure format (repeatable; default svg)")  # fmt: skip
     p.add_argument("--no-figures", action="store_true", help="write the JSON only")
     p.add_argument("--json", action="store_true", help="print the JSON instead of the table")
+    p.add_argument("--example", metavar="NAME", help="paper-examples: replay one example and print it as a chat "
+                   "(its name, or the end of it: table-13)")  # fmt: skip
     p.set_defaults(func=cmd_reproduce, commands=sub.choices)
 
 
@@ -82,8 +87,14 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
     if args.list:
         print(listing())
+        print(f"\n  {EXAMPLES:<26} {WHAT}\n  {'':<26} needs: offline (data and code only); takes seconds")
+        print(f"  {'':<26} $ voirdire reproduce {EXAMPLES}  (one, as a chat: --example NAME)")
         print(f"\n{len(reproductions())} tables and figures; run one with: voirdire reproduce NAME")
         return 0
+    if args.name == EXAMPLES or args.example:
+        if args.name not in (None, EXAMPLES):
+            raise CLIError(f"--example: replays one of the paper examples; give no NAME, or {EXAMPLES}")
+        return _paper_examples(args)
     if args.name and not args.offline:  # a missing model is said before anything is made
         check(get(args.name), Options(models=models(args.model)))
     if args.name or args.offline:  # before minutes of work: where it all goes must be writable
@@ -96,12 +107,45 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             raise CLIError("--offline: runs every offline reproduction; give no NAME with it")
         names = [name for name, r in reproductions().items() if r.needs == "offline"]
         summary = [_one(args, name) for name in names]
+        summary.append(_paper_examples(args, quiet=False))
         print("\n".join(["", "summary:", *summary]))
         return 0
     if not args.name:
         raise CLIError("reproduce: name what to reproduce, or --list")
     _one(args, args.name)
     return 0
+
+
+def _paper_examples(args: argparse.Namespace, quiet: bool = True) -> Any:
+    """``reproduce paper-examples``: every example (the table), or ``--example NAME`` (its chat and its row)."""
+    from voirdire.analysis import examples, examples_table, find, run_examples, unprinted, write_examples
+    from voirdire.chat import render
+    from voirdire.transcript import load
+
+    found = examples()
+    chosen = [find(args.example, found)] if args.example else list(found.values())
+    folder = args.out / EXAMPLES
+    outcomes = run_examples(chosen, folder)
+    path = write_examples(outcomes, args.out / f"{EXAMPLES}{'-' + chosen[0].name if args.example else ''}.json")
+    if args.json:
+        print(path.read_text(encoding="utf-8"), end="")
+    else:
+        if args.example:
+            (o,) = outcomes
+            ex = o.example
+            print(f"{ex.name}: {ex.paper}, {ex.where} ({ex.models}); its replies, as the paper prints them\n")
+            print(render(load(o.transcript)))
+            supplied = unprinted(ex)
+            if supplied:
+                print("\nnot printed by the paper, supplied by the example file:")
+                print("\n".join(f"  {line}" for line in supplied))
+            print()
+        print(f"{EXAMPLES}: {WHAT}\n")
+        print(examples_table(outcomes))
+    print(f"wrote {path} and the transcripts in {folder}", file=sys.stderr)
+    agree = sum(o.agrees for o in outcomes)
+    line = f"  {EXAMPLES}: {agree} of {len(outcomes)} agree with the paper's conclusion"
+    return 0 if quiet else line
 
 
 def _one(args: argparse.Namespace, name: str) -> str:

@@ -4,7 +4,8 @@ A protocol is a paper's algorithm written against the Session; what it declares 
 
 - the algorithm: ``Protocol``, ``Session``, ``Reply``, ``StateMachine``, ``Statistics`` (its verdict's outcome);
 - reading replies: ``read_yes_no``, ``read_polar``, ``read_label``, ``read_number`` with a protocol's words
-  (``Polar``, ``Labels``), ``ReplySchema`` for structured replies, ``ParseError`` for a refusal;
+  (``Polar``, ``Labels``), ``read_conclusion`` around a protocol's own reader (the conclusion a reply ends on),
+  ``ReplySchema`` for structured replies, ``ParseError`` for a refusal;
 - how it reads as a chat: ``DisplayHints``, ``StepView``, ``Column``, ``Views``, ``VerdictView``, ``Tone``;
 - its report: ``Report``, ``ReportFold``, ``Context``, the shared statistics (``precision_recall_f1``, ``accuracy``,
   ``auroc``, ``cohen_kappa``, ``mean_sd``), intervals on them (``wilson``, ``proportion``, ``bootstrap_items``: an
@@ -69,6 +70,7 @@ if TYPE_CHECKING:
         ParseError,
         Polar,
         ReplySchema,
+        read_conclusion,
         read_label,
         read_number,
         read_polar,
@@ -105,6 +107,7 @@ if TYPE_CHECKING:
         pearson,
         precision_recall_f1,
         report_file,
+        round_up,
         run_voirdire,
         slug,
         spearman,
@@ -155,14 +158,15 @@ __getattr__ = lazy_face(
             "default_summary", "get", "given_params", "load_items", "read_records",
         ),
         "voirdire.replies": (
-            "Labels", "ParseError", "Polar", "ReplySchema", "read_label", "read_number", "read_polar", "read_yes_no",
+            "Labels", "ParseError", "Polar", "ReplySchema", "read_conclusion", "read_label", "read_number",
+            "read_polar", "read_yes_no",
         ),
         "voirdire.reports": (
             "PRF", "BarChart", "Cell", "Chart", "ChartFold", "Context", "LeftOut", "Line", "LineChart", "Options",
             "Outcome", "Report", "ReportFold", "Reproduction", "ScatterChart", "Series", "accuracy", "auroc",
             "category", "cohen_kappa", "counts", "f1_of_pairs", "kendall_tau_b", "map_values", "mean_sd",
-            "model_args", "paper_models_note", "pearson", "precision_recall_f1", "report_file", "run_voirdire", "slug",
-            "spearman",
+            "model_args", "paper_models_note", "pearson", "precision_recall_f1", "report_file", "round_up",
+            "run_voirdire", "slug", "spearman",
         ),
         "voirdire.session": (
             "LONG_REPLY_CHARS", "Assumed", "Budget", "CallBudget", "Figure", "Protocol", "Reply", "RoleCalls",
@@ -287,6 +291,7 @@ __all__ = [
     "precision_recall_f1",
     "proportion",
     "protocol",
+    "read_conclusion",
     "read_label",
     "read_number",
     "read_polar",
@@ -295,6 +300,7 @@ __all__ = [
     "read_yes_no",
     "report_file",
     "require",
+    "round_up",
     "run_in_memory",
     "run_sync",
     "run_voirdire",

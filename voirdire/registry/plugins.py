@@ -233,6 +233,9 @@ class Registration:
     """The paper's tables and figures ``voirdire reproduce`` runs (one registration of a package lists them)."""
     budget: CallBudget | None = None
     """The model calls one item can take, declared beside the machine (``--estimate`` reads it); None: undeclared."""
+    examples: Path | None = None
+    """A folder of the paper's worked examples, one YAML file each (``voirdire.reports.PaperExample``), that
+    ``voirdire reproduce paper-examples`` replays through the protocol; one registration of a package names it."""
 
     @property
     def name(self) -> str:

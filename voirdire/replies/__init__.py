@@ -12,7 +12,9 @@ Before any reader looks at the words, a reply is checked for two things the read
   quoted value (``"Incorrect"``), gives that key's value, read by the same reader; text around the object must not
   say otherwise, and two objects must agree; a yes/no value under another key is read as that key's words asked
   and answered (``{"is_correct": false}``: "is correct? No."; ``shape.py``);
-- its last "Final answer:" heading: what follows it supersedes what came before (``lexicon.final_answer``).
+- the conclusion it ends on: reasoning blocks left out, the last answer tag, the text after the last final marker
+  or self-correction ("Final answer:", "Verdict:", "Wait, ...", "On second thought, ..."); a reply cut off before
+  its conclusion is refused (``conclusion.py``).
 
 A reply that reproduces its prompt's own template or example is refused before any of this, by the Session
 (``echo.py``).
@@ -33,10 +35,10 @@ from . import labels as _labels
 from . import number as _number
 from . import polar as _polar
 from . import yes_no as _yes_no
+from .conclusion import read_conclusion
 from .echo import echoed
 from .labels import Labels
 from .language import foreign
-from .lexicon import final_answer
 from .polar import Polar
 from .shape import shaped
 
@@ -46,6 +48,7 @@ __all__ = [
     "Polar",
     "ReplySchema",
     "echoed",
+    "read_conclusion",
     "read_label",
     "read_number",
     "read_polar",
@@ -56,12 +59,13 @@ T = TypeVar("T")
 
 
 def _front(text: str, read: Callable[[str], T], keyed: Callable[[str], T] | None = None) -> T:
-    """Language and shape first (see the module's docstring), then ``read``."""
+    """Language, then the conclusion the reply ends on, its shape, then ``read`` (see the module's docstring)."""
     if foreign(text):
         raise ParseError("the reply is not in English; it is not read")
-    tail = final_answer(text)
-    if tail is not None:  # "No, wait ... Final answer: Yes": the answer the reply ends on supersedes what came before
-        text = tail
+    return read_conclusion(text, lambda part: _shaped(part, read, keyed))
+
+
+def _shaped(text: str, read: Callable[[str], T], keyed: Callable[[str], T] | None) -> T:
     data = shaped(text)
     if data.several:
         raise ParseError("the reply's answer key holds a list or an object, not one answer")

@@ -8,7 +8,7 @@ question after a lead-in ("...: when was it?") told apart. ``clauses``: a senten
 the negations in scope, double ones cancelling ("not incorrect"). ``withheld``: a negated verb of knowing ("I
 cannot confirm", "I cannot call it correct"). ``answer_word``: a leading answer, emphatic forms included
 ("Absolutely not", "No doubt."). ``SYNONYMS``: entailment in other words ("inferred from", "implies").
-``final_answer``: the text after a reply's last "Final answer:". ``qualified``: an answer short of sure ("fairly
+``qualified``: an answer short of sure ("fairly
 confident", "I could be wrong"). ``forced_choice``: "If I had to choose, ...". One tokenising regular expression
 without nested quantifiers and bounded look-backs: linear in the reply's length.
 """
@@ -19,25 +19,6 @@ import re
 from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass
 from itertools import pairwise
-
-# "Final answer:", "**Final verdict**:", "Final decision is:" -- the heading a reply closes on after thinking aloud.
-_FINAL = re.compile(
-    r"\bfinal[ \t*_]+(?:answer|verdict|decision|label|conclusion|judg(?:e)?ment|assessment|response)[ \t*_]*"
-    r"(?:is[ \t*_]*)?[:=\-—][ \t*_]*",
-    re.IGNORECASE,
-)
-
-
-def final_answer(text: str) -> str | None:
-    """What follows the reply's last "Final answer:" heading, or None when it has none. A reply that corrects
-    itself ("No, wait ... **Final answer: Yes**") gives the answer it ends on; what it said before is superseded."""
-    last = None
-    for found in _FINAL.finditer(text):
-        last = found
-    if last is None:
-        return None
-    tail = text[last.end() :].strip().strip("*_").strip()
-    return tail or None
 
 
 def words(text: str) -> frozenset[str]:

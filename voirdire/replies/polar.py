@@ -50,6 +50,9 @@ class Polar:
     positive: tuple[str, ...]
     negative: tuple[str, ...]
     subjects: tuple[str, ...]
+    vetoes: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    """Words that give no verdict but contradict one, positive and negative: "Correct. ... so the claim is false."
+    is refused, where "The claim is false." alone names no verdict (``read_polar``)."""
 
     @property
     def names(self) -> tuple[str, str]:
@@ -358,12 +361,16 @@ def _mention(tokens: list[str], v: int, lo: int) -> _Mention | None:
 _CONNECTIVES = (lx.SPLIT_ALWAYS | lx.SPLIT_AFTER_COMMA | {","}) - lx.words("not which who whom whose given considering")
 
 
-def _clause_mentions(clause: list[str]) -> list[_Mention]:
+def _clause_mentions(clause: list[str], concessions: bool = False) -> list[_Mention]:
+    """The clause's mentions; with ``concessions``, a word opening the clause before a comma ("True, ...") is
+    left out."""
     lo = 0
     while lo < len(clause) and clause[lo] in _CONNECTIVES:
         lo += 1
     out = []
     for v in range(lo, len(clause)):
+        if concessions and v == lo and clause[v + 1 : v + 2] == [","]:
+            continue
         if clause[v] in _VERDICTS:
             m = _mention(clause, v, lo)
             if m is not None:
@@ -399,6 +406,32 @@ def _resolve(tiers: list[list[_Mention]], names: tuple[str, str]) -> str:
     raise ParseError(f"no '{pos}' or '{neg}' in the reply")
 
 
+@dataclass(slots=True)
+class _Read:
+    """A reply's mentions by rank; ``conclusions`` one list per concluding clause, in the reply's order, each with
+    its place (the clause's number); ``later`` the main clauses' mentions with their places."""
+
+    conclusions: list[tuple[int, list[_Mention]]]
+    main: list[_Mention]
+    subordinate: list[_Mention]
+    later: list[tuple[int, _Mention]]
+
+
+def _last_conclusion(read: _Read, names: tuple[str, str]) -> str | None:
+    """The verdict of the reply's last concluding clause that says one ("3. So the claim is correct. ... 5.
+    Therefore the claim is incorrect." is incorrect); a main clause after it that says the opposite is refused.
+    None when no concluding clause names the verdict."""
+    for place, mentions in reversed(read.conclusions):
+        if not mentions:
+            continue
+        verdict = _resolve([mentions], names)  # a hedged last conclusion leaves the verdict open
+        value = "<pos>" if verdict == names[0] else "<neg>"
+        if any(p > place and m.value is not None and m.value != value for p, m in read.later):
+            raise ParseError(f"the reply concludes '{verdict}', then says the opposite")
+        return verdict
+    return None
+
+
 @cache
 def _vocabulary(polar: Polar) -> dict[str, str]:
     out = {w: "<subject>" for w in polar.subjects}
@@ -407,19 +440,18 @@ def _vocabulary(polar: Polar) -> dict[str, str]:
     return out
 
 
-def read_polar(text: str, polar: Polar) -> str:
-    """The verdict of ``polar`` the reply gives (see the module's docstring); ``ParseError`` when it says both or
-    neither."""
+def _read(text: str, polar: Polar, concessions: bool = False) -> _Read:
     said = lx.sentences(tokens(text, _vocabulary(polar)))
-    conclusion: list[_Mention] = []
-    main: list[_Mention] = []
-    subordinate: list[_Mention] = []
+    out = _Read([], [], [], [])
+    main, subordinate = out.main, out.subordinate
     carry = False
+    place = 0
     for k, sent in enumerate(said):
         if sent.question:
             answered = _answered_question(said, k) if _VERDICTS.intersection(sent.tokens) else None
             if answered is not None:
                 main.append(answered)
+                out.later.append((place, answered))
             carry = False
             continue
         if not _VERDICTS.intersection(sent.tokens):  # nothing to read; it may still head a conclusion ("Verdict:")
@@ -428,7 +460,8 @@ def read_polar(text: str, polar: Polar) -> str:
         clauses = _clauses(sent.tokens)
         doubted = lx.doubted([c.tokens for c in clauses])
         for i, clause in enumerate(clauses):
-            mentions = [m for m in _clause_mentions(clause.tokens) if m.about != "other"]
+            place += 1
+            mentions = [m for m in _clause_mentions(clause.tokens, concessions) if m.about != "other"]
             if doubted:
                 mentions = [_Mention(None, m.about) for m in mentions]
             if clause.role == "hypothetical":
@@ -440,8 +473,37 @@ def read_polar(text: str, polar: Polar) -> str:
             if clause.role == "contrast" and mentions:
                 main.clear()  # "..., but it is incorrect": the contrast is what the reply concludes
             main.extend(mentions)
+            out.later.extend((place, m) for m in mentions)
             if clause.conclusion or (carry and i == 0):
-                conclusion.extend(mentions)
+                out.conclusions.append((place, mentions))
         last = clauses[-1].tokens if clauses else []
         carry = len(sent.tokens) <= 4 and lx.concludes(sent.tokens) and not any(w in _VERDICTS for w in last)
-    return _resolve([conclusion, main, subordinate], polar.names)
+    return out
+
+
+def _vetoed(text: str, polar: Polar, verdict: str) -> None:
+    """``ParseError`` when the reply says the opposite of ``verdict`` in words that give no verdict ("the claim is
+    false", "which is accurate"); a word opening a sentence before a comma ("True, one answer was vague") is a
+    concession, not a judgement."""
+    positive, negative = polar.vetoes
+    if not positive and not negative:
+        return
+    read = _read(text, _veto_polar(polar), concessions=True)
+    opposite = "<neg>" if verdict == polar.names[0] else "<pos>"
+    said = [m for m in (*read.main, *read.subordinate) if m.value is not None and m.about in ("claim", "bare")]
+    if any(m.value == opposite for m in said):
+        raise ParseError(f"the reply says '{verdict}' but its justification says the opposite")
+
+
+@cache
+def _veto_polar(polar: Polar) -> Polar:
+    return Polar(polar.vetoes[0] or ("<none>",), polar.vetoes[1] or ("<none>",), polar.subjects)
+
+
+def read_polar(text: str, polar: Polar) -> str:
+    """The verdict of ``polar`` the reply gives (see the module's docstring); ``ParseError`` when it says both or
+    neither, or contradicts its verdict in words that give none (``Polar.vetoes``)."""
+    read = _read(text, polar)
+    verdict = _last_conclusion(read, polar.names) or _resolve([read.main, read.subordinate], polar.names)
+    _vetoed(text, polar, verdict)
+    return verdict

@@ -6,7 +6,9 @@ A ``ReplySchema`` is a pydantic model (a JSON object reply, e.g. DCR's sentence 
 the schema, an OpenAI-compatible endpoint by ``response_format``, Anthropic by a forced tool (``tool_use``), Ollama
 by ``format``; other backends (scripted, human) are validated
 like any reply. ``validate`` reads the JSON form, and for a choice also a bare word, so a backend that ignored the
-schema still gets a fair reading; anything else is a ``ParseError``.
+schema still gets a fair reading; anything else is a ``ParseError``. A reasoning block (``<think>...</think>``)
+before the answer is left out, and an answer element (``<answer>...</answer>``) is read (``unwrapped``, the rule
+every reader shares: ``conclusion.py``).
 """
 
 from __future__ import annotations
@@ -26,6 +28,50 @@ class ParseError(ValueError):
 
 # How a structured call was enforced, recorded per call.
 Enforcement = Literal["grammar", "response_format", "tool_use", "format", "validated", "text-fallback"]
+
+
+_REASONING_TAGS = ("think", "thinking", "reasoning", "reflection", "scratchpad")
+_ANSWER_TAGS = ("answer", "verdict", "decision", "final_answer")
+_TAG = re.compile(
+    r"<(/?)[ \t]*(" + "|".join(_REASONING_TAGS + _ANSWER_TAGS) + r")[ \t]*>",
+    re.IGNORECASE,
+)
+
+
+def unwrapped(text: str) -> str:
+    """The reply without its reasoning blocks when anything follows them, or the last answer element's text;
+    ``ParseError`` for a reasoning block that is never closed (the reply was cut off before its answer)."""
+    kept: list[str] = []
+    answer: str | None = None
+    pos = 0
+    opened: str | None = None  # the reasoning tag whose block is open
+    answer_start: int | None = None
+    inner: list[str] = []
+    for m in _TAG.finditer(text):
+        closing, name = m.group(1) == "/", m.group(2).lower()
+        if opened is not None:
+            if closing and name == opened:
+                inner.append(text[pos : m.start()])
+                opened, pos = None, m.end()
+            continue
+        if name in _REASONING_TAGS and not closing:
+            kept.append(text[pos : m.start()])
+            opened, pos = name, m.end()
+        elif name in _ANSWER_TAGS and not closing:
+            answer_start = m.end()
+        elif name in _ANSWER_TAGS and closing and answer_start is not None:
+            answer, answer_start = text[answer_start : m.start()], None
+    if opened is not None:
+        raise ParseError(f"the reply's <{opened}> block is never closed: it was cut off before its answer")
+    if answer_start is not None:
+        answer = text[answer_start:]  # an unclosed last answer element runs to the end
+    if answer is not None and answer.strip():
+        return answer.strip()
+    kept.append(text[pos:])
+    outside = _TAG.sub(" ", "".join(kept))
+    if not inner or outside.strip():
+        return outside if inner or answer is not None else text
+    return " ".join(inner)  # nothing but reasoning: read it
 
 
 def _unfenced(text: str) -> str:
@@ -91,7 +137,7 @@ class ReplySchema:
 
     def validate(self, text: str) -> Any:
         """The reply's value: the choice (as written in the schema) or the model instance."""
-        body = _unfenced(text)
+        body = _unfenced(unwrapped(text))  # a reasoning model's <think> block before its JSON is left out
         if self.choices:
             return self._choice(body)
         assert self.model is not None

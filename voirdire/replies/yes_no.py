@@ -8,8 +8,9 @@ governs a statement ("No doubt they differ.") is that statement, not an answer. 
 questions, being (not) sure, "I think so" / "I don't". A lone "yes" or "no" ("so, no."). Questions and echoes of the
 prompt ("Please answer with Yes or No.") say nothing. When nothing else answers, a caller's ``Polar`` reads what the
 reply says of its subject ("They are not paraphrases." is No), and a numbered list of questions is a Yes (the
-reply went straight to them). Answers that disagree ("Yes and no", "Yes, I have no further questions") raise
-``ParseError``, as does a reply with no answer at all.
+reply went straight to them); an answer word that says the opposite of what the reply says of its subject ("Yes.
+..., so they are not equivalent.") is refused. Answers that disagree ("Yes and no", "Yes, I have no further
+questions") raise ``ParseError``, as does a reply with no answer at all.
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ _QUANTITY = lx.words(
 _SURE_DEGREE = lx.words("am not very absolutely completely quite fairly pretty entirely totally 100 %")
 _DONE = {("that", "is", "all"), ("i", "am", "done")}
 _STATEMENT_WORDS = lx.SURE | lx.words(
-    "question questions ask need unsure uncertain <emph> think believe guess hope doubt doubts afraid do am enough "
-    "everything all done nothing"
+    "question questions thing have ask need unsure uncertain <emph> think believe guess hope doubt doubts afraid do am "
+    "enough everything all done nothing"
 )
 _ANSWER_WORDS = _STATEMENT_WORDS | lx.YES_WORDS | lx.EMPHATIC | lx.words("yes no nope nah negative not")
 _WISH = lx.words("like want need have wish")
@@ -56,9 +57,17 @@ def _statements(tokens: list[str]) -> list[YesNo]:
                 "my" in window[-3:] or "here" in window
             ):
                 out.append("yes")
+        elif w in ("ask", "need") and _unsure(tokens[max(0, k - 5) : k]):
+            continue  # "I am not sure I need to ask anything more": a doubt, not an answer
         elif w == "ask" and k >= 2 and tokens[k - 1] == "to" and tokens[k - 2] in _WISH:
             negated = any(t in lx.NEGATORS for t in tokens[max(0, k - 5) : k])
             out.append("no" if negated else "yes")  # "I do not need to ask anything else", "nothing more I need to ask"
+        elif w in ("thing", "question", "questions") and tuple(tokens[max(0, k - 2) : k]) == ("one", "more"):
+            out.append("yes")  # "Wait, one more thing: ...", "One more question."
+        elif w == "have" and tokens[k - 1 : k] in (["i"], ["do"]) and nxt[:1] == ["one"] and (
+            nxt[1:2] in ([], [":"], ["."], [","], ["more"], ["question"])
+        ):
+            out.append("yes")  # "I do have one: where was he born?"
         elif (
             w == "need"
             and any(t in lx.NEGATORS for t in tokens[max(0, k - 3) : k])
@@ -104,8 +113,16 @@ def _statements(tokens: list[str]) -> list[YesNo]:
     return out
 
 
-# A list item: "1.", "2)", "a.", "-", "*", "•", "Q1:", "Question 2." (matched on a stripped line, without backtracking).
-_NUMBERED = re.compile(r"(?:\d+[.)]|[a-z][.)]|[-*•]|Q(?:uestion)?\s*(?:\d+\s*)?[:.)])\s+(\S.*)", re.IGNORECASE)
+def _unsure(before: list[str]) -> bool:
+    """A negation of sureness before a word ("not sure I need"): what follows is doubted, not answered."""
+    return any(t in lx.NEGATORS and before[j + 1 : j + 2] and before[j + 1] in lx.SURE for j, t in enumerate(before))
+
+
+# A list item: "1.", "2)", "1.Who" (no space, as Table 16 of LMvLM prints it), "a.", "-", "*", "•", "Q1:",
+# "Question 2." (matched on a stripped line, without backtracking); "1.5 million" is no item.
+_NUMBERED = re.compile(
+    r"(?:\d+[.)]\s*(?=[^\d\s])|(?:[a-z][.)]|[-*•]|Q(?:uestion)?\s*(?:\d+\s*)?[:.)])\s+)(\S.*)", re.IGNORECASE
+)
 
 
 def read_yes_no(text: str, content: Polar | None = None) -> YesNo:
@@ -131,9 +148,15 @@ def read_yes_no(text: str, content: Polar | None = None) -> YesNo:
                 clause = clause[1:]
             found.extend(_statements(clause))
             found.extend(_lone_answers(clause))
-    if not found and content is not None:
+    said_of_subject = None
+    if content is not None:
         with contextlib.suppress(ParseError):  # nothing said of the subject either
-            found.append("yes" if read_polar(text, content) == content.names[0] else "no")
+            said_of_subject = "yes" if read_polar(text, content) == content.names[0] else "no"
+    if said_of_subject is not None and found and set(found) != {said_of_subject}:
+        # "Yes. ..., so they are not semantically equivalent.": the answer word and what the reply says disagree
+        raise ParseError(f"the reply answers {found[0]!r} but says the opposite of its subject")
+    if not found and said_of_subject is not None:
+        found.append(said_of_subject)
     if not found and any(_asks(m.group(1)) for ln in text.splitlines() if (m := _NUMBERED.fullmatch(ln.strip()))):
         found.append("yes")  # the reply went straight to its follow-up questions
     values = set(found)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         overview_charts,
         slug,
     )
+    from voirdire.reports.examples import ExampleError, ExampleReply, PaperExample, load_examples
     from voirdire.reports.fold import (
         Context,
         LiveReport,
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
         mean_sd,
         pearson,
         precision_recall_f1,
+        round_up,
         spearman,
     )
     from voirdire.reports.paper_tables import (
@@ -84,12 +86,13 @@ __getattr__ = lazy_face(
             "ScatterChart", "Series", "agrees_with_gold", "gold_from_rows", "gold_labels", "overview",
             "overview_charts", "slug",
         ),
+        "voirdire.reports.examples": ("ExampleError", "ExampleReply", "PaperExample", "load_examples"),
         "voirdire.reports.fold": (
             "Context", "LiveReport", "Report", "ReportFold", "as_fold", "counts", "generic_report", "report_file",
         ),
         "voirdire.reports.metrics": (
             "PRF", "accuracy", "auroc", "cohen_kappa", "f1_of_pairs", "kendall_tau_b", "mean_sd", "pearson",
-            "precision_recall_f1", "spearman",
+            "precision_recall_f1", "round_up", "spearman",
         ),
         "voirdire.reports.paper_tables": (
             "Cell", "Options", "Outcome", "Reproduction", "ReproductionError", "model_args", "paper_models_note",
@@ -116,6 +119,8 @@ __all__ = [
     "ChartFold",
     "Context",
     "Cost",
+    "ExampleError",
+    "ExampleReply",
     "Heatmap",
     "IntervalChart",
     "ItemStability",
@@ -126,6 +131,7 @@ __all__ = [
     "Options",
     "Outcome",
     "Overview",
+    "PaperExample",
     "Prices",
     "Report",
     "ReportFold",
@@ -147,6 +153,7 @@ __all__ = [
     "gold_from_rows",
     "gold_labels",
     "kendall_tau_b",
+    "load_examples",
     "load_prices",
     "majority",
     "map_values",
@@ -158,6 +165,7 @@ __all__ = [
     "pearson",
     "precision_recall_f1",
     "report_file",
+    "round_up",
     "run_cost",
     "run_voirdire",
     "slug",

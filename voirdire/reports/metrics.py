@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable, Hashable, Sequence
+from decimal import ROUND_CEILING, Decimal
 
 from pydantic import BaseModel
 
@@ -102,6 +103,16 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
     codes: dict[Hashable, int] = {}
     first, second = [codes.setdefault(v, len(codes)) for v in a], [codes.setdefault(v, len(codes)) for v in b]
     return float(cohen_kappa_score(first, second))
+
+
+def round_up(x: float, significant: int = 3) -> float:
+    """The least number of ``significant`` significant digits that is at least ``x``: how an upper bound is
+    printed ("≤ 41%" for 40.94%, never "≤ 40.9%"). Exact for decimals as written (12.5 stays 12.5)."""
+    if x <= 0 or not math.isfinite(x):
+        return x
+    d = Decimal(repr(x))
+    step = Decimal(1).scaleb(d.adjusted() - significant + 1)
+    return float(d.quantize(step, rounding=ROUND_CEILING))
 
 
 def mean_sd(values: Sequence[float]) -> tuple[float, float]:

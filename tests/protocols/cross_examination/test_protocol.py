@@ -126,6 +126,28 @@ async def test_followups_stop_at_the_five_round_cap(tmp_path: Path) -> None:
     assert s.verdict.decision == "incorrect" and s.verdict.accepted is False  # type: ignore[union-attr]
 
 
+async def test_a_no_followed_by_questions_is_a_yes_with_those_questions(tmp_path: Path) -> None:
+    """Issue 46: "No. Actually, wait, one more thing: 1. ...?" is a Yes, and its question goes to the examinee
+    without asking "What are the follow-up questions?"."""
+    ex = examiner(followup=["No. Actually, wait, one more thing:\n1. Who paid for the tower?", "No"])
+    t = await run(tmp_path, [CLAIM], ex, examinee())
+    s = t.sessions["c1"]
+    sent = prompts_sent(t, "c1", "examiner")
+    assert "cross_examination/followup_questions" not in sent
+    assert sent.count("cross_examination/followup_ask") == 2
+    exam = s.verdict.statistics["examinations"][0]  # type: ignore[union-attr]
+    assert exam["followup_iterations"] == 1 and exam["questions_per_iteration"] == [2, 1]
+    assert any("Who paid for the tower?" in (m[-1].content or "") for m in examinee_seen(t))
+    states = [e.to_state for e in s.of_kind(Transition)]
+    assert states == [
+        "setup", "answer", "followup_ask", "followup_questions", "answer", "followup_ask", "decision", "done",
+    ]  # fmt: skip
+
+
+def examinee_seen(t: Transcript) -> list[list[Message]]:
+    return [[m] for m in t.sessions["c1"].of_kind(Message) if m.receiver == "examinee"]
+
+
 async def test_cap_is_configurable_and_zero_is_the_no_followup_ablation(tmp_path: Path) -> None:
     t = await run(tmp_path, [CLAIM], examiner(followup="Yes"), examinee(), max_followup_rounds=0)
     sent = prompts_sent(t, "c1", "examiner")

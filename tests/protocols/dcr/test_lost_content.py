@@ -203,7 +203,10 @@ async def test_misquoted_year_and_name(
     assert v is not None and v.decision == "inconsistent" and v.accepted is False
     misquoted = YEAR if kind == "year" else NAME
     assert f"not evaluated, counted -1: {misquoted}" in v.evidence
-    assert f"not in the candidate, not scored: {quote!r}: {GOOD}" in v.evidence
+    differs = "1932/1937" if kind == "year" else "Strass/Strauss"
+    near = f" (nearest: sentence {1 if kind == 'year' else 2}, which differs in {differs})"
+    assert f"not in the candidate, not scored: {quote!r}{near}: {GOOD}" in v.evidence
+    assert near in f.error
     text = show(tmp_path / "dcr.jsonl", capsys)
     assert f"not evaluated, counted -1: {misquoted}" in text and "does not have" in text
 

@@ -64,6 +64,10 @@ def test_parse_entailment_still_rejects_conflicts_after_negations(reply: str) ->
     assert isinstance(parse_entailment(reply), ParseFailure)
 
 
+def test_a_later_self_correction_gives_the_label() -> None:
+    assert parse_entailment("entailment\nActually, it is neutral.") == "neutral"  # issue 46: the last conclusion
+
+
 @pytest.mark.parametrize(
     "reply",
     [
@@ -78,7 +82,7 @@ def test_parse_entailment_still_rejects_conflicts_after_negations(reply: str) ->
         "The hypothesis entails the premise.",  # the wrong way round
         "",
         "   \n  ",
-        "entailment\nActually, it is neutral.",
+        "entailment\nActually, wait, I need to check the dates.",  # a self-correction that gives no label
     ],
 )
 def test_parse_entailment_rejects_anything_else(reply: str) -> None:
