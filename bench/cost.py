@@ -174,7 +174,7 @@ def _digest(text: str) -> str:
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
-_WORDS = "archive record register source account ledger chronicle annal survey census entry index".split()
+_WORDS = ("archive", "record", "register", "source", "account", "ledger", "chronicle", "annal", "survey", "census")
 
 
 def _reference(key: str, tokens: int) -> str:
@@ -258,10 +258,11 @@ def verdicts(out: Path) -> dict[str, Any]:
 def row(name: str, fake: Fake, rep: dict[str, Any], n_verdicts: int) -> dict[str, Any]:
     t = rep["total_usage"]
     b = fake.bill
+    uncached = t["prompt_tokens"] - t["cache_read_tokens"] - t["cache_write_tokens"]
     return {
         "setting": name,
         "requests": t["requests"],
-        "input": t["prompt_tokens"] - t["cache_read_tokens"] - t["cache_write_tokens"],
+        "input": uncached,
         "cached": t["cache_read_tokens"],
         "written": t["cache_write_tokens"],
         "output": t["completion_tokens"],
@@ -270,10 +271,9 @@ def row(name: str, fake: Fake, rep: dict[str, Any], n_verdicts: int) -> dict[str
         "per_verdict_usd": t["cost_usd"] / max(1, n_verdicts),
         "fake_bill_usd": b.usd,
         "fake_requests": b.requests,
-        "bill_equal_to_the_cent": round(t["cost_usd"], 2) == round(b.usd, 2)
-        and abs(t["cost_usd"] - b.usd) < 0.005
-        and (t["requests"], t["prompt_tokens"] - t["cache_read_tokens"] - t["cache_write_tokens"], t["cache_read_tokens"],
-             t["cache_write_tokens"], t["completion_tokens"]) == (b.requests, b.input, b.cached, b.written, b.output),
+        "tokens_equal": (t["requests"], uncached, t["cache_read_tokens"], t["cache_write_tokens"],
+                         t["completion_tokens"]) == (b.requests, b.input, b.cached, b.written, b.output),
+        "bill_equal_to_the_cent": round(t["cost_usd"], 2) == round(b.usd, 2),
     }  # fmt: skip
 
 
@@ -336,8 +336,9 @@ def main() -> int:
 
         # Repeats: five full repeats against sequential ones, decided at 0.8.
         items = claims(folder / "items.jsonl", args.items, args.reference)
-        rep_common = ["--questions", str(items), "--no-progress", "--prices", str(prices), "--concurrency",
-                      str(args.concurrency), "--max-tokens", "64", "--repeats", "5", "--decided-at", "0.8", *openai]  # fmt: skip
+        rep_common = ["--questions", str(items), "--no-progress", "--prices", str(prices),
+                      "--concurrency", str(args.concurrency), "--max-tokens", "64",
+                      "--repeats", "5", "--decided-at", "0.8", *openai]  # fmt: skip
         status = {}
         for name, extra in (("--repeats 5", []), ("--repeats 5 --stop-when-decided", ["--stop-when-decided"])):
             fake.reset()

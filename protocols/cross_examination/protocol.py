@@ -288,7 +288,8 @@ class CrossExamination(Protocol[ClaimItem, CrossExaminationParams]):
             # rounds, each as many as the majority still needs; examination k is the same whichever rounds ran.
             while len(exams) < n and (batch := self._still_needed(exams)):
                 first = len(exams)
-                branches = [session.branch(f"e{k + 1}", fresh=k > 0 or not generated) for k in range(first, first + batch)]
+                ks = range(first, first + batch)
+                branches = [session.branch(f"e{k + 1}", fresh=k > 0 or not generated) for k in ks]
                 for k, b in enumerate(branches, first):
                     if k > 0 or not generated:
                         brief_examinee(b, item, claim)

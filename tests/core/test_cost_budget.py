@@ -139,7 +139,9 @@ def test_max_cost_refuses_a_model_without_a_price_before_anything_is_written(
     assert main(["examine", "--claim", "x", "--max-cost", "1", "--workers", "2"]) == 2
 
 
-def test_report_fail_under_gates_on_a_metric_and_its_interval(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_report_fail_under_gates_on_a_metric_and_its_interval(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "t.jsonl"
     with FakeOpenAIServer(lmvlm) as server:
         assert examine(server, tmp_path, out) == 0
@@ -147,7 +149,9 @@ def test_report_fail_under_gates_on_a_metric_and_its_interval(tmp_path: Path, ca
     # Half the claims are found incorrect, all of them in fact correct: claims correct 100%, F1 of acceptance 2/3.
     assert main(["report", str(out), "--fail-under", "claims correct=0.9"]) == 0
     assert "fail-under: ok: claims correct = 1" in capsys.readouterr().err
-    assert main(["report", str(out), "--fail-under", "accept correct F1=0.9", "--fail-under", "claims correct=90%"]) == 1
+    assert (
+        main(["report", str(out), "--fail-under", "accept correct F1=0.9", "--fail-under", "claims correct=90%"]) == 1
+    )
     err = capsys.readouterr().err
     assert "FAILED: accept correct · F1 = 0.6667, below 0.9" in err and "1 of 2 --fail-under thresholds" in err
     assert main(["report", str(out), "--fail-under", "accept correct · F1.low=0.5"]) == 1  # the interval's low end

@@ -68,9 +68,13 @@ def test_anthropic_usage_is_split_into_uncached_read_and_written() -> None:
     reply = client._read(
         {
             "content": [{"type": "text", "text": "ok"}],
-            "usage": {"input_tokens": 50, "cache_creation_input_tokens": 2000, "cache_read_input_tokens": 300,
-                      "output_tokens": 4},
-        }  # fmt: skip
+            "usage": {
+                "input_tokens": 50,
+                "cache_creation_input_tokens": 2000,
+                "cache_read_input_tokens": 300,
+                "output_tokens": 4,
+            },
+        }
     )
     assert (reply.prompt_tokens, reply.cache_read, reply.cache_write, reply.completion_tokens) == (2350, 300, 2000, 4)
 
@@ -115,8 +119,13 @@ class CachingAnthropic(FakeAnthropic):
             hit = max((p for p in seen if marked.startswith(p)), key=len, default="")
             read, write = len(hit) // 4, len(marked) // 4 - len(hit) // 4
             seen.add(marked)
-        reply["usage"] = {"input_tokens": total - read - write, "cache_read_input_tokens": read,
-                          "cache_creation_input_tokens": write, "output_tokens": reply["usage"]["output_tokens"]}  # fmt: skip
+        out = reply["usage"]["output_tokens"]
+        reply["usage"] = {
+            "input_tokens": total - read - write,
+            "cache_read_input_tokens": read,
+            "cache_creation_input_tokens": write,
+            "output_tokens": out,
+        }
         return 200, reply
 
 

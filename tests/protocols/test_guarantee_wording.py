@@ -43,8 +43,9 @@ CLAIMS: dict[str, list[tuple[str, str | None, str, str]]] = {
             "§4.1, LMvLM (Majority)",
         ),
         (
-            r"\d+–\d+ majority of \d+ examinations, (second|third|fourth|fifth|sixth|seventh|eighth|ninth|the other \d+) "
-            r"not needed \(adaptive\): the claim is (false \(rejected\)|correct \(accepted\))",
+            r"\d+–\d+ majority of \d+ examinations, "
+            r"(second|third|fourth|fifth|sixth|seventh|eighth|ninth|the other \d+) not needed \(adaptive\): "
+            r"the claim is (false \(rejected\)|correct \(accepted\))",
             "lm-vs-lm-cross-examination.txt",
             "We reject the claim in case at least two of the examinations concluded it is false.",
             "§4.1, LMvLM (Majority): the examinations not run could not change the majority",
@@ -205,6 +206,8 @@ def test_lmvlm_vote_margin(n: int) -> None:
         reject = sum(d != "correct" for d in decisions)
         won, lost = (reject, n - reject) if reject > n - reject else (n - reject, reject)
         assert g.statement.startswith(f"{won}–{lost} majority of {n} examinations")
+        assert ("false (rejected)" in g.statement) is (reject > n / 2)
+        assert g.values["reject_votes"] == reject and g.values["accept_votes"] == n - reject
 
 
 @pytest.mark.parametrize("n", [3, 5, 7])
@@ -220,8 +223,8 @@ def test_lmvlm_adaptive_vote_margin_says_what_was_not_needed(n: int) -> None:
         assert g.values["not_needed"] == n - need and g.values["examinations_planned"] == n
         assert g.statement.startswith(f"{need}–0 majority of {n} examinations, ")
         assert ("third not needed" in g.statement) is (n == 3)
-        assert ("false (rejected)" in g.statement) is (reject > n / 2)
-        assert g.values["reject_votes"] == reject and g.values["accept_votes"] == n - reject
+        assert ("false (rejected)" in g.statement) is (reject == need)
+        assert g.values["reject_votes"] + g.values["accept_votes"] == need  # the votes that ran
 
 
 # ---------------------------------------------------------------- No-Data, Lemma 1 and eq. (8)

@@ -220,7 +220,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     for c in checks:
         print(f"{'fail-under: FAILED' if not c.passed else 'fail-under: ok'}: {shown(c.text())}", file=sys.stderr)
     if failed:
-        print(f"voirdire: {len(failed)} of {len(checks)} --fail-under thresholds not met (exit status 1)", file=sys.stderr)
+        print(f"voirdire: {len(failed)} of {len(checks)} --fail-under thresholds not met (exit status 1)",
+              file=sys.stderr)  # fmt: skip
         return 1
     return 0
 

@@ -138,7 +138,8 @@ def _check_priced(labels: Mapping[str, str], options: RunOptions) -> None:
     unpriced = sorted({label for label in labels.values() if not prices.pricing(label).known})
     if unpriced:
         raise RunSetupError(
-            f"--max-cost: no price for {', '.join(unpriced)}, so its cost cannot be counted; give one with --prices FILE"
+            f"--max-cost: no price for {', '.join(unpriced)}, so its cost cannot be counted; "
+            "give one with --prices FILE"
         )
 
 

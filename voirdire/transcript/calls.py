@@ -82,7 +82,9 @@ class CallTally:
     def billed(self) -> tuple[int, int, int, int, int]:
         """(billed prompt tokens, billed completion tokens, requests, cache reads, cache writes), as
         ``voirdire.reports.run_cost`` prices."""
-        return self.prompt_tokens, self.completion_tokens, self.requests, self.cache_read_tokens, self.cache_write_tokens
+        return (
+            self.prompt_tokens, self.completion_tokens, self.requests, self.cache_read_tokens, self.cache_write_tokens
+        )  # fmt: skip
 
     def add(self, other: CallTally) -> None:
         for f in fields(self):

@@ -3,6 +3,7 @@ verdicts (§4.1), driven by an examiner whose decision follows its own sampled f
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -36,7 +37,8 @@ class SeededExaminer(ScriptedChatCompletionClient):
         elif "Do you have any follow-up questions" in prompt:
             text = "No" if any("Is the code" in a for a in asked) else "Yes"
         elif "What are the follow-up questions" in prompt:
-            text = f"1. Is the code {int(args['seed']) % 10}?"
+            # a digest of the seed (crc32 seeds of e1, e2, e3 differ in a pattern their parity would follow)
+            text = f"1. Is the code {hashlib.sha256(str(args['seed']).encode()).digest()[0] % 10}?"
         else:
             code = next(int(m.group(1)) for a in asked if (m := re.search(r"Is the code (\d)", a)))
             text = "The claim is correct." if code % 2 == 0 else "The claim is incorrect."
