@@ -130,13 +130,17 @@ def test_max_cost_refuses_a_model_without_a_price_before_anything_is_written(
 ) -> None:
     out = tmp_path / "t.jsonl"
     with FakeOpenAIServer(lmvlm) as server:
-        rc = main(["examine", "--claim", "Paris is in France.", "--model", f"openai-compatible:unpriced@{server.url}",
+        rc = main(["examine", "Paris is in France.", "--model", f"openai-compatible:unpriced@{server.url}",
                    "--out", str(out), "--max-cost", "1"])  # fmt: skip
         assert not server.requests
     assert rc == 2 and "--max-cost: no price for openai-compatible:unpriced" in capsys.readouterr().err
     assert not out.exists() or not out.read_text()
-    assert main(["examine", "--claim", "x", "--max-cost", "-1"]) == 2
-    assert main(["examine", "--claim", "x", "--max-cost", "1", "--workers", "2"]) == 2
+    with pytest.raises(SystemExit, match="2"):
+        main(["examine", "x", "--max-cost", "-1"])
+    assert "--max-cost: must be a positive amount of USD" in capsys.readouterr().err
+    priced = ["--model", "openai-compatible:fake@http://127.0.0.1:9/v1", "--prices", str(price_file(tmp_path))]
+    assert main(["examine", "x", *priced, "--out", str(out), "--max-cost", "1", "--workers", "2"]) == 2
+    assert "max_cost: the budget is kept in one process" in capsys.readouterr().err
 
 
 def test_report_fail_under_gates_on_a_metric_and_its_interval(
@@ -159,4 +163,6 @@ def test_report_fail_under_gates_on_a_metric_and_its_interval(
     assert main(["report", str(out), "--fail-under", "F1=0.5"]) == 2  # two F1s: name one
     assert "names several numbers" in capsys.readouterr().err
     assert main(["report", str(out), "--fail-under", "bogus=0.5"]) == 2
-    assert main(["report", str(out), "--fail-under", "accuracy"]) == 2  # no =VALUE
+    with pytest.raises(SystemExit, match="2"):  # no =VALUE: the option's own error
+        main(["report", str(out), "--fail-under", "accuracy"])
+    assert "--fail-under: expected METRIC=VALUE" in capsys.readouterr().err

@@ -15,6 +15,7 @@ from tests.models.fake_providers import FakeAnthropic
 from voirdire.cli import main
 from voirdire.models import RoleSettings
 from voirdire.models.anthropic import AnthropicClient, cache_minimum
+from voirdire.models.base import InvalidReply
 from voirdire.models.openai import _read_completion
 from voirdire.transcript import ModelCall, load
 
@@ -87,7 +88,7 @@ def test_openai_cached_tokens_are_read() -> None:
                                          "prompt_tokens_details": {"cached_tokens": 1920}}))  # fmt: skip
     assert (reply.prompt_tokens, reply.cache_read, reply.cache_write) == (2048, 1920, 0)
     assert _read_completion(completion({"prompt_tokens": 5, "completion_tokens": 1})).cache_read == 0
-    with pytest.raises(ValueError, match="cached_tokens"):
+    with pytest.raises(InvalidReply, match="cached_tokens"):
         _read_completion(completion({"prompt_tokens": 5, "completion_tokens": 1,
                                      "prompt_tokens_details": {"cached_tokens": -3}}))  # fmt: skip
 
