@@ -78,8 +78,8 @@ async def test_statuses_are_the_full_repeats_with_fewer_sessions(
     for sid, v in seq.verdicts.items():
         assert v.decision == full.verdicts[sid].decision
     # The report states the rule and the repeats used; its flip rate is over the repeats that ran.
-    from voirdire.reports import report_file
     from voirdire.registry import report_folds
+    from voirdire.reports import report_file
 
     rep, _ = report_file(tmp_path / "seq.jsonl", report_folds(), decided_at=decided_at)
     assert rep.stability is not None and rep.stability.planned == repeats and rep.stability.stopped_at == decided_at
