@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar, NamedTuple
 
-from pydantic import BaseModel, Field, SkipValidation, field_serializer
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, SkipValidation, field_serializer, model_serializer
 
 from voirdire.kit import (
     DEFAULT_SEED,
@@ -70,6 +70,13 @@ class ExaminationStats(BaseModel):
     questions_per_iteration: Stat
     inconclusive_pct: float
     planned: int | None = None  # adaptive Majority: the examinations the full procedure would have run
+
+    @model_serializer(mode="wrap")
+    def _planned_only_when_adaptive(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)  # a full procedure's statistics read as before adaptive existed
+        if data.get("planned") is None:
+            data.pop("planned", None)
+        return data
 
 
 class Report(BaseReport):

@@ -51,7 +51,7 @@ def register(sub: Any) -> None:
 
 
 def _threshold(text: str) -> Any:
-    from voirdire.reports.gate import GateError, Threshold
+    from voirdire.reports import GateError, Threshold
 
     try:
         return Threshold.parse(text)
@@ -227,12 +227,12 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def _gate(thresholds: list[Any], report: Any, cert: Any) -> list[Any]:
-    from voirdire.reports.gate import GateError, check
+    from voirdire.reports import GateError, check_thresholds
 
     if not thresholds:
         return []
     numbers = json.loads(report.model_dump_json(exclude={"rows"}))
     try:
-        return check(thresholds, numbers, {"certificate": json.loads(cert.model_dump_json())})
+        return check_thresholds(thresholds, numbers, {"certificate": json.loads(cert.model_dump_json())})
     except GateError as exc:
         raise CLIError(str(exc)) from None

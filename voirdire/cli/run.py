@@ -251,7 +251,10 @@ def print_estimate(
 ) -> int:
     """``--estimate``: the run's requests and cost bounded (or estimated) from the protocol's declared budget."""
     repeats = int(getattr(opts.run, "repeats", 1) or 1)
-    found = estimate_run(reg.budget, protocol, items, roles, prices, out=out, repeats=repeats)
+    stop = opts.run.decided_at if opts.run.stop_when_decided else None
+    found = estimate_run(
+        reg.budget, protocol, items, roles, prices, out=out, repeats=repeats, stop_when_decided=stop
+    )
     if opts.as_json:
         print(json.dumps(mask_tree(found.payload()), indent=2, ensure_ascii=False))
     else:

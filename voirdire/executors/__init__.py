@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from voirdire.executors.local import run_in_processes
     from voirdire.executors.ray import require_ray, run_on_ray
     from voirdire.executors.repeats import REPEAT_MARK, REPEAT_STEP, repeat_id, repeat_ids, repeat_seed, split_repeat
+    from voirdire.executors.sequential import SequentialRepeats, additional, settled
+    from voirdire.executors.spend import CostBudget
 
 # What runs: each name's module is imported at the name's first use (voirdire.base.faces).
 __getattr__ = lazy_face(
@@ -39,6 +41,8 @@ __getattr__ = lazy_face(
         "voirdire.executors.repeats": (
             "REPEAT_MARK", "REPEAT_STEP", "repeat_id", "repeat_ids", "repeat_seed", "split_repeat",
         ),
+        "voirdire.executors.sequential": ("SequentialRepeats", "additional", "settled"),
+        "voirdire.executors.spend": ("CostBudget",),
     },
 )
 
@@ -48,13 +52,16 @@ __all__ = [
     "REPEAT_MARK",
     "REPEAT_STEP",
     "RUN_GC_THRESHOLD",
+    "CostBudget",
     "MaskingWriter",
     "RunResult",
     "RunSetupError",
+    "SequentialRepeats",
     "SessionJob",
     "SessionOptions",
     "SessionRunner",
     "Tally",
+    "additional",
     "concurrency_problem",
     "repeat_id",
     "repeat_ids",
@@ -63,6 +70,7 @@ __all__ = [
     "run_collector",
     "run_in_processes",
     "run_on_ray",
+    "settled",
     "split_repeat",
     "start_clients",
 ]

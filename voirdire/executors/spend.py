@@ -60,7 +60,7 @@ class CostBudget:
 
     def reason(self, in_flight: int, left: int) -> str:
         """Why the run stopped, as ``voirdire: run stopped: ...`` prints it."""
-        from voirdire.reports.prices import usd
+        from voirdire.reports import usd
 
         flying = (
             f" and {usd(self.in_flight(in_flight))} expected of {in_flight} sessions in flight" if in_flight else ""

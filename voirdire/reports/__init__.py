@@ -41,6 +41,7 @@ if TYPE_CHECKING:
         generic_report,
         report_file,
     )
+    from voirdire.reports.gate import GateError, Threshold, check_thresholds
     from voirdire.reports.metrics import (
         PRF,
         accuracy,
@@ -65,7 +66,7 @@ if TYPE_CHECKING:
         run_voirdire,
     )
     from voirdire.reports.parts import category
-    from voirdire.reports.prices import ENV, Cost, Prices, load_prices, run_cost
+    from voirdire.reports.prices import ENV, Cost, Price, Prices, load_prices, read_prices, run_cost, usd
     from voirdire.reports.spool import map_values
     from voirdire.reports.stability import (
         DEFAULT_DECIDED_AT,
@@ -99,7 +100,8 @@ __getattr__ = lazy_face(
             "run_voirdire",
         ),
         "voirdire.reports.parts": ("category",),
-        "voirdire.reports.prices": ("ENV", "Cost", "Prices", "load_prices", "run_cost"),
+        "voirdire.reports.gate": ("GateError", "Threshold", "check_thresholds"),
+        "voirdire.reports.prices": ("ENV", "Cost", "Price", "Prices", "load_prices", "read_prices", "run_cost", "usd"),
         "voirdire.reports.spool": ("map_values",),
         "voirdire.reports.stability": (
             "DEFAULT_DECIDED_AT", "REPEAT_STEP", "ItemStability", "Stability", "check_decided_at", "majority",
@@ -121,6 +123,7 @@ __all__ = [
     "Cost",
     "ExampleError",
     "ExampleReply",
+    "GateError",
     "Heatmap",
     "IntervalChart",
     "ItemStability",
@@ -132,6 +135,7 @@ __all__ = [
     "Outcome",
     "Overview",
     "PaperExample",
+    "Price",
     "Prices",
     "Report",
     "ReportFold",
@@ -140,12 +144,14 @@ __all__ = [
     "ScatterChart",
     "Series",
     "Stability",
+    "Threshold",
     "accuracy",
     "agrees_with_gold",
     "as_fold",
     "auroc",
     "category",
     "check_decided_at",
+    "check_thresholds",
     "cohen_kappa",
     "counts",
     "f1_of_pairs",
@@ -164,6 +170,7 @@ __all__ = [
     "paper_models_note",
     "pearson",
     "precision_recall_f1",
+    "read_prices",
     "report_file",
     "round_up",
     "run_cost",
@@ -171,4 +178,5 @@ __all__ = [
     "slug",
     "spearman",
     "stability",
+    "usd",
 ]

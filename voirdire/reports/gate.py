@@ -147,7 +147,7 @@ class Check:
         return f"{what} = {self.value:.4g}, {relation} {self.threshold.value:g}"
 
 
-def check(thresholds: Sequence[Threshold], *trees: Any) -> list[Check]:
+def check_thresholds(thresholds: Sequence[Threshold], *trees: Any) -> list[Check]:
     """Each threshold against the numbers of ``trees`` (the report's JSON, the certificate's)."""
     found = [m for tree in trees for m in metrics(tree)]
     out = []

@@ -13,19 +13,18 @@ from typing import Any
 from pydantic import BaseModel
 
 from voirdire.executors import (
+    CostBudget,
     MaskingWriter,
     RunResult,
+    SequentialRepeats,
     SessionRunner,
     Tally,
     run_collector,
     start_clients,
 )
-from voirdire.executors.sequential import SequentialRepeats
-from voirdire.executors.spend import CostBudget
 from voirdire.models import ModelPool
 from voirdire.runner.prepare import Prepared
-from voirdire.transcript import ResponseCache
-from voirdire.transcript.io import observing
+from voirdire.transcript import ResponseCache, observing
 
 
 async def execute(

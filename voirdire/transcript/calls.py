@@ -79,9 +79,11 @@ class CallTally:
         return self.completion_tokens + self.cached_completion_tokens
 
     @property
-    def billed(self) -> tuple[int, int, int, int, int]:
-        """(billed prompt tokens, billed completion tokens, requests, cache reads, cache writes), as
-        ``voirdire.reports.run_cost`` prices."""
+    def billed(self) -> tuple[int, ...]:
+        """(billed prompt tokens, billed completion tokens, requests), and the provider's cache reads and writes
+        after them where it cached, as ``voirdire.reports.run_cost`` prices."""
+        if not (self.cache_read_tokens or self.cache_write_tokens):
+            return self.prompt_tokens, self.completion_tokens, self.requests
         return (
             self.prompt_tokens, self.completion_tokens, self.requests, self.cache_read_tokens, self.cache_write_tokens
         )  # fmt: skip
