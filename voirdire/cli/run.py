@@ -336,8 +336,9 @@ def finish(opts: CommandOptions, result: RunResult, payload: dict[str, Any], tex
     ``--max-errors`` stopped the run. Failed and unstarted sessions are resumed by running the command again.
     """
     payload = mask_tree(
-        {**payload, "retries": result.retries, "stopped": result.stopped, "not_started": result.not_started}
-    )
+        {**payload, "retries": result.retries, "stopped": result.stopped, "not_started": result.not_started,
+         **({"not_needed": result.not_needed} if result.not_needed else {})}
+    )  # fmt: skip
     if opts.report:
         write_atomic(opts.report, json.dumps(payload, indent=2, ensure_ascii=False), "--report")
     if opts.as_json:
@@ -345,11 +346,12 @@ def finish(opts: CommandOptions, result: RunResult, payload: dict[str, Any], tex
     else:
         print(safe(mask_secrets(text)))
         if timing:
-            ran = len(result.session_ids) - result.skipped - result.not_started
+            ran = len(result.session_ids) - result.skipped - result.not_started - result.not_needed
             retried = f", {result.retries} model calls retried" if result.retries else ""
+            needed = f", {result.not_needed} repeats not needed (--stop-when-decided)" if result.not_needed else ""
             print(
                 f"time: {result.elapsed_s:.1f}s for {ran} sessions ({result.skipped} resumed from the "
-                f"transcript{retried})"
+                f"transcript{retried}{needed})"
             )
         print(f"{'' if timing else chr(10)}transcript: {result.out}")
     # Sessions that met the error which stopped the run (a down endpoint) are counted in its one message.
