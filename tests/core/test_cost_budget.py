@@ -166,3 +166,21 @@ def test_report_fail_under_gates_on_a_metric_and_its_interval(
     with pytest.raises(SystemExit, match="2"):  # no =VALUE: the option's own error
         main(["report", str(out), "--fail-under", "accuracy"])
     assert "--fail-under: expected METRIC=VALUE" in capsys.readouterr().err
+
+
+def test_the_sessions_in_flight_count_against_the_budget() -> None:
+    from voirdire.executors import CostBudget
+
+    prices = Prices({"fake": Price(input=1e6, output=0.0)})  # a dollar a prompt token
+    budget = CostBudget(3.0, prices)
+    call = ModelCall(
+        session_id="s", run_id="r", seq=1, role="r", model="openai-compatible:fake@http://h/v1", request_digest="d",
+        response="x", usage=TokenUsage(prompt_tokens=1), latency_s=0.0,
+    )  # fmt: skip
+    assert not budget.exhausted(in_flight=5)  # nothing billed, nothing finished: nothing to expect yet
+    budget.observe(call)
+    budget.observe(call.model_copy(update={"cached": True}))  # a reply from the response cache bills nothing
+    budget.session_ended()
+    assert budget.spent == 1.0 and not budget.exhausted(in_flight=1)  # $1 billed + one session of $1 expected
+    assert budget.exhausted(in_flight=2)  # $1 + two of $1 reach $3: no further session starts
+    assert "2 sessions in flight" in budget.reason(2, left=7) and "7 sessions (items) left" in budget.reason(2, 7)
