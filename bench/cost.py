@@ -406,7 +406,9 @@ def main() -> int:
         # --max-cost at 20 % of the full run's estimate, then the same command resumed.
         fake.stable = 0.0
         estimate = json.loads(run_out(["examine", *common, *openai, "--estimate", "--json"]))
-        budget = 0.2 * (estimate["cost_usd"] or rows[0]["billed_usd"])
+        # The estimate's expected cost (an earlier transcript beside the run's: the full run's), else its bound.
+        planned = estimate.get("expected_cost_usd") or estimate["cost_usd"]
+        budget = 0.2 * planned
         fake.reset()
         out = folder / "budget.jsonl"
         argv = ["examine", *common, *openai, "--out", str(out), "--concurrency", "1"]
@@ -414,10 +416,11 @@ def main() -> int:
         spent = fake.bill.usd
         session = max(session_costs(outs[settings[0][0]]).values())
         rc2, _ = run(argv)
+        stopped = [line for line in err.splitlines() if "run stopped" in line]
         checks["max_cost"] = {
-            "estimate_usd": estimate["cost_usd"], "budget_usd": budget, "exit": rc, "spent_usd": spent,
-            "over_budget_usd": spent - budget, "costliest_session_usd": session,
-            "within_one_session": budget <= spent <= budget + session, "message": err.strip().splitlines()[-1:],
+            "estimate_usd": planned, "estimate_bound_usd": estimate["cost_usd"], "budget_usd": budget,
+            "exit": rc, "spent_usd": spent, "over_budget_usd": spent - budget, "costliest_session_usd": session,
+            "within_one_session": budget <= spent <= budget + session, "message": stopped,
             "resumed_exit": rc2, "resumed_verdicts_identical": verdicts(out) == full,
         }  # fmt: skip
     cols = ["setting", "requests", "input", "cached", "written", "output", "billed_usd", "uncached_usd",
