@@ -112,7 +112,7 @@ def add_model_options(p: argparse.ArgumentParser, help: Mapping[str, str] | None
     g.add_argument(
         "--config", type=Path,
         help="TOML run config with [roles.NAME] tables: model, temperature, max_tokens, seed, structured, timeout, "
-        "max_retries, api_key_env",
+        "max_retries, api_key_env, prompt_cache",
     )  # fmt: skip
     g.add_argument("--max-tokens", type=int, metavar="N", help=texts["max_tokens"])
     g.add_argument("--temperature", type=float, help=texts["temperature"])
