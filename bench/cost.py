@@ -39,6 +39,7 @@ import io
 import json
 import math
 import re
+import shutil
 import socket
 import sys
 import tempfile
@@ -405,12 +406,16 @@ def main() -> int:
 
         # --max-cost at 20 % of the full run's estimate, then the same command resumed.
         fake.stable = 0.0
-        estimate = json.loads(run_out(["examine", *common, *openai, "--estimate", "--json"]))
+        # In a folder of its own beside a copy of the full run: the estimate's earlier transcript.
+        alone = folder / "budget"
+        alone.mkdir()
+        shutil.copyfile(outs[settings[0][0]], alone / "full.jsonl")
+        out = alone / "budget.jsonl"
+        estimate = json.loads(run_out(["examine", *common, *openai, "--out", str(out), "--estimate", "--json"]))
         # The estimate's expected cost (an earlier transcript beside the run's: the full run's), else its bound.
         planned = estimate.get("expected_cost_usd") or estimate["cost_usd"]
         budget = 0.2 * planned
         fake.reset()
-        out = folder / "budget.jsonl"
         argv = ["examine", *common, *openai, "--out", str(out), "--concurrency", "1"]
         rc, err = run([*argv, "--max-cost", f"{budget:.6f}"])
         spent = fake.bill.usd
