@@ -4,8 +4,9 @@ prices them, and whether the next session may start.
 The run stops, resumably, once the billed cost and the estimate of what the sessions in flight will still cost reach
 the budget: no further session starts; those in flight finish, so the transcript holds whole sessions and a re-run
 resumes from them. A session in flight is estimated at the mean cost of the sessions this run finished, or before
-the first one ends at ``per_session`` (the run's ``--estimate`` per session, where it has one). The cost counted is
-this run's: a resumed run starts from nothing, its budget its own.
+the first one ends at ``per_session`` (``--estimate``'s expected cost of a session, from an earlier transcript of the
+same protocol and models; else 0, so the first ``--concurrency`` sessions start whatever the budget). The cost
+counted is this run's: a resumed run starts from nothing, its budget its own.
 """
 
 from __future__ import annotations

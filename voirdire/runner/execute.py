@@ -136,7 +136,7 @@ def _cost_budget(run: Prepared) -> CostBudget:
     from voirdire.reports import load_prices
 
     assert run.options.max_cost is not None
-    return CostBudget(run.options.max_cost, load_prices(run.options.prices))
+    return CostBudget(run.options.max_cost, load_prices(run.options.prices), per_session=run.options.session_cost)
 
 
 def _progress(total: int, desc: str) -> Any:

@@ -87,6 +87,7 @@ class RunOptions(BaseModel):
     decided_at: float = 0.8  # the share that decides an item (the report's --decided-at), for stop_when_decided
     max_cost: float | None = None  # USD: stop (resumably) once billed cost and sessions in flight reach it
     prices: Path | None = None  # a price file over the packaged table, for max_cost (the report's --prices)
+    session_cost: float | None = None  # max_cost: a session's expected USD until the run's first session ends
 
     @property
     def sessions(self) -> SessionOptions:
