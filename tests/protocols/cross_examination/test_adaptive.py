@@ -110,3 +110,31 @@ def test_adaptive_leaves_a_full_runs_parameters_as_they_were() -> None:
     # Off, the parameters dump as before the option existed: earlier transcripts resume under the same names.
     assert "adaptive" not in CrossExaminationParams(examinations=3).model_dump()
     assert CrossExaminationParams(examinations=3, adaptive=True).model_dump()["adaptive"] is True
+
+
+async def test_the_estimate_of_an_adaptive_run_expects_what_an_earlier_one_ran(tmp_path: Path) -> None:
+    from voirdire.certificate import estimate_run
+    from voirdire.registry import registrations
+    from voirdire.reports import load_prices
+
+    reg = registrations()["cross_examination"]
+    protocol = CrossExamination(CrossExaminationParams(examinations=3, adaptive=True, max_questions=1))
+    roles = {"examiner": RoleSettings(model="scripted:x.yaml"), "examinee": RoleSettings(model="scripted:y.yaml")}
+    out = tmp_path / "next.jsonl"
+    bound = estimate_run(reg.budget, protocol, ITEMS, roles, load_prices(), out=out)
+    examiner = next(r for r in bound.roles if r.role == "examiner")
+    assert examiner.bounded and examiner.calls == len(ITEMS) * 3 * (2 + 2 * 5)  # no earlier run: the full procedure
+    assert "no earlier adaptive run" in examiner.why
+    # An earlier adaptive run: its examinations per claim are observed, and expected, and the line is an estimate.
+    from voirdire.certificate.estimate import read_earlier
+
+    result, _ = await _run(tmp_path, "earlier", examinations=3, adaptive=True, max_questions=1)
+    ran = sum(len(v.statistics["examinations"]) for v in result.verdicts.values()) / len(ITEMS)
+    figures = {**reg.budget.defaults(), **read_earlier(tmp_path / "earlier.jsonl", reg.budget).figures(reg.budget)}
+    assert figures["examinations_per_claim"].value == pytest.approx(ran) and ran < 3
+    calls = reg.budget.of(protocol, ITEMS[0], figures).roles["examiner"]
+    assert not calls.bounded and f"adaptive: {ran:.2f} of 3 examinations per claim expected" in calls.why
+    assert calls.calls == round(ran * (2 + 2 * 5))
+    # A full Majority run says nothing of where adaptive stops: not observed.
+    await _run(tmp_path, "full", examinations=3, max_questions=1)
+    assert "examinations_per_claim" not in read_earlier(tmp_path / "full.jsonl", reg.budget).figures(reg.budget)
