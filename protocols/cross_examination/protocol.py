@@ -109,6 +109,8 @@ class CrossExaminationParams(BaseModel):
     def _odd_examinations(self) -> CrossExaminationParams:
         if self.examinations % 2 == 0:
             raise ValueError("examinations must be odd so that a majority exists (LMvLM (Majority) uses 3)")
+        if self.adaptive and self.examinations == 1:
+            raise ValueError("adaptive stops a majority vote early: it needs examinations of 3 or more (--majority)")
         return self
 
 

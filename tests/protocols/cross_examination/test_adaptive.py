@@ -110,6 +110,8 @@ def test_adaptive_leaves_a_full_runs_parameters_as_they_were() -> None:
     # Off, the parameters dump as before the option existed: earlier transcripts resume under the same names.
     assert "adaptive" not in CrossExaminationParams(examinations=3).model_dump()
     assert CrossExaminationParams(examinations=3, adaptive=True).model_dump()["adaptive"] is True
+    with pytest.raises(ValueError, match="adaptive stops a majority vote early"):
+        CrossExaminationParams(adaptive=True)  # one examination: nothing to stop early
 
 
 async def test_the_estimate_of_an_adaptive_run_expects_what_an_earlier_one_ran(tmp_path: Path) -> None:
