@@ -42,7 +42,7 @@ $(TEST_STAMP): $(DEMO_STAMP)
 # The demo in three acts: a cross-examination the LMvLM paper published (Appendix C, Table 16: ChatGPT in both
 # roles), replayed through the real protocol with the paper's own replies; the same claim examined live by the
 # embedded 135M model; then the command that examines it with a real model.
-DEMO_EXAMPLE ?= table-16
+DEMO_EXAMPLE ?= lmvlm-table-16
 demo: $(DEMO_STAMP)
 	@echo
 	@echo "== 1 of 2: a published cross-examination, replayed through the protocol =="
@@ -58,7 +58,7 @@ demo: $(DEMO_STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/voirdire examine "$(DEMO_CLAIM)" --max-tokens 128 --max-followups 2 \
 		--out transcripts/demo.jsonl --fresh
 	@echo
-	@echo "Read both again:  $(BIN)/voirdire view transcripts/"
+	@echo "Read both again in the browser:  $(BIN)/voirdire view transcripts/ transcripts/demo/paper-examples/"
 	@echo "Examine it with a real model (OPENAI_API_KEY set; any OpenAI-compatible server works too):"
 	@echo "  $(BIN)/voirdire examine \"$(DEMO_CLAIM)\" --model examiner=openai:gpt-4o-mini"
 

@@ -23,7 +23,7 @@ from voirdire.web.server import Viewer  # noqa: E402
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots" / "paper-example.png")
-    parser.add_argument("--example", default="table-16")
+    parser.add_argument("--example", default="lmvlm-table-16")
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--max-height", type=int, default=2000)
     args = parser.parse_args()
