@@ -41,8 +41,8 @@ def main() -> None:
         driver.get(f"{viewer.url}run/{transcript.name}/session/{session}")  # type: ignore[attr-defined]
         # down to the verdict's end (the review panel below it is left out), the browser's own bars added
         bottom = driver.execute_script(  # type: ignore[attr-defined]
-            "const v = document.getElementById('verdict'); return v ? v.getBoundingClientRect().bottom + window.scrollY + 16"
-            " : document.body.scrollHeight"
+            "const v = document.getElementById('verdict');"
+            " return v ? v.getBoundingClientRect().bottom + window.scrollY + 16 : document.body.scrollHeight"
         )
         bars = driver.execute_script("return window.outerHeight - window.innerHeight")  # type: ignore[attr-defined]
         driver.set_window_size(args.width, min(int(bottom) + bars, args.max_height))  # type: ignore[attr-defined]
