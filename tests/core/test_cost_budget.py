@@ -184,3 +184,13 @@ def test_the_sessions_in_flight_count_against_the_budget() -> None:
     assert budget.spent == 1.0 and not budget.exhausted(in_flight=1)  # $1 billed + one session of $1 expected
     assert budget.exhausted(in_flight=2)  # $1 + two of $1 reach $3: no further session starts
     assert "2 sessions in flight" in budget.reason(2, left=7) and "7 sessions (items) left" in budget.reason(2, 7)
+
+
+def test_a_budget_reached_by_the_last_session_stops_nothing(tmp_path: Path) -> None:
+    prices = read_prices(price_file(tmp_path))
+    with FakeOpenAIServer(lmvlm) as server:
+        assert examine(server, tmp_path, tmp_path / "full.jsonl") == 0
+        full = billed(tmp_path / "full.jsonl", prices)
+        # A budget the whole run reaches only with its last session: it finishes, exit 0, nothing stopped.
+        assert examine(server, tmp_path, tmp_path / "t.jsonl", "--max-cost", f"{full * 0.999:.6f}") == 0
+    assert all(s.verdict is not None for s in load(tmp_path / "t.jsonl").sessions.values())

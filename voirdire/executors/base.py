@@ -420,8 +420,10 @@ class Tally:
             self.gate.ended(sid, verdict.decision if verdict is not None and error is None else None)
         if self.spend is not None:
             self.spend.session_ended()
-            if self.spend.exhausted(self.started - self.ended):
-                self.stop(self.spend.reason(self.started - self.ended, self.left - self.started))
+            skipped = self.gate.skipped if self.gate is not None else 0
+            left = self.left - self.started - skipped  # a budget reached by the last session stops nothing
+            if left > 0 and self.spend.exhausted(self.started - self.ended):
+                self.stop(self.spend.reason(self.started - self.ended, left))
         self.show()
         if self.bar is not None:
             self.bar.update(1)
