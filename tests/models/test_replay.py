@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from autogen_core.models import UserMessage
 
-from voirdire.models.replay import FILE_NAME, ReplayClient, ReplayError, Recordings, request_key
+from voirdire.models.replay import FILE_NAME, Recordings, ReplayClient, ReplayError, request_key
 
 ASK = [UserMessage(content="Is X Y?", source="u")]
 REPLY = {"texts": ["Yes."], "prompt_tokens": 3, "completion_tokens": 1, "finish_reason": "stop",

@@ -67,4 +67,3 @@ async def test_a_rule_whose_regex_backtracks_without_end_is_a_clear_error(
     assert reply.content == "one"
     with pytest.raises(scripted.ScriptTimeout, match=r"s\.yaml: rule 2's match '\(a\|aa\)\+\$' took more than 0\.2 s"):
         await client.create([UserMessage(content="a" * 60 + "!", source="t")])
-

@@ -39,7 +39,11 @@ class RoleSettings(BaseModel):
     # instead of reading the paper's free text.
     structured: bool = False
     timeout: float | None = Field(
-        None, gt=0, le=MAX_TIMEOUT_S, allow_inf_nan=False, description="seconds one request may take (connecting included); unset: the provider's default"
+        None,
+        gt=0,
+        le=MAX_TIMEOUT_S,
+        allow_inf_nan=False,
+        description="seconds one request may take (connecting included); unset: the provider's default",
     )
     max_retries: int | None = Field(
         None, ge=0, le=100, description="retries of a transient failure; unset: the provider's default"

@@ -9,8 +9,8 @@ by SQL. The index follows the transcript index's rules (``voirdire.web.index``):
 (its device and inode), the size and modification time it saw, and a digest of the bytes before that size; it reads
 only the bytes appended since, and starts afresh when the file was rewritten: another file put in its place (``sed
 -i`` writes a new one), a shorter file, one of the same size modified since (a word rewritten in place), or one
-whose last indexed bytes changed. A build is one streamed pass, committed every few thousand rows (memory stays bounded by
-the batch, whatever the file's size), reporting the bytes done so far.
+whose last indexed bytes changed. A build is one streamed pass, committed every few thousand rows (memory stays
+bounded by the batch, whatever the file's size), reporting the bytes done so far.
 """
 
 from __future__ import annotations
@@ -181,8 +181,8 @@ class RunSearch:
             return False
         if meta.get("path") != str(self.path.resolve()) or meta.get("file") != _identity(st) or st.st_size < done:
             return True
-        # The same size, modified since: written in place (an append makes it longer).
-        return st.st_size == done and meta.get("mtime") != str(st.st_mtime_ns)
+        # The same size as all it indexed, modified since: written in place (an append makes it longer).
+        return st.st_size == done and meta.get("mtime") not in ("", str(st.st_mtime_ns))
 
     def _start(self, con: sqlite3.Connection) -> tuple[int, os.stat_result]:
         """Where this index's reading begins (0 after clearing a rewritten file's index) and the file's state."""
@@ -246,7 +246,9 @@ class RunSearch:
     def _commit(self, con: sqlite3.Connection, rows: list[Any], pos: int, st: os.stat_result) -> None:
         con.executemany("INSERT INTO turns(text, sid, rid, role, kind, seq) VALUES (?,?,?,?,?,?)", rows)
         meta = {"version": str(SEARCH_VERSION), "path": str(self.path.resolve()), "size": str(pos)}
-        meta |= {"file": _identity(st), "mtime": str(st.st_mtime_ns)}  # the file as it was when the scan began
+        # The file as it was when the scan began; its modification time only when the index covers all of it (a
+        # torn last line left unread is cut later, which changes the time and not what was indexed).
+        meta |= {"file": _identity(st), "mtime": str(st.st_mtime_ns) if pos == st.st_size else ""}
         meta["tail"] = self._tail(pos) if pos else ""
         con.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)", meta.items())
         con.commit()
