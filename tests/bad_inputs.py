@@ -1,4 +1,4 @@
-"""Every bad input of issues 13 and 19, run: the command, what the user sees, the exit status.
+"""Every bad input of issues 13, 19 and 47, run: the command, what the user sees, the exit status.
 
 ``python tests/bad_inputs.py`` prints the table of ``docs/bad_input.md``; ``--write`` writes it there.
 ``tests/core/test_bad_input.py`` runs every case, checks its exit status and message, and that the document is what
@@ -505,7 +505,7 @@ def table(outcomes: list[Outcome]) -> str:
     rows = [
         "# Bad input: what the user sees",
         "",
-        "Every bad input of issues 13 and 19, run by `python tests/bad_inputs.py --write` (each in a folder of its "
+        "Every bad input of issues 13, 19 and 47, run by `python tests/bad_inputs.py --write` (each in a folder of its "
         "own with small fixtures: `qs.jsonl`, `script.yaml`, `runs.jsonl`; no API key in the environment). "
         "`tests/core/test_bad_input.py` runs them again and fails when this page differs from what they print. Exit "
         "status 2: nothing was run or written; 3: sessions failed (in the transcript); 4: the run stopped (an "
@@ -513,9 +513,13 @@ def table(outcomes: list[Outcome]) -> str:
         "exception raised. Hung endpoints, rate limits, cut-off replies and dropped connections are the chaos "
         "suite's ([reliability.md](reliability.md)); slow or crashing reply readers the fuzz test's "
         "(`tests/core/test_parser_fuzz.py`). Where a case binds one script to both cross-examination roles, the "
-        "warning that they share a model is left out.",
+        "warning that they share a model is left out. Counts and deadlines have upper bounds, checked before "
+        "anything runs (`voirdire.base.bounds`): `--repeats` at most 1,000, `--concurrency` 4,096, `--workers` 256, "
+        "`--max-tokens` 1,000,000, `--timeout` and `--session-timeout` a day (a finite number of seconds). A CSV is "
+        "read strictly: a quote never closed, a stray quote or a column named twice is an error naming the line. A "
+        "YAML list as a script is its replies, in order.",
         "",
-        "| # | bad input (issues 13, 19) | command | what the user sees | exit |",
+        "| # | bad input (issues 13, 19, 47) | command | what the user sees | exit |",
         "|---|---|---|---|---|",
     ]
     for k, o in enumerate(outcomes, 1):
