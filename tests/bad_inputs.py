@@ -272,9 +272,9 @@ CASES: tuple[Case, ...] = (
     Case("`--phi 1.5`", ("voirdire nodata --data ip --phi 1.5",), 2, "--phi: Input should be less than or equal to 1"),
     Case("`--rounds 0`", ("voirdire nodata --data ip --rounds 0",), 2, "--rounds: Input should be greater"),
     Case("`--max-followups -1` (did not name the option)", (f"{EX} X {S} --max-followups -1",), 2, "--max-followups:"),
-    Case("`--max-tokens 0`", (f"{EX} X {S} --max-tokens 0",), 2, "--max-tokens: Input should be greater than 0"),
-    Case("`--timeout 0`", (f"{EX} X {S} --timeout 0",), 2, "--timeout: Input should be greater than 0"),
-    Case("`--max-retries -1`", (f"{EX} X {S} --max-retries -1",), 2, "--max-retries: Input should be greater"),
+    Case("`--max-tokens 0`", (f"{EX} X {S} --max-tokens 0",), 2, "--max-tokens: must be at least 1 (tokens)"),
+    Case("`--timeout 0`", (f"{EX} X {S} --timeout 0",), 2, "--timeout: must be a positive number of seconds"),
+    Case("`--max-retries -1`", (f"{EX} X {S} --max-retries -1",), 2, "--max-retries: must be at least 0 (retries)"),
     Case("`--max-errors 5x`", (f"{EX} X {S} --max-errors 5x",), 2, "--max-errors: expected N or P%"),
     Case("`--concurrency x`", (f"{EX} X {S} --concurrency x",), 2, "--concurrency: expected a whole number"),
     Case("`--workers 0`", (f"{EX} X {S} --workers 0",), 2, "--workers: must be at least 1"),
@@ -523,7 +523,7 @@ def table(outcomes: list[Outcome]) -> str:
         "|---|---|---|---|---|",
     ]
     for k, o in enumerate(outcomes, 1):
-        command = "<br>".join(f"`{c}`" for c in o.case.commands)
+        command = "<br>".join(f"`{c}`".replace("\n", "\\n") for c in o.case.commands)  # a newline typed as \n
         rows.append(f"| {k} | {o.case.issue} | {command.replace('|', chr(92) + '|')} | {_cell(o.shown)} | {o.code} |")
     return "\n".join(rows) + "\n"
 
