@@ -7,7 +7,7 @@ PIP    := $(BIN)/pip install --disable-pip-version-check -c constraints.txt
 DEMO_STAMP := $(VENV)/.installed-demo
 TEST_STAMP := $(VENV)/.installed-test
 TEST_EXTRAS := local,nlp,dev,docs,ray,plots,inspect,mcp,otel,phoenix,data,notebook
-DEMO_CLAIM ?= The capital of Eritrea is Asmara.
+DEMO_CLAIM ?= Augustus was the first Roman Emperor to sport a beard.
 
 .PHONY: demo test test-paper lint docs bench clean
 
@@ -39,11 +39,28 @@ $(TEST_STAMP): $(DEMO_STAMP)
 	$(PIP) -e '.[$(TEST_EXTRAS)]'
 	touch $(TEST_STAMP)
 
+# The demo in three acts: a cross-examination the LMvLM paper published (Appendix C, Table 16: ChatGPT in both
+# roles), replayed through the real protocol with the paper's own replies; the same claim examined live by the
+# embedded 135M model; then the command that examines it with a real model.
+DEMO_EXAMPLE ?= lmvlm-table-16
 demo: $(DEMO_STAMP)
+	@echo
+	@echo "== 1 of 2: a published cross-examination, replayed through the protocol =="
+	@echo "Every examiner and examinee reply below is the paper's own (LM vs LM, Cohen et al. 2023, Appendix C)."
+	@echo "voirdire runs the real protocol over them: its prompts, its stages, its reading of the verdict."
+	@echo
+	@HF_HUB_OFFLINE=1 $(BIN)/voirdire reproduce paper-examples --example $(DEMO_EXAMPLE) --out transcripts/demo
+	@echo
+	@echo "== 2 of 2: the same claim, examined live by the embedded model (SmolLM2-135M-Instruct, offline) =="
+	@echo "A 135M model can follow the protocol's turns: setup, questions, answers, a decision."
+	@echo "It cannot judge facts: expect odd questions, and a verdict that means nothing."
+	@echo
 	HF_HUB_OFFLINE=1 $(BIN)/voirdire examine "$(DEMO_CLAIM)" --max-tokens 128 --max-followups 2 \
 		--out transcripts/demo.jsonl --fresh
 	@echo
-	@echo "Read it again as a chat:  $(BIN)/voirdire show transcripts/demo.jsonl"
+	@echo "Read both again in the browser:  $(BIN)/voirdire view transcripts/ transcripts/demo/paper-examples/"
+	@echo "Examine it with a real model (OPENAI_API_KEY set; any OpenAI-compatible server works too):"
+	@echo "  $(BIN)/voirdire examine \"$(DEMO_CLAIM)\" --model examiner=openai:gpt-4o-mini"
 
 # The whole suite but the paper reproductions (marker `paper`: whole datasets, minutes each); test-paper runs those.
 # In TEST_WORKERS processes (pytest-xdist; TEST_WORKERS=0 runs them in this one). 3 on two cores because the suite
