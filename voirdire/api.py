@@ -77,6 +77,10 @@ def run_sync(coro: Coroutine[Any, Any, T], name: str) -> T:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
+        running = False
+    else:
+        running = True
+    if not running:  # outside the except block: an error of the run must not carry "no running event loop"
         return asyncio.run(coro)
     started: list[tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]]] = []
     stop: list[bool] = []  # set before ``started`` is read, as ``started`` before ``stop`` is: one sees the other

@@ -74,9 +74,9 @@ class IdList(Sequence[str]):
         return isinstance(sid, str) and any(s == sid for s in self)
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, IdList):
+        if type(self) is IdList and type(other) is IdList:
             return self._ends == other._ends and self._data == other._data
-        if isinstance(other, list | tuple):
+        if isinstance(other, IdList | list | tuple):
             return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
         return NotImplemented
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import math
 import pickle
 import threading
 import traceback
@@ -38,6 +37,7 @@ from voirdire.base import (
     mask_tree,
     run_stopping,
 )
+from voirdire.base.bounds import MAX_CONCURRENCY, MAX_REPEATS, count_problem, seconds_problem
 from voirdire.executors.repeats import REPEAT_STEP, repeat_seed, split_repeat
 from voirdire.models import ModelPool, RoleSettings, spec_label
 from voirdire.models import endpoint_limits as _endpoint_limits
@@ -126,17 +126,17 @@ class SessionOptions:
 
     def check(self) -> None:
         """What cannot run, said before anything is written: the one rule for these values."""
-        if self.repeats < 1:
-            raise RunSetupError(f"repeats must be at least 1 (sessions per item), got {self.repeats}")
-        if self.session_timeout is not None and not 0 < self.session_timeout < math.inf:
-            raise RunSetupError(f"session_timeout must be a positive number of seconds, got {self.session_timeout}")
+        if (problem := count_problem(self.repeats, 1, MAX_REPEATS, "sessions per item")) is not None:
+            raise RunSetupError(f"repeats {problem}")
+        if self.session_timeout is not None and (problem := seconds_problem(self.session_timeout)) is not None:
+            raise RunSetupError(f"session_timeout {problem}")
         if (problem := concurrency_problem(self.concurrency)) is not None:
             raise RunSetupError(f"concurrency {problem}")
 
 
 def concurrency_problem(value: int) -> str | None:
     """What is wrong with a number of sessions at a time (said after the option's name), None when nothing is."""
-    return None if value >= 1 else f"must be at least 1, got {value}"
+    return count_problem(value, 1, MAX_CONCURRENCY, "sessions at a time")
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from voirdire.base import parse_toml, read_text
+from voirdire.base.bounds import MAX_TIMEOUT_S, MAX_TOKENS
 from voirdire.models.base import DEFAULT_MAX_TOKENS, ModelSpecError
 from voirdire.models.spec import PROVIDERS, ModelSpec, parse_spec
 
@@ -32,13 +33,17 @@ class RoleSettings(BaseModel):
     # Always sent: a provider left to its own default samples (OpenAI's is 1.0), which is neither what the papers'
     # greedy settings ask for nor safe to cache.
     temperature: float = Field(0.0, ge=0)
-    max_tokens: int = Field(DEFAULT_MAX_TOKENS, gt=0)
+    max_tokens: int = Field(DEFAULT_MAX_TOKENS, gt=0, le=MAX_TOKENS)
     seed: int | None = None
     # Structured mode: the protocol asks for its closed answers through reply schemas the backend enforces,
     # instead of reading the paper's free text.
     structured: bool = False
     timeout: float | None = Field(
-        None, gt=0, description="seconds one request may take (connecting included); unset: the provider's default"
+        None,
+        gt=0,
+        le=MAX_TIMEOUT_S,
+        allow_inf_nan=False,
+        description="seconds one request may take (connecting included); unset: the provider's default",
     )
     max_retries: int | None = Field(
         None, ge=0, le=100, description="retries of a transient failure; unset: the provider's default"
