@@ -53,8 +53,7 @@ from voirdire.runner import (
     run_protocol,
 )
 from voirdire.session import Protocol
-from voirdire.transcript import CostOf, LoadedTranscript
-from voirdire.transcript import load as read_transcript
+from voirdire.transcript import CostOf, LoadedTranscript, load as read_transcript
 
 T = TypeVar("T")
 Models = Mapping[str, str | RoleSettings] | None

@@ -39,8 +39,7 @@ from voirdire.base import (
 )
 from voirdire.base.bounds import MAX_CONCURRENCY, MAX_REPEATS, count_problem, seconds_problem
 from voirdire.executors.repeats import REPEAT_STEP, repeat_seed, split_repeat
-from voirdire.models import ModelPool, RoleSettings, spec_label
-from voirdire.models import endpoint_limits as _endpoint_limits
+from voirdire.models import ModelPool, RoleSettings, endpoint_limits as _endpoint_limits, spec_label
 from voirdire.session import PromptLibrary, Protocol, Session, Writer
 from voirdire.transcript import Line, ResponseCache, RunHeader, TranscriptWriter, Verdict
 
@@ -98,8 +97,7 @@ class MaskingWriter(TranscriptWriter):
     """The JSONL transcript writer with every string of every record passed through ``mask_secrets``."""
 
     def write(self, record: RunHeader | Any) -> None:
-        # model_dump_json()'s bytes without its keyword handling: 1.7 -> 1.3 us a record, four or five a call
-        line: str = record.__pydantic_serializer__.to_json(record).decode()
+        line: str = record.model_dump_json()
         if mask_secrets(line) != line:  # observers get the record only as written; a masked one they read back
             line, record = masked_json(record), None
         self.append(line, record)

@@ -508,8 +508,7 @@ def _orjson() -> Any:
 
 
 def _plain_messages(messages: object) -> bool:
-    """Chat messages of text only: a list of dicts of ``str`` to ``str`` (no subclass, no number, no part list).
-    Plain loops: half the CPU of nested ``all()`` over generators (2.0 -> 1.0 us for four messages)."""
+    """Chat messages of text only: a list of dicts of ``str`` to ``str`` (no subclass, no number, no part list)."""
     if type(messages) is not list:
         return False
     for m in messages:
@@ -535,7 +534,7 @@ def _encode(body: dict[str, Any]) -> bytes:
     except TypeError:  # text that is not UTF-8 (a lone surrogate): the standard library's error, as before
         return _JSON.encode(body).encode("utf-8")
     # The other members written as text around the messages' bytes, each side encoded once (not a bytes piece per
-    # member): 6.1 -> 4.0 us a body of four messages and three arguments, the same bytes.
+    # member); the same bytes as encoding the whole body.
     head, tail, side = ["{"], [], None
     for key, value in body.items():
         if key == "messages":

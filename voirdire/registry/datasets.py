@@ -373,7 +373,7 @@ def load_items(
 
 class ItemStream(Sequence[T]):
     """The items of a dataset file, read again each time they are iterated rather than held: a run takes them one
-    at a time as its slots free, so its memory does not grow with the dataset (docs/performance.md, flat memory).
+    at a time as its slots free, so its memory does not grow with the dataset.
 
     Made by ``stream_items`` after one checking pass (every record converted, ids unique, errors naming
     file:line, as ``load_items``) that keeps only the count and the items' ids (``ids``: the run's session ids,

@@ -26,8 +26,7 @@ from voirdire.web.render import asset, inline_css, render, style_hash
 def report_and_charts(index: TranscriptIndex, prices: Prices) -> tuple[str, list[tuple[str, str]], list[LeftOut]]:
     """The run's report as ``voirdire report`` prints it, its charts as ``data:`` SVG images (title, URI; none
     without matplotlib) and the charts left out with why, from one reading of the transcript."""
-    from voirdire.analysis import PlotsUnavailable, require, transcript_charts
-    from voirdire.analysis import render as draw
+    from voirdire.analysis import PlotsUnavailable, render as draw, require, transcript_charts
 
     left: list[LeftOut] = []
     try:
