@@ -9,40 +9,18 @@ from typing import TYPE_CHECKING
 from voirdire.base import lazy_face
 
 if TYPE_CHECKING:
-    from voirdire.agents.function_agent import FunctionAgent
+    from voirdire.agents.function_agent import FunctionAgent as FunctionAgent
     from voirdire.agents.model_agent import (
-        ROLE_KEY,
-        SEED_KEY,
-        TEMPERATURE_KEY,
-        CallInfo,
-        CallSharing,
-        ModelAgent,
-        ModelCallError,
-        call_metadata,
-        message_id,
+        ROLE_KEY as ROLE_KEY,
+        SEED_KEY as SEED_KEY,
+        TEMPERATURE_KEY as TEMPERATURE_KEY,
+        CallInfo as CallInfo,
+        CallSharing as CallSharing,
+        ModelAgent as ModelAgent,
+        ModelCallError as ModelCallError,
+        call_metadata as call_metadata,
+        message_id as message_id,
     )
 
-# What runs: each name's module is imported at the name's first use (voirdire.base.faces).
-__getattr__ = lazy_face(
-    __name__,
-    {
-        "voirdire.agents.function_agent": ("FunctionAgent",),
-        "voirdire.agents.model_agent": (
-            "ROLE_KEY", "SEED_KEY", "TEMPERATURE_KEY", "CallInfo", "CallSharing", "ModelAgent", "ModelCallError",
-            "call_metadata", "message_id",
-        ),
-    },
-)
-
-__all__ = [
-    "ROLE_KEY",
-    "SEED_KEY",
-    "TEMPERATURE_KEY",
-    "CallInfo",
-    "CallSharing",
-    "FunctionAgent",
-    "ModelAgent",
-    "ModelCallError",
-    "call_metadata",
-    "message_id",
-]
+# Every name re-exported above (`X as X`) is exported, imported at its first use (voirdire.base.faces).
+__getattr__, __dir__, __all__ = lazy_face(__name__)

@@ -89,7 +89,7 @@ _ID_SET = (0x8000 << 48) | (4 << 76)
 def message_id() -> str:
     """An id for one of autogen's messages or events, in the form autogen's default gives (``str(uuid.uuid4())``:
     a random version-4 UUID), from this process's generator instead of an ``os.urandom`` call and a ``UUID`` object
-    each (5 -> 1 us; three a model call). The ids tell messages apart in memory; none is written anywhere."""
+    each (three a model call). The ids tell messages apart in memory; none is written anywhere."""
     h = "%032x" % (_IDS.getrandbits(128) & _ID_CLEAR | _ID_SET)
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
@@ -393,7 +393,7 @@ class ModelAgent(BaseChatAgent):
             super().__init__(name=name, description=description)
         else:
             # BaseChatAgent.__init__ without the "create_agent" span it opens, which nothing records while no
-            # tracer provider is set: 12 of the 14 us an agent took, two agents a session (tests/agents/
+            # tracer provider is set (tests/agents/
             # test_agent_span.py: the same attributes as autogen's, and the span where a provider is set)
             if not name.isidentifier():
                 raise ValueError("The agent name must be a valid Python identifier.")

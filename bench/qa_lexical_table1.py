@@ -24,8 +24,10 @@ from pathlib import Path
 
 from voirdire.protocols.qa_entailment.data import EVOUNA_SYSTEM_NAMES, EVOUNA_SYSTEMS, QAItem, load_evouna
 from voirdire.protocols.qa_entailment.lexical import lexical_match, normalize_answer
-from voirdire.protocols.qa_entailment.reproduce import LEXICAL as PAPER  # Table 1 as printed
-from voirdire.protocols.qa_entailment.reproduce import TOLERANCE
+from voirdire.protocols.qa_entailment.reproduce import (
+    LEXICAL as PAPER,  # Table 1 as printed
+    TOLERANCE,
+)
 from voirdire.protocols.qa_entailment.scoring import f1_judgments, lexical_judgments, system_reports
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -27,8 +27,7 @@ from pathlib import Path
 from types import ModuleType
 
 from voirdire.protocols.no_data import llm as new_llm
-from voirdire.protocols.qa_entailment import parsing as new_parsing
-from voirdire.protocols.qa_entailment import partial_marks as new_partial_marks
+from voirdire.protocols.qa_entailment import parsing as new_parsing, partial_marks as new_partial_marks
 from voirdire.protocols.qa_entailment.parsing import CLOSENESS_SCALE, DIFFICULTY_SCALE
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""Every bad input of issues 13 and 19, run: the command, what the user sees, the exit status.
+"""Every bad input of issues 13, 19 and 47, run: the command, what the user sees, the exit status.
 
 ``python tests/bad_inputs.py`` prints the table of ``docs/bad_input.md``; ``--write`` writes it there.
 ``tests/core/test_bad_input.py`` runs every case, checks its exit status and message, and that the document is what
@@ -133,6 +133,29 @@ def _with_usage(value: int) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
+def _damaged_at(line: int) -> bytes:
+    """A real transcript with its line ``line`` replaced by bytes that are not JSON."""
+    lines = (REPORT_FIXTURES / "oracle_entities-labelled.jsonl").read_text(encoding="utf-8").splitlines()
+    lines[line - 1] = '{"kind": "message", "oops'
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _recordings_with(reply: str) -> object:
+    """A replay folder whose second recording has a bad field, replayed by ``examine``."""
+    from voirdire.cli import main
+
+    Path("rec").mkdir(exist_ok=True)
+    good = '{"key": "k", "model": "m", "reply": {"texts": ["x"], "prompt_tokens": 1, "completion_tokens": 1}}'
+    Path("rec/recordings.jsonl").write_text(good + "\n" + reply + "\n")
+    os.environ["VOIRDIRE_REPLAY"] = "rec"
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            code = main(["examine", "X", "--model", "scripted:script.yaml", "--no-progress"])
+    finally:
+        del os.environ["VOIRDIRE_REPLAY"]
+    return f"exit status {code}"
+
+
 def _two_protocols() -> bytes:
     return (REPORT_FIXTURES / "qa_lexical.jsonl").read_bytes() + (REPORT_FIXTURES / "qa_token_f1.jsonl").read_bytes()
 
@@ -249,9 +272,9 @@ CASES: tuple[Case, ...] = (
     Case("`--phi 1.5`", ("voirdire nodata --data ip --phi 1.5",), 2, "--phi: Input should be less than or equal to 1"),
     Case("`--rounds 0`", ("voirdire nodata --data ip --rounds 0",), 2, "--rounds: Input should be greater"),
     Case("`--max-followups -1` (did not name the option)", (f"{EX} X {S} --max-followups -1",), 2, "--max-followups:"),
-    Case("`--max-tokens 0`", (f"{EX} X {S} --max-tokens 0",), 2, "--max-tokens: Input should be greater than 0"),
-    Case("`--timeout 0`", (f"{EX} X {S} --timeout 0",), 2, "--timeout: Input should be greater than 0"),
-    Case("`--max-retries -1`", (f"{EX} X {S} --max-retries -1",), 2, "--max-retries: Input should be greater"),
+    Case("`--max-tokens 0`", (f"{EX} X {S} --max-tokens 0",), 2, "--max-tokens: must be at least 1 (tokens)"),
+    Case("`--timeout 0`", (f"{EX} X {S} --timeout 0",), 2, "--timeout: must be a positive number of seconds"),
+    Case("`--max-retries -1`", (f"{EX} X {S} --max-retries -1",), 2, "--max-retries: must be at least 0 (retries)"),
     Case("`--max-errors 5x`", (f"{EX} X {S} --max-errors 5x",), 2, "--max-errors: expected N or P%"),
     Case("`--concurrency x`", (f"{EX} X {S} --concurrency x",), 2, "--concurrency: expected a whole number"),
     Case("`--workers 0`", (f"{EX} X {S} --workers 0",), 2, "--workers: must be at least 1"),
@@ -336,6 +359,48 @@ CASES: tuple[Case, ...] = (
          "usage.prompt_tokens: Input should be greater than or equal to 0", files={"neg.jsonl": _with_usage(-1800)}),
     Case("`--session-timeout 0`", (f"{EX} X {S} --session-timeout 0",), 2,
          "--session-timeout: must be a positive number of seconds"),
+    # ---- issue 47: inputs that ran away, and silent acceptances
+    Case("`--repeats 1000000000` (printed nothing and grew by 30 MB/s)", (f"{EX} X {S} --repeats 1000000000",), 2,
+         "--repeats: must be at most 1,000 (sessions per item)"),
+    Case("`--concurrency 100000000`", (f"{EX} X {S} --concurrency 100000000",), 2,
+         "--concurrency: must be at most 4,096 (sessions at a time)"),
+    Case("`--workers 10000`", (f"{EX} X {S} --workers 10000",), 2, "--workers: must be at most 256 (processes)"),
+    Case("`--max-tokens 100000000000000000000`", (f"{EX} X {S} --max-tokens 100000000000000000000",), 2,
+         "--max-tokens: must be at most 1,000,000 (tokens)"),
+    Case("`--timeout inf`", (f"{EX} X {S} --timeout inf",), 2, "--timeout: must be a finite number of seconds"),
+    Case("`--timeout 1e9`", (f"{EX} X {S} --timeout 1e9",), 2, "--timeout: must be at most 86,400 s"),
+    Case("`timeout = inf` in a run config", (f"{EX} X {S} --config run.toml",), 2, "timeout: Input should be",
+         files={"run.toml": b'[roles.examiner]\ntimeout = inf\n'}),
+    Case("a CSV with an unterminated quote (swallowed into one item, exit 0)", (f"{EX} --questions open.csv {S}",), 2,
+         "open.csv:3: a quoted field starts on this line and its quote is never closed",
+         files={"open.csv": b'question,answers\nA?,a\n"B?,b\nC?,c\nD?,d\n'}),
+    Case("a CSV with two `question` columns (the last won)", (f"{EX} --questions two.csv {S}",), 2,
+         "two.csv:1: the header names column 'question' twice (columns 1 and 3)",
+         files={"two.csv": b"question,answers,question\nA?,a,B?\n"}),
+    Case("an `id` that is a JSON object (became \"{'a': 1}\")", (f"{EX} --questions obj.jsonl {S}",), 2,
+         "obj.jsonl:1: id must be a string or a whole number, got an object",
+         files={"obj.jsonl": b'{"id": {"a": 1}, "question": "A?"}\n'}),
+    Case("an `id` that is a number with a fraction", (f"{EX} --questions f.jsonl {S}",), 2,
+         "f.jsonl:1: id must be a string or a whole number, got a number with a fraction",
+         files={"f.jsonl": b'{"id": 1.5, "question": "A?"}\n'}),
+    Case("a model spec with a newline (the error printed over two lines)", (
+        f"{EX} X --model 'openai-compatible:m\n@http://127.0.0.1:9/v1'",), 2, "holds a control character"),
+    Case("a YAML list as a script: its replies in order (documented)", (f"{EX} X --model scripted:list.yaml",), 3,
+         "no scripted reply left", files={"list.yaml": b'- "1. Is X Y?"\n'}, pick=r"^error in"),
+    Case("a script rule whose regex backtracks without end (`(a+)+$` hung the run, its lock left behind)", (
+        f"{EX} {'a' * 40}! --model scripted:slow.yaml --no-progress",), 3, "took more than 2 s",
+        files={"slow.yaml": b"rules:\n  - match: '(a|aa)+$'\n    reply: 'no'\ndefault: '1. Is X Y?'\n"},
+        pick=r"^error in"),
+    Case("`export-html` of a transcript damaged at line 221 (exit 0; `show` and `report` exit 2)", (
+        "voirdire export-html damaged.jsonl -o out.html",), 2, "damaged.jsonl:221:",
+        files={"damaged.jsonl": _damaged_at(221)}),
+    Case("a replay recording with a bad field (`ValueError ... 'lots'`, no line)", ("VOIRDIRE_REPLAY=rec examine",),
+         0, "recordings.jsonl:2: reply.prompt_tokens: expected a whole number of tokens, got 'lots'",
+         python=lambda: _recordings_with(
+             '{"key": "k2", "reply": {"texts": ["x"], "prompt_tokens": "lots", "completion_tokens": 1}}')),
+    Case("a replay recording without `texts` (`KeyError: 'texts'`)", ("VOIRDIRE_REPLAY=rec examine",), 0,
+         "recordings.jsonl:2: reply.texts: expected a list of at least one string",
+         python=lambda: _recordings_with('{"key": "k2", "reply": {"prompt_tokens": 1, "completion_tokens": 1}}')),
     # ---- Python API
     Case("`voirdire.examine(..., out=EXISTING)` (replaced a 100-session transcript with 1)",
          ("voirdire.examine_dataset('qs.jsonl', out='t.jsonl'); voirdire.examine('The claim is X.', out='t.jsonl')",),
@@ -440,7 +505,7 @@ def table(outcomes: list[Outcome]) -> str:
     rows = [
         "# Bad input: what the user sees",
         "",
-        "Every bad input of issues 13 and 19, run by `python tests/bad_inputs.py --write` (each in a folder of its "
+        "Every bad input of issues 13, 19 and 47, run by `python tests/bad_inputs.py --write` (each in a folder of its "
         "own with small fixtures: `qs.jsonl`, `script.yaml`, `runs.jsonl`; no API key in the environment). "
         "`tests/core/test_bad_input.py` runs them again and fails when this page differs from what they print. Exit "
         "status 2: nothing was run or written; 3: sessions failed (in the transcript); 4: the run stopped (an "
@@ -448,13 +513,17 @@ def table(outcomes: list[Outcome]) -> str:
         "exception raised. Hung endpoints, rate limits, cut-off replies and dropped connections are the chaos "
         "suite's ([reliability.md](reliability.md)); slow or crashing reply readers the fuzz test's "
         "(`tests/core/test_parser_fuzz.py`). Where a case binds one script to both cross-examination roles, the "
-        "warning that they share a model is left out.",
+        "warning that they share a model is left out. Counts and deadlines have upper bounds, checked before "
+        "anything runs (`voirdire.base.bounds`): `--repeats` at most 1,000, `--concurrency` 4,096, `--workers` 256, "
+        "`--max-tokens` 1,000,000, `--timeout` and `--session-timeout` a day (a finite number of seconds). A CSV is "
+        "read strictly: a quote never closed, a stray quote or a column named twice is an error naming the line. A "
+        "YAML list as a script is its replies, in order.",
         "",
-        "| # | bad input (issues 13, 19) | command | what the user sees | exit |",
+        "| # | bad input (issues 13, 19, 47) | command | what the user sees | exit |",
         "|---|---|---|---|---|",
     ]
     for k, o in enumerate(outcomes, 1):
-        command = "<br>".join(f"`{c}`" for c in o.case.commands)
+        command = "<br>".join(f"`{c}`".replace("\n", "\\n") for c in o.case.commands)  # a newline typed as \n
         rows.append(f"| {k} | {o.case.issue} | {command.replace('|', chr(92) + '|')} | {_cell(o.shown)} | {o.code} |")
     return "\n".join(rows) + "\n"
 

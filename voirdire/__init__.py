@@ -46,6 +46,13 @@ def _html(obj: object) -> str | None:
 set_html_renderer(_html)
 
 
+def __dir__() -> list[str]:
+    """What completion and ``dir()`` see: the names above and those the registered protocols add."""
+    from voirdire.registry import api_names
+
+    return sorted({*globals(), *_API, *api_names()})
+
+
 def __getattr__(name: str) -> Any:  # lazy: importing voirdire stays cheap and free of import cycles
     import importlib
     import importlib.util

@@ -53,8 +53,7 @@ from voirdire.runner import (
     run_protocol,
 )
 from voirdire.session import Protocol
-from voirdire.transcript import CostOf, LoadedTranscript
-from voirdire.transcript import load as read_transcript
+from voirdire.transcript import CostOf, LoadedTranscript, load as read_transcript
 
 T = TypeVar("T")
 Models = Mapping[str, str | RoleSettings] | None
@@ -77,6 +76,10 @@ def run_sync(coro: Coroutine[Any, Any, T], name: str) -> T:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
+        running = False
+    else:
+        running = True
+    if not running:  # outside the except block: an error of the run must not carry "no running event loop"
         return asyncio.run(coro)
     started: list[tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]]] = []
     stop: list[bool] = []  # set before ``started`` is read, as ``started`` before ``stop`` is: one sees the other

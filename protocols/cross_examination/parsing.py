@@ -15,7 +15,7 @@ from voirdire.kit import ParseError, Polar, read_conclusion, read_polar, read_ye
 
 Decision = Literal["correct", "incorrect"]
 # Stage 3's verdict, said of the claim (§2).
-# "wrong" is read as "incorrect": "The claim is wrong." is read without hesitation (issue 26). "true", "false" and
+# "wrong" is read as "incorrect": "The claim is wrong." is read without hesitation. "true", "false" and
 # their kin give no verdict (§2 asks for correct or incorrect: "the claim ... is false" is inconclusive), but they
 # contradict one: "Correct. ... so the claim is false." is refused.
 CLAIM_VERDICT = Polar(

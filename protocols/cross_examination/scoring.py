@@ -19,6 +19,7 @@ from voirdire.kit import (
     DEFAULT_SEED,
     PRF,
     Interval,
+    Report as BaseReport,
     ReportFold,
     SessionRecord,
     bootstrap_f1,
@@ -30,9 +31,6 @@ from voirdire.kit import (
     precision_recall_f1,
     proportion,
     wilson,
-)
-from voirdire.kit import (
-    Report as BaseReport,
 )
 
 from .outcome import ClaimOutcome
@@ -88,7 +86,7 @@ class Report(BaseReport):
     accept_correct: PRF | None
     examination: ExaminationStats | None
     # The fold's rows themselves, not a validated copy of each; in a folded report a sequence that reads each row
-    # back from the fold's spool when asked (docs/performance.md, flat memory). The schema and the JSON are the same.
+    # back from the fold's spool when asked, so memory stays flat. The schema and the JSON are the same.
     rows: SkipValidation[list[dict[str, object]]]
     margins: dict[str, int] = Field(
         default_factory=dict, description="LMvLM (Majority): verdicts by vote margin and side, '2–1 reject' -> count"
@@ -123,8 +121,7 @@ def _exams(outcome: ClaimOutcome) -> tuple[_Exam, ...]:
 
 class _Table8:
     """Table 8's numbers of every examination in arrays, with its claim's place among the claims (in order of first
-    appearance): what the statistics and their intervals need, without a list per claim (docs/performance.md, flat
-    memory)."""
+    appearance): what the statistics and their intervals need, without a list per claim."""
 
     def __init__(self) -> None:
         self.claim = array("q")  # the examination's claim
@@ -346,7 +343,7 @@ report: ReportFold[Scored, Report] = ReportFold(
     finish=lambda values, ctx: _finish(
         values, ctx.header.protocol if ctx.header else "cross_examination", ctx.counts, ctx.ci
     ),
-    spooled=True,  # a row per session, read back where the report's JSON shows them (docs/performance.md)
+    spooled=True,  # a row per session, read back where the report's JSON shows them
 )
 """The report of a cross-examination (or AYS / IDK baseline) transcript: ``report(transcript)``, or folded."""
 

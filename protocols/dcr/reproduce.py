@@ -11,8 +11,7 @@ from typing import Any
 
 from voirdire.kit import Cell, Options, Outcome, Reproduction, model_args, paper_models_note, run_voirdire
 
-from .charts import charts as dcr_charts
-from .charts import correlation_scatter
+from .charts import charts as dcr_charts, correlation_scatter
 from .correlate import NOT_COMPARABLE, PRINTED, TOLERANCE, compare, examples_of
 from .human_correlation import correlate
 

@@ -11,145 +11,88 @@ from typing import TYPE_CHECKING
 from voirdire.kit import lazy_face
 
 if TYPE_CHECKING:
-    from .algorithm import Decision, KAryRun, NoDataParams, NoDataRun, RoundRecord, coins, flip_decision
-    from .challenges import Challenge, CheckOutcome, RuleVerifier, Verifier, challenge_1, challenge_2
-    from .data import DataError, Datapoint, Dataset, load_bitstrings, load_split, resolve_dataset
+    from .algorithm import (
+        Decision as Decision,
+        KAryRun as KAryRun,
+        NoDataParams as NoDataParams,
+        NoDataRun as NoDataRun,
+        RoundRecord as RoundRecord,
+        coins as coins,
+        flip_decision as flip_decision,
+    )
+    from .challenges import (
+        Challenge as Challenge,
+        CheckOutcome as CheckOutcome,
+        RuleVerifier as RuleVerifier,
+        Verifier as Verifier,
+        challenge_1 as challenge_1,
+        challenge_2 as challenge_2,
+    )
+    from .data import (
+        DataError as DataError,
+        Datapoint as Datapoint,
+        Dataset as Dataset,
+        load_bitstrings as load_bitstrings,
+        load_split as load_split,
+        resolve_dataset as resolve_dataset,
+    )
     from .evaluators import (
-        ComposedEvaluator,
-        DecisionTreeLabeller,
-        Evaluator,
-        Labeller,
-        NoisyLabeller,
-        RubricLabeller,
-        ScriptedLabeller,
-        decision_tree,
+        ComposedEvaluator as ComposedEvaluator,
+        DecisionTreeLabeller as DecisionTreeLabeller,
+        Evaluator as Evaluator,
+        Labeller as Labeller,
+        NoisyLabeller as NoisyLabeller,
+        RubricLabeller as RubricLabeller,
+        ScriptedLabeller as ScriptedLabeller,
+        decision_tree as decision_tree,
     )
     from .experiments import (
-        ExperimentConfig,
-        ExperimentReport,
-        aggregate,
-        no_data_algorithm,
-        no_data_k_ary,
-        run_experiment,
-        run_seeds,
+        ExperimentConfig as ExperimentConfig,
+        ExperimentReport as ExperimentReport,
+        aggregate as aggregate,
+        no_data_algorithm as no_data_algorithm,
+        no_data_k_ary as no_data_k_ary,
+        run_experiment as run_experiment,
+        run_seeds as run_seeds,
     )
     from .generators import (
-        GENERATOR_NAMES,
-        Generator,
-        LieApproxGenerator,
-        LieFGenerator,
-        LieSigmaGenerator,
-        OracleGenerator,
-        Proposal,
-        RandomGenerator,
-        make_generator,
+        GENERATOR_NAMES as GENERATOR_NAMES,
+        Generator as Generator,
+        LieApproxGenerator as LieApproxGenerator,
+        LieFGenerator as LieFGenerator,
+        LieSigmaGenerator as LieSigmaGenerator,
+        OracleGenerator as OracleGenerator,
+        Proposal as Proposal,
+        RandomGenerator as RandomGenerator,
+        make_generator as make_generator,
     )
-    from .llm import LLMEvaluator, parse_datapoint, parse_label
-    from .protocol import NoDataItem, NoDataProtocol, NoDataProtocolParams, make_items
-    from .report import NoDataReport, SeedScore, aggregate_scores, report, score_run
-    from .rubric import IP_RUBRIC, OOP_RUBRIC, RUBRICS, MajorityVote, Rubric, relevant_subsets
-    from .theory import lemma1_undetected_probability, theorem1_accuracy_bound, theory_report
+    from .llm import LLMEvaluator as LLMEvaluator, parse_datapoint as parse_datapoint, parse_label as parse_label
+    from .protocol import (
+        NoDataItem as NoDataItem,
+        NoDataProtocol as NoDataProtocol,
+        NoDataProtocolParams as NoDataProtocolParams,
+        make_items as make_items,
+    )
+    from .report import (
+        NoDataReport as NoDataReport,
+        SeedScore as SeedScore,
+        aggregate_scores as aggregate_scores,
+        report as report,
+        score_run as score_run,
+    )
+    from .rubric import (
+        IP_RUBRIC as IP_RUBRIC,
+        OOP_RUBRIC as OOP_RUBRIC,
+        RUBRICS as RUBRICS,
+        MajorityVote as MajorityVote,
+        Rubric as Rubric,
+        relevant_subsets as relevant_subsets,
+    )
+    from .theory import (
+        lemma1_undetected_probability as lemma1_undetected_probability,
+        theorem1_accuracy_bound as theorem1_accuracy_bound,
+        theory_report as theory_report,
+    )
 
-# What runs: each name's module is imported at the name's first use (voirdire.base.faces).
-__getattr__ = lazy_face(
-    __name__,
-    {
-        "voirdire.protocols.no_data.algorithm": (
-            "Decision", "KAryRun", "NoDataParams", "NoDataRun", "RoundRecord", "coins", "flip_decision",
-        ),
-        "voirdire.protocols.no_data.challenges": (
-            "Challenge", "CheckOutcome", "RuleVerifier", "Verifier", "challenge_1", "challenge_2",
-        ),
-        "voirdire.protocols.no_data.data": (
-            "DataError", "Datapoint", "Dataset", "load_bitstrings", "load_split", "resolve_dataset",
-        ),
-        "voirdire.protocols.no_data.evaluators": (
-            "ComposedEvaluator", "DecisionTreeLabeller", "Evaluator", "Labeller", "NoisyLabeller", "RubricLabeller",
-            "ScriptedLabeller", "decision_tree",
-        ),
-        "voirdire.protocols.no_data.experiments": (
-            "ExperimentConfig", "ExperimentReport", "aggregate", "no_data_algorithm", "no_data_k_ary", "run_experiment",
-            "run_seeds",
-        ),
-        "voirdire.protocols.no_data.generators": (
-            "GENERATOR_NAMES", "Generator", "LieApproxGenerator", "LieFGenerator", "LieSigmaGenerator",
-            "OracleGenerator", "Proposal", "RandomGenerator", "make_generator",
-        ),
-        "voirdire.protocols.no_data.llm": ("LLMEvaluator", "parse_datapoint", "parse_label"),
-        "voirdire.protocols.no_data.protocol": ("NoDataItem", "NoDataProtocol", "NoDataProtocolParams", "make_items"),
-        "voirdire.protocols.no_data.report": ("NoDataReport", "SeedScore", "aggregate_scores", "report", "score_run"),
-        "voirdire.protocols.no_data.rubric": (
-            "IP_RUBRIC", "OOP_RUBRIC", "RUBRICS", "MajorityVote", "Rubric", "relevant_subsets",
-        ),
-        "voirdire.protocols.no_data.theory": (
-            "lemma1_undetected_probability", "theorem1_accuracy_bound", "theory_report",
-        ),
-    },
-)
-
-__all__ = [
-    "GENERATOR_NAMES",
-    "IP_RUBRIC",
-    "OOP_RUBRIC",
-    "RUBRICS",
-    "Challenge",
-    "CheckOutcome",
-    "ComposedEvaluator",
-    "DataError",
-    "Datapoint",
-    "Dataset",
-    "Decision",
-    "DecisionTreeLabeller",
-    "Evaluator",
-    "ExperimentConfig",
-    "ExperimentReport",
-    "Generator",
-    "KAryRun",
-    "LLMEvaluator",
-    "Labeller",
-    "LieApproxGenerator",
-    "LieFGenerator",
-    "LieSigmaGenerator",
-    "MajorityVote",
-    "NoDataItem",
-    "NoDataParams",
-    "NoDataProtocol",
-    "NoDataProtocolParams",
-    "NoDataReport",
-    "NoDataRun",
-    "NoisyLabeller",
-    "OracleGenerator",
-    "Proposal",
-    "RandomGenerator",
-    "RoundRecord",
-    "Rubric",
-    "RubricLabeller",
-    "RuleVerifier",
-    "ScriptedLabeller",
-    "SeedScore",
-    "Verifier",
-    "aggregate",
-    "aggregate_scores",
-    "challenge_1",
-    "challenge_2",
-    "coins",
-    "decision_tree",
-    "flip_decision",
-    "lemma1_undetected_probability",
-    "load_bitstrings",
-    "load_split",
-    "make_generator",
-    "make_items",
-    "no_data_algorithm",
-    "no_data_k_ary",
-    "parse_datapoint",
-    "parse_label",
-    "relevant_subsets",
-    "report",
-    "resolve_dataset",
-    "run_experiment",
-    "run_seeds",
-    "score_run",
-    "theorem1_accuracy_bound",
-    "theory_report",
-]
+# Every name re-exported above (`X as X`) is exported, imported at its first use (voirdire.base.faces).
+__getattr__, __dir__, __all__ = lazy_face(__name__)

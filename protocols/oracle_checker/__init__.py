@@ -7,44 +7,26 @@ from typing import TYPE_CHECKING
 from voirdire.kit import lazy_face
 
 if TYPE_CHECKING:
-    from .api import acheck_entities, acheck_paraphrase, check_entities, check_paraphrase
-    from .entities import Entity, linearity_test, parse_entities
-    from .items import SentenceItem
-    from .linearity import LinearityChecker, LinearityParams
-    from .paraphrase import PairItem, ParaphraseChecker, ParaphraseParams
-    from .theorems import Guarantee, failure_bound, guarantees, rejection_bound
+    from .api import (
+        acheck_entities as acheck_entities,
+        acheck_paraphrase as acheck_paraphrase,
+        check_entities as check_entities,
+        check_paraphrase as check_paraphrase,
+    )
+    from .entities import Entity as Entity, linearity_test as linearity_test, parse_entities as parse_entities
+    from .items import SentenceItem as SentenceItem
+    from .linearity import LinearityChecker as LinearityChecker, LinearityParams as LinearityParams
+    from .paraphrase import (
+        PairItem as PairItem,
+        ParaphraseChecker as ParaphraseChecker,
+        ParaphraseParams as ParaphraseParams,
+    )
+    from .theorems import (
+        Guarantee as Guarantee,
+        failure_bound as failure_bound,
+        guarantees as guarantees,
+        rejection_bound as rejection_bound,
+    )
 
-# What runs: each name's module is imported at the name's first use (voirdire.base.faces).
-__getattr__ = lazy_face(
-    __name__,
-    {
-        "voirdire.protocols.oracle_checker.api": (
-            "acheck_entities", "acheck_paraphrase", "check_entities", "check_paraphrase",
-        ),
-        "voirdire.protocols.oracle_checker.entities": ("Entity", "linearity_test", "parse_entities"),
-        "voirdire.protocols.oracle_checker.items": ("SentenceItem",),
-        "voirdire.protocols.oracle_checker.linearity": ("LinearityChecker", "LinearityParams"),
-        "voirdire.protocols.oracle_checker.paraphrase": ("PairItem", "ParaphraseChecker", "ParaphraseParams"),
-        "voirdire.protocols.oracle_checker.theorems": ("Guarantee", "failure_bound", "guarantees", "rejection_bound"),
-    },
-)
-
-__all__ = [
-    "Entity",
-    "Guarantee",
-    "LinearityChecker",
-    "LinearityParams",
-    "PairItem",
-    "ParaphraseChecker",
-    "ParaphraseParams",
-    "SentenceItem",
-    "acheck_entities",
-    "acheck_paraphrase",
-    "check_entities",
-    "check_paraphrase",
-    "failure_bound",
-    "guarantees",
-    "linearity_test",
-    "parse_entities",
-    "rejection_bound",
-]
+# Every name re-exported above (`X as X`) is exported, imported at its first use (voirdire.base.faces).
+__getattr__, __dir__, __all__ = lazy_face(__name__)

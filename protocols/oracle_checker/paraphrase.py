@@ -41,8 +41,6 @@ from voirdire.kit import (
     StateMachine,
     Verdict,
     pick_device,
-)
-from voirdire.kit import (
     read_yes_no as read_yes_no_reply,
 )
 

@@ -30,8 +30,8 @@ from voirdire.kit import (
     bootstrap_items,
     category,
     proportion,
+    spearman as metrics_spearman,
 )
-from voirdire.kit import spearman as metrics_spearman
 
 from .entities import norm
 from .linearity import LinearityOutcome

@@ -11,15 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 from voirdire.kit import (
     Cell,
+    Line as _Line,
     Options,
     Outcome,
     Reproduction,
     model_args,
     paper_models_note,
     run_voirdire,
-)
-from voirdire.kit import (
-    Line as _Line,
 )
 
 from .charts import acceptance_chart

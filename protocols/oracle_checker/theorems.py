@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from voirdire.kit import Guarantee as VerdictGuarantee
-from voirdire.kit import round_up
+from voirdire.kit import Guarantee as VerdictGuarantee, round_up
 
 
 def failure_bound(epsilon: float) -> float:

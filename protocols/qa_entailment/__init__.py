@@ -15,103 +15,60 @@ from typing import TYPE_CHECKING
 from voirdire.kit import lazy_face
 
 if TYPE_CHECKING:
-    from .baselines import LexicalMatchGrading, LexicalMatchParams, TokenF1Grading, TokenF1Params
-    from .data import EVOUNA_SYSTEM_NAMES, EVOUNA_SYSTEMS, DatasetError, QAItem, load_dataset, load_evouna, load_jsonl
-    from .entailment import EntailmentBackend, EntailmentOutcome
-    from .graded import GradedItem
-    from .hierarchy import DecisionVariant, HierarchyCell, Membership, hierarchy_counts, judged_correct, membership
-    from .lexical import exact_match, lexical_match, normalize_answer
-    from .parsing import (
-        CLOSENESS_SCALE,
-        DIFFICULTY_SCALE,
-        EntailmentLabel,
-        ParseFailure,
-        parse_entailment,
-        parse_score,
-        parse_statement,
+    from .baselines import (
+        LexicalMatchGrading as LexicalMatchGrading,
+        LexicalMatchParams as LexicalMatchParams,
+        TokenF1Grading as TokenF1Grading,
+        TokenF1Params as TokenF1Params,
     )
-    from .partial_marks import InferenceExplanation, parse_explanation
-    from .protocol import QAEntailmentGrading, QAEntailmentParams, Roles
-    from .report import QAReport, report, score
-    from .scoring import SystemReport, f1_judgments, lexical_judgments, partial_mark_aurocs, system_reports
-    from .token_f1 import f1_judgment, max_token_f1, token_f1
+    from .data import (
+        EVOUNA_SYSTEM_NAMES as EVOUNA_SYSTEM_NAMES,
+        EVOUNA_SYSTEMS as EVOUNA_SYSTEMS,
+        DatasetError as DatasetError,
+        QAItem as QAItem,
+        load_dataset as load_dataset,
+        load_evouna as load_evouna,
+        load_jsonl as load_jsonl,
+    )
+    from .entailment import EntailmentBackend as EntailmentBackend, EntailmentOutcome as EntailmentOutcome
+    from .graded import GradedItem as GradedItem
+    from .hierarchy import (
+        DecisionVariant as DecisionVariant,
+        HierarchyCell as HierarchyCell,
+        Membership as Membership,
+        hierarchy_counts as hierarchy_counts,
+        judged_correct as judged_correct,
+        membership as membership,
+    )
+    from .lexical import (
+        exact_match as exact_match,
+        lexical_match as lexical_match,
+        normalize_answer as normalize_answer,
+    )
+    from .parsing import (
+        CLOSENESS_SCALE as CLOSENESS_SCALE,
+        DIFFICULTY_SCALE as DIFFICULTY_SCALE,
+        EntailmentLabel as EntailmentLabel,
+        ParseFailure as ParseFailure,
+        parse_entailment as parse_entailment,
+        parse_score as parse_score,
+        parse_statement as parse_statement,
+    )
+    from .partial_marks import InferenceExplanation as InferenceExplanation, parse_explanation as parse_explanation
+    from .protocol import (
+        QAEntailmentGrading as QAEntailmentGrading,
+        QAEntailmentParams as QAEntailmentParams,
+        Roles as Roles,
+    )
+    from .report import QAReport as QAReport, report as report, score as score
+    from .scoring import (
+        SystemReport as SystemReport,
+        f1_judgments as f1_judgments,
+        lexical_judgments as lexical_judgments,
+        partial_mark_aurocs as partial_mark_aurocs,
+        system_reports as system_reports,
+    )
+    from .token_f1 import f1_judgment as f1_judgment, max_token_f1 as max_token_f1, token_f1 as token_f1
 
-# What runs: each name's module is imported at the name's first use (voirdire.base.faces).
-__getattr__ = lazy_face(
-    __name__,
-    {
-        "voirdire.protocols.qa_entailment.baselines": (
-            "LexicalMatchGrading", "LexicalMatchParams", "TokenF1Grading", "TokenF1Params",
-        ),
-        "voirdire.protocols.qa_entailment.data": (
-            "EVOUNA_SYSTEM_NAMES", "EVOUNA_SYSTEMS", "DatasetError", "QAItem", "load_dataset", "load_evouna",
-            "load_jsonl",
-        ),
-        "voirdire.protocols.qa_entailment.entailment": ("EntailmentBackend", "EntailmentOutcome"),
-        "voirdire.protocols.qa_entailment.graded": ("GradedItem",),
-        "voirdire.protocols.qa_entailment.hierarchy": (
-            "DecisionVariant", "HierarchyCell", "Membership", "hierarchy_counts", "judged_correct", "membership",
-        ),
-        "voirdire.protocols.qa_entailment.lexical": ("exact_match", "lexical_match", "normalize_answer"),
-        "voirdire.protocols.qa_entailment.parsing": (
-            "CLOSENESS_SCALE", "DIFFICULTY_SCALE", "EntailmentLabel", "ParseFailure", "parse_entailment", "parse_score",
-            "parse_statement",
-        ),
-        "voirdire.protocols.qa_entailment.partial_marks": ("InferenceExplanation", "parse_explanation"),
-        "voirdire.protocols.qa_entailment.protocol": ("QAEntailmentGrading", "QAEntailmentParams", "Roles"),
-        "voirdire.protocols.qa_entailment.report": ("QAReport", "report", "score"),
-        "voirdire.protocols.qa_entailment.scoring": (
-            "SystemReport", "f1_judgments", "lexical_judgments", "partial_mark_aurocs", "system_reports",
-        ),
-        "voirdire.protocols.qa_entailment.token_f1": ("f1_judgment", "max_token_f1", "token_f1"),
-    },
-)
-
-__all__ = [
-    "CLOSENESS_SCALE",
-    "DIFFICULTY_SCALE",
-    "EVOUNA_SYSTEMS",
-    "EVOUNA_SYSTEM_NAMES",
-    "DatasetError",
-    "DecisionVariant",
-    "EntailmentBackend",
-    "EntailmentLabel",
-    "EntailmentOutcome",
-    "GradedItem",
-    "HierarchyCell",
-    "InferenceExplanation",
-    "LexicalMatchGrading",
-    "LexicalMatchParams",
-    "Membership",
-    "ParseFailure",
-    "QAEntailmentGrading",
-    "QAEntailmentParams",
-    "QAItem",
-    "QAReport",
-    "Roles",
-    "SystemReport",
-    "TokenF1Grading",
-    "TokenF1Params",
-    "exact_match",
-    "f1_judgment",
-    "f1_judgments",
-    "hierarchy_counts",
-    "judged_correct",
-    "lexical_judgments",
-    "lexical_match",
-    "load_dataset",
-    "load_evouna",
-    "load_jsonl",
-    "max_token_f1",
-    "membership",
-    "normalize_answer",
-    "parse_entailment",
-    "parse_explanation",
-    "parse_score",
-    "parse_statement",
-    "partial_mark_aurocs",
-    "report",
-    "score",
-    "system_reports",
-    "token_f1",
-]
+# Every name re-exported above (`X as X`) is exported, imported at its first use (voirdire.base.faces).
+__getattr__, __dir__, __all__ = lazy_face(__name__)

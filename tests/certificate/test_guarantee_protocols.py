@@ -10,16 +10,19 @@ from pathlib import Path
 
 import pytest
 
-from tests.protocols.cross_examination.test_protocol import CLAIM, examinee, examiner
-from tests.protocols.cross_examination.test_protocol import run as examine
-from tests.protocols.dcr.helpers import BAD, GOOD, S1, S2, agents, amc, dce, item
-from tests.protocols.dcr.helpers import run as run_dcr
+from tests.protocols.cross_examination.test_protocol import CLAIM, examinee, examiner, run as examine
+from tests.protocols.dcr.helpers import BAD, GOOD, S1, S2, agents, amc, dce, item, run as run_dcr
 from tests.protocols.no_data.test_protocol import dataset
 from tests.protocols.oracle_checker.oracles import SENTENCE, dropping, linear, oracle
-from tests.protocols.oracle_checker.test_paraphrase import S1 as P1
-from tests.protocols.oracle_checker.test_paraphrase import S2 as P2
-from tests.protocols.oracle_checker.test_paraphrase import T13_S1, UNRELATED, no, scripted
-from tests.protocols.oracle_checker.test_paraphrase import run as run_paraphrase
+from tests.protocols.oracle_checker.test_paraphrase import (
+    S1 as P1,
+    S2 as P2,
+    T13_S1,
+    UNRELATED,
+    no,
+    run as run_paraphrase,
+    scripted,
+)
 from voirdire.models import RoleSettings
 from voirdire.protocols.cross_examination import score
 from voirdire.protocols.dcr.report import score as dcr_score

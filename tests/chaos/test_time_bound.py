@@ -1,9 +1,9 @@
-"""The documented time bound holds when every request hangs, at any concurrency: each attempt sent ends at its own
-deadline (a ``ReplyTimeout`` in flight), and the wait for a slot at the endpoint's (cut) limit is bounded by the
-session's budget (``--session-timeout``), not by one request's timeout: a session ends after its call's attempts or
-at its budget, whichever comes first, however many sessions share the endpoint. Asserted on what the client
-recorded and decided (its attempts, the deadline it set and what that deadline cancelled), never on a clock;
-``bench/time_bound.py`` measures the wall times for docs/reliability.md."""
+"""The documented time bound holds when every request hangs, at any concurrency, without ``--session-timeout``: the
+endpoint's first attempts end at their own deadlines (a ``ReplyTimeout`` in flight), and an endpoint that has sent
+nothing back to its first ``FAIL_FAST_AFTER`` requests is down, like one refusing connections: every attempt after
+that fails at once (``EndpointDown``), queued or not, and the run stops with one message, resumable. Asserted on
+what the client recorded and decided (its attempts, the deadline it set and what that deadline cancelled), never on
+a clock; ``bench/time_bound.py`` measures the wall times for docs/reliability.md."""
 
 from __future__ import annotations
 
@@ -21,18 +21,19 @@ import pytest
 from tests.chaos.conftest import questions
 from tests.chaos.protocol import replies
 from tests.chaos.server import ChaosServer
+from voirdire.base import EndpointDown
 from voirdire.cli import main
 from voirdire.models import ReplyTimeout
+from voirdire.models.limiter import FAIL_FAST_AFTER
 from voirdire.models.openai import OpenAIChatClient
 from voirdire.transcript import load
 
 TIMEOUT_S, RETRIES = 0.5, 3
-SESSION_S = (RETRIES + 1) * TIMEOUT_S + 0.5 + 1 + 2  # a call's documented bound: its attempts and backoff caps
 
 
-@pytest.mark.parametrize("concurrency", [1, 16, 64])
-def test_every_request_hanging_each_session_ends_after_its_attempts_or_at_its_budget(
-    concurrency: int, chaos_cli: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+@pytest.mark.parametrize(("sessions", "concurrency"), [(1, 1), (16, 16), (32, 16)])
+def test_every_request_hanging_the_endpoint_is_down_after_its_first_timeouts_and_the_run_resumes(
+    sessions: int, concurrency: int, chaos_cli: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:
     attempts: list[BaseException] = []  # how each attempt of the client ended
     send = OpenAIChatClient._send
@@ -45,35 +46,37 @@ def test_every_request_hanging_each_session_ends_after_its_attempts_or_at_its_bu
             raise
 
     monkeypatch.setattr(OpenAIChatClient, "_send", recorded)
-    sessions = concurrency
-    # Alone at the endpoint, a session is given ample budget (a busy machine stretches every attempt past its
-    # timeout, and the bound has no slack): all its attempts are made, each ended by its own deadline.
-    budget = SESSION_S if concurrency > 1 else 10 * SESSION_S
     data, out = questions(tmp_path / "qs.jsonl", sessions), tmp_path / "t.jsonl"
-    with ChaosServer(replies, lambda index, body: "hang", hang_s=30) as server:
-        code = main(
-            ["run", "chaos", "--data", str(data), "--out", str(out), "--json", "--no-progress",
-             "--model", f"openai-compatible:chaos@{server.url}", "--concurrency", str(concurrency),
-             "--timeout", str(TIMEOUT_S), "--max-retries", str(RETRIES), "--session-timeout", str(budget),
-             "--allow-errors", "--max-errors", "100%"]
-        )  # fmt: skip
+    hanging = [True]
+    with ChaosServer(replies, lambda index, body: "hang" if hanging[0] else "ok", hang_s=30) as server:
+        args = ["run", "chaos", "--data", str(data), "--out", str(out), "--json", "--no-progress",
+                "--model", f"openai-compatible:chaos@{server.url}", "--concurrency", str(concurrency),
+                "--timeout", str(TIMEOUT_S), "--max-retries", str(RETRIES), "--max-errors", "100%"]  # fmt: skip
+        code = main(args)
         sent = len(server.log)
-    payload = json.loads(capsys.readouterr().out)
-    errors = payload["errors"]
-    assert code == 0 and len(errors) == sessions
-    # Each session's first call failed after all its attempts, or its session's budget ended it (while an attempt
-    # waited for a slot at the limit the timeouts cut, or was in flight).
-    for error in errors.values():
-        assert ("ReplyTimeout" in error and f"(after {RETRIES} retries)" in error) or "SessionTimeout" in error, error
-    # An attempt ends as a timeout in flight, at its own deadline, or is cancelled by its session's budget; none
-    # fails for its wait in voirdire's own queue, and none is sent twice.
-    timed_out = [exc for exc in attempts if isinstance(exc, ReplyTimeout)]
-    assert all(isinstance(exc, ReplyTimeout | asyncio.CancelledError) for exc in attempts), attempts
-    assert not any("waiting" in str(exc) for exc in timed_out) and sent <= len(attempts)
-    if concurrency == 1:  # nothing to queue behind: every call made all its attempts
-        assert len(attempts) == sessions * (RETRIES + 1) and len(timed_out) == len(attempts)
-        assert all("ReplyTimeout" in error for error in errors.values())
-    assert len(load(out).sessions) == sessions
+        captured = capsys.readouterr()
+        # What the run decided: it stopped (even with an error budget that never stops), with one line naming the
+        # endpoint and what it did, as a dead endpoint's run does.
+        assert code == 4, captured.err
+        stopped = [line for line in captured.err.splitlines() if line.startswith("voirdire: run stopped:")]
+        assert len(stopped) == 1, captured.err
+        assert f"witness via openai-compatible:chaos@{server.url}" in stopped[0]
+        assert f"sent nothing back to its first {FAIL_FAST_AFTER} requests (ReplyTimeout: " in stopped[0]
+        assert "run the same command again to resume" in stopped[0]
+        # Every attempt ended at its own deadline in flight, or at once as the endpoint's being down; none was sent
+        # after the endpoint was down: the ones that timed out are at most its first few and those then in flight.
+        timed_out = [exc for exc in attempts if isinstance(exc, ReplyTimeout)]
+        assert all(isinstance(exc, ReplyTimeout | EndpointDown) for exc in attempts), attempts
+        assert FAIL_FAST_AFTER <= len(timed_out) <= concurrency + FAIL_FAST_AFTER and sent <= len(timed_out)
+        assert any(isinstance(exc, EndpointDown) for exc in attempts)
+        errors = json.loads(captured.out)["errors"]
+        assert errors and all("EndpointDown" in error for error in errors.values()), errors
+        assert len(load(out).sessions) <= sessions
+        # The endpoint answers again: the same command resumes every session to a verdict.
+        hanging[0] = False
+        code = main(args)
+        payload = json.loads(capsys.readouterr().out)
+    assert code == 0 and not payload["errors"] and len(load(out).finished()) == sessions
 
 
 class Trickle(BaseHTTPRequestHandler):

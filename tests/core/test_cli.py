@@ -108,8 +108,10 @@ def test_bad_model_spec_and_config_errors(tmp_path: Path, capsys) -> None:
 def test_bad_settings_roles_paths_and_encodings_are_clear_errors(
     tmp_path: Path, models: list[str], dataset: Path, capsys
 ) -> None:
-    assert main(["examine", "X.", *models, "--max-tokens", "0"]) == 2
-    assert "--max-tokens: Input should be greater than 0" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as parsed:  # refused by the option's parser, before anything runs
+        main(["examine", "X.", *models, "--max-tokens", "0"])
+    assert parsed.value.code == 2
+    assert "--max-tokens: must be at least 1 (tokens), got 0" in capsys.readouterr().err
     assert main(["examine", "X.", *models, "--model", "examinr=local"]) == 2
     assert "--model examinr=...: cross_examination has no role 'examinr'" in capsys.readouterr().err
     assert main(["examine", "X.", *models, "--out", str(tmp_path)]) == 2

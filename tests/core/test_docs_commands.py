@@ -37,8 +37,7 @@ from typing import Any
 import pytest
 
 from tests.core import test_readme as readme
-from tests.core.test_readme import Block, blocks, commands, run_python
-from tests.core.test_readme import responder as readme_responder
+from tests.core.test_readme import Block, blocks, commands, responder as readme_responder, run_python
 from tests.fake_openai import FakeOpenAIServer
 from tests.models.fake_providers import FakeAnthropic, FakeChatCompletions, FakeOllama
 from tests.protocols.dcr import fake_dcr

@@ -41,8 +41,7 @@ from voirdire.protocols.qa_entailment.parsing import (
     parse_statement,
 )
 from voirdire.protocols.qa_entailment.partial_marks import InferenceExplanation, parse_explanation
-from voirdire.replies import Labels, Polar, read_label, read_number, read_polar
-from voirdire.replies import read_yes_no as core_yes_no
+from voirdire.replies import Labels, Polar, read_label, read_number, read_polar, read_yes_no as core_yes_no
 from voirdire.replies.schema import ParseError, ReplySchema
 from voirdire.runner import run_in_memory
 from voirdire.session.machine import StateMachine

@@ -23,8 +23,11 @@ def test_run_options_derive_the_session_options() -> None:
 
 @pytest.mark.parametrize(
     ("options", "message"),
-    [({"concurrency": 0}, "concurrency must be at least 1, got 0"),
-     ({"session_timeout": -1.0}, "session_timeout must be a positive number of seconds")],
+    [({"concurrency": 0}, r"concurrency must be at least 1 \(sessions at a time\), got 0"),
+     ({"concurrency": 10**8}, r"concurrency must be at most 4,096 \(sessions at a time\)"),
+     ({"repeats": 10**9}, r"repeats must be at most 1,000 \(sessions per item\)"),
+     ({"session_timeout": -1.0}, "session_timeout must be a positive number of seconds"),
+     ({"session_timeout": float("inf")}, "session_timeout must be a finite number of seconds")],
 )  # fmt: skip
 def test_one_rule_refuses_what_cannot_run(options: dict[str, float], message: str) -> None:
     with pytest.raises(RunSetupError, match=message):
@@ -36,4 +39,4 @@ def test_one_rule_refuses_what_cannot_run(options: dict[str, float], message: st
 def test_the_command_line_names_the_option_with_the_same_rule(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["examine", "--questions", "qs.jsonl", "--concurrency", "0"])
-    assert "--concurrency: must be at least 1, got 0" in capsys.readouterr().err
+    assert "--concurrency: must be at least 1 (sessions at a time), got 0" in capsys.readouterr().err

@@ -5,7 +5,6 @@ stack by `voirdire view`, the local encoders (sentence-transformers, torch) by a
 
 from __future__ import annotations
 
-import ast
 import importlib
 import json
 import os
@@ -15,6 +14,8 @@ import types
 from pathlib import Path
 
 import pytest
+
+from voirdire.base import faces
 
 from .examination_scripts import scripted_models
 
@@ -214,39 +215,64 @@ LAZY_FACES = [
 ]  # fmt: skip
 
 
-def lazy_table(face: str, path: Path) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
-    """The (module, name) pairs of the table a lazy face gives ``lazy_face``, and those it imports from the same
-    modules under TYPE_CHECKING (where it may import more, for its own annotations)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    checked: set[tuple[str, str]] = set()
-    table: set[tuple[str, str]] = set()
-    for node in tree.body:
-        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
-            for n in node.body:
-                if isinstance(n, ast.ImportFrom):
-                    module = f"{face}.{n.module}" if n.level else str(n.module)
-                    checked |= {(module, a.name) for a in n.names}
-        for call in ast.walk(node):
-            if isinstance(call, ast.Call) and getattr(call.func, "id", "") == "lazy_face":
-                rows = call.args[1]
-                assert isinstance(rows, ast.Dict)
-                for key, names in zip(rows.keys, rows.values, strict=True):
-                    table |= {(key.value, e.value) for e in names.elts}  # type: ignore[union-attr,attr-defined]
-    modules = {module for module, _ in table}
-    return table, {(module, name) for module, name in checked if module in modules}
-
-
 @pytest.mark.parametrize("face", LAZY_FACES)
-def test_a_lazy_face_names_what_it_imports_and_exports_it(face: str) -> None:
-    """What type checkers see under TYPE_CHECKING is what the face's table imports at run time; every name of
-    ``__all__`` resolves, to the name and not to a submodule that has the same name."""
+def test_a_lazy_face_lists_resolves_and_documents_every_export(face: str) -> None:
+    """Each export is declared once (a re-export under TYPE_CHECKING): ``__all__`` names it, ``dir()`` lists it (so
+    completion finds it), and it resolves to the name, not to a submodule of the same name."""
     package = importlib.import_module(face)
-    table, checked = lazy_table(face, Path(package.__file__))  # type: ignore[arg-type]
-    assert table and checked == table
-    names = {name for _, name in table}
+    declared = faces.declared_exports(Path(package.__file__).read_text(encoding="utf-8"), face)  # type: ignore[arg-type]
+    assert declared and set(declared) <= set(package.__all__) <= set(dir(package))
     for name in package.__all__:
         value = getattr(package, name)
-        assert not isinstance(value, types.ModuleType) or name not in names, name
+        assert not isinstance(value, types.ModuleType) or name not in declared, name
+
+
+def test_only_a_re_export_is_an_export() -> None:
+    """``X as X`` under TYPE_CHECKING exports X; a plain import there is the face's own annotation; a relative
+    re-export names its package's module."""
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from voirdire.reports.fold import Report as Report, report_file\n"
+        "    from .amc import alpha_beta as alpha_beta\n"
+        "from os.path import join as join\n"
+    )
+    assert faces.declared_exports(source, "voirdire.protocols.dcr") == {
+        "Report": "voirdire.reports.fold",
+        "alpha_beta": "voirdire.protocols.dcr.amc",
+    }
+
+
+def test_help_documents_the_kit_and_dir_lists_the_protocols_calls() -> None:
+    import pydoc
+
+    import voirdire
+    import voirdire.kit
+
+    text = pydoc.render_doc(voirdire.kit, renderer=pydoc.plaintext)
+    assert "class Protocol(" in text and "class Session(" in text
+    assert {"examine", "examine_dataset", "run", "load"} <= set(dir(voirdire))
+
+
+@pytest.mark.parametrize("jedi", [True, False])
+def test_a_jupyter_kernel_completes_the_package_s_calls(jedi: bool) -> None:
+    """IPython's completer in a real kernel, with jedi and without: ``voirdire.exa`` completes to ``examine`` and
+    ``voirdire.kit.Proto`` to ``Protocol``."""
+    jupyter_client = pytest.importorskip("jupyter_client")
+    manager, client = jupyter_client.manager.start_new_kernel(kernel_name="python3")
+    try:
+        client.execute_interactive(f"%config IPCompleter.use_jedi = {jedi}\nimport voirdire, voirdire.kit", timeout=120)
+        for code, expected in (("voirdire.exa", "voirdire.examine"), ("voirdire.kit.Proto", "voirdire.kit.Protocol")):
+            msg_id = client.complete(code, len(code))
+            reply = client.get_shell_msg(timeout=120)
+            while reply["parent_header"].get("msg_id") != msg_id:
+                reply = client.get_shell_msg(timeout=120)
+            content = reply["content"]
+            found = {code[: content["cursor_start"]] + m for m in content["matches"]}
+            assert expected in found, (code, content["matches"])
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
 
 
 def test_a_face_keeps_its_name_over_a_submodule_of_the_same_name() -> None:

@@ -31,7 +31,7 @@ def clean_copy(dest: Path) -> Path:
     junk = shutil.ignore_patterns("__pycache__", "*.egg-info", "build", "dist", "*.pyc")
     for name in ("voirdire", "agents", "protocols", "prompts"):
         shutil.copytree(REPO / name, dest / name, ignore=junk)
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy2(REPO / name, dest / name)
     return dest
 
@@ -79,7 +79,7 @@ def expected_inits() -> list[str]:
 def test_the_wheel_holds_every_package_and_its_data(built: dict[str, Path]) -> None:
     names = set(zipfile.ZipFile(built["wheel"]).namelist())
     missing = [init for init in expected_inits() if init not in names]
-    assert not missing, f"packages missing from the wheel (pyproject.toml [tool.setuptools] packages): {missing}"
+    assert not missing, f"packages missing from the wheel (setup.py finds packages by their __init__.py): {missing}"
     for data in ("voirdire/reports/prices.toml", "voirdire/prompt_files/cross_examination/decision.yaml",
                  "voirdire/web/templates/base.html"):  # fmt: skip
         assert data in names, data

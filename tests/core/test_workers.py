@@ -291,7 +291,7 @@ def test_the_command_line_flag(chaos_cli: None, tmp_path: Path, capsys: pytest.C
     assert "voirdire: error: --ray-address: only with --executor ray" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main([*args, "--workers", "0"])
-    assert "--workers: must be at least 1, got 0" in capsys.readouterr().err
+    assert "--workers: must be at least 1 (processes), got 0" in capsys.readouterr().err
 
 
 def test_a_shared_writer_cuts_a_torn_line_a_killed_writer_left(tmp_path: Path) -> None:

@@ -253,3 +253,41 @@ async def test_a_waiter_cancelled_after_the_queue_dropped_it_leaves_quietly() ->
     limit.release(ticket, Outcome.OK)  # _wake meets the cancelled waiter, drops it and serves the next
     await settle()
     assert first.cancelled() and second.done() and limit.in_flight == 1 and not limit._waiters
+
+
+async def test_an_endpoint_whose_first_requests_all_time_out_is_down() -> None:
+    from voirdire.base.errors import EndpointDown
+    from voirdire.models.limiter import FAIL_FAST_AFTER
+
+    limit = AdaptiveLimit(FAIL_FAST_AFTER + 1, "http://127.0.0.1:9/v1")
+    tickets = await fill(limit, FAIL_FAST_AFTER + 1)
+    limit.release(tickets[0], Outcome.CANCELLED)  # a session's budget ended it: nothing was heard
+    await limit.acquire()  # its slot taken again
+    waiter = asyncio.ensure_future(limit.acquire())  # queued: every slot is taken
+    await settle()
+    assert not waiter.done()
+    for ticket in tickets[1:-1]:
+        limit.release(ticket, Outcome.TIMEOUT, "ReplyTimeout: no complete reply within 1 s (timeout)")
+    assert limit.down is None and limit.decreases == 1  # a timeout in flight is an overload as before
+    limit.release(tickets[-1], Outcome.TIMEOUT, "ReplyTimeout: no complete reply within 1 s (timeout)")
+    assert limit.down is not None
+    assert "sent nothing back to its first 3 requests" in limit.down and "(--timeout)" in limit.down
+    with pytest.raises(EndpointDown, match=r"http://127\.0\.0\.1:9/v1"):  # the queue is told at once
+        await waiter
+    with pytest.raises(EndpointDown):
+        await limit.acquire()
+
+
+@pytest.mark.parametrize("heard", [Outcome.OVERLOAD, Outcome.OK, Outcome.OTHER])
+async def test_anything_heard_from_an_endpoint_means_its_timeouts_never_make_it_down(heard: Outcome) -> None:
+    # A rate limiter answering 429 is there: the requests queued behind its 429s, and their timeouts later, are
+    # the run's to retry, never a reason to stop it.
+    from voirdire.models.limiter import FAIL_FAST_AFTER
+
+    limit = AdaptiveLimit(1)
+    first = await limit.acquire()
+    limit.release(first, heard)
+    for _ in range(10 * FAIL_FAST_AFTER):
+        ticket = await limit.acquire()
+        limit.release(ticket, Outcome.TIMEOUT)
+    assert limit.down is None

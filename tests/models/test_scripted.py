@@ -51,3 +51,19 @@ async def test_a_scripted_spec_builds_a_client_from_its_file(tmp_path: Path) -> 
     assert (await client.create([UserMessage(content="?", source="t")])).content == "one"
     with pytest.raises(ModelSpecError, match="script file not found"):
         build_client(parse_spec(f"scripted:{tmp_path / 'nope.yaml'}"))
+
+
+async def test_a_rule_whose_regex_backtracks_without_end_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from voirdire.models import scripted
+
+    monkeypatch.setattr(scripted, "MATCH_TIMEOUT_S", 0.2)
+    path = tmp_path / "s.yaml"
+    # (a+)+$ on forty a's hung re for ever; the regex package answers it at once, and times out on (a|aa)+$
+    path.write_text("rules:\n  - match: '(a+)+$'\n    reply: one\n  - match: '(a|aa)+$'\n    reply: two\n")
+    client = ScriptedChatCompletionClient.from_file(path)
+    reply = await client.create([UserMessage(content="a" * 40, source="t")])
+    assert reply.content == "one"
+    with pytest.raises(scripted.ScriptTimeout, match=r"s\.yaml: rule 2's match '\(a\|aa\)\+\$' took more than 0\.2 s"):
+        await client.create([UserMessage(content="a" * 60 + "!", source="t")])

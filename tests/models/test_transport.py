@@ -16,8 +16,14 @@ from autogen_core.models import UserMessage
 
 from tests.chaos.server import ChaosServer, in_order
 from voirdire.agents.model_agent import describe, is_transient, retry_after
-from voirdire.models import InvalidReply, ModelSpecError, ReplyTimeout, build_client, parse_spec
-from voirdire.models import openai as client_module
+from voirdire.models import (
+    InvalidReply,
+    ModelSpecError,
+    ReplyTimeout,
+    build_client,
+    openai as client_module,
+    parse_spec,
+)
 from voirdire.models.base import ModelConnectionError, ModelHTTPError, TransientHTTPError
 from voirdire.models.limiter import endpoint_limits
 from voirdire.models.openai import NO_KEY, OpenAIChatClient

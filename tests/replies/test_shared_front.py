@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from voirdire.replies import Labels, ParseError, Polar, read_label, read_polar, read_yes_no
-from voirdire.replies import lexicon as lx
+from voirdire.replies import Labels, ParseError, Polar, lexicon as lx, read_label, read_polar, read_yes_no
 
 VERDICT = Polar(("correct",), ("incorrect",), ("claim",))
 NLI = Labels(

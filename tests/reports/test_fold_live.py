@@ -14,8 +14,7 @@ import pytest
 from tests.protocols.dcr.helpers import pairs_file
 from tests.protocols.dcr.test_cli import scripts as dcr_scripts
 from tests.protocols.qa_entailment.test_cli import FIXTURE, entailment_setup
-from voirdire.cli import main
-from voirdire.cli import run as cli_run
+from voirdire.cli import main, run as cli_run
 from voirdire.registry import get
 from voirdire.reports import DEFAULT_DECIDED_AT, LiveReport, load_prices, report_file
 from voirdire.reports.fold import DEFAULT_CI

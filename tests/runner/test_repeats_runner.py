@@ -132,3 +132,22 @@ def test_the_python_api_names_a_repeated_run_apart(tmp_path: Path, monkeypatch: 
     twice, report = voirdire.run_dataset("cross_examination", data, models=models, repeats=2)
     assert once.out != twice.out and len(twice.session_ids) == 4
     assert report.stability is not None and report.stability.repeats == 2 and report.stability.flip_rate == 0.0
+
+
+def test_a_large_repeat_count_makes_no_id_up_front() -> None:
+    import pickle
+
+    from voirdire.base import IdList
+    from voirdire.executors.repeats import RepeatIds, repeat_ids
+
+    items = IdList(f"q{i}" for i in range(1000))
+    ids = repeat_ids(items, 1000)  # a million sessions: made as they are read, none stored
+    assert isinstance(ids, RepeatIds) and len(ids) == 1_000_000 and not ids._data and not ids._ends
+    assert ids[0] == "q0@r1" and ids[999_999] == "q999@r1000" and ids[-1001] == "q998@r1000"
+    assert ids.prefix(3) == ["q0@r1", "q0@r2", "q0@r3"] and type(ids.prefix(3)) is IdList
+    again = pickle.loads(pickle.dumps(ids))
+    assert isinstance(again, RepeatIds) and not again._data and again == ids
+    small = repeat_ids(["a", "b"], 2)
+    assert small == IdList(["a@r1", "a@r2", "b@r1", "b@r2"]) == list(small)
+    small.append("c")  # appended to: its ids are written out first, then the new one follows
+    assert list(small) == ["a@r1", "a@r2", "b@r1", "b@r2", "c"] and len(small) == 5

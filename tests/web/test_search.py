@@ -276,3 +276,46 @@ def test_a_large_backlog_is_built_in_the_background_with_progress(
     search._thread.join(timeout=120)
     assert building.finished and building.done == building.total and not building.errors
     assert search.ready() is None  # nothing left to index
+
+
+@pytest.mark.parametrize("how", ["in place", "a new file in its place"])
+def test_a_same_size_rewrite_of_one_word_is_indexed_afresh(folder: Path, how: str) -> None:
+    # Far from the end (the index once checked the size and the last 4 KB only): the search kept finding the old
+    # word and missed the new one, while the session page showed the new text.
+    search = Search(Library([folder], persist=False))
+    search.build()
+    dcr = folder / "dcr.jsonl"
+    data = dcr.read_bytes()
+    old, new = b"river", b"ocean"
+    at = data.index(old)
+    assert len(data) - at > 8192
+    changed = data[:at] + new + data[at + len(old) :]
+    before = dict(search.runs())["dcr.jsonl"]
+    if how == "in place":
+        with dcr.open("r+b") as fh:  # same file, same size
+            fh.write(changed)
+    else:  # as sed -i does: a new file renamed over the old one
+        (folder / "dcr.tmp").write_bytes(changed)
+        (folder / "dcr.tmp").replace(dcr)
+    assert dcr.stat().st_size == len(data)
+    assert before.stale() == len(data)
+    assert search.ready() is None  # what the search page asks first: a small backlog is indexed at once
+    for text in ("river", "ocean", "protocol:dcr seine"):
+        assert indexed(search, text) == brute_force(folder, text), text
+    assert any(h[0] == "dcr.jsonl" for h in indexed(search, "ocean"))
+
+
+def test_a_read_only_folder_and_cache_disable_search_with_a_message(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Neither the run's folder nor the cache folder can hold an index: each path given for one lies under a
+    # plain file, which fails as a read-only folder does, whoever runs the test (root writes into read-only folders).
+    blocked = tmp_path / "a_file"
+    blocked.write_bytes(b"")
+    monkeypatch.setattr(search_mod, "search_store", lambda path: blocked / f"{path.name}.search")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
+    client = TestClient(create_app(Library([folder], persist=False)), base_url="http://127.0.0.1")
+    page = client.get("/search", params={"q": "river"})
+    assert page.status_code == 200, page.text
+    assert page.text.count("search is off for this run") == 3 and "are read-only" in page.text
+    assert client.get("/").status_code == 200  # the runs themselves are still served

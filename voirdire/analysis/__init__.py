@@ -1,5 +1,4 @@
-"""Reading finished runs: charts drawn with matplotlib, runs compared item by item, paper tables reproduced.
-"""
+"""Reading finished runs: charts drawn with matplotlib, runs compared item by item, paper tables reproduced."""
 
 from __future__ import annotations
 
@@ -9,67 +8,39 @@ from voirdire.base import lazy_face
 
 if TYPE_CHECKING:
     from voirdire.analysis.compare import (
-        CompareError,
-        Comparison,
-        RunOverviews,
-        compare,
-        compare_runs,
-        comparison_charts,
+        CompareError as CompareError,
+        Comparison as Comparison,
+        RunOverviews as RunOverviews,
+        compare as compare,
+        compare_runs as compare_runs,
+        comparison_charts as comparison_charts,
     )
-    from voirdire.analysis.drawing import PlotsUnavailable, render, require, save, transcript_charts
+    from voirdire.analysis.drawing import (
+        PlotsUnavailable as PlotsUnavailable,
+        render as render,
+        require as require,
+        save as save,
+        transcript_charts as transcript_charts,
+    )
     from voirdire.analysis.examples import (
-        ExampleOutcome,
-        examples,
-        examples_table,
-        find,
-        replay,
-        run_examples,
-        unprinted,
-        write_examples,
+        ExampleOutcome as ExampleOutcome,
+        examples as examples,
+        examples_table as examples_table,
+        find as find,
+        replay as replay,
+        run_examples as run_examples,
+        unprinted as unprinted,
+        write_examples as write_examples,
     )
-    from voirdire.analysis.reproduce import check, get, listing, reproductions, run, text, write
+    from voirdire.analysis.reproduce import (
+        check as check,
+        get as get,
+        listing as listing,
+        reproductions as reproductions,
+        run as run,
+        text as text,
+        write as write,
+    )
 
-# What runs: each name's module is imported at the name's first use (voirdire.base.faces).
-__getattr__ = lazy_face(
-    __name__,
-    {
-        "voirdire.analysis.compare": (
-            "CompareError", "Comparison", "RunOverviews", "compare", "compare_runs", "comparison_charts",
-        ),
-        "voirdire.analysis.drawing": ("PlotsUnavailable", "render", "require", "save", "transcript_charts"),
-        "voirdire.analysis.examples": (
-            "ExampleOutcome", "examples", "examples_table", "find", "replay", "run_examples", "unprinted",
-            "write_examples",
-        ),
-        "voirdire.analysis.reproduce": ("check", "get", "listing", "reproductions", "run", "text", "write"),
-    },
-)
-
-__all__ = [
-    "CompareError",
-    "Comparison",
-    "ExampleOutcome",
-    "PlotsUnavailable",
-    "RunOverviews",
-    "check",
-    "compare",
-    "compare_runs",
-    "comparison_charts",
-    "examples",
-    "examples_table",
-    "find",
-    "get",
-    "listing",
-    "render",
-    "replay",
-    "reproductions",
-    "require",
-    "run",
-    "run_examples",
-    "save",
-    "text",
-    "transcript_charts",
-    "unprinted",
-    "write",
-    "write_examples",
-]
+# Every name re-exported above (`X as X`) is exported, imported at its first use (voirdire.base.faces).
+__getattr__, __dir__, __all__ = lazy_face(__name__)

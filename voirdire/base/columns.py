@@ -1,7 +1,7 @@
 """A number per session, for as many sessions as a run has, in fixed-size chunks: appended to as sessions come, a
 ``Column`` is never copied into a larger block, as an ``array`` is (about 6 % more each time it fills). Those
 copies leave freed blocks behind, which the process keeps: on a run of 60,000 sessions, about as many bytes a
-session as the numbers themselves (docs/performance.md, flat memory)."""
+session as the numbers themselves."""
 
 from __future__ import annotations
 

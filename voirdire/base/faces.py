@@ -1,18 +1,28 @@
-"""Lazy package faces (PEP 562): a package's ``__init__.py`` names what it exports and the module each name comes
-from, and a name's module is imported at the first use of the name, not when the package is imported. So
-``voirdire --help`` and ``voirdire list`` import the modules they use and not the rest of a package's face.
+"""Lazy package faces (PEP 562): a name's module is imported at the first use of the name, not when its package is
+imported, so ``voirdire --help`` and ``voirdire list`` import only the modules they use.
 
-A face declares its names twice on purpose: under ``TYPE_CHECKING`` (what type checkers and readers see, and what
-the layer checks read) and in the table given here (what runs); tests/core/test_startup_imports.py checks that both
-name the same things.
+A face declares each export once, as a re-export under ``TYPE_CHECKING`` in its ``__init__.py``::
+
+    if TYPE_CHECKING:
+        from voirdire.reports.fold import Report as Report, report_file as report_file
+
+    __getattr__, __dir__, __all__ = lazy_face(__name__)
+
+Type checkers and readers see the imports (``X as X`` is PEP 484's explicit re-export); at run time ``lazy_face``
+reads the same lines and gives the module its ``__getattr__``, its ``__dir__`` (so ``dir()``, tab completion and
+``help()`` see every export) and its ``__all__``. A plain import under ``TYPE_CHECKING`` is the face's own
+annotation, not an export.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
+import importlib.util
 import sys
 import types
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 EXPORTS = "__face_exports__"
@@ -29,10 +39,24 @@ class Face(types.ModuleType):
         super().__setattr__(name, value)
 
 
-def lazy_face(package: str, table: Mapping[str, Sequence[str]]) -> Callable[[str], Any]:
-    """The ``__getattr__`` of ``package``'s face: ``table`` maps each module to the names the face exports from it."""
-    where = {name: module for module, names in table.items() for name in names}
+def declared_exports(source: str, package: str) -> dict[str, str]:
+    """The names a face's source re-exports under ``TYPE_CHECKING`` (``from M import X as X``), each with its
+    module."""
+    where: dict[str, str] = {}
+    for node in ast.parse(source).body:
+        if not (isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING"):
+            continue
+        for stmt in node.body:
+            if isinstance(stmt, ast.ImportFrom):
+                module = importlib.util.resolve_name("." * stmt.level + (stmt.module or ""), package)
+                where.update({a.name: module for a in stmt.names if a.asname == a.name})
+    return where
+
+
+def lazy_face(package: str) -> tuple[Callable[[str], Any], Callable[[], list[str]], list[str]]:
+    """``package``'s ``__getattr__``, ``__dir__`` and ``__all__``, from the re-exports its ``__init__.py`` declares."""
     pkg = sys.modules[package]
+    where = declared_exports(Path(str(pkg.__file__)).read_text(encoding="utf-8"), package)
     pkg.__class__ = Face
     setattr(pkg, EXPORTS, frozenset(where))
 
@@ -44,4 +68,7 @@ def lazy_face(package: str, table: Mapping[str, Sequence[str]]) -> Callable[[str
         setattr(pkg, name, value)
         return value
 
-    return __getattr__
+    def __dir__() -> list[str]:
+        return sorted(set(pkg.__dict__) | set(where))
+
+    return __getattr__, __dir__, sorted(where)

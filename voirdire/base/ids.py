@@ -1,7 +1,7 @@
 """A run's session ids kept compactly: one UTF-8 buffer and an array of end offsets, about the id's length plus
-4 bytes each (8 past 4 GiB of ids), rather than a Python string (49 bytes and more) and a list slot each. A run of
-100,000 sessions holds its ids from the dataset's check to its report; as strings they were what grew with the run
-(docs/performance.md, flat memory). A string is made only when an id is read."""
+4 bytes each (8 past 4 GiB of ids), rather than a Python string and a list slot each. A run holds its ids from the
+dataset's check to its report, so they must not grow faster than the ids themselves. A string is made only when an
+id is read."""
 
 from __future__ import annotations
 
@@ -74,9 +74,9 @@ class IdList(Sequence[str]):
         return isinstance(sid, str) and any(s == sid for s in self)
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, IdList):
+        if type(self) is IdList and type(other) is IdList:
             return self._ends == other._ends and self._data == other._data
-        if isinstance(other, list | tuple):
+        if isinstance(other, IdList | list | tuple):
             return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
         return NotImplemented
 

@@ -7,133 +7,71 @@ from voirdire.base import lazy_face
 
 if TYPE_CHECKING:
     from voirdire.certificate.agreement import (
-        Confusion,
-        HumanAgreement,
-        VerdictAgreement,
-        human_agreement,
-        krippendorff_alpha,
-        proportion,
-        verdict_agreement,
+        Confusion as Confusion,
+        HumanAgreement as HumanAgreement,
+        VerdictAgreement as VerdictAgreement,
+        human_agreement as human_agreement,
+        krippendorff_alpha as krippendorff_alpha,
+        proportion as proportion,
+        verdict_agreement as verdict_agreement,
     )
     from voirdire.certificate.calibration import (
-        RANDOM_ASSUMPTION,
-        SCORE_STATISTICS,
-        Calibration,
-        CalibrationError,
-        ConfigurationAgreement,
-        Disagreement,
-        Judged,
-        Run,
-        calibrate,
-        configuration_of,
-        gold_of_rows,
-        read_run,
-        read_runs,
-        sample_lines,
-        score_of,
+        RANDOM_ASSUMPTION as RANDOM_ASSUMPTION,
+        SCORE_STATISTICS as SCORE_STATISTICS,
+        Calibration as Calibration,
+        CalibrationError as CalibrationError,
+        ConfigurationAgreement as ConfigurationAgreement,
+        Disagreement as Disagreement,
+        Judged as Judged,
+        Run as Run,
+        calibrate as calibrate,
+        configuration_of as configuration_of,
+        gold_of_rows as gold_of_rows,
+        read_run as read_run,
+        read_runs as read_runs,
+        sample_lines as sample_lines,
+        score_of as score_of,
     )
-    from voirdire.certificate.comparison import paired_transcripts
-    from voirdire.certificate.estimate import Estimate, estimate_run
+    from voirdire.certificate.comparison import paired_transcripts as paired_transcripts
+    from voirdire.certificate.estimate import Estimate as Estimate, estimate_run as estimate_run
     from voirdire.certificate.intervals import (
-        DEFAULT_LEVEL,
-        DEFAULT_RESAMPLES,
-        DEFAULT_SEED,
-        OFF,
-        Interval,
-        bootstrap_f1,
-        bootstrap_items,
-        bootstrap_means,
-        bootstrap_sums,
-        wilson,
+        DEFAULT_LEVEL as DEFAULT_LEVEL,
+        DEFAULT_RESAMPLES as DEFAULT_RESAMPLES,
+        DEFAULT_SEED as DEFAULT_SEED,
+        OFF as OFF,
+        Interval as Interval,
+        bootstrap_f1 as bootstrap_f1,
+        bootstrap_items as bootstrap_items,
+        bootstrap_means as bootstrap_means,
+        bootstrap_sums as bootstrap_sums,
+        wilson as wilson,
     )
-    from voirdire.certificate.labels import Label, LabelsError, label_words, read_labels
-    from voirdire.certificate.paired import McNemar, PairedRuns, mcnemar_exact, paired_difference, paired_runs
-    from voirdire.certificate.ppi import PPIEstimate, ppi_mean
-    from voirdire.certificate.sample import draw_sample
-    from voirdire.certificate.scores import ReliabilityBin, ScoreAgreement, score_agreement
-    from voirdire.certificate.section import Certificate, CertificateReading, GuaranteeCount, certificate_of
+    from voirdire.certificate.labels import (
+        Label as Label,
+        LabelsError as LabelsError,
+        label_words as label_words,
+        read_labels as read_labels,
+    )
+    from voirdire.certificate.paired import (
+        McNemar as McNemar,
+        PairedRuns as PairedRuns,
+        mcnemar_exact as mcnemar_exact,
+        paired_difference as paired_difference,
+        paired_runs as paired_runs,
+    )
+    from voirdire.certificate.ppi import PPIEstimate as PPIEstimate, ppi_mean as ppi_mean
+    from voirdire.certificate.sample import draw_sample as draw_sample
+    from voirdire.certificate.scores import (
+        ReliabilityBin as ReliabilityBin,
+        ScoreAgreement as ScoreAgreement,
+        score_agreement as score_agreement,
+    )
+    from voirdire.certificate.section import (
+        Certificate as Certificate,
+        CertificateReading as CertificateReading,
+        GuaranteeCount as GuaranteeCount,
+        certificate_of as certificate_of,
+    )
 
-# What runs: each name's module is imported at the name's first use (voirdire.base.faces).
-__getattr__ = lazy_face(
-    __name__,
-    {
-        "voirdire.certificate.agreement": (
-            "Confusion", "HumanAgreement", "VerdictAgreement", "human_agreement", "krippendorff_alpha", "proportion",
-            "verdict_agreement",
-        ),
-        "voirdire.certificate.calibration": (
-            "RANDOM_ASSUMPTION", "SCORE_STATISTICS", "Calibration", "CalibrationError", "ConfigurationAgreement",
-            "Disagreement", "Judged", "Run", "calibrate", "configuration_of", "gold_of_rows", "read_run", "read_runs",
-            "sample_lines", "score_of",
-        ),
-        "voirdire.certificate.comparison": ("paired_transcripts",),
-        "voirdire.certificate.estimate": ("Estimate", "estimate_run"),
-        "voirdire.certificate.intervals": (
-            "DEFAULT_LEVEL", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "OFF", "Interval", "bootstrap_f1",
-            "bootstrap_items", "bootstrap_means", "bootstrap_sums", "wilson",
-        ),
-        "voirdire.certificate.labels": ("Label", "LabelsError", "label_words", "read_labels"),
-        "voirdire.certificate.paired": ("McNemar", "PairedRuns", "mcnemar_exact", "paired_difference", "paired_runs"),
-        "voirdire.certificate.ppi": ("PPIEstimate", "ppi_mean"),
-        "voirdire.certificate.sample": ("draw_sample",),
-        "voirdire.certificate.scores": ("ReliabilityBin", "ScoreAgreement", "score_agreement"),
-        "voirdire.certificate.section": ("Certificate", "CertificateReading", "GuaranteeCount", "certificate_of"),
-    },
-)
-
-__all__ = [
-    "DEFAULT_LEVEL",
-    "DEFAULT_RESAMPLES",
-    "DEFAULT_SEED",
-    "OFF",
-    "RANDOM_ASSUMPTION",
-    "SCORE_STATISTICS",
-    "Calibration",
-    "CalibrationError",
-    "Certificate",
-    "CertificateReading",
-    "ConfigurationAgreement",
-    "Confusion",
-    "Disagreement",
-    "Estimate",
-    "GuaranteeCount",
-    "HumanAgreement",
-    "Interval",
-    "Judged",
-    "Label",
-    "LabelsError",
-    "McNemar",
-    "PPIEstimate",
-    "PairedRuns",
-    "ReliabilityBin",
-    "Run",
-    "ScoreAgreement",
-    "VerdictAgreement",
-    "bootstrap_f1",
-    "bootstrap_items",
-    "bootstrap_means",
-    "bootstrap_sums",
-    "calibrate",
-    "certificate_of",
-    "configuration_of",
-    "draw_sample",
-    "estimate_run",
-    "gold_of_rows",
-    "human_agreement",
-    "krippendorff_alpha",
-    "label_words",
-    "mcnemar_exact",
-    "paired_difference",
-    "paired_runs",
-    "paired_transcripts",
-    "ppi_mean",
-    "proportion",
-    "read_labels",
-    "read_run",
-    "read_runs",
-    "sample_lines",
-    "score_agreement",
-    "score_of",
-    "verdict_agreement",
-    "wilson",
-]
+# Every name re-exported above (`X as X`) is exported, imported at its first use (voirdire.base.faces).
+__getattr__, __dir__, __all__ = lazy_face(__name__)

@@ -136,7 +136,7 @@ def bootstrap_items(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # scipy warns where it answers nan; the reason below says why instead
         # resamples drawn in batches of 2,000,000 indices: the same draws, without a resamples x items array at
-        # once (160 MB at 10,000 items)
+        # once
         res = bootstrap(
             (np.arange(n),), on_items, vectorized=False, n_resamples=resamples, confidence_level=level,
             method=method, rng=np.random.default_rng(seed), batch=max(1, 2_000_000 // n),
@@ -226,8 +226,8 @@ def bootstrap_sums(
     resamples: int = DEFAULT_RESAMPLES,
 ) -> Interval:
     """``bootstrap_means`` given each item's sum and count of observations (arrays, say) rather than the
-    observations: a report over 100,000 items passes two arrays, not a list per item (docs/performance.md, flat
-    memory). The same interval as ``bootstrap_means`` on observations with these sums and counts."""
+    observations: a report over 100,000 items passes two arrays, not a list per item, so memory stays flat with
+    the run's size. The same interval as ``bootstrap_means`` on observations with these sums and counts."""
     import numpy as np
 
     summed = np.asarray(sums, dtype=float)

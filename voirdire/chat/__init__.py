@@ -9,31 +9,10 @@ from typing import TYPE_CHECKING
 from voirdire.base import lazy_face
 
 if TYPE_CHECKING:
-    from voirdire.chat.live import LiveChat, Mode, live_mode
-    from voirdire.chat.progress import stage
-    from voirdire.chat.terminal import render, summary_line
-    from voirdire.chat.turns import Bubble, Chat, Turn, chat_of
+    from voirdire.chat.live import LiveChat as LiveChat, Mode as Mode, live_mode as live_mode
+    from voirdire.chat.progress import stage as stage
+    from voirdire.chat.terminal import render as render, summary_line as summary_line
+    from voirdire.chat.turns import Bubble as Bubble, Chat as Chat, Turn as Turn, chat_of as chat_of
 
-# What runs: each name's module is imported at the name's first use (voirdire.base.faces).
-__getattr__ = lazy_face(
-    __name__,
-    {
-        "voirdire.chat.live": ("LiveChat", "Mode", "live_mode"),
-        "voirdire.chat.progress": ("stage",),
-        "voirdire.chat.terminal": ("render", "summary_line"),
-        "voirdire.chat.turns": ("Bubble", "Chat", "Turn", "chat_of"),
-    },
-)
-
-__all__ = [
-    "Bubble",
-    "Chat",
-    "LiveChat",
-    "Mode",
-    "Turn",
-    "chat_of",
-    "live_mode",
-    "render",
-    "stage",
-    "summary_line",
-]
+# Every name re-exported above (`X as X`) is exported, imported at its first use (voirdire.base.faces).
+__getattr__, __dir__, __all__ = lazy_face(__name__)

@@ -11,8 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from shlex import quote
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote as url_quote
-from urllib.parse import urlencode
+from urllib.parse import quote as url_quote, urlencode
 
 from voirdire.base import VoirdireError, mask_secrets, shown, write_atomic
 from voirdire.cli.labels import sidecar_labels

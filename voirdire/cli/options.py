@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from voirdire.base import VoirdireError, mask_secrets
+from voirdire.base.bounds import MAX_REPEATS, MAX_TOKENS, MAX_WORKERS, count_problem, seconds_problem
 from voirdire.runner import ErrorBudget, RunOptions  # CommandOptions' field; the runner's face imports it alone
 
 REMOTE_CONCURRENCY = 10
@@ -52,6 +53,11 @@ def at_least(low: int) -> Callable[[str], int]:
     return parse
 
 
+def between(low: int, high: int, unit: str) -> Callable[[str], int]:
+    """An option's int parser that refuses values outside [low, high], naming the bound and its ``unit``."""
+    return by_rule(lambda value: count_problem(value, low, high, unit))
+
+
 def by_rule(problem: Callable[[int], str | None]) -> Callable[[str], int]:
     """An option's int parser that refuses what ``problem`` (the rule the run itself checks) finds wrong."""
 
@@ -79,8 +85,8 @@ def _seconds(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number of seconds, not {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    if (why := seconds_problem(value)) is not None:
+        raise argparse.ArgumentTypeError(why)
     return value
 
 
@@ -114,17 +120,17 @@ def add_model_options(p: argparse.ArgumentParser, help: Mapping[str, str] | None
         help="TOML run config with [roles.NAME] tables: model, temperature, max_tokens, seed, structured, timeout, "
         "max_retries, api_key_env, prompt_cache",
     )  # fmt: skip
-    g.add_argument("--max-tokens", type=int, metavar="N", help=texts["max_tokens"])
+    g.add_argument("--max-tokens", type=between(1, MAX_TOKENS, "tokens"), metavar="N", help=texts["max_tokens"])
     g.add_argument("--temperature", type=float, help=texts["temperature"])
     g.add_argument("--seed", type=int, help=texts["seed"])
     g.add_argument(
-        "--timeout", type=float, metavar="SECONDS",
+        "--timeout", type=_seconds, metavar="SECONDS",
         help="seconds one model request of every role may take, connecting included (default 30 for openai and "
         "openai-compatible specs, 600 for local models; a person typing has none); a request past it is retried "
         "like a dropped connection",
     )  # fmt: skip
     g.add_argument(
-        "--max-retries", type=int, metavar="N",
+        "--max-retries", type=between(0, 100, "retries"), metavar="N",
         help="retries of a failed request of every role: timeouts, dropped connections, cut-off replies, 429 and "
         "5xx (default 3 for openai and openai-compatible specs, 0 for local models)",
     )  # fmt: skip
@@ -196,7 +202,7 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
         help="exit 0 even when sessions failed (otherwise exit status 3; failed sessions are in the transcript)",
     )  # fmt: skip
     g.add_argument(
-        "--workers", type=at_least(1), default=1, metavar="N",
+        "--workers", type=between(1, MAX_WORKERS, "processes"), default=1, metavar="N",
         help="run the sessions in N processes (--concurrency sessions at a time in each), all writing the one "
         "transcript; with --executor ray, N Ray actors (default 1: this process alone)",
     )  # fmt: skip
@@ -206,7 +212,7 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
         "actors; needs voirdire[ray]); the transcript is the same (default local)",
     )  # fmt: skip
     g.add_argument(
-        "--repeats", type=at_least(1), default=1, metavar="N",
+        "--repeats", type=between(1, MAX_REPEATS, "sessions per item"), default=1, metavar="N",
         help="examine each item N times, as N sessions ITEM@r1..ITEM@rN with seeds of their own and no reply cache; "
         "the report adds each item's verdicts, decided or undecided (--decided-at), and the flip rate (default 1)",
     )  # fmt: skip

@@ -84,7 +84,7 @@ def _updated(settings: RoleSettings, **changes: object) -> RoleSettings:
             for e in exc.errors(include_url=False)
         )
         raise CLIError(problem) from None
-    return updated.with_spec_of(settings)
+    return updated
 
 
 def roles_from_options(models: ModelOptions, *, forward_seed: bool = True) -> dict[str, RoleSettings]:

@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from voirdire.base import IdList, mask_secrets, mask_tree, run_stopping, write_atomic
-from voirdire.base import shown as safe
+from voirdire.base import IdList, mask_secrets, mask_tree, run_stopping, shown as safe, write_atomic
 from voirdire.certificate import DEFAULT_LEVEL, estimate_run
 from voirdire.cli.options import (
     REMOTE_CONCURRENCY,

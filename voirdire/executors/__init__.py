@@ -10,67 +10,36 @@ from voirdire.base import lazy_face
 
 if TYPE_CHECKING:
     from voirdire.executors.base import (
-        RUN_GC_THRESHOLD,
-        MaskingWriter,
-        RunResult,
-        RunSetupError,
-        SessionJob,
-        SessionOptions,
-        SessionRunner,
-        Tally,
-        concurrency_problem,
-        run_collector,
-        start_clients,
+        RUN_GC_THRESHOLD as RUN_GC_THRESHOLD,
+        MaskingWriter as MaskingWriter,
+        RunResult as RunResult,
+        RunSetupError as RunSetupError,
+        SessionJob as SessionJob,
+        SessionOptions as SessionOptions,
+        SessionRunner as SessionRunner,
+        Tally as Tally,
+        concurrency_problem as concurrency_problem,
+        run_collector as run_collector,
+        start_clients as start_clients,
     )
-    from voirdire.executors.local import run_in_processes
-    from voirdire.executors.ray import require_ray, run_on_ray
-    from voirdire.executors.repeats import REPEAT_MARK, REPEAT_STEP, repeat_id, repeat_ids, repeat_seed, split_repeat
-    from voirdire.executors.sequential import SequentialRepeats, additional, settled
-    from voirdire.executors.spend import CostBudget
+    from voirdire.executors.local import run_in_processes as run_in_processes
+    from voirdire.executors.ray import require_ray as require_ray, run_on_ray as run_on_ray
+    from voirdire.executors.repeats import (
+        REPEAT_MARK as REPEAT_MARK,
+        REPEAT_STEP as REPEAT_STEP,
+        repeat_id as repeat_id,
+        repeat_ids as repeat_ids,
+        repeat_seed as repeat_seed,
+        split_repeat as split_repeat,
+    )
+    from voirdire.executors.sequential import (
+        SequentialRepeats as SequentialRepeats,
+        additional as additional,
+        settled as settled,
+    )
+    from voirdire.executors.spend import CostBudget as CostBudget
 
-# What runs: each name's module is imported at the name's first use (voirdire.base.faces).
-__getattr__ = lazy_face(
-    __name__,
-    {
-        "voirdire.executors.base": (
-            "RUN_GC_THRESHOLD", "MaskingWriter", "RunResult", "RunSetupError", "SessionJob", "SessionOptions",
-            "SessionRunner", "Tally", "concurrency_problem", "run_collector", "start_clients",
-        ),
-        "voirdire.executors.local": ("run_in_processes",),
-        "voirdire.executors.ray": ("require_ray", "run_on_ray"),
-        "voirdire.executors.repeats": (
-            "REPEAT_MARK", "REPEAT_STEP", "repeat_id", "repeat_ids", "repeat_seed", "split_repeat",
-        ),
-        "voirdire.executors.sequential": ("SequentialRepeats", "additional", "settled"),
-        "voirdire.executors.spend": ("CostBudget",),
-    },
-)
+# Every name re-exported above (`X as X`) is exported, imported at its first use (voirdire.base.faces).
+__getattr__, __dir__, __all__ = lazy_face(__name__)
 
 EXECUTORS = ("local", "ray")
-
-__all__ = [
-    "REPEAT_MARK",
-    "REPEAT_STEP",
-    "RUN_GC_THRESHOLD",
-    "CostBudget",
-    "MaskingWriter",
-    "RunResult",
-    "RunSetupError",
-    "SequentialRepeats",
-    "SessionJob",
-    "SessionOptions",
-    "SessionRunner",
-    "Tally",
-    "additional",
-    "concurrency_problem",
-    "repeat_id",
-    "repeat_ids",
-    "repeat_seed",
-    "require_ray",
-    "run_collector",
-    "run_in_processes",
-    "run_on_ray",
-    "settled",
-    "split_repeat",
-    "start_clients",
-]

@@ -318,8 +318,8 @@ def _spawn(index: int, setup: Sequence[bytes]) -> _Worker:
 
 def _preload() -> None:
     """Import, before forking, what every process's sessions import at their first model call: autogen-agentchat's
-    agents and messages, tenacity (the agents' retries), the HTTP stack. Imported after the fork, each worker paid
-    for it again: `--workers 2` took 1.35 times `--workers 1`'s CPU, 2,000 sessions at 50 ms (performance.md)."""
+    agents and messages, tenacity (the agents' retries), the HTTP stack. Imported after the fork, each worker would pay
+    for it again."""
     from voirdire.agents import ModelAgent
 
     preload_http()

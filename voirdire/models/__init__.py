@@ -10,110 +10,58 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from voirdire.base import lazy_face, mask_secrets, redact_url
+from voirdire.base import lazy_face
 
 if TYPE_CHECKING:
+    from voirdire.base import mask_secrets as mask_secrets, redact_url as redact_url
     from voirdire.models.base import (
-        DEFAULT_MAX_TOKENS,
-        OVERLOAD_STATUS,
-        TIMEOUT_ARG,
-        Completion,
-        InvalidReply,
-        ModelConnectionError,
-        ModelSpecError,
-        ReplyTimeout,
-        TextOnlyClient,
-        TransientModelError,
-        asks_to_wait,
-        text_of,
+        DEFAULT_MAX_TOKENS as DEFAULT_MAX_TOKENS,
+        OVERLOAD_STATUS as OVERLOAD_STATUS,
+        TIMEOUT_ARG as TIMEOUT_ARG,
+        Completion as Completion,
+        InvalidReply as InvalidReply,
+        ModelConnectionError as ModelConnectionError,
+        ModelSpecError as ModelSpecError,
+        ReplyTimeout as ReplyTimeout,
+        TextOnlyClient as TextOnlyClient,
+        TransientModelError as TransientModelError,
+        asks_to_wait as asks_to_wait,
+        text_of as text_of,
     )
-    from voirdire.models.encoders import DEVICES, Device, cross_encoder, pick_device, sentence_encoder
-    from voirdire.models.human import BEFORE_PROMPT, HumanClient
-    from voirdire.models.limiter import endpoint_limits
-    from voirdire.models.llama import EMBEDDED_MODEL, LlamaCppClient, embedded_model_path
-    from voirdire.models.openai import preload_http
-    from voirdire.models.pool import ModelPool
-    from voirdire.models.replay import ReplayMissing, replay_dir
-    from voirdire.models.scripted import Script, ScriptedChatCompletionClient, ScriptExhausted, ScriptRule
-    from voirdire.models.settings import RoleSettings, load_role_config
+    from voirdire.models.encoders import (
+        DEVICES as DEVICES,
+        Device as Device,
+        cross_encoder as cross_encoder,
+        pick_device as pick_device,
+        sentence_encoder as sentence_encoder,
+    )
+    from voirdire.models.human import BEFORE_PROMPT as BEFORE_PROMPT, HumanClient as HumanClient
+    from voirdire.models.limiter import endpoint_limits as endpoint_limits
+    from voirdire.models.llama import (
+        EMBEDDED_MODEL as EMBEDDED_MODEL,
+        LlamaCppClient as LlamaCppClient,
+        embedded_model_path as embedded_model_path,
+    )
+    from voirdire.models.openai import preload_http as preload_http
+    from voirdire.models.pool import ModelPool as ModelPool
+    from voirdire.models.replay import ReplayMissing as ReplayMissing, replay_dir as replay_dir
+    from voirdire.models.scripted import (
+        Script as Script,
+        ScriptedChatCompletionClient as ScriptedChatCompletionClient,
+        ScriptExhausted as ScriptExhausted,
+        ScriptRule as ScriptRule,
+    )
+    from voirdire.models.settings import RoleSettings as RoleSettings, load_role_config as load_role_config
     from voirdire.models.spec import (
-        PROVIDERS,
-        SLASH_KINDS,
-        ModelSpec,
-        Provider,
-        build_client,
-        parse_spec,
-        resolve_api_key,
-        spec_label,
+        PROVIDERS as PROVIDERS,
+        SLASH_KINDS as SLASH_KINDS,
+        ModelSpec as ModelSpec,
+        Provider as Provider,
+        build_client as build_client,
+        parse_spec as parse_spec,
+        resolve_api_key as resolve_api_key,
+        spec_label as spec_label,
     )
 
-# What runs: each name's module is imported at the name's first use (voirdire.base.faces).
-__getattr__ = lazy_face(
-    __name__,
-    {
-        "voirdire.models.base": (
-            "DEFAULT_MAX_TOKENS", "OVERLOAD_STATUS", "TIMEOUT_ARG", "Completion", "InvalidReply",
-            "ModelConnectionError", "ModelSpecError", "ReplyTimeout", "TextOnlyClient", "TransientModelError",
-            "asks_to_wait", "text_of",
-        ),
-        "voirdire.models.encoders": ("DEVICES", "Device", "cross_encoder", "pick_device", "sentence_encoder"),
-        "voirdire.models.human": ("BEFORE_PROMPT", "HumanClient"),
-        "voirdire.models.limiter": ("endpoint_limits",),
-        "voirdire.models.llama": ("EMBEDDED_MODEL", "LlamaCppClient", "embedded_model_path"),
-        "voirdire.models.pool": ("ModelPool",),
-        "voirdire.models.replay": ("ReplayMissing", "replay_dir"),
-        "voirdire.models.scripted": ("Script", "ScriptedChatCompletionClient", "ScriptExhausted", "ScriptRule"),
-        "voirdire.models.settings": ("RoleSettings", "load_role_config"),
-        "voirdire.models.spec": (
-            "PROVIDERS", "SLASH_KINDS", "ModelSpec", "Provider", "build_client", "parse_spec", "resolve_api_key",
-            "spec_label",
-        ),
-        "voirdire.models.openai": ("preload_http",),
-    },
-)
-
-__all__ = [
-    "BEFORE_PROMPT",
-    "DEFAULT_MAX_TOKENS",
-    "DEVICES",
-    "EMBEDDED_MODEL",
-    "OVERLOAD_STATUS",
-    "PROVIDERS",
-    "SLASH_KINDS",
-    "TIMEOUT_ARG",
-    "Completion",
-    "Device",
-    "HumanClient",
-    "InvalidReply",
-    "LlamaCppClient",
-    "ModelConnectionError",
-    "ModelPool",
-    "ModelSpec",
-    "ModelSpecError",
-    "Provider",
-    "ReplayMissing",
-    "ReplyTimeout",
-    "RoleSettings",
-    "Script",
-    "ScriptExhausted",
-    "ScriptRule",
-    "ScriptedChatCompletionClient",
-    "TextOnlyClient",
-    "TransientModelError",
-    "asks_to_wait",
-    "build_client",
-    "cross_encoder",
-    "embedded_model_path",
-    "endpoint_limits",
-    "load_role_config",
-    "mask_secrets",
-    "parse_spec",
-    "pick_device",
-    "preload_http",
-    "redact_url",
-    "replay_dir",
-    "resolve_api_key",
-    "sentence_encoder",
-    "spec_label",
-    "text_of",
-]
+# Every name re-exported above (`X as X`) is exported, imported at its first use (voirdire.base.faces).
+__getattr__, __dir__, __all__ = lazy_face(__name__)

@@ -18,9 +18,15 @@ keep-alive pool: ``voirdire.models.openai``) and moves like TCP's congestion win
 * other failures (5xx, a dropped connection, a body that is not a chat completion) move nothing.
 
 * **fail fast**: an endpoint that refuses its first ``FAIL_FAST_AFTER`` requests (connection refused, no such
-  host, HTTP 401/403/404) and has answered none is *down*: every request waiting for it, and every later one,
+  host, HTTP 401, a redirect) and has answered none is *down*: every request waiting for it, and every later one,
   raises ``EndpointDown`` at once instead of being retried for minutes. One answer ever received turns this off
   (a refusal later in a run is a blip, retried as usual).
+* **a hanging endpoint is down too**: one whose first ``FAIL_FAST_AFTER`` requests sent all ran past their
+  deadline, and that has sent nothing back at all (no reply, no HTTP error, no dropped connection), is down in the
+  same way. Without it, every timeout cut the limit toward 1 and the sessions queued one attempt at a time: 16
+  sessions at ``--timeout 1 --max-retries 3`` took 40 s instead of a call's 7.5 s bound. Anything heard from the
+  endpoint (a 429 above all: a rate limiter that answers is there) turns this off, so the requests queued behind a
+  rate-limited endpoint's 429s are never failed by it.
 
 Time spent waiting for a slot is neither a failure of the request nor a signal of overload: a request's deadline
 starts once it has its slot (``voirdire.models.openai``), and the wait is bounded by its session's budget
@@ -47,9 +53,11 @@ class Outcome(enum.Enum):
     """What a request's answer says about the endpoint's load."""
 
     OK = "ok"  # a reply: counts toward an increase
-    OVERLOAD = "overload"  # HTTP 429 or 503, or no reply in time once sent: cut the limit
-    REFUSED = "refused"  # connection refused, no such host, HTTP 401/403/404: is the endpoint there at all?
-    OTHER = "other"  # any other failure, or cancelled: says nothing about load
+    OVERLOAD = "overload"  # HTTP 429 or 503: cut the limit
+    TIMEOUT = "timeout"  # no reply in time once sent: cut the limit; is the endpoint hanging?
+    REFUSED = "refused"  # connection refused, no such host, HTTP 401, a redirect: is the endpoint there at all?
+    OTHER = "other"  # any other answer or failure (a 500, a dropped connection): says nothing about load
+    CANCELLED = "cancelled"  # the request was cancelled (its session's budget): says nothing at all
 
 
 class AdaptiveLimit:
@@ -67,6 +75,8 @@ class AdaptiveLimit:
         self.url = url
         self.answered = 0  # replies ever received
         self.refusals = 0  # refusals while none was answered
+        self.heard = False  # anything at all came back (a reply, an HTTP error, a dropped connection)
+        self.timeouts = 0  # requests that ran past their deadline while nothing was heard
         self.down: str | None = None  # why the endpoint is down: each request gets an EndpointDown of its own
         self.limit = cap
         self.in_flight = 0
@@ -117,9 +127,23 @@ class AdaptiveLimit:
         elif outcome is Outcome.REFUSED and not self.answered and self.down is None:
             self.refusals += 1
             if self.refusals >= FAIL_FAST_AFTER:
-                self._fail(cause)
+                self._fail(
+                    f"refused its first {self.refusals} requests and answered none ({cause or 'refused'})",
+                    "and the URL, model and key are right",
+                )
+        if outcome is Outcome.TIMEOUT:
+            if not self.heard and self.down is None:
+                self.timeouts += 1
+                if self.timeouts >= FAIL_FAST_AFTER:
+                    self._fail(
+                        f"sent nothing back to its first {self.timeouts} requests ({cause or 'no reply in time'})",
+                        "and not stuck, and that the timeout (--timeout) is long enough for a reply",
+                    )
+        elif outcome is not Outcome.CANCELLED:
+            self.heard = True
         if ticket >= self._cut_at:  # sent since the last cut: its answer is news
-            if outcome is Outcome.OVERLOAD and now - self._cut_time >= self.round_trip:
+            overload = outcome is Outcome.OVERLOAD or outcome is Outcome.TIMEOUT
+            if overload and now - self._cut_time >= self.round_trip:
                 self.limit = max(1, min(self.limit, self.in_flight) // 2)
                 self.decreases += 1
                 # Every request in flight now was sent under the old limit: its answer belongs to this cut.
@@ -135,12 +159,9 @@ class AdaptiveLimit:
         self.in_flight -= 1
         self._wake()
 
-    def _fail(self, cause: str) -> None:
+    def _fail(self, what: str, hint: str) -> None:
         where = redact_url(self.url) if self.url else "the endpoint"
-        self.down = (
-            f"{where} refused its first {self.refusals} requests and answered none ({cause or 'refused'}): "
-            "check that the server is running and the URL, model and key are right"
-        )
+        self.down = f"{where} {what}: check that the server is running {hint}"
         while self._waiters:
             waiter = self._waiters.popleft()
             if not waiter.done():  # a new exception each: one raised again and again grows its traceback each time

@@ -7,12 +7,15 @@ added to ``DIR``. A recording is keyed by the model spec, the messages and the g
 made again (LMvLM (Majority)'s sampled follow-ups, ``--repeats``) takes the recorded replies in their recorded
 order, so a replay gives each occurrence the reply its occurrence got, not one reply for all.
 
-The recordings are one JSONL file (``recordings.jsonl``), appended line by line and masked like every file
-voirdire writes.
+The recordings are one JSONL file (``recordings.jsonl``), masked like every file voirdire writes and as durable as a
+transcript: each line is appended under an exclusive ``flock`` of the file (two recording processes never
+interleave within a line), after cutting a torn last line that a writer killed mid-write left; a reader skips such
+a torn last line, and any other bad line is an error naming ``file:line`` and the field.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -23,7 +26,7 @@ from typing import Any
 
 from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage, RequestUsage
 
-from voirdire.base import VoirdireError, cannot_write, mask_secrets, mask_tree
+from voirdire.base import VoirdireError, cannot_write, mask_secrets, mask_tree, token_count
 from voirdire.models.base import TIMEOUT_ARG, Completion, TextOnlyClient, text_of
 
 REPLAY_ENV = "VOIRDIRE_REPLAY"
@@ -34,6 +37,43 @@ _UNKEYED = {TIMEOUT_ARG}  # how long a call may take is not what it asks
 
 class ReplayMissing(VoirdireError, LookupError):
     """A call replay has no recording for: the test asks something the recording never saw."""
+
+
+class ReplayError(ReplayMissing):
+    """A recordings file that cannot be read: the message names ``file:line`` and what is wrong there."""
+
+
+def _recording(line: bytes) -> tuple[str, dict[str, Any]]:
+    """A recording line's key and reply, each field checked (``ReplayError`` saying which is wrong)."""
+    try:
+        rec = json.loads(line)
+    except UnicodeDecodeError:
+        raise ReplayError("not UTF-8 text") from None
+    except ValueError:
+        raise ReplayError("not a recording line (not JSON)") from None
+    if not isinstance(rec, dict):
+        raise ReplayError(f"not a recording line (a JSON {type(rec).__name__}, not an object)")
+    for name in ("key", "reply"):
+        if name not in rec:
+            raise ReplayError(f"not a recording line (no {name!r} field)")
+    key, reply = rec["key"], rec["reply"]
+    if not isinstance(key, str):
+        raise ReplayError("key: expected a string")
+    if not isinstance(reply, dict):
+        raise ReplayError("reply: expected an object")
+    texts = reply.get("texts")
+    if not isinstance(texts, list) or not texts or not all(isinstance(t, str) for t in texts):
+        raise ReplayError("reply.texts: expected a list of at least one string")
+    for name in ("prompt_tokens", "completion_tokens"):
+        if token_count(reply.get(name)) is None:
+            raise ReplayError(f"reply.{name}: expected a whole number of tokens, got {reply.get(name)!r}"[:200])
+    for name in ("finish_reason", "enforcement"):
+        if not isinstance(reply.get(name), str | None):
+            raise ReplayError(f"reply.{name}: expected a string or null")
+    requests = reply.get("requests", 1)
+    if isinstance(requests, bool) or not isinstance(requests, int) or requests < 1:
+        raise ReplayError(f"reply.requests: expected a whole number of at least 1, got {requests!r}"[:200])
+    return key, reply
 
 
 def replay_dir() -> Path | None:
@@ -61,15 +101,24 @@ class Recordings:
         self._lock = threading.Lock()
         self._replies: dict[str, list[dict[str, Any]]] = {}
         self._taken: dict[str, int] = {}
-        if self.path.exists():
-            for i, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), 1):
-                if not line.strip():
-                    continue
-                try:
-                    rec = json.loads(line)
-                    self._replies.setdefault(rec["key"], []).append(rec["reply"])
-                except (ValueError, KeyError, TypeError):
-                    raise ReplayMissing(f"{self.path}:{i}: not a recording line") from None
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise ReplayError(f"{self.path}: cannot read ({exc.strerror or exc})") from None
+        lines = raw.split(b"\n")
+        torn = lines[-1] != b""  # no newline after the last line: a write cut short
+        for n, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                key, reply = _recording(line)
+            except ReplayError as exc:
+                if torn and n == len(lines):
+                    break  # a recording killed mid-write: the calls it held are recorded again
+                raise ReplayError(f"{self.path}:{n}: {exc}") from None
+            self._replies.setdefault(key, []).append(reply)
 
     def take(self, key: str, model: str, messages: Sequence[LLMMessage]) -> dict[str, Any]:
         with self._lock:
@@ -88,12 +137,23 @@ class Recordings:
 
     def add(self, key: str, model: str, reply: Mapping[str, Any]) -> None:
         line = json.dumps({"key": key, "model": mask_secrets(model), "reply": mask_tree(dict(reply))}) + "\n"
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self._lock, self.path.open("a", encoding="utf-8") as fh:
-                fh.write(line)
-        except OSError as exc:
-            raise cannot_write(exc, self.path, "--voirdire-record") from None
+        data = line.encode("utf-8")
+        from voirdire.transcript.io import _cut_torn_tail, _write_all
+
+        with self._lock:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
+            except OSError as exc:
+                raise cannot_write(exc, self.path, "--voirdire-record") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                _cut_torn_tail(fd)  # a line a killed recorder left half-written: cut, so this one starts its own
+                _write_all(fd, data)
+            except OSError as exc:
+                raise cannot_write(exc, self.path, "--voirdire-record") from None
+            finally:
+                os.close(fd)  # closing releases the lock
 
 
 _OPEN: dict[Path, Recordings] = {}

@@ -1,12 +1,18 @@
-"""Scripted replies from a YAML/JSON file or a list: regex rules over the last prompt, then replies in order."""
+"""Scripted replies from a YAML/JSON file or a list: regex rules over the last prompt, then replies in order.
+
+A rule's ``match`` is the user's regular expression, run on every prompt. It is compiled and searched with the
+``regex`` package (Python's ``re`` syntax, and a timeout ``re`` lacks): one search may take ``MATCH_TIMEOUT_S``,
+so a pattern that backtracks catastrophically (``(a+)+$`` on forty a's) is one clear error naming the rule instead
+of a run that hangs for ever, deaf to Ctrl-C and to ``kill``, its lock file left behind.
+"""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import regex as re
 import yaml
 from autogen_core.models import AssistantMessage, CreateResult, LLMMessage, RequestUsage
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -31,6 +37,14 @@ class Script(BaseModel):
 
 class ScriptExhausted(RuntimeError):
     pass
+
+
+class ScriptTimeout(ScriptExhausted):
+    """A rule's regular expression took longer than ``MATCH_TIMEOUT_S`` on one prompt."""
+
+
+MATCH_TIMEOUT_S = 2.0
+"""Seconds one rule's search of one prompt may take: a sane pattern takes microseconds on any prompt."""
 
 
 class ScriptedChatCompletionClient(TextOnlyClient):
@@ -81,7 +95,14 @@ class ScriptedChatCompletionClient(TextOnlyClient):
 
     def _reply_for(self, prompt: str) -> str:
         for i, (rule, pattern) in enumerate(zip(self.script.rules, self._pattern, strict=True)):
-            if not pattern.search(prompt):
+            try:
+                found = pattern.search(prompt, timeout=MATCH_TIMEOUT_S)
+            except TimeoutError:
+                raise ScriptTimeout(
+                    f"{self.name}: rule {i + 1}'s match {rule.match!r} took more than {MATCH_TIMEOUT_S:g} s on a "
+                    f"prompt of {len(prompt):,} characters (it backtracks without end, as (a+)+$ does): simplify it"
+                ) from None
+            if not found:
                 continue
             if rule.reply is not None:
                 return rule.reply

@@ -10,16 +10,25 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from voirdire.base import parse_toml, read_text
+from voirdire.base.bounds import MAX_TIMEOUT_S, MAX_TOKENS
 from voirdire.models.base import DEFAULT_MAX_TOKENS, ModelSpecError
 from voirdire.models.spec import PROVIDERS, ModelSpec, parse_spec
 
 ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
+
+
+@lru_cache(maxsize=1024)
+def parsed_spec(model: str) -> ModelSpec:
+    """A spec string parsed once a process: a spec is a pure function of its text (a frozen ``ModelSpec``), and a
+    session reads its roles' specs several times."""
+    return parse_spec(model)
 
 
 class RoleSettings(BaseModel):
@@ -28,17 +37,20 @@ class RoleSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     model: str = "local"  # the spec as written (what the run header records); ``spec`` is it parsed
-    _parsed: tuple[str, ModelSpec] | None = PrivateAttr(default=None)
     # Always sent: a provider left to its own default samples (OpenAI's is 1.0), which is neither what the papers'
     # greedy settings ask for nor safe to cache.
     temperature: float = Field(0.0, ge=0)
-    max_tokens: int = Field(DEFAULT_MAX_TOKENS, gt=0)
+    max_tokens: int = Field(DEFAULT_MAX_TOKENS, gt=0, le=MAX_TOKENS)
     seed: int | None = None
     # Structured mode: the protocol asks for its closed answers through reply schemas the backend enforces,
     # instead of reading the paper's free text.
     structured: bool = False
     timeout: float | None = Field(
-        None, gt=0, description="seconds one request may take (connecting included); unset: the provider's default"
+        None,
+        gt=0,
+        le=MAX_TIMEOUT_S,
+        allow_inf_nan=False,
+        description="seconds one request may take (connecting included); unset: the provider's default",
     )
     max_retries: int | None = Field(
         None, ge=0, le=100, description="retries of a transient failure; unset: the provider's default"
@@ -80,22 +92,9 @@ class RoleSettings(BaseModel):
 
     @property
     def spec(self) -> ModelSpec:
-        """``model`` parsed, once for these settings (again only if a copy changed ``model``); a spec that does
-        not parse is a ``ModelSpecError`` here, where the run is prepared, not in the middle of a session."""
-        # The private attribute read from pydantic's own slot: ``self._parsed`` goes through ``__getattr__``, whose
-        # ``hasattr`` probes raise and catch an AttributeError each (10 us a read; a session reads it six times).
-        parsed: tuple[str, ModelSpec] | None = (self.__pydantic_private__ or {}).get("_parsed")
-        if parsed is None or parsed[0] != self.model:
-            parsed = (self.model, parse_spec(self.model))
-            self._parsed = parsed
-        return parsed[1]
-
-    def with_spec_of(self, other: RoleSettings) -> RoleSettings:
-        """These settings, keeping ``other``'s parsed spec where both name the same one (a copy need not parse it
-        again)."""
-        if other._parsed is not None and other._parsed[0] == self.model:
-            self._parsed = other._parsed
-        return self
+        """``model`` parsed; a spec that does not parse is a ``ModelSpecError`` here, where the run is prepared,
+        not in the middle of a session."""
+        return parsed_spec(self.model)
 
     def timeout_s(self) -> float | None:
         """The deadline of one request: the role's own, else its provider's default (None: no deadline)."""

@@ -137,6 +137,8 @@ def slash_form(text: str) -> str | None:
 
 def parse_spec(text: str) -> ModelSpec:
     text = text.strip()
+    if any(ord(c) < 32 or ord(c) == 127 for c in text):  # a newline would split every error naming it
+        raise ModelSpecError(f"model spec {mask_secrets(text)!r}: holds a control character (a newline, a tab)")
     text = slash_form(text) or text
     kind, _, rest = text.partition(":")
     provider = PROVIDERS.get(kind)

@@ -1,8 +1,8 @@
 """The HTTP under voirdire's model clients: one keep-alive pool of ``size`` connections that POSTs a body and reads
 the answer's body only up to a cap. Two mature libraries can carry it, by ``VOIRDIRE_TRANSPORT``:
 
-* ``aiohttp`` (the default): its HTTP parser is compiled (llhttp), a connector of any size costs O(1) a request;
-  ``bench/transport.py`` measured it at a fraction of httpx's CPU a call (docs/performance.md);
+* ``aiohttp`` (the default): its HTTP parser is compiled (llhttp), a connector of any size costs O(1) a request
+  (``bench/transport.py`` compares the two);
 * ``httpx``: the library the openai SDK is built on (httpx2 for openai 3), today's path before aiohttp.
 
 Both behave alike where voirdire's fault rules need it (``voirdire.models.openai`` applies the rules): redirects

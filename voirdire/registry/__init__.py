@@ -10,84 +10,42 @@ from voirdire.base import lazy_face
 
 if TYPE_CHECKING:
     from voirdire.registry.datasets import (
-        DatasetError,
-        as_list,
-        describe,
-        load_items,
-        parse_fields,
-        read_records,
-        source_name,
-        stream_items,
+        DatasetError as DatasetError,
+        as_list as as_list,
+        describe as describe,
+        load_items as load_items,
+        parse_fields as parse_fields,
+        read_records as read_records,
+        source_name as source_name,
+        stream_items as stream_items,
     )
-    from voirdire.registry.flags import OptionError, ParamsCLI, add_params_options, build_params, given_params
-    from voirdire.registry.inputs import ItemInputs, add_field_option
+    from voirdire.registry.flags import (
+        OptionError as OptionError,
+        ParamsCLI as ParamsCLI,
+        add_params_options as add_params_options,
+        build_params as build_params,
+        given_params as given_params,
+    )
+    from voirdire.registry.inputs import ItemInputs as ItemInputs, add_field_option as add_field_option
     from voirdire.registry.plugins import (
-        Card,
-        CommandSpec,
-        CommandTable,
-        InputError,
-        Inputs,
-        Registration,
-        RunOutcome,
-        api_function,
-        card,
-        cards,
-        command_plugins,
-        default_summary,
-        get,
-        known_roles,
-        registrations,
-        report_folds,
+        Card as Card,
+        CommandSpec as CommandSpec,
+        CommandTable as CommandTable,
+        InputError as InputError,
+        Inputs as Inputs,
+        Registration as Registration,
+        RunOutcome as RunOutcome,
+        api_function as api_function,
+        api_names as api_names,
+        card as card,
+        cards as cards,
+        command_plugins as command_plugins,
+        default_summary as default_summary,
+        get as get,
+        known_roles as known_roles,
+        registrations as registrations,
+        report_folds as report_folds,
     )
 
-# What runs: each name's module is imported at the name's first use (voirdire.base.faces).
-__getattr__ = lazy_face(
-    __name__,
-    {
-        "voirdire.registry.datasets": (
-            "DatasetError", "as_list", "describe", "load_items", "parse_fields", "read_records", "source_name",
-            "stream_items",
-        ),
-        "voirdire.registry.flags": ("OptionError", "ParamsCLI", "add_params_options", "build_params", "given_params"),
-        "voirdire.registry.inputs": ("ItemInputs", "add_field_option"),
-        "voirdire.registry.plugins": (
-            "Card", "CommandSpec", "CommandTable", "InputError", "Inputs", "Registration", "RunOutcome", "api_function",
-            "command_plugins", "default_summary", "get", "known_roles", "card", "cards",
-            "registrations", "report_folds",
-        ),
-    },
-)
-
-__all__ = [
-    "Card",
-    "CommandSpec",
-    "CommandTable",
-    "DatasetError",
-    "InputError",
-    "Inputs",
-    "ItemInputs",
-    "OptionError",
-    "ParamsCLI",
-    "Registration",
-    "RunOutcome",
-    "add_field_option",
-    "add_params_options",
-    "api_function",
-    "as_list",
-    "build_params",
-    "card",
-    "cards",
-    "command_plugins",
-    "default_summary",
-    "describe",
-    "get",
-    "given_params",
-    "known_roles",
-    "load_items",
-    "parse_fields",
-    "read_records",
-    "registrations",
-    "report_folds",
-    "source_name",
-    "stream_items",
-]
+# Every name re-exported above (`X as X`) is exported, imported at its first use (voirdire.base.faces).
+__getattr__, __dir__, __all__ = lazy_face(__name__)

@@ -49,9 +49,11 @@ def _utf8(path: Path, data: bytes, *, bom: bool = False, first_line: int = 1) ->
 
 def _csv_records(path: Path, delimiter: str) -> Iterator[tuple[str, dict[str, Any]]]:
     """Rows of a CSV/TSV file as records keyed by its header, each located at the line it starts on (a quoted
-    field may span several lines)."""
+    field may span several lines). Read strictly: a quote never closed (which would swallow the rest of the file
+    into one field), a stray quote inside a field, or a column named twice in the header (the last one would win)
+    is an error naming the line."""
     text = _utf8(path, path.read_bytes(), bom=True)  # -sig: spreadsheets write a BOM
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     header: list[str] | None = None
     while True:
         start = reader.line_num + 1
@@ -60,10 +62,22 @@ def _csv_records(path: Path, delimiter: str) -> Iterator[tuple[str, dict[str, An
         except StopIteration:
             return
         except csv.Error as exc:
+            if "unexpected end of data" in str(exc):
+                raise DatasetError(
+                    f"{path}:{start}: a quoted field starts on this line and its quote is never closed "
+                    f"(the rest of the file, to line {reader.line_num}, would be one field)"
+                ) from None
             raise DatasetError(f"{path}:{start}: not valid CSV: {exc}") from None
         if not row:
             continue  # a blank line
         if header is None:
+            twice = [name for k, name in enumerate(row) if name in row[:k]]
+            if twice:
+                columns = [k + 1 for k, name in enumerate(row) if name == twice[0]]
+                raise DatasetError(
+                    f"{path}:{start}: the header names column {twice[0]!r} twice (columns "
+                    f"{' and '.join(map(str, columns))}): rename one"
+                )
             header = row
             continue
         if len(row) > len(header):
@@ -305,6 +319,10 @@ def _selected(
             continue
         if limit is not None and taken >= limit:
             break
+        ident = rec.get("id")
+        if ident is not None and (isinstance(ident, bool) or not isinstance(ident, str | int)):
+            # An object or a list would become its Python text as the item's id ("{'a': 1}"), a float its rounding.
+            raise DatasetError(f"{where}: id must be a string or a whole number, got {_kind(ident)}")
         try:
             item = convert(rec)
         except (ValidationError, ValueError, TypeError) as exc:
@@ -325,6 +343,12 @@ def _selected(
         raise DatasetError(f"{source_name(path)}: the dataset is empty (no records)")
     if check and not taken:
         raise SelectionError(f"--offset: {offset} skips every record of {source_name(path)} (it has {records})")
+
+
+def _kind(value: Any) -> str:
+    """How an error names a value's JSON type."""
+    names = {bool: "a boolean", float: "a number with a fraction", dict: "an object", list: "a list"}
+    return names.get(type(value), f"a {type(value).__name__}")
 
 
 def _where(path: Source, fields: Mapping[str, str] | None, k: int) -> str:
@@ -349,7 +373,7 @@ def load_items(
 
 class ItemStream(Sequence[T]):
     """The items of a dataset file, read again each time they are iterated rather than held: a run takes them one
-    at a time as its slots free, so its memory does not grow with the dataset (docs/performance.md, flat memory).
+    at a time as its slots free, so its memory does not grow with the dataset.
 
     Made by ``stream_items`` after one checking pass (every record converted, ids unique, errors naming
     file:line, as ``load_items``) that keeps only the count and the items' ids (``ids``: the run's session ids,

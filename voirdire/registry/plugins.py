@@ -17,8 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-from typing import Protocol as Structural
+from typing import TYPE_CHECKING, Any, Protocol as Structural
 
 from voirdire.base import VoirdireError
 from voirdire.registry.flags import ParamsCLI
@@ -412,6 +411,11 @@ def card(name: str) -> Card:
 def api_function(name: str) -> Callable[..., Any] | None:
     """The function a registered protocol adds to the ``voirdire`` namespace under ``name``, if one does."""
     return next((reg.api[name] for reg in registrations().values() if name in reg.api), None)
+
+
+def api_names() -> list[str]:
+    """Every name registered protocols add to the ``voirdire`` namespace (``examine``, ``check``, ...)."""
+    return sorted({name for reg in registrations().values() for name in reg.api})
 
 
 def known_roles() -> frozenset[str]:

@@ -31,10 +31,7 @@ from typing import TypeVar
 
 from voirdire.replies.schema import ParseError, ReplySchema
 
-from . import labels as _labels
-from . import number as _number
-from . import polar as _polar
-from . import yes_no as _yes_no
+from . import labels as _labels, number as _number, polar as _polar, yes_no as _yes_no
 from .conclusion import read_conclusion
 from .echo import echoed
 from .labels import Labels

@@ -323,7 +323,7 @@ class ReportBuilder:
     ``once``: the records are a runner's own new file as it writes it (``LiveReport``), where every session has one
     attempt (its ids are unique within a run, and a new file holds no earlier run's): then a session's place is
     kept only while it is open, and its id not at all while the ids come in the ``expected`` order (``SeenIds``),
-    so that what a run holds a session at its report is a few bytes (docs/performance.md, flat memory). A record
+    so that what a run holds a session at its report is a few bytes, and memory stays flat. A record
     of a session whose attempt ended would count as another session there: the runner writes none."""
 
     fold: ReportFold[Any, Any] | Callable[[RunHeader | None], ReportFold[Any, Any]] | None = None
@@ -336,7 +336,7 @@ class ReportBuilder:
     assembly: Assembly | None = None  # shared with the other builders fed the same records (``report_file``)
     headers: list[RunHeader] = field(default_factory=list)
     _open: dict[tuple[str, str], tuple[int, list[Any]]] = field(default_factory=dict)
-    # The sessions kept, as columns rather than an object per session (docs/performance.md, flat memory): each
+    # The sessions kept, as columns rather than an object per session, so memory stays flat: each
     # session id's place, in order of first appearance; per place, whether the attempt that counts has a verdict
     # (or _UNSETTLED) and its order, in arrays (``Column``s: in chunks, not copied as they grow); the run ids of the
     # session's closed attempts and its counts (see ``session_parts``), both shared between sessions, and the
@@ -548,13 +548,13 @@ class ReportBuilder:
         """The report of everything added; sessions still open (a crash mid-run) count as they stand. ``last``:
         nothing is added after (a run's end): the table of session ids' places and the columns the counts come from
         are dropped before the protocol's ``finish`` computes its intervals, the ids kept as a list, so that a long
-        run holds the least at its report's peak (docs/performance.md, flat memory)."""
+        run holds the least at its report's peak."""
         for key in list(self._open):
             self._close(key)
         if self._chosen is None:
             self._choose(self._pick(self.headers[-1] if self.headers else None))
         # The sessions' places in an array, the ids not copied: what a long run's report holds while it computes
-        # its intervals is what stays flat (docs/performance.md).
+        # its intervals is what stays flat.
         ids: Iterable[str]
         places: array[int] | range
         if self.once:  # places in order of first appearance, as the ids; every one of them, as a run ends

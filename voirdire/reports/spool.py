@@ -1,4 +1,4 @@
-"""A fold's per-session values kept out of memory (docs/performance.md, flat memory): each value is pickled to an
+"""A fold's per-session values kept out of memory, so a report's memory stays flat: each value is pickled to an
 unnamed temporary file as its session ends, and only its offset (8 bytes) stays in memory. ``finish`` gets them
 back as a read-only sequence that unpickles one value at a time, so a report of 100,000 sessions holds no object
 per session unless the report keeps one (LMvLM's rows are read back only where its JSON shows them).

@@ -24,85 +24,47 @@ if TYPE_CHECKING:
     from autogen_core.models import ChatCompletionClient
     from pydantic import BaseModel
 
-    from voirdire.executors import MaskingWriter, RunResult, RunSetupError
-    from voirdire.models import RoleSettings
-    from voirdire.runner.lock import _same_file
-    from voirdire.runner.lock import exclusive as _exclusive
-    from voirdire.runner.memory import run_in_memory
-    from voirdire.runner.options import DEFAULT_MAX_ERRORS, ErrorBudget, RunOptions
-    from voirdire.runner.prepare import (
-        Prepared,
-        check_writable,
-        default_out,
-        package_versions,
-        run_identity,
+    from voirdire.executors import (
+        MaskingWriter as MaskingWriter,
+        RunResult as RunResult,
+        RunSetupError as RunSetupError,
     )
-    from voirdire.runner.resume import START_OVER, ResumeError
+    from voirdire.models import RoleSettings
+    from voirdire.runner.lock import _same_file as _same_file, exclusive as exclusive
+    from voirdire.runner.memory import run_in_memory as run_in_memory
+    from voirdire.runner.options import (
+        DEFAULT_MAX_ERRORS as DEFAULT_MAX_ERRORS,
+        ErrorBudget as ErrorBudget,
+        RunOptions as RunOptions,
+    )
+    from voirdire.runner.prepare import (
+        Prepared as Prepared,
+        check_writable as check_writable,
+        default_out as default_out,
+        package_versions as package_versions,
+        run_identity as run_identity,
+    )
+    from voirdire.runner.resume import START_OVER as START_OVER, ResumeError as ResumeError
     from voirdire.runner.roles import (
-        EVERY_ROLE,
-        RoleTable,
-        bind_roles,
-        check_credentials,
-        client_label,
-        independence_warnings,
-        known_roles,
-        model_roles,
-        role_problem,
+        EVERY_ROLE as EVERY_ROLE,
+        RoleTable as RoleTable,
+        bind_roles as bind_roles,
+        check_credentials as check_credentials,
+        client_label as client_label,
+        independence_warnings as independence_warnings,
+        known_roles as known_roles,
+        model_roles as model_roles,
+        role_problem as role_problem,
     )
     from voirdire.session import PromptLibrary, Protocol
 
-# What runs: each name's module is imported at the name's first use (voirdire.base.faces).
-_face = lazy_face(
-    __name__,
-    {
-        "voirdire.executors": ("MaskingWriter", "RunResult", "RunSetupError"),
-        "voirdire.runner.lock": ("_same_file", "exclusive"),  # exclusive: as _exclusive
-        "voirdire.runner.memory": ("run_in_memory",),
-        "voirdire.runner.options": ("DEFAULT_MAX_ERRORS", "ErrorBudget", "RunOptions"),
-        "voirdire.runner.prepare": (
-            "Prepared", "check_writable", "default_out", "package_versions", "run_identity",
-        ),
-        "voirdire.runner.resume": ("START_OVER", "ResumeError"),
-        "voirdire.runner.roles": (
-            "EVERY_ROLE", "RoleTable", "bind_roles", "check_credentials", "client_label", "independence_warnings",
-            "known_roles", "model_roles", "role_problem",
-        ),
-    },
-)
+# Every name re-exported above (`X as X`) is exported, imported at its first use (voirdire.base.faces).
+_face, __dir__, _exports = lazy_face(__name__)
+__all__ = [*_exports, "run_protocol"]
 
 
 def __getattr__(name: str) -> Any:
     return _face("exclusive" if name == "_exclusive" else name)  # ``_exclusive``: the name the chaos tests know
-
-
-__all__ = [
-    "DEFAULT_MAX_ERRORS",
-    "EVERY_ROLE",
-    "START_OVER",
-    "ErrorBudget",
-    "MaskingWriter",
-    "Prepared",
-    "ResumeError",
-    "RoleTable",
-    "RunOptions",
-    "RunResult",
-    "RunSetupError",
-    "_exclusive",
-    "_same_file",
-    "bind_roles",
-    "check_credentials",
-    "check_writable",
-    "client_label",
-    "default_out",
-    "independence_warnings",
-    "known_roles",
-    "model_roles",
-    "package_versions",
-    "role_problem",
-    "run_identity",
-    "run_in_memory",
-    "run_protocol",
-]
 
 
 async def run_protocol(

@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import signal
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -52,7 +54,7 @@ def exclusive(out: Path) -> Iterator[None]:
     fh = _acquire(lock, out)
     _HELD.add(fh.fileno())
     try:
-        with _hold_file(real, out):
+        with _hold_file(real, out), _signals_interrupt():
             yield
     finally:
         try:
@@ -62,6 +64,28 @@ def exclusive(out: Path) -> Iterator[None]:
             _HELD.discard(fh.fileno())
             fcntl.flock(fh, fcntl.LOCK_UN)
             fh.close()
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+@contextmanager
+def _signals_interrupt() -> Iterator[None]:
+    """SIGTERM and SIGHUP end the run as Ctrl-C does (``KeyboardInterrupt``): the sessions are cancelled, every
+    ``finally`` runs and the lock file is removed. Their default action killed the process on the spot and left
+    ``<out>.lock`` behind, which the viewer reads as a run still writing. Only where Python lets a handler be set
+    (the main thread) and no one set one before; the handlers are put back at the end."""
+    saved: dict[signal.Signals, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            if signal.getsignal(sig) is signal.SIG_DFL:
+                saved[sig] = signal.signal(sig, _interrupt)
+    try:
+        yield
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
 
 
 @contextmanager

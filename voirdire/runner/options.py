@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict
 
+from voirdire.base.bounds import MAX_WORKERS, count_problem
 from voirdire.executors import EXECUTORS
 
 if TYPE_CHECKING:
@@ -109,8 +110,8 @@ class RunOptions(BaseModel):
         from voirdire.executors import RunSetupError
 
         self.sessions.check()
-        if self.workers < 1:
-            raise RunSetupError(f"workers must be at least 1 (processes), got {self.workers}")
+        if (problem := count_problem(self.workers, 1, MAX_WORKERS, "processes")) is not None:
+            raise RunSetupError(f"workers {problem}")
         if self.executor not in EXECUTORS:
             raise RunSetupError(f"executor {self.executor!r}: expected one of {', '.join(EXECUTORS)}")
         if self.ray_address is not None and self.executor != "ray":

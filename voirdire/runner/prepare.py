@@ -53,7 +53,7 @@ class Prepared:
 
     def sessions(self) -> Iterator[tuple[str, BaseModel]]:
         """(session id, its item), in the order they run (an item's repeats together), made one at a time as
-        they are taken: a run of many items holds no second table of them (docs/performance.md, flat memory)."""
+        they are taken: a run of many items holds no second table of them."""
         per_item, items = self.options.repeats, iter(self.items)
         item: BaseModel | None = None
         for i, sid in enumerate(self.ids):

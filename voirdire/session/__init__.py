@@ -12,38 +12,25 @@ from typing import TYPE_CHECKING
 from voirdire.base import lazy_face
 
 if TYPE_CHECKING:
-    from voirdire.session.budget import Assumed, Budget, CallBudget, Figure, RoleCalls, merged
-    from voirdire.session.machine import StateMachine
-    from voirdire.session.prompts import PromptLibrary
-    from voirdire.session.protocol import LONG_REPLY_CHARS, ParseError, Protocol, Reply, Session, Statistics, Writer
+    from voirdire.session.budget import (
+        Assumed as Assumed,
+        Budget as Budget,
+        CallBudget as CallBudget,
+        Figure as Figure,
+        RoleCalls as RoleCalls,
+        merged as merged,
+    )
+    from voirdire.session.machine import StateMachine as StateMachine
+    from voirdire.session.prompts import PromptLibrary as PromptLibrary
+    from voirdire.session.protocol import (
+        LONG_REPLY_CHARS as LONG_REPLY_CHARS,
+        ParseError as ParseError,
+        Protocol as Protocol,
+        Reply as Reply,
+        Session as Session,
+        Statistics as Statistics,
+        Writer as Writer,
+    )
 
-# What runs: each name's module is imported at the name's first use (voirdire.base.faces).
-__getattr__ = lazy_face(
-    __name__,
-    {
-        "voirdire.session.budget": ("Assumed", "Budget", "CallBudget", "Figure", "RoleCalls", "merged"),
-        "voirdire.session.machine": ("StateMachine",),
-        "voirdire.session.prompts": ("PromptLibrary",),
-        "voirdire.session.protocol": (
-            "LONG_REPLY_CHARS", "ParseError", "Protocol", "Reply", "Session", "Statistics", "Writer",
-        ),
-    },
-)
-
-__all__ = [
-    "LONG_REPLY_CHARS",
-    "Assumed",
-    "Budget",
-    "CallBudget",
-    "Figure",
-    "ParseError",
-    "PromptLibrary",
-    "Protocol",
-    "Reply",
-    "RoleCalls",
-    "Session",
-    "StateMachine",
-    "Statistics",
-    "Writer",
-    "merged",
-]
+# Every name re-exported above (`X as X`) is exported, imported at its first use (voirdire.base.faces).
+__getattr__, __dir__, __all__ = lazy_face(__name__)

@@ -17,14 +17,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
-from typing import Protocol as TypingProtocol
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol as TypingProtocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
 from voirdire.base import mask_secrets, shortened
-from voirdire.replies import ParseError as ParseError
-from voirdire.replies import ReplySchema, echoed
+from voirdire.replies import ParseError as ParseError, ReplySchema, echoed
 from voirdire.session.machine import StateMachine, UndeclaredTransition
 from voirdire.session.prompts import Prompt, PromptLibrary, library
 from voirdire.transcript import (
@@ -147,9 +145,7 @@ class Session:
         if self._record:
             record = self._base()
             record.update(fields)
-            # Validated by the model's own validator, as ``event(**record)`` would be (the same checks, the same
-            # errors) without BaseModel.__init__'s keyword call around it: 6.4 -> 4.9 us a record, four a call.
-            self._writer.write(event.__pydantic_validator__.validate_python(record))
+            self._writer.write(event.model_validate(record))
         else:
             self._counter[0] += 1
 

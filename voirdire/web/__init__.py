@@ -13,31 +13,16 @@ from typing import TYPE_CHECKING
 from voirdire.base import lazy_face
 
 if TYPE_CHECKING:
-    from voirdire.web.errors import ViewerError
-    from voirdire.web.export import export_file
-    from voirdire.web.notebook import html_of
-    from voirdire.web.review_run import LabelRefused, ReviewRun, review_run, review_summary
-    from voirdire.web.server import Viewer
+    from voirdire.web.errors import ViewerError as ViewerError
+    from voirdire.web.export import export_file as export_file
+    from voirdire.web.notebook import html_of as html_of
+    from voirdire.web.review_run import (
+        LabelRefused as LabelRefused,
+        ReviewRun as ReviewRun,
+        review_run as review_run,
+        review_summary as review_summary,
+    )
+    from voirdire.web.server import Viewer as Viewer
 
-# What runs: each name's module is imported at the name's first use (voirdire.base.faces).
-__getattr__ = lazy_face(
-    __name__,
-    {
-        "voirdire.web.errors": ("ViewerError",),
-        "voirdire.web.export": ("export_file",),
-        "voirdire.web.notebook": ("html_of",),
-        "voirdire.web.review_run": ("LabelRefused", "ReviewRun", "review_run", "review_summary"),
-        "voirdire.web.server": ("Viewer",),
-    },
-)
-
-__all__ = [
-    "LabelRefused",
-    "ReviewRun",
-    "Viewer",
-    "ViewerError",
-    "export_file",
-    "html_of",
-    "review_run",
-    "review_summary",
-]
+# Every name re-exported above (`X as X`) is exported, imported at its first use (voirdire.base.faces).
+__getattr__, __dir__, __all__ = lazy_face(__name__)

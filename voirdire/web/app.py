@@ -23,6 +23,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from voirdire.base import VoirdireError
 from voirdire.chat import chat_of
 from voirdire.reports import Prices, load_prices, run_cost
 from voirdire.web import across, certificate, compare, review, search
@@ -179,7 +180,10 @@ class Pages:
         index = self.library.get(request.query_params.get("key", ""))
         if index is None:
             return JSONResponse({"version": "gone"}, status_code=404)
-        index.refresh()
+        try:
+            index.refresh()
+        except ViewerError:  # moved, deleted or unreadable since the page was served: the page says so on reload
+            return JSONResponse({"version": "gone"}, status_code=404)
         sid = request.query_params.get("session")
         if sid:
             a = index.session(sid)
@@ -214,7 +218,12 @@ async def error_page(request: Request, exc: Exception) -> Response:
 
 async def internal_error(request: Request, exc: Exception) -> Response:
     """A bug's page: no internals shown, and the security headers set here, since Starlette answers an unhandled
-    exception outside every middleware (``SecurityHeaders`` included)."""
+    exception outside every middleware (``SecurityHeaders`` included). A ``VoirdireError`` that a page did not
+    catch is what is wrong with a file on disk, in the words meant for the user: its page says that (422)."""
+    if isinstance(exc, VoirdireError):
+        response = page("error.html", status_code=422, status=422, detail=str(exc), version="")
+        response.headers.update(SECURITY_HEADERS)
+        return response
     response = page("error.html", status_code=500, status=500, detail="internal error", version="")
     response.headers.update(SECURITY_HEADERS)
     return response

@@ -55,8 +55,7 @@ def run_certificate(
 
 
 def _make(index: TranscriptIndex, prices: Any) -> tuple[Certificate | None, list[tuple[str, str]], str | None]:
-    from voirdire.analysis import PlotsUnavailable, require
-    from voirdire.analysis import render as draw
+    from voirdire.analysis import PlotsUnavailable, render as draw, require
     from voirdire.registry import registrations
     from voirdire.reports import report_file
 

@@ -25,6 +25,7 @@ from voirdire.analysis import CompareError, Comparison, RunOverviews, compare, c
 from voirdire.base import VoirdireError
 from voirdire.chat import chat_of
 from voirdire.reports import Chart, Overview, run_cost, slug
+from voirdire.web.errors import ViewerError
 from voirdire.web.render import render
 
 if TYPE_CHECKING:
@@ -138,7 +139,10 @@ def _chosen(pages: Pages, request: Request) -> list[tuple[str, TranscriptIndex]]
         index = pages.library.get(key)
         if index is None:
             raise HTTPException(404, f"no transcript {key!r} here")
-        index.refresh()
+        try:
+            index.refresh()
+        except ViewerError as exc:  # gone, or a header this voirdire cannot read: said, as a run's page says it
+            raise HTTPException(404, str(exc)) from None
         chosen.append((key, index))
     return chosen
 

@@ -26,8 +26,7 @@ from voirdire.web.render import asset, inline_css, render, style_hash
 def report_and_charts(index: TranscriptIndex, prices: Prices) -> tuple[str, list[tuple[str, str]], list[LeftOut]]:
     """The run's report as ``voirdire report`` prints it, its charts as ``data:`` SVG images (title, URI; none
     without matplotlib) and the charts left out with why, from one reading of the transcript."""
-    from voirdire.analysis import PlotsUnavailable, require, transcript_charts
-    from voirdire.analysis import render as draw
+    from voirdire.analysis import PlotsUnavailable, render as draw, require, transcript_charts
 
     left: list[LeftOut] = []
     try:
@@ -98,7 +97,12 @@ def export_file(
         raise ViewerError(f"{path}: not a voirdire transcript (its first line is not a run header)")
     if target.is_dir():
         raise ViewerError(f"{target}: is a folder; give the HTML file to write")
-    html = export_html(TranscriptIndex(path, persist=False), [session] if session else None, prices)
+    index = TranscriptIndex(path, persist=False)
+    index.refresh()
+    if index.problems:  # a damaged line: an error, as ``show``, ``report`` and ``export`` make it, not a page
+        more = f" (and {len(index.problems) - 1} more)" if len(index.problems) > 1 else ""
+        raise ViewerError(f"{index.problems[0]}{more}")
+    html = export_html(index, [session] if session else None, prices)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(html, encoding="utf-8")

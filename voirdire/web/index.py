@@ -182,6 +182,8 @@ class TranscriptIndex:
         self.size = 0  # bytes indexed (whole lines only)
         self.lines = 0
         self.mtime_ns = 0
+        self.file = ""  # the transcript's device and inode when indexed ("" unknown): another file in its place
+        self.whole = False  # whether the index covered all of the file when ``mtime_ns`` was taken
         self.headers: list[HeaderRef] = []
         self.problems: list[str] = []
         self._tail_digest = ""
@@ -213,26 +215,57 @@ class TranscriptIndex:
     def refresh(self) -> bool:
         """Index what was appended since the last call; re-index a file that was rewritten. True if it changed."""
         with self._lock:
-            self._open()
             try:
-                st = self.path.stat()
-            except OSError as exc:
-                raise ViewerError(f"{self.path}: {exc.strerror or exc}") from None
-            if st.st_size == self.size and st.st_mtime_ns == self.mtime_ns:
-                return False
-            self._follow()
-            if st.st_size < self.size or not self._appended_only():
-                self._reset()
-                self._rebuilt = True
-            try:
-                changed = self._scan(st.st_size)
-            except _Forged:  # a stored attempt the new lines add to does not check out: everything read afresh
-                self._reset()
-                self._rebuilt = True
-                changed = self._scan(st.st_size)
-            self.mtime_ns = st.st_mtime_ns
-            self._save_meta()
-            return changed
+                return self._refresh()
+            except sqlite3.Error:
+                # The index file was removed or replaced under the open connection (SQLite then refuses every
+                # write: "attempt to write a readonly database"): it is opened again, and the run indexed afresh.
+                self._reopen()
+                return self._refresh()
+
+    def _reopen(self) -> None:
+        if self._ledger is not None:
+            self._ledger.close()
+        self._ledger, self._loaded = None, False
+        self.size = self.lines = 0
+        self.mtime_ns, self.file, self.whole = 0, "", False
+        self._open()
+        self._reset()
+        self._rebuilt = True
+
+    def _rewritten(self, st: os.stat_result) -> bool:
+        """Whether the file is no longer (a longer copy of) the one indexed: another file put in its place, a
+        shorter one, one of the same size modified since, or one whose last indexed bytes changed."""
+        if self.file and self.file != f"{st.st_dev}:{st.st_ino}":
+            return True
+        if st.st_size < self.size:
+            return True
+        if self.whole and st.st_size == self.size and st.st_mtime_ns != self.mtime_ns:
+            return True  # written in place (an append makes it longer)
+        return not self._appended_only()
+
+    def _refresh(self) -> bool:
+        self._open()
+        try:
+            st = self.path.stat()
+        except OSError as exc:
+            raise ViewerError(f"{self.path}: {exc.strerror or exc}") from None
+        identity = f"{st.st_dev}:{st.st_ino}"
+        if st.st_size == self.size and st.st_mtime_ns == self.mtime_ns and self.file in ("", identity):
+            return False
+        self._follow()
+        if self._rewritten(st):
+            self._reset()
+            self._rebuilt = True
+        try:
+            changed = self._scan(st.st_size)
+        except _Forged:  # a stored attempt the new lines add to does not check out: everything read afresh
+            self._reset()
+            self._rebuilt = True
+            changed = self._scan(st.st_size)
+        self.mtime_ns, self.file, self.whole = st.st_mtime_ns, identity, self.size == st.st_size
+        self._save_meta()
+        return changed
 
     def _follow(self) -> None:
         """Take up what another process (a second viewer of the same file) wrote to the ledger since this one read
@@ -527,6 +560,7 @@ class TranscriptIndex:
             if not (isinstance(rid, str) and type(pos) is int and type(length) is int):
                 raise ValueError("headers")
         self.size, self.lines, self.mtime_ns = size, lines, mtime_ns
+        self.file, self.whole = str(meta.get("file", "")), meta.get("whole") == "1"
         self._tail_digest, self._gold = str(meta["tail"]), str(meta["gold"])
         self._hints = tuple(str(h) for h in hints)
         self.problems = [str(p) for p in problems]
@@ -544,6 +578,8 @@ class TranscriptIndex:
                 "size": str(self.size),
                 "lines": str(self.lines),
                 "mtime_ns": str(self.mtime_ns),
+                "file": self.file,
+                "whole": "1" if self.whole else "0",
                 "tail": self._tail_digest,
                 "hints": json.dumps(list(self._hints)),
                 "gold": self._gold,
@@ -692,7 +728,8 @@ class TranscriptIndex:
             except OSError as exc:
                 raise ViewerError(f"{self.path}: {exc.strerror or exc}") from None
             self._scan(st.st_size)
-            self.mtime_ns = st.st_mtime_ns
+            self.mtime_ns, self.file = st.st_mtime_ns, f"{st.st_dev}:{st.st_ino}"
+            self.whole = self.size == st.st_size
             self._save_meta()
 
     def sessions(self) -> list[Attempt]:

@@ -5,10 +5,12 @@ folder is read-only), holding one row per turn a reader searches for: the item (
 sender's role) and the verdict (role ``verdict``: the decision and its evidence). A table of session attempts keeps
 the item id, the run's protocol, the decision and which attempt counts (``voirdire.transcript.counting_attempt``'s
 rule: the last attempt that reached a verdict, else the latest), so filters and the choice of attempt are answered
-by SQL. The index follows the transcript index's rules (``voirdire.web.index``): it remembers the size it covered
-and a digest of the bytes before it, reads only the bytes appended since, and starts afresh when the file was
-rewritten or truncated. A build is one streamed pass, committed every few thousand rows (memory stays bounded by
-the batch, whatever the file's size), reporting the bytes done so far.
+by SQL. The index follows the transcript index's rules (``voirdire.web.index``): it remembers the file it covered
+(its device and inode), the size and modification time it saw, and a digest of the bytes before that size; it reads
+only the bytes appended since, and starts afresh when the file was rewritten: another file put in its place (``sed
+-i`` writes a new one), a shorter file, one of the same size modified since (a word rewritten in place), or one
+whose last indexed bytes changed. A build is one streamed pass, committed every few thousand rows (memory stays
+bounded by the batch, whatever the file's size), reporting the bytes done so far.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
@@ -87,6 +90,11 @@ class Hit:
         return [(t, m) for t, m in out if t]
 
 
+def _identity(st: os.stat_result) -> str:
+    """Which file this is (device and inode): a file put in another's place under its name is another."""
+    return f"{st.st_dev}:{st.st_ino}"
+
+
 def search_store(path: Path) -> Path:
     return path.with_name(f".{path.name}.search")
 
@@ -146,7 +154,10 @@ class RunSearch:
                 continue
             self.store = store
             return con
-        raise ViewerError(f"{self.path}: no place to keep its search index (its folder and the cache are read-only)")
+        raise ViewerError(
+            f"{self.path}: search is off for this run: no place to keep its index (its folder and the cache folder "
+            "are read-only)"
+        )
 
     @staticmethod
     def _meta(con: sqlite3.Connection) -> dict[str, str]:
@@ -157,21 +168,33 @@ class RunSearch:
             fh.seek(max(0, end - _TAIL))
             return hashlib.sha256(fh.read(end - max(0, end - _TAIL))).hexdigest()
 
-    def _start(self, con: sqlite3.Connection) -> tuple[int, int]:
-        """Where this index's reading begins (0 after clearing a rewritten file's index) and the file's size."""
+    def _stat(self) -> os.stat_result:
         try:
-            size = self.path.stat().st_size
+            return self.path.stat()
         except OSError as exc:
             raise ViewerError(f"{self.path}: {exc.strerror or exc}") from None
+
+    def _rewritten(self, meta: dict[str, str], st: os.stat_result) -> bool:
+        """Whether the file is no longer (a longer copy of) the one the index covers, by what its metadata says."""
+        done = int(meta.get("size", 0))
+        if not done:
+            return False
+        if meta.get("path") != str(self.path.resolve()) or meta.get("file") != _identity(st) or st.st_size < done:
+            return True
+        # The same size as all it indexed, modified since: written in place (an append makes it longer).
+        return st.st_size == done and meta.get("mtime") not in ("", str(st.st_mtime_ns))
+
+    def _start(self, con: sqlite3.Connection) -> tuple[int, os.stat_result]:
+        """Where this index's reading begins (0 after clearing a rewritten file's index) and the file's state."""
+        st = self._stat()
         meta = self._meta(con)
         done = int(meta.get("size", 0))
-        same = meta.get("path") == str(self.path.resolve())
-        if done and (not same or size < done or self._tail(done) != meta.get("tail")):
+        if done and (self._rewritten(meta, st) or self._tail(done) != meta.get("tail")):
             with con:
                 for table in ("meta", "runs", "sessions", "turns"):
                     con.execute(f"DELETE FROM {table}")  # our own table names
             self._protocols, self._seen, done = {}, set(), 0
-        return done, size
+        return done, st
 
     def stale(self) -> int:
         """Bytes of the transcript not indexed yet (the whole file when it was rewritten)."""
@@ -181,25 +204,25 @@ class RunSearch:
                 meta = self._meta(con)
             finally:
                 con.close()
-        size = self.path.stat().st_size
-        done = int(meta.get("size", 0))
-        if meta.get("path") not in (None, str(self.path.resolve())) or size < done:
-            return size
-        return size - done
+        st = self._stat()
+        if self._rewritten(meta, st):
+            return st.st_size
+        return max(0, st.st_size - int(meta.get("size", 0)))
 
     def refresh(self, progress: Progress | None = None) -> int:
         """Index the whole lines appended since the last refresh (everything, after a rewrite); the bytes read."""
         with self.lock:
             con = self._open()
             try:
-                start, size = self._start(con)
+                start, st = self._start(con)
                 if not self._protocols:
                     self._protocols = dict(con.execute("SELECT rid, protocol FROM runs").fetchall())
-                return self._scan(con, start, size, progress) - start
+                return self._scan(con, start, st, progress) - start
             finally:
                 con.close()
 
-    def _scan(self, con: sqlite3.Connection, start: int, size: int, progress: Progress | None) -> int:
+    def _scan(self, con: sqlite3.Connection, start: int, st: os.stat_result, progress: Progress | None) -> int:
+        size = st.st_size
         rows: list[tuple[str, str, str, str, str, int | None]] = []
         pos = start
         with self.path.open("rb") as fh:
@@ -212,17 +235,20 @@ class RunSearch:
                     self._line(con, raw, rows)
                 pos += length
                 if len(rows) >= BATCH:
-                    self._commit(con, rows, pos)
+                    self._commit(con, rows, pos, st)
                     if progress:
                         progress(pos - start, size - start)
-        self._commit(con, rows, pos)
+        self._commit(con, rows, pos, st)
         if progress:
             progress(pos - start, size - start)
         return pos
 
-    def _commit(self, con: sqlite3.Connection, rows: list[Any], pos: int) -> None:
+    def _commit(self, con: sqlite3.Connection, rows: list[Any], pos: int, st: os.stat_result) -> None:
         con.executemany("INSERT INTO turns(text, sid, rid, role, kind, seq) VALUES (?,?,?,?,?,?)", rows)
         meta = {"version": str(SEARCH_VERSION), "path": str(self.path.resolve()), "size": str(pos)}
+        # The file as it was when the scan began; its modification time only when the index covers all of it (a
+        # torn last line left unread is cut later, which changes the time and not what was indexed).
+        meta |= {"file": _identity(st), "mtime": str(st.st_mtime_ns) if pos == st.st_size else ""}
         meta["tail"] = self._tail(pos) if pos else ""
         con.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)", meta.items())
         con.commit()
@@ -390,6 +416,7 @@ class Search:
         self._starting = threading.Lock()
         self.building: Building | None = None
         self._thread: threading.Thread | None = None
+        self.off: list[str] = []  # why the last query left runs out (no index could be kept for them)
 
     def runs(self) -> list[tuple[str, RunSearch]]:
         with self._lock:
@@ -443,12 +470,19 @@ class Search:
         b.finished = True
 
     def query(self, q: SearchQuery, limit: int | None = 500) -> list[RunHits]:
-        """The hits of ``q`` in every run, grouped by run (runs without hits left out), at most ``limit`` in all."""
+        """The hits of ``q`` in every run, grouped by run (runs without hits left out), at most ``limit`` in all.
+        A run whose index cannot be kept or read (a read-only folder and cache, a file gone) is left out, and why
+        is in ``off``."""
         out = []
         left = limit
+        self.off = []
         for key, run in self.runs():
             labelled = label_items(run.path, q.label) if q.label is not None else None
-            hits = run.query(q, labelled, left)
+            try:
+                hits = run.query(q, labelled, left)
+            except ViewerError as exc:
+                self.off.append(str(exc))
+                continue
             if hits:
                 out.append(RunHits(key, run.path, hits))
             if left is not None:
@@ -476,20 +510,21 @@ def search_page(pages: Any, request: Request) -> HTMLResponse:
     """``/search?q=...``: the query over every run, hits grouped by run; the build's progress while it runs."""
     text = request.query_params.get("q", "")
     search = search_of(pages.library)
-    problem, groups, building = None, [], None
+    problem, groups, building, off = None, [], None, []
     try:
         q = parse(text)
         if not q.empty:
             building = search.ready()
             if building is None:
                 groups = search.query(q, LIMIT)
+                off = search.off
     except QueryError as exc:
         problem = str(exc)
     shown = sum(len(g.hits) for g in groups)
     return HTMLResponse(
         render(
             "search.html", text=text, problem=problem, groups=groups, building=building, shown=shown, limit=LIMIT,
-            version="",
+            version="", off=off,
         ),
         status_code=400 if problem else 200,
     )

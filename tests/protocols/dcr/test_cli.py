@@ -11,8 +11,22 @@ import yaml
 from voirdire.cli import main
 from voirdire.transcript import load
 
-from .helpers import AMC as AMC_PROMPT
-from .helpers import ARTICLE, BAD, DCE, GOOD, RAI, S1, S2, S2_FIXED, SUMMARY, amc, dce, pairs_file, rai
+from .helpers import (
+    AMC as AMC_PROMPT,
+    ARTICLE,
+    BAD,
+    DCE,
+    GOOD,
+    RAI,
+    S1,
+    S2,
+    S2_FIXED,
+    SUMMARY,
+    amc,
+    dce,
+    pairs_file,
+    rai,
+)
 
 
 def scripts(tmp_path: Path) -> list[str]:

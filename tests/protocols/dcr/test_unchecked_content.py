@@ -22,8 +22,7 @@ from voirdire.protocols.dcr.coverage import Candidate, differences, same_facts
 from voirdire.protocols.dcr.dce import max_reasons, reply_schema
 from voirdire.transcript import ParseFailure, Transition, load
 
-from .helpers import AMC, DCE, GOOD, RAI, amc, dce, rai, run
-from .helpers import agents as scripted
+from .helpers import AMC, DCE, GOOD, RAI, agents as scripted, amc, dce, rai, run
 
 REFERENCE = (
     "The company hired eight engineers in March. The storm moved north over the coast. Sales increased in May. "
