@@ -155,6 +155,8 @@ class CallInfo(BaseAgentEvent):
     completion_tokens: int
     latency_s: float
     retries: int
+    cache_read_tokens: int = 0  # of prompt_tokens: read from the provider's prompt cache
+    cache_write_tokens: int = 0  # of prompt_tokens: written to it
     finish_reason: str | None
     cached: bool = False
     samples: list[str] = Field(
@@ -486,7 +488,12 @@ class ModelAgent(BaseChatAgent):
         if shared is not None:
             # shield: a waiter cancelled (its session stopped) must not cancel the request others wait on
             answered = await asyncio.shield(shared)
-            replies = [r.model_copy(update={"prompt_tokens": 0, "completion_tokens": 0}) for r in answered]
+            replies = [
+                r.model_copy(
+                    update={"prompt_tokens": 0, "completion_tokens": 0, "cache_read_tokens": 0, "cache_write_tokens": 0}
+                )
+                for r in answered
+            ]
         else:
             claim = self.sharing.claim(key) if self.sharing is not None and key is not None else None
             try:
@@ -511,6 +518,8 @@ class ModelAgent(BaseChatAgent):
             response=first.text,
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
+            cache_read_tokens=sum(r.cache_read_tokens for r in replies),
+            cache_write_tokens=sum(r.cache_write_tokens for r in replies),
             latency_s=round(time.perf_counter() - start, 4),
             retries=retries,
             finish_reason=first.finish_reason,
@@ -554,6 +563,8 @@ class ModelAgent(BaseChatAgent):
                     # the request's usage is booked on the first sample
                     prompt_tokens=done.usage.prompt_tokens if i == 0 else 0,
                     completion_tokens=done.usage.completion_tokens if i == 0 else 0,
+                    cache_read_tokens=done.cache_read_tokens if i == 0 else 0,
+                    cache_write_tokens=done.cache_write_tokens if i == 0 else 0,
                     finish_reason="cut" if cut else done.finish_reason,
                     enforcement=done.enforcement,
                 )
@@ -570,7 +581,7 @@ class ModelAgent(BaseChatAgent):
         autogen client is asked ``n`` times with the schema left out and its replies validated."""
         if isinstance(self.client, TextOnlyClient):
             return await self.client.complete(conversation, {**args, TIMEOUT_ARG: self.timeout}, n)
-        plain = {k: v for k, v in args.items() if k != "response_format"}
+        plain = {k: v for k, v in args.items() if k not in ("response_format", "prompt_cache")}  # ours alone
         results = []
         for _ in range(n):
             try:

@@ -82,6 +82,12 @@ class CrossExaminationParams(BaseModel):
         True,
         description="LMvLM (Majority)'s examinations run at once (they are independent, §4.1); off: one after another",
     )
+    adaptive: bool = Field(
+        False,
+        description="LMvLM (Majority) stops once its majority is decided: the first (N+1)/2 examinations run at "
+        "once, the rest only while they can still change the vote (off by default: §4.1 runs all three); the "
+        "verdict is the full procedure's",
+    )
     max_questions: int | None = Field(
         None,
         ge=1,
@@ -95,12 +101,16 @@ class CrossExaminationParams(BaseModel):
         data: dict[str, Any] = handler(self)
         if data.get("max_questions") is None:
             data.pop("max_questions", None)
+        if not data.get("adaptive"):  # likewise: a full Majority run names and resumes as before adaptive existed
+            data.pop("adaptive", None)
         return data
 
     @model_validator(mode="after")
     def _odd_examinations(self) -> CrossExaminationParams:
         if self.examinations % 2 == 0:
             raise ValueError("examinations must be odd so that a majority exists (LMvLM (Majority) uses 3)")
+        if self.adaptive and self.examinations == 1:
+            raise ValueError("adaptive stops a majority vote early: it needs examinations of 3 or more (--majority)")
         return self
 
 
@@ -276,15 +286,23 @@ class CrossExamination(Protocol[ClaimItem, CrossExaminationParams]):
         exams: list[Examination] = []
         if n > 1 and self.params.concurrent_examinations:
             # LMvLM (Majority): independent examinations, each from fresh conversations (the first one keeps the
-            # examinee's conversation that made the claim), run at once as branches of the session.
-            branches = [session.branch(f"e{k + 1}", fresh=k > 0 or not generated) for k in range(n)]
-            for k, b in enumerate(branches):
-                if k > 0 or not generated:
-                    brief_examinee(b, item, claim)
-            exams = list(await asyncio.gather(*(self.examine(b, claim, f"e{k + 1}.") for k, b in enumerate(branches))))
-            session.join(branches)
+            # examinee's conversation that made the claim), run at once as branches of the session. Adaptive: in
+            # rounds, each as many as the majority still needs; examination k is the same whichever rounds ran.
+            while len(exams) < n and (batch := self._still_needed(exams)):
+                first = len(exams)
+                ks = range(first, first + batch)
+                branches = [session.branch(f"e{k + 1}", fresh=k > 0 or not generated) for k in ks]
+                for k, b in enumerate(branches, first):
+                    if k > 0 or not generated:
+                        brief_examinee(b, item, claim)
+                exams += await asyncio.gather(
+                    *(self.examine(b, claim, f"e{k + 1}.") for k, b in enumerate(branches, first))
+                )
+                session.join(branches)
         else:
             for k in range(n):
+                if not self._still_needed(exams):
+                    break
                 if k > 0:  # each examination of LMvLM (Majority) starts from fresh conversations
                     await session.reset("examiner")
                     await session.reset("examinee")
@@ -293,19 +311,33 @@ class CrossExamination(Protocol[ClaimItem, CrossExaminationParams]):
                 exams.append(await self.examine(session, claim, f"e{k + 1}." if n > 1 else ""))
 
         rejections = sum(e.decision != "correct" for e in exams)
-        rejected = rejections > len(exams) / 2  # Majority: reject if at least two of three conclude false
+        rejected = rejections > n / 2  # Majority: reject if at least two of three conclude false
         session.enter("done", stage="verdict")
         majority = "incorrect" if rejected else "correct"
-        decision = exams[0].decision if len(exams) == 1 else majority
+        decision = exams[0].decision if n == 1 else majority
+        statistics: dict[str, Any] = {
+            "claim": claim,
+            "claim_generated": generated,
+            "examinations": [e.model_dump() | {"n_questions": e.n_questions} for e in exams],
+            "rejections": rejections,
+        }
+        if self.params.adaptive and n > 1:
+            statistics["examinations_planned"] = n
         return session.verdict(
             decision,
             accepted=not rejected,
             evidence=[e.conclusion for e in exams],
-            statistics={
-                "claim": claim,
-                "claim_generated": generated,
-                "examinations": [e.model_dump() | {"n_questions": e.n_questions} for e in exams],
-                "rejections": rejections,
-            },
-            guarantee=majority_margin([e.decision for e in exams]),
+            statistics=statistics,
+            guarantee=majority_margin([e.decision for e in exams], planned=n),
         )
+
+    def _still_needed(self, exams: list[Examination]) -> int:
+        """How many more examinations can decide the vote at once: all N, unless adaptive, where it is the
+        majority's (N+1)/2 less the larger side's votes so far (0 once one side has a majority: §4.1's verdict can
+        no longer change)."""
+        n = self.params.examinations
+        if not self.params.adaptive:
+            return n - len(exams)
+        reject = sum(e.decision != "correct" for e in exams)
+        need = n // 2 + 1
+        return max(0, need - max(reject, len(exams) - reject))

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar, NamedTuple
 
-from pydantic import BaseModel, Field, SkipValidation, field_serializer
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, SkipValidation, field_serializer, model_serializer
 
 from voirdire.kit import (
     DEFAULT_SEED,
@@ -67,6 +67,14 @@ class ExaminationStats(BaseModel):
     followup_iterations: Stat
     questions_per_iteration: Stat
     inconclusive_pct: float
+    planned: int | None = None  # adaptive Majority: the examinations the full procedure would have run
+
+    @model_serializer(mode="wrap")
+    def _planned_only_when_adaptive(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)  # a full procedure's statistics read as before adaptive existed
+        if data.get("planned") is None:
+            data.pop("planned", None)
+        return data
 
 
 class Report(BaseReport):
@@ -185,6 +193,8 @@ def scored(s: SessionRecord) -> Scored:
     row = {"id": s.item_id, "claim": claim, "decision": category(v.decision), "accepted": v.accepted, "gold": g}
     if v.guarantee is not None and v.guarantee.kind == "vote_margin":  # LMvLM (Majority), §4.1
         row["margin"] = v.guarantee.values.get("margin")
+    if outcome.examinations_planned is not None:  # adaptive Majority: what the full procedure would have run
+        row["planned"] = outcome.examinations_planned
     return Scored(row, _exams(outcome))
 
 
@@ -274,7 +284,11 @@ def _finish(values: Sequence[Scored], protocol: str, shared: dict[str, Any], ci:
     gold: list[bool] = []
     rejected: list[bool] = []
     table = _Table8()
+    planned, adaptive = 0, False
     for value in values:  # one pass: the values may be read back from the fold's spool
+        p = value.row.get("planned")
+        adaptive |= p is not None
+        planned += p if isinstance(p, int) else len(value.exams)
         g = value.row.get("gold")
         if value.row["decision"] is not None and g is not None:
             gold.append(bool(g))
@@ -284,6 +298,8 @@ def _finish(values: Sequence[Scored], protocol: str, shared: dict[str, Any], ci:
     table.close()
     n = len(gold)
     examination = table.stats()  # before the intervals import scipy: the lists it needs are gone by then
+    if examination is not None and adaptive:
+        examination.planned = planned
     intervals = _intervals(values, ci) if ci and n else {}
     if ci and len(table.claim):
         intervals |= _table8_intervals(table, ci)
@@ -346,8 +362,11 @@ def format_report(r: Report) -> str:
             )
     e = r.examination
     if e is not None:
+        ran = f"{e.examinations}"
+        if e.planned is not None:
+            ran += f" of {e.planned} planned (adaptive Majority: {e.planned - e.examinations} not needed)"
         lines += [
-            f"examinations: {e.examinations}   (Table 8 statistics, mean ± sd)",
+            f"examinations: {ran}   (Table 8 statistics, mean ± sd)",
             f"  # of questions                          {e.questions}",
             f"  # of follow-up questions per iteration  {e.followup_questions_per_iteration}",
             f"  # of follow-up iterations               {e.followup_iterations}",

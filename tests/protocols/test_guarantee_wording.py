@@ -43,6 +43,14 @@ CLAIMS: dict[str, list[tuple[str, str | None, str, str]]] = {
             "§4.1, LMvLM (Majority)",
         ),
         (
+            r"\d+–\d+ majority of \d+ examinations, "
+            r"(second|third|fourth|fifth|sixth|seventh|eighth|ninth|the other \d+) not needed \(adaptive\): "
+            r"the claim is (false \(rejected\)|correct \(accepted\))",
+            "lm-vs-lm-cross-examination.txt",
+            "We reject the claim in case at least two of the examinations concluded it is false.",
+            "§4.1, LMvLM (Majority): the examinations not run could not change the majority",
+        ),
+        (
             r"decisions (correct|incorrect|inconclusive)(, (correct|incorrect|inconclusive))*",
             None,
             "the examinations' own decisions, as recorded",
@@ -200,6 +208,23 @@ def test_lmvlm_vote_margin(n: int) -> None:
         assert g.statement.startswith(f"{won}–{lost} majority of {n} examinations")
         assert ("false (rejected)" in g.statement) is (reject > n / 2)
         assert g.values["reject_votes"] == reject and g.values["accept_votes"] == n - reject
+
+
+@pytest.mark.parametrize("n", [3, 5, 7])
+def test_lmvlm_adaptive_vote_margin_says_what_was_not_needed(n: int) -> None:
+    need = n // 2 + 1
+    for decisions in itertools.product(("correct", "incorrect", "inconclusive"), repeat=need):
+        reject = sum(d != "correct" for d in decisions)
+        if 0 < reject < need:
+            continue  # split: an adaptive run goes on
+        g = majority_margin(list(decisions), planned=n)
+        assert g is not None
+        check_wording("vote_margin", g.statement)
+        assert g.values["not_needed"] == n - need and g.values["examinations_planned"] == n
+        assert g.statement.startswith(f"{need}–0 majority of {n} examinations, ")
+        assert ("third not needed" in g.statement) is (n == 3)
+        assert ("false (rejected)" in g.statement) is (reject == need)
+        assert g.values["reject_votes"] + g.values["accept_votes"] == need  # the votes that ran
 
 
 # ---------------------------------------------------------------- No-Data, Lemma 1 and eq. (8)

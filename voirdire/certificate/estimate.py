@@ -48,7 +48,10 @@ class Earlier:
     prompt_tokens: dict[str, int] = field(default_factory=dict)
     completion_tokens: dict[str, int] = field(default_factory=dict)
     all_prompt_tokens: dict[str, int] = field(default_factory=dict)  # cached calls' too: what a call's prompt holds
+    cache_read_tokens: dict[str, int] = field(default_factory=dict)  # of the billed prompt tokens: the provider's
+    cache_write_tokens: dict[str, int] = field(default_factory=dict)  # prompt cache read and written
     observed: dict[str, list[float]] = field(default_factory=dict)
+    items: set[str] = field(default_factory=set)  # the items its sessions examined (repeats: several a session)
 
     def prompt_per_call(self, role: str) -> float | None:
         calls = self.calls.get(role)
@@ -92,6 +95,7 @@ class Estimate:
     expected_requests: int | None
     expected_cost: Cost | None
     declared: bool = True
+    stop_when_decided: float | None = None  # sequential repeats at this share (--stop-when-decided)
 
     @property
     def bounded(self) -> bool:
@@ -134,6 +138,7 @@ class Estimate:
             "earlier_transcript": str(self.earlier.path) if self.earlier else None,
             "expected_requests": self.expected_requests,
             "expected_cost_usd": self.expected_cost.usd if self.expected_cost else None,
+            **({"stop_when_decided": self.stop_when_decided} if self.stop_when_decided is not None else {}),
         }
 
     def text(self) -> str:
@@ -162,6 +167,12 @@ class Estimate:
         lines.append(self._cost_line())
         if self.paper:
             lines.append(f"budget: {self.paper}")
+        if self.stop_when_decided is not None and self.repeats > 1:
+            lines.append(
+                f"sequential repeats (--stop-when-decided at {self.stop_when_decided:g}): at most {self.repeats} "
+                f"an item (the bound above), at least {_fewest(self.repeats, self.stop_when_decided)}; the expected "
+                "figures take the repeats an earlier sequential run used per item"
+            )
         lines.append(self._earlier_line())
         return lines
 
@@ -239,8 +250,11 @@ def read_earlier(path: Path, budget: CallBudget | None) -> Earlier:
             if not record.cached:
                 seen.prompt_tokens[r] = seen.prompt_tokens.get(r, 0) + record.usage.prompt_tokens
                 seen.completion_tokens[r] = seen.completion_tokens.get(r, 0) + record.usage.completion_tokens
+                seen.cache_read_tokens[r] = seen.cache_read_tokens.get(r, 0) + record.usage.cache_read_tokens
+                seen.cache_write_tokens[r] = seen.cache_write_tokens.get(r, 0) + record.usage.cache_write_tokens
         elif isinstance(record, SessionStart):
             started.add(record.session_id)
+            seen.items.add(record.item_id or record.session_id)
         elif isinstance(record, Verdict):
             seen.sessions += 1
             for name, observe in observers.items():
@@ -269,6 +283,7 @@ def estimate_run(
     *,
     out: Path,
     repeats: int = 1,
+    stop_when_decided: float | None = None,
 ) -> Estimate:
     """The estimate of running ``protocol`` on ``items`` (each ``repeats`` times) with these roles and prices; the
     earlier transcript is looked for at ``out`` (the run's own transcript) and beside it. The budget is the one
@@ -315,7 +330,11 @@ def estimate_run(
         lines.append(line)
         _add(usage, label, (line.prompt_tokens, line.completion_tokens, requests))
         _add(completions, label, (0, line.completion_tokens, requests))
-    expected_requests, expected_cost = _expected(earlier, labels, len(items) * repeats, prices)
+    sessions: float = len(items) * repeats
+    if stop_when_decided is not None and earlier is not None and earlier.items and repeats > 1:
+        # Sequential repeats: the repeats an item used in the earlier run, at most this run's.
+        sessions = len(items) * min(repeats, earlier.sessions / len(earlier.items))
+    expected_requests, expected_cost = _expected(earlier, labels, sessions, prices)
     return Estimate(
         protocol=protocol.name,
         items=len(items),
@@ -328,7 +347,15 @@ def estimate_run(
         earlier=earlier,
         expected_requests=expected_requests,
         expected_cost=expected_cost,
+        stop_when_decided=stop_when_decided,
     )
+
+
+def _fewest(repeats: int, decided_at: float) -> int:
+    """The fewest repeats after which an item's status can be settled (``executors.sequential``)."""
+    from voirdire.executors import additional
+
+    return additional({}, 0, repeats, repeats, decided_at)
 
 
 def _default_prompt_tokens(protocol: Protocol[Any, Any], items: Sequence[BaseModel]) -> float:
@@ -338,21 +365,23 @@ def _default_prompt_tokens(protocol: Protocol[Any, Any], items: Sequence[BaseMod
     return (item_chars + _prompt_chars(protocol)) / CHARS_PER_TOKEN
 
 
-def _add(usage: dict[str, tuple[int, int, int]], label: str, more: tuple[int, int, int]) -> None:
-    was = usage.get(label, (0, 0, 0))
-    usage[label] = (was[0] + more[0], was[1] + more[1], was[2] + more[2])
+def _add(usage: dict[str, tuple[int, ...]], label: str, more: tuple[int, ...]) -> None:
+    was = usage.get(label, (0,) * len(more))
+    usage[label] = tuple(a + b for a, b in zip(was, more, strict=True))
 
 
 def _expected(
-    earlier: Earlier | None, labels: Mapping[str, str], sessions: int, prices: Prices
+    earlier: Earlier | None, labels: Mapping[str, str], sessions: float, prices: Prices
 ) -> tuple[int | None, Cost | None]:
-    """An earlier run's requests and billed tokens per finished session, times this run's sessions."""
+    """An earlier run's requests and billed tokens per finished session, times this run's sessions; the tokens its
+    provider's prompt cache read and wrote are priced at their own rates, as the earlier run was billed."""
     if earlier is None or not earlier.sessions:
         return None, None
     scale = sessions / earlier.sessions
-    usage: dict[str, tuple[int, int, int]] = {}
+    usage: dict[str, tuple[int, ...]] = {}
     for role, requests in earlier.requests.items():
         prompt, completion = earlier.prompt_tokens.get(role, 0), earlier.completion_tokens.get(role, 0)
-        scaled = (round(prompt * scale), round(completion * scale), round(requests * scale))
+        read, write = earlier.cache_read_tokens.get(role, 0), earlier.cache_write_tokens.get(role, 0)
+        scaled = tuple(round(x * scale) for x in (prompt, completion, requests, read, write))
         _add(usage, labels.get(role, role), scaled)
     return round(sum(earlier.requests.values()) * scale), run_cost(usage, prices)

@@ -333,8 +333,9 @@ class Chat:
     """role -> the model spec the run header binds it to"""
     colors: dict[str, str]
     """role -> ANSI SGR code from the display hints"""
-    billed: dict[str, tuple[int, int, int]] = field(default_factory=dict)
-    """model label -> billed prompt tokens, billed completion tokens, requests (``voirdire.reports.prices.run_cost``)"""
+    billed: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    """model label -> billed prompt tokens, billed completion tokens, requests, provider cache reads and writes
+    (``voirdire.reports.prices.run_cost``)"""
 
     @property
     def verdict(self) -> Outcome | None:
@@ -405,7 +406,7 @@ def chat_of(session: SessionRecord, header: RunHeader | None = None, *, merge: b
     totals: dict[str, RoleTotals] = {}
     waiting: dict[str, list[Bubble]] = {}  # role -> messages it has been sent since its last reply
     calls: dict[str, Call] = {}  # role -> the call whose reply has not been recorded yet
-    billed: dict[str, tuple[int, int, int]] = {}
+    billed: dict[str, tuple[int, ...]] = {}
     sampling: dict[tuple[str, str | None], Bubble] = {}  # (role, lane) -> the bubble of a call drawing k samples
     last: Bubble | None = None  # the reply just read: a parse failure right after it is that reply's
     for e in reading_order(session.events):
@@ -491,7 +492,7 @@ def _divider(e: Transition, lane: str | None, hints: DisplayHints, edges: Mappin
 
 
 def _record_call(
-    e: ModelCall, calls: dict[str, Call], totals: dict[str, RoleTotals], billed: dict[str, tuple[int, int, int]]
+    e: ModelCall, calls: dict[str, Call], totals: dict[str, RoleTotals], billed: dict[str, tuple[int, ...]]
 ) -> None:
     """A model call: the call its role's next reply shows, the role's totals, and what its model billed."""
     call = Call(
@@ -508,10 +509,11 @@ def _record_call(
     )
     calls[e.role] = call
     totals.setdefault(e.role, RoleTotals(e.role)).add(call)
-    p, c, r = billed.get(e.model, (0, 0, 0))
+    p, c, r, read, write = billed.get(e.model, (0, 0, 0, 0, 0))
     if not e.cached:
         p, c = p + e.usage.prompt_tokens, c + e.usage.completion_tokens
-    billed[e.model] = (p, c, r + e.requests)
+        read, write = read + e.usage.cache_read_tokens, write + e.usage.cache_write_tokens
+    billed[e.model] = (p, c, r + e.requests, read, write)
 
 
 def _bubble(e: Message, lane: str | None, waiting: dict[str, list[Bubble]], calls: dict[str, Call]) -> Bubble:

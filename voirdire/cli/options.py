@@ -90,6 +90,16 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _usd(text: str) -> float:
+    try:
+        value = float(text.strip().removeprefix("$"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an amount of USD such as 2.50, not {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive amount of USD, got {text}")
+    return value
+
+
 SHARED_HELP = {
     "max_tokens": "bound every reply (default 256)",
     "temperature": "sampling temperature for every role (default 0: greedy)",
@@ -108,7 +118,7 @@ def add_model_options(p: argparse.ArgumentParser, help: Mapping[str, str] | None
     g.add_argument(
         "--config", type=Path,
         help="TOML run config with [roles.NAME] tables: model, temperature, max_tokens, seed, structured, timeout, "
-        "max_retries, api_key_env",
+        "max_retries, api_key_env, prompt_cache",
     )  # fmt: skip
     g.add_argument("--max-tokens", type=between(1, MAX_TOKENS, "tokens"), metavar="N", help=texts["max_tokens"])
     g.add_argument("--temperature", type=float, help=texts["temperature"])
@@ -134,6 +144,11 @@ def add_model_options(p: argparse.ArgumentParser, help: Mapping[str, str] | None
         help="ask every role for its closed answers through a reply schema the backend enforces (a grammar for "
         "llama.cpp, response_format for OpenAI-compatible endpoints) instead of reading the paper's free text; "
         "per role: structured = true in the --config table",
+    )  # fmt: skip
+    g.add_argument(
+        "--no-prompt-cache", action="store_true",
+        help="send no prompt-cache marks (Anthropic's cache_control breakpoints on the stable prefix, set by default "
+        "when it is long enough); per role: prompt_cache = false in the --config table. OpenAI caches on its own",
     )  # fmt: skip
 
 
@@ -172,6 +187,12 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
         "started are left for a re-run to resume (exit status 4); default: more than half of them, and more than 10",
     )  # fmt: skip
     g.add_argument(
+        "--max-cost", type=_usd, metavar="USD",
+        help="stop the run once what its model calls were billed, with what the sessions in flight are expected to "
+        "cost, reaches USD (priced as the report prices, --prices included); the sessions in flight finish, the "
+        "rest are left for a re-run to resume (exit status 4). One process only (--workers 1)",
+    )  # fmt: skip
+    g.add_argument(
         "--session-timeout", type=_seconds, metavar="SECONDS",
         help="end a session that runs longer than this as an error (the others go on); without it a session takes "
         "at most its calls' own bounds, see docs/reliability.md",
@@ -194,6 +215,11 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
         "--repeats", type=between(1, MAX_REPEATS, "sessions per item"), default=1, metavar="N",
         help="examine each item N times, as N sessions ITEM@r1..ITEM@rN with seeds of their own and no reply cache; "
         "the report adds each item's verdicts, decided or undecided (--decided-at), and the flip rate (default 1)",
+    )  # fmt: skip
+    g.add_argument(
+        "--stop-when-decided", action="store_true",
+        help="with --repeats N: stop an item's repeats once its decided or undecided status at --decided-at can no "
+        "longer change (the statuses are those of N full repeats; the report says how many each item used)",
     )  # fmt: skip
     g.add_argument(
         "--ray-address", metavar="ADDRESS",
@@ -247,6 +273,7 @@ class ModelOptions(BaseModel):
     max_retries: int | None = None
     api_key_env: tuple[str, ...] = ()
     structured: bool = False
+    no_prompt_cache: bool = False
 
     def given(self, key: str) -> bool:
         """Whether the flag that sets every role's ``key`` was given."""
@@ -291,6 +318,10 @@ class CommandOptions(BaseModel):
             coalesce=not given["no_coalesce"],
             session_timeout=given["session_timeout"],
             repeats=given["repeats"],
+            stop_when_decided=bool(given.get("stop_when_decided")),
+            **({"decided_at": given["decided_at"]} if given.get("decided_at") else {}),
+            max_cost=given.get("max_cost"),
+            prices=given.get("prices"),
         )
         return cls(
             models=ModelOptions.model_validate(given),

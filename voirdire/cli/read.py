@@ -42,7 +42,21 @@ def register(sub: Any) -> None:
     add_decided_at_option(rp)
     add_prices_option(rp)
     add_plot_options(rp)
+    rp.add_argument(
+        "--fail-under", type=_threshold, action="append", default=[], metavar="METRIC=VALUE",
+        help="exit 1 when the report's METRIC (accuracy, F1, kappa, as the report prints it; METRIC.low: the lower "
+        "end of its interval) is below VALUE (0.8 or 80%%), printing which; repeatable: a CI gate",
+    )  # fmt: skip
     rp.set_defaults(func=cmd_report)
+
+
+def _threshold(text: str) -> Any:
+    from voirdire.reports import GateError, Threshold
+
+    try:
+        return Threshold.parse(text)
+    except GateError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix(f"--fail-under {text!r}: ")) from None
 
 
 def add_ci_option(p: argparse.ArgumentParser) -> None:
@@ -191,6 +205,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         else:  # the report's rows hold the gold report_gold would read again, unless --decided-at moved them
             gold = gold_of_rows(report) if args.decided_at == DEFAULT_DECIDED_AT else None
             cert = reading.certificate(report, level=args.ci, gold_rows=gold)
+    # Before anything is printed: a threshold whose name finds no number is exit status 2. The rows are not read
+    # back for it (a folded report's rows come from its spool).
+    checks = _gate(args.fail_under, report, cert)
     # Masked like a run's output: model labels (endpoints) now appear in the usage lines and JSON.
     if args.json:
         # through pydantic's JSON, which writes an undefined number (nan) as null, never as bare NaN
@@ -199,4 +216,23 @@ def cmd_report(args: argparse.Namespace) -> int:
     else:
         print(mask_secrets(shown(report.text() + "\n" + cert.text())))
     write_plots(args, cert.charts())  # the certificate's charts beside the report's
+    failed = [c for c in checks if not c.passed]
+    for c in checks:
+        print(f"{'fail-under: FAILED' if not c.passed else 'fail-under: ok'}: {shown(c.text())}", file=sys.stderr)
+    if failed:
+        print(f"voirdire: {len(failed)} of {len(checks)} --fail-under thresholds not met (exit status 1)",
+              file=sys.stderr)  # fmt: skip
+        return 1
     return 0
+
+
+def _gate(thresholds: list[Any], report: Any, cert: Any) -> list[Any]:
+    from voirdire.reports import GateError, check_thresholds
+
+    if not thresholds:
+        return []
+    numbers = json.loads(report.model_dump_json(exclude={"rows"}))
+    try:
+        return check_thresholds(thresholds, numbers, {"certificate": json.loads(cert.model_dump_json())})
+    except GateError as exc:
+        raise CLIError(str(exc)) from None

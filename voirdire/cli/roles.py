@@ -27,6 +27,7 @@ SETTING_FLAGS = {
     "timeout": "--timeout",
     "max_retries": "--max-retries",
     "api_key_env": "--api-key-env",
+    "prompt_cache": "--no-prompt-cache",
 }
 
 
@@ -123,6 +124,7 @@ def roles_from_options(models: ModelOptions, *, forward_seed: bool = True) -> di
             ("structured", True if models.structured else None),
             ("timeout", models.timeout),
             ("max_retries", models.max_retries),
+            ("prompt_cache", False if models.no_prompt_cache else None),
         )
         if v is not None
     }

@@ -201,6 +201,10 @@ def cmd_run(reg: Registration, args: argparse.Namespace) -> int:
     for flag, path in (("--report", opts.report), ("--cache", opts.run.cache)):
         if path is not None:
             check_writable(path, flag)
+    if opts.run.max_cost is not None:  # what a session is expected to cost, before the run's first one ends
+        opts = opts.model_copy(update={"run": opts.run.model_copy(update={"session_cost": _session_cost(
+            reg, protocol, inputs.items, roles, prices, out, opts
+        )})})  # fmt: skip
     from voirdire.chat import live_mode
 
     live = live_mode(follow=args.follow, as_json=opts.as_json, single=inputs.single)
@@ -220,7 +224,7 @@ def cmd_run(reg: Registration, args: argparse.Namespace) -> int:
             result = run(protocol, inputs.items, opts, out, inputs.dataset, roles, live)
     except ResumeError as exc:  # said by the option that differs, not in the Python API's words
         raise CLIError(refusal(exc, spec.params, args.argv)) from None
-    started = len(result.session_ids) - result.skipped - result.not_started
+    started = len(result.session_ids) - result.skipped - result.not_started - result.not_needed
     live_report = None if resumed else folding.result(out, started=started)
     # else streamed: flat memory whatever its length
     report, folded = live_report or report_file(out, reg.fold, prices=prices, ci=ci, decided_at=decided_at)
@@ -250,12 +254,34 @@ def print_estimate(
 ) -> int:
     """``--estimate``: the run's requests and cost bounded (or estimated) from the protocol's declared budget."""
     repeats = int(getattr(opts.run, "repeats", 1) or 1)
-    found = estimate_run(reg.budget, protocol, items, roles, prices, out=out, repeats=repeats)
+    stop = opts.run.decided_at if opts.run.stop_when_decided else None
+    found = estimate_run(
+        reg.budget, protocol, items, roles, prices, out=out, repeats=repeats, stop_when_decided=stop
+    )
     if opts.as_json:
         print(json.dumps(mask_tree(found.payload()), indent=2, ensure_ascii=False))
     else:
         print(safe(mask_secrets(found.text())))
     return 0
+
+
+def _session_cost(
+    reg: Registration,
+    protocol: Protocol[Any, Any],
+    items: Sequence[BaseModel],
+    roles: dict[str, RoleSettings],
+    prices: Any,
+    out: Path,
+    opts: CommandOptions,
+) -> float | None:
+    """``--estimate``'s expected cost of one session, from an earlier transcript of the same protocol and models;
+    None without one. Not its bound: that errs high (completions at max_tokens), and a budget held to it would stop
+    a run before its first session ended."""
+    repeats = int(opts.run.repeats or 1)
+    found = estimate_run(reg.budget, protocol, items, roles, prices, out=out, repeats=repeats)
+    usd = found.expected_cost.usd if found.expected_cost is not None else None
+    sessions = len(items) * repeats
+    return usd / sessions if usd is not None and sessions else None
 
 
 def otel_export(args: argparse.Namespace, out: Path) -> AbstractContextManager[object]:
@@ -332,8 +358,9 @@ def finish(opts: CommandOptions, result: RunResult, payload: dict[str, Any], tex
     ``--max-errors`` stopped the run. Failed and unstarted sessions are resumed by running the command again.
     """
     payload = mask_tree(
-        {**payload, "retries": result.retries, "stopped": result.stopped, "not_started": result.not_started}
-    )
+        {**payload, "retries": result.retries, "stopped": result.stopped, "not_started": result.not_started,
+         **({"not_needed": result.not_needed} if result.not_needed else {})}
+    )  # fmt: skip
     if opts.report:
         write_atomic(opts.report, json.dumps(payload, indent=2, ensure_ascii=False), "--report")
     if opts.as_json:
@@ -341,11 +368,12 @@ def finish(opts: CommandOptions, result: RunResult, payload: dict[str, Any], tex
     else:
         print(safe(mask_secrets(text)))
         if timing:
-            ran = len(result.session_ids) - result.skipped - result.not_started
+            ran = len(result.session_ids) - result.skipped - result.not_started - result.not_needed
             retried = f", {result.retries} model calls retried" if result.retries else ""
+            needed = f", {result.not_needed} repeats not needed (--stop-when-decided)" if result.not_needed else ""
             print(
                 f"time: {result.elapsed_s:.1f}s for {ran} sessions ({result.skipped} resumed from the "
-                f"transcript{retried})"
+                f"transcript{retried}{needed})"
             )
         print(f"{'' if timing else chr(10)}transcript: {result.out}")
     # Sessions that met the error which stopped the run (a down endpoint) are counted in its one message.

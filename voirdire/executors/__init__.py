@@ -32,6 +32,12 @@ if TYPE_CHECKING:
         repeat_seed as repeat_seed,
         split_repeat as split_repeat,
     )
+    from voirdire.executors.sequential import (
+        SequentialRepeats as SequentialRepeats,
+        additional as additional,
+        settled as settled,
+    )
+    from voirdire.executors.spend import CostBudget as CostBudget
 
 # Every name re-exported above (`X as X`) is exported, imported at its first use (voirdire.base.faces).
 __getattr__, __dir__, __all__ = lazy_face(__name__)

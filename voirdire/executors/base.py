@@ -46,6 +46,8 @@ from voirdire.transcript import Line, ResponseCache, RunHeader, TranscriptWriter
 if TYPE_CHECKING:
     from autogen_agentchat.agents import BaseChatAgent
 
+    from voirdire.executors.spend import CostBudget
+
 OnRetry = Callable[[str, BaseException, float], None]
 Limits = dict[str, tuple[int, int]]  # endpoint label -> (current limit, requests in flight)
 
@@ -74,6 +76,9 @@ class RunResult(HtmlDisplay, BaseModel):
     retries: int = Field(0, description="model calls retried, over all sessions")
     stopped: str | None = Field(None, description="why the run stopped before its last session (max_errors)")
     not_started: int = Field(0, description="sessions never started because the run stopped")
+    not_needed: int = Field(
+        0, description="repeats never run: their item's status was settled (stop_when_decided)"
+    )
 
 
 _LINE: TypeAdapter[Any] = TypeAdapter(Line)
@@ -121,6 +126,7 @@ class SessionOptions:
     coalesce: bool = True  # identical deterministic requests of a session sent once (Session)
     session_timeout: float | None = None  # seconds a session may take in all (SessionTimeout); None: no limit
     repeats: int = 1  # sessions per item (voirdire.executors.repeats): above 1, session ids carry the repeat
+    stop_when_decided: float | None = None  # sequential repeats at this --decided-at (voirdire.executors.sequential)
 
     def check(self) -> None:
         """What cannot run, said before anything is written: the one rule for these values."""
@@ -249,7 +255,9 @@ class SessionRunner:
         session.start(item_id, item.model_dump(mode="json"))
         if repeat is not None:
             seeds = {r: s.seed for r, s in bound.items()}
-            session.note(REPEAT_STEP, index=repeat, repeats=job.options.repeats, seeds=seeds)
+            rule = job.options.stop_when_decided
+            more = {"stop_when_decided": rule} if rule is not None else {}  # the stopping rule, for the report
+            session.note(REPEAT_STEP, index=repeat, repeats=job.options.repeats, seeds=seeds, **more)
         deadline = asyncio.timeout(job.options.session_timeout)
         try:
             async with deadline:
@@ -359,8 +367,11 @@ class Tally:
         budget: str,
         bar: Any,
         keep_verdicts: bool = True,
+        spend: CostBudget | None = None,
     ) -> None:
         self.result = result
+        self.spend = spend  # --max-cost: the billed cost, fed by the transcript's records
+        self.gate: Any = None  # sequential repeats (executors.sequential): told each session's decision
         self.left = left  # sessions this run has to run
         self.allowed = allowed
         self.budget = budget
@@ -378,6 +389,10 @@ class Tally:
     def start(self) -> bool:
         """Count a session as started; False once the run has stopped, when it must not start."""
         if self.stopped:
+            return False
+        spend = self.spend
+        if spend is not None and spend.exhausted(self.started - self.ended):
+            self.stop(spend.reason(self.started - self.ended, self.left - self.started))
             return False
         self.started += 1
         return True
@@ -399,6 +414,14 @@ class Tally:
         elif verdict is not None and self.keep_verdicts:
             result.verdicts[sid] = verdict
         self.ended += 1
+        if self.gate is not None:
+            self.gate.ended(sid, verdict.decision if verdict is not None and error is None else None)
+        if self.spend is not None:
+            self.spend.session_ended()
+            skipped = self.gate.skipped if self.gate is not None else 0
+            left = self.left - self.started - skipped  # a budget reached by the last session stops nothing
+            if left > 0 and self.spend.exhausted(self.started - self.ended):
+                self.stop(self.spend.reason(self.started - self.ended, left))
         self.show()
         if self.bar is not None:
             self.bar.update(1)
@@ -413,11 +436,15 @@ class Tally:
         """No further session starts (the first reason is kept)."""
         if self.result.stopped is None:
             self.result.stopped = why
+        if self.gate is not None:
+            self.gate.stop()
 
     def finish(self) -> None:
         """The sessions never started, once the run is over."""
+        skipped = self.gate.skipped if self.gate is not None else 0
+        self.result.not_needed = skipped
         if self.stopped:
-            self.result.not_started = self.left - self.started
+            self.result.not_started = self.left - self.started - skipped
 
     def show(self) -> None:
         if self.bar is None:

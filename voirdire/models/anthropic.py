@@ -7,6 +7,15 @@ API has no other place for it), ``max_tokens`` is always sent (the API requires 
 whose ``input_schema`` is the schema, and ``tool_choice`` forcing it, so the reply is the tool call's input (JSON
 that fits the schema). ``n`` samples are ``n`` requests.
 
+Prompt caching (Anthropic's ``cache_control``): the stable prefix of a request, its system text and the
+conversation before the newest turn, gets a breakpoint at its end when it is at least the model's minimum cacheable
+length (``cache_minimum``: 1,024 tokens, 2,048 for the Haiku 3 models, 4,096 for Opus 4.5 and Haiku 4.5; counted at
+four characters a token, so a prefix near the minimum may go unmarked or be marked and not cached, which costs
+nothing). The system text gets its own breakpoint when it alone is that long. The next request of the same
+conversation then reads the prefix from the cache (billed at ``cached_input``); writing it costs ``cache_write``.
+The reply's ``cache_read_input_tokens`` and ``cache_creation_input_tokens`` are recorded apart from the uncached
+``input_tokens``. ``prompt_cache = false`` for a role (``--no-prompt-cache``) sends no breakpoint.
+
 The key is ``ANTHROPIC_API_KEY`` (or the role's ``api_key_env``), sent as ``x-api-key``; ``ANTHROPIC_BASE_URL``
 replaces ``https://api.anthropic.com``. A 429 with ``retry-after`` and a 529 ("overloaded") are transient: the
 role's retry policy waits as the server asks (``voirdire.agents.model_agent``).
@@ -30,6 +39,33 @@ BASE_URL_ENV = "ANTHROPIC_BASE_URL"
 API_VERSION = "2023-06-01"
 """The ``anthropic-version`` header: the Messages API's version (the only one it has)."""
 _STOPS = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "stop", "max_tokens": "length"}
+CACHE_CHARS_PER_TOKEN = 4  # the prefix's length in tokens, estimated without the model's tokenizer
+EPHEMERAL = {"type": "ephemeral"}
+# The minimum cacheable prompt per model family (Anthropic's prompt-caching guide, November 2025); others: 1,024.
+_CACHE_MINIMUMS = (("opus-4-5", 4096), ("haiku-4-5", 4096), ("3-5-haiku", 2048), ("3-haiku", 2048))
+
+
+def cache_minimum(model: str) -> int:
+    """The fewest prompt tokens ``model`` caches: a shorter prefix marked for the cache is not cached."""
+    return next((n for name, n in _CACHE_MINIMUMS if name in model), 1024)
+
+
+def cache_breakpoints(system: str, conversation: list[dict[str, Any]], minimum: int) -> tuple[Any, int]:
+    """The system (text, or blocks with a breakpoint) and the conversation with a breakpoint on the last turn
+    before the newest, where the prefix up to it is at least ``minimum`` tokens; and the breakpoints set."""
+    marks = 0
+    size = len(system) // CACHE_CHARS_PER_TOKEN
+    out_system: Any = system
+    if system and size >= minimum:
+        out_system = [{"type": "text", "text": system, "cache_control": EPHEMERAL}]
+        marks += 1
+    if len(conversation) >= 2:
+        size += sum(len(turn["content"]) for turn in conversation[:-1]) // CACHE_CHARS_PER_TOKEN
+        if size >= minimum:
+            stable = conversation[-2]
+            stable["content"] = [{"type": "text", "text": stable["content"], "cache_control": EPHEMERAL}]
+            marks += 1
+    return out_system, marks
 
 
 def base_url() -> str:
@@ -43,10 +79,10 @@ def messages_url(base: str) -> str:
     return f"{base}/messages" if base.endswith("/v1") else f"{base}/v1/messages"
 
 
-def turns(messages: Sequence[LLMMessage]) -> tuple[str, list[dict[str, str]]]:
+def turns(messages: Sequence[LLMMessage]) -> tuple[str, list[dict[str, Any]]]:
     """The system text and the alternating turns the API takes, starting with the user's."""
     system: list[str] = []
-    out: list[dict[str, str]] = []
+    out: list[dict[str, Any]] = []
     for m in messages:
         text = text_of(m)
         if isinstance(m, SystemMessage) and not out:
@@ -81,8 +117,11 @@ class AnthropicClient(NativeChatClient):
     ) -> dict[str, Any]:
         system, conversation = turns(messages)
         body: dict[str, Any] = {"model": self.model, "max_tokens": int(args.get("max_tokens") or 256)}
+        marked: Any = system
+        if args.get("prompt_cache", True):
+            marked, _ = cache_breakpoints(system, conversation, cache_minimum(self.model))
         if system:
-            body["system"] = system
+            body["system"] = marked
         body["messages"] = conversation
         for key in ("temperature", "top_p"):
             if args.get(key) is not None:
@@ -115,7 +154,8 @@ class AnthropicClient(NativeChatClient):
                     raise InvalidReply("HTTP 200 with a text block whose text is not text")
                 texts.append(text)
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-        prompt = sum(
+        # input_tokens are the uncached ones: the prompt is them, the cache's reads and its writes, each billed apart
+        uncached, written, read = (
             count(usage.get(k), f"usage.{k}")
             for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
         )
@@ -123,8 +163,10 @@ class AnthropicClient(NativeChatClient):
         return _Reply(
             texts=[tool_input if tool_input is not None else "".join(texts).strip()],
             finish_reason=_STOPS.get(stop, stop) if isinstance(stop, str) else None,
-            prompt_tokens=prompt,
+            prompt_tokens=uncached + written + read,
             completion_tokens=count(usage.get("output_tokens"), "usage.output_tokens"),
+            cache_read=read,
+            cache_write=written,
         )
 
 

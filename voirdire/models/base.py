@@ -115,6 +115,8 @@ class Completion:
     finish_reason: str | None = None
     enforcement: str | None = None
     requests: int = 1
+    cache_read_tokens: int = 0  # of usage.prompt_tokens: read from the provider's prompt cache
+    cache_write_tokens: int = 0  # of usage.prompt_tokens: written to it
 
 
 class TextOnlyClient(ChatCompletionClient):

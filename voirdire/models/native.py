@@ -96,6 +96,8 @@ class NativeChatClient(OpenAIChatClient):
             finish_reason=replies[0].finish_reason,
             enforcement=self.enforces if schema else None,
             requests=n,
+            cache_read_tokens=sum(r.cache_read for r in replies),
+            cache_write_tokens=sum(r.cache_write for r in replies),
         )
 
 

@@ -187,6 +187,8 @@ class _Reply:
     finish_reason: str | None
     prompt_tokens: int
     completion_tokens: int
+    cache_read: int = 0  # of the prompt tokens: read from the provider's prompt cache
+    cache_write: int = 0  # of the prompt tokens: written to it
 
 
 class OpenAIChatClient(TextOnlyClient):
@@ -332,6 +334,7 @@ class OpenAIChatClient(TextOnlyClient):
             reply = await self._send(self._request(messages, args, want, False), timeout)
         texts = reply.texts
         prompt_tokens, completion_tokens = reply.prompt_tokens, reply.completion_tokens
+        cache_read, cache_write = reply.cache_read, reply.cache_write
         if n > 1 and len(texts) < n:
             if want > 1:
                 self._no_n.add(self.endpoint)  # the endpoint ignored n: one request per sample from now on
@@ -343,14 +346,16 @@ class OpenAIChatClient(TextOnlyClient):
                 texts.append(more.texts[0])
                 prompt_tokens += more.prompt_tokens
                 completion_tokens += more.completion_tokens
+                cache_read, cache_write = cache_read + more.cache_read, cache_write + more.cache_write
         usage = RequestUsage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
         self._usage = RequestUsage(
             prompt_tokens=self._usage.prompt_tokens + prompt_tokens,
             completion_tokens=self._usage.completion_tokens + completion_tokens,
         )
         return Completion(
-            texts=texts[:n], usage=usage, finish_reason=reply.finish_reason, enforcement=enforcement, requests=requests
-        )
+            texts=texts[:n], usage=usage, finish_reason=reply.finish_reason, enforcement=enforcement, requests=requests,
+            cache_read_tokens=cache_read, cache_write_tokens=cache_write,
+        )  # fmt: skip
 
     async def _complete(self, messages: Sequence[LLMMessage], args: Mapping[str, Any]) -> CreateResult:
         done = await self.complete(messages, args, 1)
@@ -388,13 +393,30 @@ def _read_completion(data: Any) -> _Reply:
         if counts[0] is None or counts[1] is None:
             raise InvalidReply(f"HTTP 200 with usage counts that are not whole numbers from 0 to {TOKEN_COUNT_MAX:,}")
         prompt_tokens, completion_tokens = counts[0], counts[1]
+        cached = cached_tokens(usage)
+        if cached is None:
+            raise InvalidReply(
+                "HTTP 200 with usage.prompt_tokens_details.cached_tokens that is not a whole number from 0 to the "
+                "prompt tokens"
+            )
+        cache_read = min(cached, prompt_tokens)
     finish = choices[0].get("finish_reason")
     return _Reply(
         texts=texts,
         finish_reason=finish if isinstance(finish, str) else None,
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
+        cache_read=cache_read if isinstance(usage, dict) else 0,
     )
+
+
+def cached_tokens(usage: dict[str, Any]) -> int | None:
+    """OpenAI's automatic prompt cache: ``usage.prompt_tokens_details.cached_tokens``, the prompt tokens read from
+    it (billed at the cached-input rate); 0 when the server does not say; None for a count that is not one."""
+    details = usage.get("prompt_tokens_details")
+    if not isinstance(details, dict):
+        return 0
+    return token_count(details.get("cached_tokens") or 0)
 
 
 def _chat_url(base_url: str) -> str:

@@ -59,6 +59,11 @@ class RoleSettings(BaseModel):
     api_version: str | None = Field(
         None, min_length=1, description="the API version an azure: deployment is asked with; unset: the client's"
     )
+    prompt_cache: bool = Field(
+        True,
+        description="mark the stable prefix of each request for the provider's prompt cache where it takes marks "
+        "(Anthropic's cache_control, when the prefix is long enough); off: no marks (--no-prompt-cache)",
+    )
 
     @field_validator("api_key_env")
     @classmethod
@@ -81,6 +86,8 @@ class RoleSettings(BaseModel):
             args["seed"] = seed if seed is not None else self.seed
         if self.api_version is not None:
             args["api_version"] = self.api_version
+        if not self.prompt_cache:  # sent only when off: the requests of a role that caches digest as they did
+            args["prompt_cache"] = False
         return args
 
     @property

@@ -46,6 +46,11 @@ if TYPE_CHECKING:
         generic_report as generic_report,
         report_file as report_file,
     )
+    from voirdire.reports.gate import (
+        GateError as GateError,
+        Threshold as Threshold,
+        check_thresholds as check_thresholds,
+    )
     from voirdire.reports.metrics import (
         PRF as PRF,
         accuracy as accuracy,
@@ -73,9 +78,12 @@ if TYPE_CHECKING:
     from voirdire.reports.prices import (
         ENV as ENV,
         Cost as Cost,
+        Price as Price,
         Prices as Prices,
         load_prices as load_prices,
+        read_prices as read_prices,
         run_cost as run_cost,
+        usd as usd,
     )
     from voirdire.reports.spool import map_values as map_values
     from voirdire.reports.stability import (

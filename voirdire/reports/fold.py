@@ -69,8 +69,14 @@ class Usage(BaseModel):
     cached_prompt_tokens: int = Field(0, description="tokens the cached replies once took; not billed again")
     cached_completion_tokens: int = 0
     coalesced_calls: int = 0
+    cache_read_tokens: int = Field(0, description="of the billed prompt tokens: read from the provider's prompt cache")
+    cache_write_tokens: int = Field(0, description="of the billed prompt tokens: written to the provider's cache")
     cost_usd: float | None = Field(
         None, description="USD; None when unknown (a billed model without a price). For the total: the priced part"
+    )
+    uncached_cost_usd: float | None = Field(
+        None, description="USD the same calls would have cost with no provider prompt cache (every prompt token at "
+        "the input rate); None when unknown"
     )
     cost_partial: bool = Field(False, description="the total leaves out models without a price (see unpriced)")
     free: list[str] = Field(default_factory=list, description="models that run here and cost nothing")
@@ -78,7 +84,8 @@ class Usage(BaseModel):
 
     def add(self, other: Usage) -> None:
         for name in ("calls", "requests", "prompt_tokens", "completion_tokens", "cached_calls",
-                     "cached_prompt_tokens", "cached_completion_tokens", "coalesced_calls"):  # fmt: skip
+                     "cached_prompt_tokens", "cached_completion_tokens", "coalesced_calls", "cache_read_tokens",
+                     "cache_write_tokens"):  # fmt: skip
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for name in ("models", "free", "unpriced"):
             seen = getattr(self, name)
@@ -164,11 +171,21 @@ class Report(HtmlDisplay, BaseModel):
         if t.coalesced_calls:
             calls += f"{',' if t.cached_calls else ':'} {t.coalesced_calls:,} coalesced"
         roles = ", ".join(f"{role} {_cost_of_role(u)}" for role, u in self.usage.items())
-        return [
+        lines = [
             f"tokens: {t.prompt_tokens:,} prompt + {t.completion_tokens:,} completion in {t.requests:,} "
             f"request{'s' if t.requests != 1 else ''} {calls}",
             f"cost: {_cost_total(t)} · by role: {roles}",
         ]
+        if t.cache_read_tokens or t.cache_write_tokens:
+            uncached = t.prompt_tokens - t.cache_read_tokens - t.cache_write_tokens
+            lines.insert(
+                1,
+                f"prompt cache: {t.cache_read_tokens:,} prompt tokens read from the provider's cache, "
+                f"{t.cache_write_tokens:,} written to it, {uncached:,} uncached",
+            )
+            if t.cost_usd is not None and t.uncached_cost_usd is not None:
+                lines.append(f"cost without the prompt cache: {_usd(t.uncached_cost_usd)} (billed {_usd(t.cost_usd)})")
+        return lines
 
 
 def _usd(x: float) -> str:
@@ -590,27 +607,38 @@ class ReportBuilder:
                 models=[model], calls=t.calls, requests=t.requests, prompt_tokens=t.prompt_tokens,
                 completion_tokens=t.completion_tokens, cached_calls=t.cached_calls,
                 cached_prompt_tokens=t.cached_prompt_tokens, cached_completion_tokens=t.cached_completion_tokens,
-                coalesced_calls=t.coalesced_calls,
-            )
+                coalesced_calls=t.coalesced_calls, cache_read_tokens=t.cache_read_tokens,
+                cache_write_tokens=t.cache_write_tokens,
+            )  # fmt: skip
             pricing = prices.pricing(model)
             if pricing.free is not None:
-                u.cost_usd, u.free = 0.0, [model]
+                u.cost_usd, u.uncached_cost_usd, u.free = 0.0, 0.0, [model]
             elif pricing.price is not None:
-                u.cost_usd = pricing.price.cost(u.prompt_tokens, u.completion_tokens)
+                u.cost_usd = pricing.price.cost(
+                    u.prompt_tokens, u.completion_tokens, u.cache_read_tokens, u.cache_write_tokens
+                )
+                u.uncached_cost_usd = pricing.price.uncached(u.prompt_tokens, u.completion_tokens)
             elif u.prompt_tokens or u.completion_tokens or u.requests:
                 u.unpriced = [model]  # billed calls with no price: unknown, never 0
             else:
-                u.cost_usd = 0.0  # only cached or coalesced calls: nothing was billed
+                u.cost_usd = u.uncached_cost_usd = 0.0  # only cached or coalesced calls: nothing was billed
             if role in roles:
                 before = roles[role]
                 cost = None if before.cost_usd is None or u.cost_usd is None else before.cost_usd + u.cost_usd
+                whole = (
+                    None
+                    if before.uncached_cost_usd is None or u.uncached_cost_usd is None
+                    else before.uncached_cost_usd + u.uncached_cost_usd
+                )
                 before.add(u)
-                before.cost_usd = cost
+                before.cost_usd, before.uncached_cost_usd = cost, whole
             else:
                 roles[role] = u.model_copy(deep=True)
             total.add(u)
             if u.cost_usd is not None:
                 total.cost_usd = (total.cost_usd or 0.0) + u.cost_usd
+            if u.uncached_cost_usd is not None:
+                total.uncached_cost_usd = (total.uncached_cost_usd or 0.0) + u.uncached_cost_usd
         # The total of what is priced; None when nothing is, and marked partial when a billed model has no price.
         total.cost_partial = bool(total.unpriced) and total.cost_usd is not None
         return roles, total

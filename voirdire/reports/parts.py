@@ -79,6 +79,7 @@ def session_parts(s: SessionRecord) -> tuple[bool, tuple[Any, ...], tuple[Any, A
     replies: Counter[str] = Counter()
     last: Verdict | None = None
     error = repeated = False
+    rule: Any = None
     for e in s.events:
         if isinstance(e, Message):
             if e.receiver == "moderator":
@@ -91,11 +92,15 @@ def session_parts(s: SessionRecord) -> tuple[bool, tuple[Any, ...], tuple[Any, A
             error = True
         elif isinstance(e, Step) and e.name == REPEAT_STEP:
             repeated = True
+            if e.data.get("stop_when_decided") is not None:  # sequential repeats: N planned, stopped at this share
+                rule = (e.data.get("repeats"), e.data["stop_when_decided"])
     verdict = last is not None
     counts = (verdict, error and not verdict, tuple(failures.items()), tuple(replies.items()))
     repeat = None
     if repeated:
         repeat = (category(s.item_id or s.session_id), category(last.decision) if last is not None else None)
+        if rule is not None:
+            repeat = (*repeat, rule)
     return verdict, counts, repeat
 
 

@@ -1,5 +1,5 @@
-"""What model calls cost: a price table (USD per million prompt and completion tokens) and how a transcript's
-model label finds its price.
+"""What model calls cost: a price table (USD per million prompt and completion tokens, and the provider's rates for
+prompt tokens read from or written to its prompt cache) and how a transcript's model label finds its price.
 
 The table ships as ``voirdire/reports/prices.toml``; a user's own file (``--prices FILE``, or the ``VOIRDIRE_PRICES``
 environment variable) overrides and extends it entry by entry. Models that run here (``local``, ``scripted:``,
@@ -25,6 +25,7 @@ from voirdire.base import VoirdireError, parse_toml, read_text
 PACKAGED = Path(__file__).with_name("prices.toml")
 ENV = "VOIRDIRE_PRICES"
 _KEYS = ("input", "output")
+_CACHE_KEYS = ("cached_input", "cache_write")  # optional: a provider's prompt-cache rates (input's when absent)
 
 # Clients given in code whose replies cost nothing: voirdire's scripted and human clients, the embedded llama.cpp
 # model, and autogen's replay client (tests and demos). Their labels are ``client:<type>[:<model>]``.
@@ -42,12 +43,25 @@ class PriceError(VoirdireError, ValueError):
 
 @dataclass(frozen=True)
 class Price:
-    """USD per million tokens."""
+    """USD per million tokens: uncached prompt tokens (``input``), completion tokens, and the prompt tokens a
+    provider read from its prompt cache (``cached_input``) or wrote to it (``cache_write``); a rate not given is
+    ``input``'s (a provider that does not cache bills every prompt token alike)."""
 
     input: float
     output: float
+    cached_input: float | None = None
+    cache_write: float | None = None
 
-    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
+    def cost(self, prompt_tokens: int, completion_tokens: int, cache_read: int = 0, cache_write: int = 0) -> float:
+        """The bill: ``prompt_tokens`` counts every prompt token, ``cache_read`` and ``cache_write`` the parts of
+        them the provider read from or wrote to its cache (each at its own rate), the rest at ``input``."""
+        uncached = max(0, prompt_tokens - cache_read - cache_write)
+        read = self.input if self.cached_input is None else self.cached_input
+        write = self.input if self.cache_write is None else self.cache_write
+        return (uncached * self.input + cache_read * read + cache_write * write + completion_tokens * self.output) / 1e6
+
+    def uncached(self, prompt_tokens: int, completion_tokens: int) -> float:
+        """What the same tokens would have cost with no prompt cache: every prompt token at ``input``."""
         return (prompt_tokens * self.input + completion_tokens * self.output) / 1e6
 
 
@@ -131,6 +145,7 @@ class Cost:
 
     usd: float | None
     unpriced: tuple[str, ...] = ()
+    uncached_usd: float | None = None  # the priced part with no provider prompt cache (every prompt token at input)
 
     @property
     def partial(self) -> bool:
@@ -164,26 +179,39 @@ def usd(x: float) -> str:
     return f"${x:,.2f}" if x >= 10 else f"${x:.4f}"
 
 
-def run_cost(usage: Mapping[str, tuple[int, int, int]], prices: Prices) -> Cost:
-    """The cost of ``usage``: model label -> (billed prompt tokens, billed completion tokens, requests). Cached
-    replies are not billed (leave their tokens out); a free model costs 0; a billed model without a price, that
-    used tokens or requests, makes the cost partial (or unknown when nothing is priced)."""
+BilledUsage = tuple[int, ...]
+"""What a model was billed for: (prompt tokens, completion tokens, requests) and, where the provider cached, the
+prompt tokens read from and written to its cache (parts of the prompt tokens): five numbers."""
+
+
+def run_cost(usage: Mapping[str, BilledUsage], prices: Prices) -> Cost:
+    """The cost of ``usage``: model label -> (billed prompt tokens, billed completion tokens, requests[, cache
+    reads, cache writes]). Cached replies are not billed (leave their tokens out); a free model costs 0; a billed
+    model without a price, that used tokens or requests, makes the cost partial (or unknown when nothing is
+    priced). ``uncached_usd`` is what the priced part would have cost with no provider prompt cache."""
     total: float | None = None if usage else 0.0  # no model call at all (rule agents): nothing was billed
+    uncached: float | None = total
     unpriced: list[str] = []
-    for label, (prompt, completion, requests) in usage.items():
+    for label, counts in usage.items():
+        prompt, completion, requests = counts[0], counts[1], counts[2]
+        read, write = (counts[3], counts[4]) if len(counts) >= 5 else (0, 0)
         pricing = prices.pricing(label)
         if pricing.free is not None:
             part: float | None = 0.0
+            whole: float | None = 0.0
         elif pricing.price is not None:
-            part = pricing.price.cost(prompt, completion)
+            part = pricing.price.cost(prompt, completion, read, write)
+            whole = pricing.price.uncached(prompt, completion)
         elif prompt or completion or requests:
-            part = None
+            part = whole = None
             unpriced.append(label)
         else:
-            part = 0.0  # only cached or coalesced calls: nothing was billed
+            part = whole = 0.0  # only cached or coalesced calls: nothing was billed
         if part is not None:
             total = (total or 0.0) + part
-    return Cost(total, tuple(unpriced))
+        if whole is not None:
+            uncached = (uncached or 0.0) + whole
+    return Cost(total, tuple(unpriced), uncached)
 
 
 def read_prices(path: str | Path) -> Prices:
@@ -208,24 +236,29 @@ def read_prices(path: str | Path) -> Prices:
         if not isinstance(entry, dict):
             raise PriceError(f"{where}: expected {{ input = USD, output = USD }} per million tokens, got {entry!r}")
         for key in entry:
-            if key not in _KEYS:
-                close = difflib.get_close_matches(key, _KEYS, n=1)
+            if key not in _KEYS + _CACHE_KEYS:
+                close = difflib.get_close_matches(key, _KEYS + _CACHE_KEYS, n=1)
                 hint = f" (did you mean {close[0]!r}?)" if close else ""
-                raise PriceError(f"{where}: unknown key {key!r}{hint}; known keys: input, output")
-        values = []
-        for key in _KEYS:
+                raise PriceError(
+                    f"{where}: unknown key {key!r}{hint}; known keys: input, output, cached_input, cache_write"
+                )
+        values: list[float | None] = []
+        for key in _KEYS + _CACHE_KEYS:
             if key not in entry:
+                if key in _CACHE_KEYS:
+                    values.append(None)
+                    continue
                 raise PriceError(f"{where}: {key} is missing (USD per million {_TOKENS[key]} tokens)")
             v = entry[key]
             # bool is an int to Python, and a price of `true` is a typo, not a number
             if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or v < 0:
                 raise PriceError(f"{where}: {key} must be a number of USD per million tokens, at least 0, got {v!r}")
             values.append(float(v))
-        table[name] = Price(*values)
+        table[name] = Price(*values)  # type: ignore[arg-type]
     return Prices(table)
 
 
-_TOKENS = {"input": "prompt", "output": "completion"}
+_TOKENS = {"input": "prompt", "output": "completion"}  # the cache rates are optional: never missing
 
 
 def _quoted(name: str) -> str:

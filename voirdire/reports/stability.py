@@ -60,6 +60,12 @@ class Stability(BaseModel):
     flip_high: float | None = None
     level: float | None = Field(None, description="the Wilson interval's level; None: intervals off (--ci 0)")
     transcript: str | None = None
+    planned: int | None = Field(
+        None, description="sequential repeats (--stop-when-decided): the repeats each item could have used"
+    )
+    stopped_at: float | None = Field(
+        None, description="sequential repeats: the --decided-at share at which an item's repeats stopped"
+    )
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -97,6 +103,19 @@ class Stability(BaseModel):
         bounds = f"[{100 * self.flip_low:.1f}%, {100 * self.flip_high:.1f}%]"
         return f"{rate} {bounds} ({100 * self.level:g}% Wilson, n={self.assessed})"
 
+    def stopping_text(self) -> str | None:
+        """Sequential repeats: the stopping rule and the repeats the items used."""
+        if self.planned is None or self.stopped_at is None:
+            return None
+        used = [len(i.sessions) for i in self.items]
+        mean = sum(used) / len(used) if used else 0.0
+        return (
+            f"  sequential repeats (--stop-when-decided): an item's repeats stopped once its status at "
+            f"{100 * self.stopped_at:g}% could no longer change; repeats used {sum(used):,} of "
+            f"{self.planned * len(used):,} (mean {mean:.2f} of {self.planned}, {min(used, default=0)} to "
+            f"{max(used, default=0)}); the flip rate is over the repeats that ran"
+        )
+
     def lines(self, *, limit: int = 20) -> list[str]:
         """The section as the report prints it: the flip rate, decided and undecided counts, the items that flip
         (each verdict with the command that opens the first repeat that gave it)."""
@@ -110,6 +129,8 @@ class Stability(BaseModel):
             + (f", {len(self.items) - self.assessed} with fewer than 2 verdicts" if self.assessed < len(self.items)
                else ""),
         ]  # fmt: skip
+        if (stopping := self.stopping_text()) is not None:
+            lines.append(stopping)
         steady = Counter(
             f"{d} ×{n}" for i in self.items if not i.flips for d, n in i.verdicts.items() if d != NO_VERDICT
         )
@@ -159,18 +180,22 @@ def item_stability(item_id: str, repeats: Sequence[tuple[str, str | None]], deci
 
 
 def stability(
-    sessions: Iterable[tuple[str, str, str | None]],
+    sessions: Iterable[tuple[Any, ...]],
     *,
     decided_at: float = DEFAULT_DECIDED_AT,
     level: float | None = 0.95,
     transcript: str | None = None,
 ) -> Stability | None:
-    """The section from the repeated sessions' (session id, item id, decision or None), in transcript order;
-    None when no item has two repeats. ``level``: the flip rate's Wilson interval (None or 0: none)."""
+    """The section from the repeated sessions' (session id, item id, decision or None[, (repeats planned, share
+    they stopped at)]), in transcript order; None when no item has two repeats. ``level``: the flip rate's Wilson
+    interval (None or 0: none)."""
     check_decided_at(decided_at)
     by_item: dict[str, list[tuple[str, str | None]]] = {}
-    for sid, item_id, decision in sessions:
+    rule: tuple[Any, Any] | None = None
+    for sid, item_id, decision, *more in sessions:
         by_item.setdefault(item_id, []).append((sid, decision))
+        if more and more[0] is not None:
+            rule = more[0]
     if not any(len(r) > 1 for r in by_item.values()):
         return None
     items = [item_stability(i, r, decided_at) for i, r in by_item.items()]
@@ -185,6 +210,8 @@ def stability(
         flip_rate=flipping / len(assessed) if assessed else None,
         transcript=transcript,
     )
+    if rule is not None:
+        out.planned, out.stopped_at = int(rule[0]), float(rule[1])
     if level and assessed:
         from scipy.stats import binomtest  # imported where the interval is computed
 

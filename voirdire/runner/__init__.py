@@ -91,7 +91,9 @@ async def run_protocol(
     sessions then holds only the sessions in flight. ``coalesce=False`` sends every request, even one identical to
     an earlier deterministic request of the same session (an endpoint whose greedy replies vary). ``repeats=N``
     examines each item N times, as N sessions ``ITEM@r1`` ... ``ITEM@rN`` with seeds of their own and no reply
-    cache (``voirdire.executors.repeats``); the report then says how stable the verdicts are.
+    cache (``voirdire.executors.repeats``); the report then says how stable the verdicts are. ``max_cost=USD``
+    stops the run, resumably, once its billed cost (priced by ``prices``, a price file over the packaged table)
+    and the expected cost of the sessions in flight reach USD (``voirdire.executors.spend``).
 
     Where sessions run (docs/architecture.md, "Executors"): ``concurrency`` at a time in this event loop; with
     ``workers=N`` in N processes on this machine, ``concurrency`` at a time in each, all appending to ``out``; with
@@ -111,7 +113,9 @@ async def run_protocol(
         protocol, items, out=out, roles=roles, clients=clients, prompts=prompts, dataset=dataset, options=opts
     )
     with exclusive(run.out):  # held until the transcript is closed, and every worker process has ended
-        done = resume(run.out, run.header, run.sessions(), resume=opts.resume, keep_verdicts=opts.keep_verdicts)
+        # Sequential repeats count the verdicts of the repeats an earlier run finished, kept or not.
+        keep = opts.keep_verdicts or opts.stop_when_decided
+        done = resume(run.out, run.header, run.sessions(), resume=opts.resume, keep_verdicts=keep)
         result = RunResult(
             out=run.out,
             run_id=run.header.run_id,
@@ -123,5 +127,12 @@ async def run_protocol(
         # What is left, in item order: (item, session id) pairs, made one at a time as a slot frees (no list of
         # them is built: a run's memory does not grow with its dataset); ``left`` is counted from the ids alone.
         pending = ((item, sid) for sid, item in run.sessions() if sid not in done.finished)
-        await execute(run, pending, result, left=len(run.ids) - len(done.finished))
+        finished = (
+            {sid: v.decision if v is not None else None for sid, v in done.verdicts.items()}
+            if opts.stop_when_decided
+            else None
+        )
+        if finished is not None and not opts.keep_verdicts:
+            result.verdicts = {}
+        await execute(run, pending, result, left=len(run.ids) - len(done.finished), finished=finished)
     return result

@@ -84,6 +84,11 @@ class RunOptions(BaseModel):
     coalesce: bool = True
     session_timeout: float | None = None  # seconds one session may take in all; None: only its calls' own bounds
     repeats: int = 1  # sessions per item, each with seeds of its own and no reply cache (voirdire.executors.repeats)
+    stop_when_decided: bool = False  # repeats stop once an item's status at decided_at cannot change
+    decided_at: float = 0.8  # the share that decides an item (the report's --decided-at), for stop_when_decided
+    max_cost: float | None = None  # USD: stop (resumably) once billed cost and sessions in flight reach it
+    prices: Path | None = None  # a price file over the packaged table, for max_cost (the report's --prices)
+    session_cost: float | None = None  # max_cost: a session's expected USD until the run's first session ends
 
     @property
     def sessions(self) -> SessionOptions:
@@ -97,6 +102,7 @@ class RunOptions(BaseModel):
             coalesce=self.coalesce,
             session_timeout=self.session_timeout,
             repeats=self.repeats,
+            stop_when_decided=self.decided_at if self.stop_when_decided else None,
         )
 
     def check(self) -> None:
@@ -110,3 +116,21 @@ class RunOptions(BaseModel):
             raise RunSetupError(f"executor {self.executor!r}: expected one of {', '.join(EXECUTORS)}")
         if self.ray_address is not None and self.executor != "ray":
             raise RunSetupError(f"ray_address {self.ray_address!r}: only with executor 'ray' (--executor ray)")
+        if self.stop_when_decided:
+            if self.repeats < 2:
+                raise RunSetupError("stop_when_decided: only with repeats (--repeats N, N at least 2)")
+            if not 0.5 < self.decided_at <= 1:
+                raise RunSetupError(f"decided_at must be above 0.5 and at most 1, got {self.decided_at}")
+            if self.workers > 1 or self.executor != "local":
+                raise RunSetupError(
+                    "stop_when_decided: the repeats are released in one process (workers 1, the local executor); "
+                    f"got workers {self.workers}, executor {self.executor!r}"
+                )
+        if self.max_cost is not None:
+            if not 0 < self.max_cost < math.inf:
+                raise RunSetupError(f"max_cost must be a positive number of USD, got {self.max_cost}")
+            if self.workers > 1 or self.executor != "local":
+                raise RunSetupError(
+                    "max_cost: the budget is kept in one process (workers 1, the local executor); "
+                    f"got workers {self.workers}, executor {self.executor!r}"
+                )

@@ -107,6 +107,8 @@ def prepare(
     # What the transcript names as each role's model: the redacted spec, or the client type given in code.
     labels = {r: client_label(clients[r]) if r in clients else spec_label(s.spec) for r, s in bound.items()}
     header = _header(protocol, bound, labels, prompts, dataset, options)
+    if options.max_cost is not None:
+        _check_priced(labels, options)
     item_ids = _item_ids(protocol, items)
     if len(set(item_ids)) != len(item_ids):
         raise ValueError("item ids must be unique within a run")
@@ -126,6 +128,19 @@ def prepare(
         options=options.sessions,
     )
     return Prepared(protocol, items, ids, header, job, clients, options, notes)
+
+
+def _check_priced(labels: Mapping[str, str], options: RunOptions) -> None:
+    """``max_cost`` counts what each call is billed: a role whose model has no price cannot be held to it."""
+    from voirdire.reports import load_prices
+
+    prices = load_prices(options.prices)
+    unpriced = sorted({label for label in labels.values() if not prices.pricing(label).known})
+    if unpriced:
+        raise RunSetupError(
+            f"--max-cost: no price for {', '.join(unpriced)}, so its cost cannot be counted; "
+            "give one with --prices FILE"
+        )
 
 
 def _item_ids(protocol: Protocol[Any, Any], items: Sequence[BaseModel]) -> Sequence[str]:

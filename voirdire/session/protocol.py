@@ -394,7 +394,12 @@ class Session:
                     request_digest=call.request_digest,
                     response=call.response,
                     # validated into a TokenUsage with the record (no model built here to be checked again)
-                    usage={"prompt_tokens": call.prompt_tokens, "completion_tokens": call.completion_tokens},
+                    usage={
+                        "prompt_tokens": call.prompt_tokens,
+                        "completion_tokens": call.completion_tokens,
+                        "cache_read_tokens": call.cache_read_tokens,
+                        "cache_write_tokens": call.cache_write_tokens,
+                    },
                     latency_s=call.latency_s,
                     retries=call.retries,
                     finish_reason=call.finish_reason,

@@ -25,6 +25,9 @@ class CachedReply(BaseModel):
     completion_tokens: int = Field(0, ge=0, le=TOKEN_COUNT_MAX)
     finish_reason: str | None = None
     enforcement: str | None = None
+    # The provider's prompt cache on the call that made the reply (a reply served from this file bills nothing).
+    cache_read_tokens: int = Field(0, ge=0, le=TOKEN_COUNT_MAX)
+    cache_write_tokens: int = Field(0, ge=0, le=TOKEN_COUNT_MAX)
 
 
 def cacheable(args: Mapping[str, Any]) -> bool:

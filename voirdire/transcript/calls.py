@@ -26,6 +26,9 @@ class CallTally:
     cached_completion_tokens: int = 0
     coalesced_calls: int = 0
     latency_s: float = 0.0  # model time
+    # Of the billed prompt tokens, those the provider read from its prompt cache and wrote to it (their own rates).
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
 
     def count(
         self,
@@ -36,6 +39,8 @@ class CallTally:
         cached: bool = False,
         coalesced: bool = False,
         latency_s: float = 0.0,
+        cache_read: int = 0,
+        cache_write: int = 0,
     ) -> None:
         """One call, from its record's fields (a reader that extracts them from the bytes feeds them here)."""
         self.calls += 1
@@ -48,6 +53,8 @@ class CallTally:
         else:
             self.prompt_tokens += prompt
             self.completion_tokens += completion
+            self.cache_read_tokens += cache_read
+            self.cache_write_tokens += cache_write
         self.coalesced_calls += coalesced
 
     def count_call(self, call: ModelCall) -> None:
@@ -58,6 +65,8 @@ class CallTally:
             cached=call.cached,
             coalesced=call.coalesced,
             latency_s=call.latency_s,
+            cache_read=call.usage.cache_read_tokens,
+            cache_write=call.usage.cache_write_tokens,
         )
 
     @property
@@ -70,9 +79,14 @@ class CallTally:
         return self.completion_tokens + self.cached_completion_tokens
 
     @property
-    def billed(self) -> tuple[int, int, int]:
-        """(billed prompt tokens, billed completion tokens, requests), as ``voirdire.reports.run_cost`` prices."""
-        return self.prompt_tokens, self.completion_tokens, self.requests
+    def billed(self) -> tuple[int, ...]:
+        """(billed prompt tokens, billed completion tokens, requests), and the provider's cache reads and writes
+        after them where it cached, as ``voirdire.reports.run_cost`` prices."""
+        if not (self.cache_read_tokens or self.cache_write_tokens):
+            return self.prompt_tokens, self.completion_tokens, self.requests
+        return (
+            self.prompt_tokens, self.completion_tokens, self.requests, self.cache_read_tokens, self.cache_write_tokens
+        )  # fmt: skip
 
     def add(self, other: CallTally) -> None:
         for f in fields(self):
@@ -85,6 +99,8 @@ class CallTally:
     @classmethod
     def from_row(cls, row: list[float]) -> CallTally:
         names = [f.name for f in fields(cls)]
+        if len(row) == len(names) - 2:  # an index written before the provider's cache was counted
+            row = [*row, 0, 0]
         if len(row) != len(names):
             raise ValueError(f"a call tally has {len(names)} numbers, not {len(row)}")
         return cls(**{name: int(x) if name != "latency_s" else float(x) for name, x in zip(names, row, strict=True)})

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, TypeAdapter, model_serializer
 
 from voirdire.base import TOKEN_COUNT_MAX, HtmlDisplay, VoirdireError
 from voirdire.transcript.step_views import Views
@@ -116,9 +116,29 @@ what a damaged or forged transcript can make a report add up (one printed "-28,0
 
 
 class TokenUsage(BaseModel):
+    """A call's tokens. ``prompt_tokens`` counts every prompt token; of them, ``cache_read_tokens`` the provider
+    read from its prompt cache and ``cache_write_tokens`` it wrote there, each billed at its own rate; the rest is
+    uncached input. Transcripts written before the provider's cache was recorded read as 0 of each."""
+
     model_config = ConfigDict(extra="forbid")
     prompt_tokens: int = Field(0, ge=0, le=TOKEN_COUNT_MAX)
     completion_tokens: int = Field(0, ge=0, le=TOKEN_COUNT_MAX)
+    cache_read_tokens: int = Field(0, ge=0, le=TOKEN_COUNT_MAX, description="prompt tokens read from the cache")
+    cache_write_tokens: int = Field(0, ge=0, le=TOKEN_COUNT_MAX, description="prompt tokens written to the cache")
+
+    @property
+    def uncached_input_tokens(self) -> int:
+        return max(0, self.prompt_tokens - self.cache_read_tokens - self.cache_write_tokens)
+
+    @model_serializer(mode="wrap")
+    def _cache_only_when_used(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A call the provider did not cache is written as before: transcripts stay as small, and as readable.
+        data: dict[str, Any] = handler(self)
+        if not data.get("cache_read_tokens"):
+            data.pop("cache_read_tokens", None)
+        if not data.get("cache_write_tokens"):
+            data.pop("cache_write_tokens", None)
+        return data
 
 
 class ModelCall(_Event):

@@ -461,7 +461,11 @@ class TranscriptIndex:
             if tally is None:
                 tally = a.models[rec["model"]] = CallTally()
             cached, coalesced = bool(rec.get("cached")), bool(rec.get("coalesced"))
-            tally.count(p, c, requests=requests, cached=cached, coalesced=coalesced, latency_s=t)
+            # The provider's prompt cache, where it cached (parts of the prompt tokens, priced at their own rates).
+            read = token_count(usage.get("cache_read_tokens", 0)) or 0
+            write = token_count(usage.get("cache_write_tokens", 0)) or 0
+            tally.count(p, c, requests=requests, cached=cached, coalesced=coalesced, latency_s=t,
+                        cache_read=min(read, p), cache_write=min(write, p))  # fmt: skip
             a.human = a.human or rec["model"] == "human"
         elif kind == "parse_failure":
             a.parse_failures += 1
