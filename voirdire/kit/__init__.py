@@ -14,7 +14,8 @@ A protocol is a paper's algorithm written against the Session; what it declares 
   ``voirdire list`` show of it, as data), ``CommandSpec``, ``ParamsCLI``, ``ItemInputs``, ``Inputs``, ``RunOutcome``;
 - its paper's tables for ``voirdire reproduce``: ``Reproduction``, ``Cell``, ``Outcome``, ``Options``;
 - transcripts and runs, for reports and reproductions that read or run them: ``load``, ``iter_records``,
-  ``SessionRecord``, ``run_in_memory``, ``arun``, ``arun_dataset``.
+  ``SessionRecord``, ``run_in_memory``, ``arun``, ``arun_dataset``, ``load_outline`` and ``one_off_id`` (a single
+  item's own session id).
 
 The names are the core packages' own (their faces: ``voirdire.session``, ``voirdire.replies``, ...); the kit only
 gathers them, so a third-party protocol has one place to look.
@@ -29,7 +30,7 @@ from voirdire.base import lazy_face
 if TYPE_CHECKING:
     from voirdire.agents import FunctionAgent
     from voirdire.analysis import require, save
-    from voirdire.api import Clients, Models, SessionFailed, arun, arun_dataset, protocol, run_sync
+    from voirdire.api import Clients, Models, SessionFailed, arun, arun_dataset, one_off_id, protocol, run_sync
     from voirdire.base import VoirdireError, read_text
     from voirdire.certificate import (
         DEFAULT_SEED,
@@ -143,6 +144,7 @@ if TYPE_CHECKING:
         Views,
         iter_records,
         load,
+        load_outline,
     )
 
 # Every name is imported at its first use (voirdire.base.faces): a protocol's registration, `voirdire --help` and
@@ -174,11 +176,13 @@ __getattr__ = lazy_face(
         ),
         "voirdire.transcript": (
             "Column", "DisplayHints", "Guarantee", "ModelCall", "RunHeader", "SessionRecord", "Step", "StepView",
-            "Tone", "Transcript", "Verdict", "VerdictView", "Views", "iter_records", "load",
+            "Tone", "Transcript", "Verdict", "VerdictView", "Views", "iter_records", "load", "load_outline",
         ),
         "voirdire.agents": ("FunctionAgent",),
         "voirdire.analysis": ("require", "save"),
-        "voirdire.api": ("Clients", "Models", "SessionFailed", "arun", "arun_dataset", "protocol", "run_sync"),
+        "voirdire.api": (
+            "Clients", "Models", "SessionFailed", "arun", "arun_dataset", "one_off_id", "protocol", "run_sync",
+        ),
         "voirdire.certificate": (
             "DEFAULT_SEED", "Interval", "bootstrap_f1", "bootstrap_items", "bootstrap_means", "bootstrap_sums",
             "proportion", "wilson",
@@ -281,10 +285,12 @@ __all__ = [
     "lazy_face",
     "load",
     "load_items",
+    "load_outline",
     "map_values",
     "mean_sd",
     "merged",
     "model_args",
+    "one_off_id",
     "paper_models_note",
     "pearson",
     "pick_device",
