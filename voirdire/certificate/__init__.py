@@ -16,8 +16,11 @@ if TYPE_CHECKING:
         verdict_agreement,
     )
     from voirdire.certificate.calibration import (
+        GOLD_SOURCE,
+        PEOPLE_SOURCE,
         RANDOM_ASSUMPTION,
         SCORE_STATISTICS,
+        SMALL_N,
         Calibration,
         CalibrationError,
         ConfigurationAgreement,
@@ -51,7 +54,14 @@ if TYPE_CHECKING:
     from voirdire.certificate.ppi import PPIEstimate, ppi_mean
     from voirdire.certificate.sample import draw_sample
     from voirdire.certificate.scores import ReliabilityBin, ScoreAgreement, score_agreement
-    from voirdire.certificate.section import Certificate, CertificateReading, GuaranteeCount, certificate_of
+    from voirdire.certificate.section import (
+        Certificate,
+        CertificateReading,
+        GuaranteeCount,
+        Source,
+        certificate_of,
+        certificate_sources,
+    )
 
 # What runs: each name's module is imported at the name's first use (voirdire.base.faces).
 __getattr__ = lazy_face(
@@ -62,7 +72,8 @@ __getattr__ = lazy_face(
             "verdict_agreement",
         ),
         "voirdire.certificate.calibration": (
-            "RANDOM_ASSUMPTION", "SCORE_STATISTICS", "Calibration", "CalibrationError", "ConfigurationAgreement",
+            "GOLD_SOURCE", "PEOPLE_SOURCE", "RANDOM_ASSUMPTION", "SCORE_STATISTICS", "SMALL_N", "Calibration",
+            "CalibrationError", "ConfigurationAgreement",
             "Disagreement", "Judged", "Run", "calibrate", "configuration_of", "gold_of_rows", "read_run", "read_runs",
             "sample_lines", "score_of",
         ),
@@ -77,7 +88,9 @@ __getattr__ = lazy_face(
         "voirdire.certificate.ppi": ("PPIEstimate", "ppi_mean"),
         "voirdire.certificate.sample": ("draw_sample",),
         "voirdire.certificate.scores": ("ReliabilityBin", "ScoreAgreement", "score_agreement"),
-        "voirdire.certificate.section": ("Certificate", "CertificateReading", "GuaranteeCount", "certificate_of"),
+        "voirdire.certificate.section": (
+            "Certificate", "CertificateReading", "GuaranteeCount", "Source", "certificate_of", "certificate_sources",
+        ),
     },
 )
 
@@ -85,9 +98,12 @@ __all__ = [
     "DEFAULT_LEVEL",
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
+    "GOLD_SOURCE",
     "OFF",
+    "PEOPLE_SOURCE",
     "RANDOM_ASSUMPTION",
     "SCORE_STATISTICS",
+    "SMALL_N",
     "Calibration",
     "CalibrationError",
     "Certificate",
@@ -108,6 +124,7 @@ __all__ = [
     "ReliabilityBin",
     "Run",
     "ScoreAgreement",
+    "Source",
     "VerdictAgreement",
     "bootstrap_f1",
     "bootstrap_items",
@@ -115,6 +132,7 @@ __all__ = [
     "bootstrap_sums",
     "calibrate",
     "certificate_of",
+    "certificate_sources",
     "configuration_of",
     "draw_sample",
     "estimate_run",
