@@ -345,7 +345,7 @@ def finish(opts: CommandOptions, result: RunResult, payload: dict[str, Any], tex
             ran = len(result.session_ids) - result.skipped - result.not_started
             retried = f", {result.retries} model calls retried" if result.retries else ""
             print(
-                f"time: {result.elapsed_s:.1f}s for {ran} sessions ({result.skipped} resumed from the "
+                f"time: {result.elapsed_s:.1f}s for {ran} session{'s' * (ran != 1)} ({result.skipped} resumed from the "
                 f"transcript{retried})"
             )
         print(f"{'' if timing else chr(10)}transcript: {result.out}")
