@@ -38,7 +38,6 @@ def register(sub: Any) -> None:
 def config_of(args: argparse.Namespace) -> McpConfig:
     from voirdire.cli.roles import roles_from_options  # the models' layer: imported by this command, not by --help
     from voirdire.integrations import McpConfig  # the MCP server and the chat (rich): imported by this command only
-    from voirdire.integrations.mcp import MAX_CLAIM_CHARS
 
     folders = args.folder or [Path("transcripts")]
     for folder in folders:
@@ -46,8 +45,8 @@ def config_of(args: argparse.Namespace) -> McpConfig:
             raise CLIError(f"--folder: {folder} is not a folder")
     out = args.out or folders[0] / "examine-mcp.jsonl"
     models = roles_from_options(ModelOptions.model_validate(vars(args)))
-    cap = args.max_claim_chars or MAX_CLAIM_CHARS
-    return McpConfig(folders=tuple(folders), out=out, models=models, max_claim_chars=cap)
+    cap = {"max_claim_chars": args.max_claim_chars} if args.max_claim_chars else {}  # else the server's default
+    return McpConfig(folders=tuple(folders), out=out, models=models, **cap)
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
