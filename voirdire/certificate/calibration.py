@@ -453,9 +453,10 @@ class Calibration(BaseModel):
         if a is not None:
             small = f" ({self.small})" if self.small else ""
             lines += [f"verdicts against {self.name}: {a.items} items, {a.sessions} sessions{small}",
-                      a.confusion.text()]  # fmt: skip
-            rows = [("accuracy", a.accuracy, pct), ("TPR (accepts what people accept)", a.tpr, pct),
-                    ("TNR (rejects what people reject)", a.tnr, pct), ("Cohen's κ", a.kappa, {}),
+                      a.confusion.text("gold" if self.kind == "gold" else "people")]  # fmt: skip
+            who, s = ("gold", "s") if self.kind == "gold" else ("people", "")
+            rows = [("accuracy", a.accuracy, pct), (f"TPR (accepts what {who} accept{s})", a.tpr, pct),
+                    (f"TNR (rejects what {who} reject{s})", a.tnr, pct), ("Cohen's κ", a.kappa, {}),
                     ("Krippendorff's α", a.alpha, {})]  # fmt: skip
             lines += [f"  {name:<34}{iv.text(**kw)}" for name, iv, kw in rows]  # type: ignore[arg-type]
         if self.people is not None:

@@ -161,12 +161,12 @@ class Estimate:
         )
         if not self.declared:
             return [f"{self.protocol}: declares no call budget, so its requests cannot be bounded ({runs})"]
-        kind = "bound" if self.bounded else "ESTIMATE (not a bound)"
+        kind = "a bound" if self.bounded else "an ESTIMATE (not a bound)"
         head = "at most" if self.bounded else "about"
         fewer = f" (one per reply; {self.calls:,} where an endpoint draws a call's samples in one request)"
         requests = f"requests: {head} {self.requests:,}" + (fewer if self.requests != self.calls else "")
         lines = [f"{self.protocol} on {runs}: {self._expected_text()}",
-                 f"the protocol's call budget, the {'bound' if self.bounded else 'estimate'}: {kind}", requests]
+                 f"the protocol's call budget: {kind}", requests]
         for r in self.roles:
             mark = "≤" if r.bounded else "≈"
             counted = f"{mark} {r.requests:,} requests in {r.calls:,} calls"
