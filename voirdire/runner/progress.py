@@ -12,7 +12,7 @@ EVERY_S = 30.0  # seconds between two progress lines in a log
 
 class PlainProgress:
     """What the runner's tally calls on a progress bar (``update``, ``refresh``, ``set_postfix_str``, ``close``),
-    written as whole lines: ``DESC: N/TOTAL sessions (POSTFIX)``."""
+    written as whole lines: ``DESC: N/TOTAL sessions [POSTFIX]``."""
 
     def __init__(self, total: int, desc: str, *, file: IO[str] | None = None, every_s: float = EVERY_S) -> None:
         self.total, self.desc, self.n, self.postfix = total, desc, 0, ""
@@ -37,7 +37,7 @@ class PlainProgress:
             self._line()
 
     def _line(self) -> None:
-        more = f" ({self.postfix})" if self.postfix else ""
+        more = f" [{self.postfix}]" if self.postfix else ""
         print(f"{self.desc}: {self.n}/{self.total} sessions{more}", file=self.file, flush=True)
         self._last, self._said = time.monotonic(), self.n
 
