@@ -326,7 +326,10 @@ def header_of(t: Transcript, run_id: str) -> RunHeader | None:
     return next((h for h in reversed(t.headers) if h.run_id == run_id), t.header)
 
 
-def render(t: Transcript, *, session: str | None = None, prompts: bool = False, color: bool | None = None) -> str:
+def render(
+    t: Transcript, *, session: str | None = None, prompts: bool = False, color: bool | None = None, gold: bool = True
+) -> str:
+    """Sessions as chats; ``gold=False`` leaves out right/wrong against gold (a review must not lead to it)."""
     color = use_color(sys.stdout) if color is None else color
     if session is not None:
         if session not in t.sessions:
@@ -337,7 +340,10 @@ def render(t: Transcript, *, session: str | None = None, prompts: bool = False, 
     else:
         chosen = list(t.sessions.values())
     chats = [chat_of(s, header_of(t, s.run_id)) for s in chosen]
-    if any(c.verdict is not None and c.verdict.correct is None for c in chats):
+    if not gold:
+        chats = [replace(c, turns=[replace(x, correct=None) if isinstance(x, Outcome) else x for x in c.turns])
+                 for c in chats]  # fmt: skip
+    elif any(c.verdict is not None and c.verdict.correct is None for c in chats):
         chats = with_report_gold(t, chats)
     return "\n\n".join(render_chat(c, prompts=prompts, color=color) for c in chats)
 
