@@ -74,7 +74,7 @@ class Certificate(HtmlDisplay, BaseModel):
     level: float | None  # None: intervals off (--ci 0)
     seed: int
     intervals: list[Interval]  # the report's numbers, with their intervals
-    calibration: Calibration | None  # the first source's (``sources``): people's labels where given, else gold
+    calibration: Calibration | None  # people's section where usable, else the gold's (as before ``sources``)
     no_calibration: str | None = None  # why the verdicts are not compared with any source
     sources: list[Source] = []  # every source of truth, each its own section: the gold first, then people's
     stability: dict[str, Any] | None = None  # the report's stability section (--repeats N)
