@@ -21,7 +21,8 @@ files, folders written by ``datasets``' ``save_to_disk``, ``hf://owner/name``, a
 ``datasets.Dataset`` (``fields=`` maps item fields to columns).
 
 A transcript that exists is resumed (finished sessions are kept, others run), never replaced, unless
-``fresh=True``; one of another run (protocol, dataset, parameters, models) is refused with ``ResumeError``.
+``fresh=True``; one of another run (protocol, dataset, parameters, models) is refused with ``ResumeError``. A
+one-off item (a single claim) gets a session id of its own in it (``one_off_id``): calls append to one transcript.
 Protocols are found through the registry, never imported here.
 """
 
@@ -131,6 +132,29 @@ def _check_roles(proto: Protocol[Any, Any], *bindings: Mapping[str, Any] | None)
                 raise RoleError(f"models[{role!r}]: {problem[0]}")
             if problem:
                 warnings.warn(f"models[{role!r}]: {problem[0]}", UserWarning, stacklevel=4)
+
+
+def one_off_id(out: str | Path, base: str) -> tuple[str, list[str]]:
+    """A session id for a one-off item whose content gives ``base`` (``claim-1a2b3c4d``), new in ``out``: ``base``
+    itself, else ``base-2``, ``base-3``, ... when the same content was examined there before; and the ids already
+    used for it, oldest first. Every call of a single claim is so a session of its own, appended to one transcript,
+    and resuming never takes one claim's session for another's."""
+    from voirdire.transcript import SessionStart, iter_records
+
+    path = Path(out)
+    used: list[str] = []
+    if path.is_file() and path.stat().st_size:
+        prefix = f"{base}-"
+        seen = dict.fromkeys(
+            r.session_id for r in iter_records(path) if isinstance(r, SessionStart)
+            and (r.session_id == base or (r.session_id.startswith(prefix) and r.session_id[len(prefix):].isdigit()))
+        )  # fmt: skip
+        used = sorted(seen, key=lambda sid: 1 if sid == base else int(sid[len(prefix) :]))
+    if not used:
+        return base, []
+    last = used[-1]
+    count = 1 if last == base else int(last[len(base) + 1 :])
+    return f"{base}-{count + 1}", used
 
 
 def protocol(name: str, **params: Any) -> Protocol[Any, Any]:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from voirdire.kit import Report, Verdict
 
+from .items import ClaimItem
 from .protocol import CrossExamination
 
 if TYPE_CHECKING:  # the runner is imported by a call, not by the registration (`voirdire --help` stays light)
@@ -28,21 +29,33 @@ async def aexamine(
     clients: Clients = None,
     out: str | Path | None = None,
     fresh: bool = False,
+    cached: bool = False,
     **params: Any,
 ) -> Verdict:
     """Cross-examine one claim (or the claim the examinee makes for ``question``) and return the verdict.
 
     ``models`` maps roles (``examiner``, ``examinee``, or ``*``) to specs or ``RoleSettings``; ``params`` are
-    ``CrossExaminationParams`` fields, e.g. ``examinations=3`` for LMvLM (Majority). The session is added to
-    ``out`` when it exists (a claim already examined there returns its verdict); ``fresh=True`` starts it over.
+    ``CrossExaminationParams`` fields, e.g. ``examinations=3`` for LMvLM (Majority). Each call is a session of its
+    own, added to ``out`` when it exists: its id comes from the claim's text (``claim-1a2b3c4d``), with a counter
+    when the same claim was examined there before (``claim-1a2b3c4d-2``). ``cached=True`` returns the latest
+    finished verdict on the same claim in ``out`` instead of examining it again; ``fresh=True`` empties ``out``
+    first.
     """
-    from voirdire.kit import SessionFailed, arun, default_out
+    from voirdire.kit import SessionFailed, arun, default_out, load_outline, one_off_id
 
     out = Path(out) if out else default_out(CrossExamination.name, None)
-    record = {"claim": claim, "question": question, "answers": answers or []}
+    item = ClaimItem.single(claim, question, answers)  # its id: the claim's text digested
+    sid, earlier = one_off_id(out, item.id or "claim") if not fresh else (item.id or "claim", [])
+    if cached and earlier:
+        sessions = load_outline(out).sessions
+        given = item.model_dump(mode="json", exclude={"id"})
+        for old in reversed(earlier):
+            s = sessions.get(old)
+            if s is not None and s.verdict is not None and {k: v for k, v in s.item.items() if k != "id"} == given:
+                return s.verdict
     result = await arun(
         CrossExamination.name,
-        [{k: v for k, v in record.items() if v}],
+        [item.model_copy(update={"id": sid})],
         out=out,
         models=models,
         clients=clients,

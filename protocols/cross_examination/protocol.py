@@ -40,7 +40,12 @@ DISPLAY = DisplayHints(
     item_fields=("question", "claim"),
     gold_fields=("answers",),
     quiet_states=("answer", "done"),
-    views=Views(verdict=VerdictView(subject=Column(key="claim", label="claim examined"))),
+    # §4.1: gold-correct when a gold answer or alias is a substring of the claim (scoring.gold_correct)
+    views=Views(
+        verdict=VerdictView(
+            subject=Column(key="claim", label="claim examined"), gold_source="gold answers, alias match"
+        )
+    ),
 )
 # The closed answers of §2, asked through these schemas in structured mode (the paper's text is read otherwise).
 YES_NO = ReplySchema.yes_no()

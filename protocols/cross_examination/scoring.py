@@ -349,7 +349,8 @@ report: ReportFold[Scored, Report] = ReportFold(
 
 
 def format_report(r: Report) -> str:
-    lines = [f"{r.protocol}: {r.sessions} sessions, {r.scored} scored against gold answers, {r.errors} errors"]
+    sessions, errors = f"{r.sessions} session{'s' * (r.sessions != 1)}", f"{r.errors} error{'s' * (r.errors != 1)}"
+    lines = [f"{r.protocol}: {sessions}, {r.scored} scored against gold answers, {errors}"]
     if r.parse_failures:
         lines.append("parse failures: " + r.parse_failure_rates())
     if r.claims_correct_pct is not None:

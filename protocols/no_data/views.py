@@ -32,5 +32,5 @@ VIEWS = Views(
             ),
         ),
     },
-    verdict=VerdictView(gold="correct"),
+    verdict=VerdictView(gold="correct", gold_source="the dataset's answer key"),
 )

@@ -63,5 +63,5 @@ VIEWS = Views(
             ),
         ),
     },
-    verdict=VerdictView(gold="agrees_with_human"),
+    verdict=VerdictView(gold="agrees_with_human", gold_source="the dataset's human judgments"),
 )

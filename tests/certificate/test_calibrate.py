@@ -150,7 +150,8 @@ def test_two_annotators_give_human_agreement(run, tmp_path: Path, capsys) -> Non
     assert people["annotators"] == ["ann", "bob"] and people["items"] == ITEMS
     assert 0.4 < people["alpha"]["estimate"] < 0.9
     assert people["kappas"][0][:2] == ["ann", "bob"]
-    assert any("annotators tie" in x for x in c["left_out"])  # the 10 items where they disagree
+    assert len(c["ties"]) == 10 and not any("tie" in x for x in c["left_out"])  # counted, listed, not dropped
+    assert c["agreement"]["items"] == ITEMS - 10 and c["small"] is None
     assert main([*CALIBRATE, str(transcript), "--labels", str(labels)]) == 0
     assert "people against each other: 2 annotators" in capsys.readouterr().out
 

@@ -44,7 +44,7 @@ def test_report_has_the_certificate_section(tmp_path: Path, capsys) -> None:
     assert main(["report", str(transcript)]) == 0
     out = capsys.readouterr().out
     section = out[out.index("certificate (95%):"):]
-    for text in ("against the protocol's gold", "Cohen's κ", "Krippendorff's α", "disagreements (",
+    for text in ("against the dataset's human judgments:", "Cohen's κ", "Krippendorff's α", "disagreements (",
                  "stability: not measured", "guarantees: none recorded"):  # fmt: skip
         assert text in section, text
     cert = report_json(capsys, str(transcript))["certificate"]
@@ -83,13 +83,19 @@ def test_the_labels_sidecar_of_a_review_queue_gives_ppi(tmp_path: Path, capsys) 
     assert c["estimate"]["labelled"] == 18 and c["estimate"]["unlabelled"] == ITEMS - 18
     assert c["estimate"]["ppi"]["low"] is not None
     assert "drawn by --sample 20 --seed 5" in c["assumptions"][0]
+    assert "18 of the 20 drawn items labelled" in c["assumptions"][1] and "n = 18 < 30" in c["small"]
+    # the labels join the gold's section, they never replace it
+    assert [(x["kind"], x["name"]) for x in cert["sources"]] == [
+        ("gold", "the dataset's human judgments"), ("people", "people's labels")]
+    assert cert["sources"][0]["calibration"]["agreement"]["items"] == ITEMS
     # a label outside the queue's sample: the sidecar is not used, and the certificate says why
     extra = next(i for i in truth if i not in drawn)
     (sid,) = [s for s, r in sessions.items() if r.item_id == extra]
     label = HumanLabel(item_id=extra, session_id=sid, reading="agree", annotator="bob", label="correct")
     append_label(transcript, label)
     cert = report_json(capsys, str(transcript))["certificate"]
-    assert cert["calibration"]["labels"].startswith("the protocol's gold")
+    assert cert["calibration"]["labels"].startswith("the dataset's human judgments")
+    assert [x["kind"] for x in cert["sources"]] == ["gold"]
     assert "the labels sidecar was not used" in cert["notes"][0]
 
 
@@ -137,8 +143,9 @@ def test_the_viewer_page_and_export(tmp_path: Path) -> None:
     assert report.status_code == 200 and 'href="/run/t.jsonl/certificate"' in report.text
     page = client.get("/run/t.jsonl/certificate")
     assert page.status_code == 200
-    for text in ("Agreement with people", "Krippendorff", "Intervals on the report", "Stability", "Guarantees",
-                 'src="data:image/svg+xml;base64,', 'alt="Verdicts against people (60 sessions)"'):  # fmt: skip
+    judgments = "the dataset&#39;s human judgments"
+    for text in (f"Agreement with {judgments}", "Krippendorff", "Intervals on the report", "Stability", "Guarantees",
+                 'src="data:image/svg+xml;base64,', f'alt="Verdicts against {judgments} (60 sessions)"'):  # fmt: skip
         assert text in page.text, text
     wrong = next(i for i, (v, h) in truth.items() if v != h)
     assert f'href="/run/t.jsonl/session/{wrong}"' in page.text

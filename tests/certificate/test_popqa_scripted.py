@@ -75,7 +75,7 @@ def test_scripted_popqa_run_reports_the_schedules_accuracy_with_its_interval(
     c = json.loads(capsys.readouterr().out)
     accuracy = c["agreement"]["accuracy"]
     expected = proportion("accuracy", [[r] for r in right])  # what the 400-run simulation checks
-    assert c["agreement"]["items"] == ITEMS and c["labels"].startswith("the protocol's gold")
+    assert c["agreement"]["items"] == ITEMS and c["labels"].startswith("gold answers, alias match")
     assert accuracy["estimate"] == pytest.approx(sum(right) / ITEMS) and accuracy["method"] == "Wilson"
     assert (accuracy["low"], accuracy["high"]) == (pytest.approx(expected.low), pytest.approx(expected.high))
     assert accuracy["low"] <= RIGHT <= accuracy["high"]  # this seed's interval covers the judge's true rate

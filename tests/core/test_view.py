@@ -26,7 +26,9 @@ def test_a_session_as_dialogue_with_costs_failures_and_evidence(folder: tuple[Pa
     assert "Examinee:  " in text and " tokens · 0." in text  # tokens and latency per reply
     assert "Examiner → Examinee:\n    Where is it?" in text
     assert "!! examiner: could not parse" in text and "treated as No" in text
-    assert "Verdict: INCORRECT (rejected)\nevidence:\n    The claim is incorrect." in text
+    # right vs gold: the report's gold (LMvLM's alias match: Paris is not Rome), as the viewer's badge says it
+    assert "Verdict: INCORRECT (rejected)\nright vs gold\nevidence:\n    The claim is incorrect." in text
+    assert "vs gold" not in render(load(out), session="rome", color=False, gold=False)  # what `review` shows
     assert "claim examined:\n    The answer is Paris." in text
     assert text.splitlines()[-1].startswith("6 model calls · examinee 3 calls, ") and "examiner 3 calls" in text
     assert "Please answer the following questions" not in text

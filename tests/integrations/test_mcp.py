@@ -48,7 +48,7 @@ def _text(result: Any) -> str:
 async def test_an_agent_examines_a_claim_and_reads_the_evidence(tmp_path: Path) -> None:
     async with mcp.Client(_server(tmp_path)) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
-        assert set(tools) == {"list_runs", "read_session", "report", "examine_claim"}
+        assert set(tools) == {"list_runs", "read_session", "report", "examine_claim", "list_sessions", "show_session"}
         # the caller names a claim only: no model, endpoint or key can be passed
         assert set(tools["examine_claim"].input_schema["properties"]) == {"claim"}
 

@@ -20,7 +20,7 @@ pytest.importorskip("ipykernel", reason=WHY)
 CELLS = [
     "import asyncio, voirdire\nmodels = {models!r}\nasyncio.get_running_loop() is not None",
     "verdict = voirdire.examine('Paris is the capital of Germany.', models=models, out={one!r})\nverdict.decision",
-    "voirdire.load({one!r}).sessions['item-1']",
+    "voirdire.load({one!r}).sessions[verdict.session_id]",
     "result = voirdire.run('cross_examination', [{{'id': 'a', 'claim': 'Rome is in Spain.'}}, "
     "{{'id': 'b', 'claim': 'Oslo is in Peru.'}}], models=models, out={two!r})\nresult",
     "from voirdire.registry import get\nget('cross_examination').report(voirdire.load({two!r}))",

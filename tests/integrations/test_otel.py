@@ -271,8 +271,8 @@ def test_only_the_sessions_a_receiver_has_not_had_are_sent(
     capsys.readouterr()
     assert main(["export", "otel", str(out), "--endpoint", receiver.url]) == 0
     captured = capsys.readouterr()
-    assert "1 sessions exported as traces" in captured.out
-    assert "1 sessions sent to" in captured.err and "were not sent again (--resend sends them)" in captured.err
+    assert "1 session exported as traces" in captured.out
+    assert "1 session sent to" in captured.err and "were not sent again (--resend sends them)" in captured.err
     added = receiver.spans()[len(live) :]
     assert len(_roots(added)) == 1 and not _ids(added) & _ids(live)
     assert _attrs(_roots(added)[0])["voirdire.item.id"] != _attrs(_roots(live)[0])["voirdire.item.id"]
@@ -299,7 +299,7 @@ def test_a_receiver_that_takes_no_logs_is_said_once_with_the_option_that_helps(
         traces_only.server.shutdown()
     warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning: otel:")]
     assert len(warnings) == 1 and "takes no OTLP logs (HTTP 404)" in warnings[0]
-    assert "1 verdicts not sent" in warnings[0] and "--otel-span-events" in warnings[0]
+    assert "1 verdict not sent" in warnings[0] and "--otel-span-events" in warnings[0]
 
 
 def test_a_collector_that_is_down_costs_one_warning_line(

@@ -16,8 +16,11 @@ if TYPE_CHECKING:
         verdict_agreement as verdict_agreement,
     )
     from voirdire.certificate.calibration import (
+        GOLD_SOURCE as GOLD_SOURCE,
+        PEOPLE_SOURCE as PEOPLE_SOURCE,
         RANDOM_ASSUMPTION as RANDOM_ASSUMPTION,
         SCORE_STATISTICS as SCORE_STATISTICS,
+        SMALL_N as SMALL_N,
         Calibration as Calibration,
         CalibrationError as CalibrationError,
         ConfigurationAgreement as ConfigurationAgreement,
@@ -70,7 +73,9 @@ if TYPE_CHECKING:
         Certificate as Certificate,
         CertificateReading as CertificateReading,
         GuaranteeCount as GuaranteeCount,
+        Source as Source,
         certificate_of as certificate_of,
+        certificate_sources as certificate_sources,
     )
 
 # Every name re-exported above (`X as X`) is exported, imported at its first use (voirdire.base.faces).

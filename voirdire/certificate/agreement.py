@@ -49,9 +49,10 @@ class Confusion(BaseModel):
             tn=sum(not v and not h for v, h in pairs),
         )
 
-    def text(self) -> str:
+    def text(self, who: str = "people") -> str:
+        """The matrix, its columns named for the source (``people``, ``gold``)."""
         return "\n".join([
-            f"{'':>18}{'people accept':>15}{'people reject':>15}",
+            f"{'':>18}{who + ' accept':>15}{who + ' reject':>15}",
             f"{'verdict accepts':>18}{self.tp:>15}{self.fp:>15}",
             f"{'verdict rejects':>18}{self.fn:>15}{self.tn:>15}",
         ])  # fmt: skip

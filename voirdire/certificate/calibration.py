@@ -1,10 +1,12 @@
 """A run's verdicts against human labels: ``voirdire calibrate``.
 
 The labels come from the protocol's own gold fields (the verdict statistic the run header's display hints name as
-agreeing with gold: ``views.verdict.gold``), or from a labels file (``voirdire.certificate.labels``). Verdicts and
-labels are compared as accept/reject. An item labelled by several annotators counts with its majority label
-(an item whose annotators tie is left out, and counted); an item examined in several sessions contributes each
-session, and the intervals resample items.
+agreeing with gold: ``views.verdict.gold``, named for what it is by ``views.verdict.gold_source``), or from a labels
+file (``voirdire.certificate.labels``). Verdicts and labels are compared as accept/reject. An item labelled by
+several annotators counts with its majority label; an item whose annotators tie is a tie: counted, listed and in
+the people's agreement with each other, not in the verdicts' agreement. An item examined in several sessions
+contributes each session, and the intervals resample items. Fewer than ``SMALL_N`` labelled items is said beside
+the numbers.
 
 The headline quantity is the share of items people accept (the share of claims that hold, of answers that are
 correct: the QA accuracy of the graded system). Its prediction-powered estimate uses the labelled items and the
@@ -45,6 +47,10 @@ V = TypeVar("V")
 # read as its score, first found first (DCR's Ẑ, QA grading's token F1, as those protocols' hints now name them).
 SCORE_STATISTICS = ("score", "f1")
 
+SMALL_N = 30  # labelled items below which a section says its numbers say little (the intervals show how little)
+GOLD_SOURCE = "the protocol's gold"  # a gold whose protocol does not say what it is (views.verdict.gold_source)
+PEOPLE_SOURCE = "people's labels"  # the labels sidecar's section (the viewer's review, voirdire review)
+
 RANDOM_ASSUMPTION = (
     "the labelled items are a uniform random sample of the run's items, drawn independently of the verdicts "
     "(not chosen for being hard, interesting or disputed)"
@@ -78,6 +84,12 @@ class Run:
     gold_statistic: str  # the verdict statistic saying whether a verdict agrees with gold ("" when none)
     items: dict[str, dict[str, Any]] = field(default_factory=dict)  # item id -> the fields shown to a person
     score_statistic: str = ""  # the verdict statistic read as the score ("" when no verdict carries one)
+    gold_source: str = ""  # what the gold is (views.verdict.gold_source: "gold answers, alias match")
+    references: dict[str, dict[str, Any]] = field(default_factory=dict)  # item id -> its gold fields (a reference)
+
+    def gold_name(self) -> str:
+        """The gold's section name: what the protocol says it is, else ``GOLD_SOURCE``."""
+        return self.gold_source or GOLD_SOURCE
 
     def judged(self) -> list[Judged]:
         """The sessions with an accept/reject verdict."""
@@ -148,7 +160,10 @@ def read_runs(paths: Sequence[str | Path], *, score: str | None = None) -> Run:
     items = {k: v for r in runs for k, v in r.items.items()}
     gold = next((r.gold_statistic for r in runs if r.gold_statistic), "")
     score_statistic = next((r.score_statistic for r in runs if r.score_statistic), "")
-    return Run(" + ".join(str(p) for p in paths), protocols[0], sessions, gold, items, score_statistic)
+    source = next((r.gold_source for r in runs if r.gold_source), "")
+    references = {k: v for r in runs for k, v in r.references.items()}
+    return Run(" + ".join(str(p) for p in paths), protocols[0], sessions, gold, items, score_statistic, source,
+               references)  # fmt: skip
 
 
 def _by_parameters(sessions: list[Judged]) -> list[Judged]:
@@ -245,6 +260,7 @@ class RunReading:
             raise CalibrationError(f"{path}: no such transcript")
         self.kept: list[_Part] = []
         self.items: dict[str, dict[str, Any]] = {}
+        self.references: dict[str, dict[str, Any]] = {}
         self.headers: list[RunHeader] = []
         self.gold_rows: dict[str, bool] | None = None  # the report rows' gold, where read in the same pass
 
@@ -272,12 +288,14 @@ class RunReading:
         hidden = set(header.display.gold_fields) if header is not None else set()
         # Every part of the file comes in this one call: a pass read again (report_file's fallback) starts over.
         items, kept = self.items, self.kept = {}, []
+        references = self.references = {}
         self.headers = []
         for part in parts:  # one pass over the spooled parts, in session order
             item = part.item
             if part.item_id not in items:  # an item's fields as its first session shows them
                 keys = [k for k in shown if k in item] or [k for k in item if k not in hidden and k != "id"]
                 items[part.item_id] = {k: item[k] for k in keys}
+                references[part.item_id] = {k: item[k] for k in hidden if item.get(k) not in (None, "", [])}
             kept.append(part._replace(item={}))
         self.headers.extend(ctx.headers)
 
@@ -319,7 +337,9 @@ class RunReading:
                 gold = "the report's gold column"
         sessions = _by_parameters(sessions) if by_parameters else sessions
         sessions = one_per_item(sessions, repeated, accepted=None)  # an item's repeats count as one
-        return Run(str(path), header.protocol if header else "", sessions, gold, self.items, score)
+        source = header.display.views.verdict.gold_source if header is not None else ""
+        return Run(str(path), header.protocol if header else "", sessions, gold, self.items, score, source,
+                   self.references)  # fmt: skip
 
 
 def report_gold(path: Path) -> dict[str, bool]:
@@ -399,6 +419,8 @@ class Calibration(BaseModel):
     transcript: str
     protocol: str
     labels: str  # where the labels came from
+    source: str = ""  # the section's name, the same in report, calibrate, --json, the viewer and export-html
+    kind: str = "people"  # "gold": the protocol's gold; "people": labels people gave (a file, the sidecar)
     level: float
     seed: int
     left_out: list[str]
@@ -410,16 +432,31 @@ class Calibration(BaseModel):
     scores: ScoreAgreement | None = None  # where the verdicts carry a score
     configurations: list[ConfigurationAgreement] = []  # where the runs' role configurations differ
     paired: list[PairedRuns] = []  # every two configurations on their shared items
+    ties: list[str] = []  # items whose annotators tie: counted here and in ``people``, not in ``agreement``
+    small: str | None = None  # said beside the numbers of a section on fewer than SMALL_N items
+
+    @property
+    def name(self) -> str:
+        return self.source or self.labels
 
     def text(self, *, limit: int = 20) -> str:
         pct = {"percent": True}
-        lines = [f"calibration of {self.transcript} ({self.protocol}) against {self.labels}"]
+        lines = [f"calibration of {self.transcript} ({self.protocol}) against {self.name}"]
+        if self.labels != self.name:
+            lines.append(f"  labels: {self.labels}")
         lines += [f"  left out: {why}" for why in self.left_out]
+        if self.ties:
+            shown_ties = ", ".join(self.ties[:10]) + (f", … {len(self.ties) - 10} more" if len(self.ties) > 10 else "")
+            lines.append(f"  ties: {len(self.ties)} item{'s' if len(self.ties) != 1 else ''} whose annotators tie "
+                         f"({shown_ties}): in people against each other, not in the verdicts' agreement")  # fmt: skip
         a = self.agreement
         if a is not None:
-            lines += [f"verdicts against people: {a.items} items, {a.sessions} sessions", a.confusion.text()]
-            rows = [("accuracy", a.accuracy, pct), ("TPR (accepts what people accept)", a.tpr, pct),
-                    ("TNR (rejects what people reject)", a.tnr, pct), ("Cohen's κ", a.kappa, {}),
+            small = f" ({self.small})" if self.small else ""
+            lines += [f"verdicts against {self.name}: {a.items} items, {a.sessions} sessions{small}",
+                      a.confusion.text("gold" if self.kind == "gold" else "people")]  # fmt: skip
+            who, s = ("gold", "s") if self.kind == "gold" else ("people", "")
+            rows = [("accuracy", a.accuracy, pct), (f"TPR (accepts what {who} accept{s})", a.tpr, pct),
+                    (f"TNR (rejects what {who} reject{s})", a.tnr, pct), ("Cohen's κ", a.kappa, {}),
                     ("Krippendorff's α", a.alpha, {})]  # fmt: skip
             lines += [f"  {name:<34}{iv.text(**kw)}" for name, iv, kw in rows]  # type: ignore[arg-type]
         if self.people is not None:
@@ -438,7 +475,9 @@ class Calibration(BaseModel):
                           (("accuracy", a.accuracy, True), ("TPR", a.tpr, True), ("TNR", a.tnr, True),
                            ("Cohen's κ", a.kappa, False), ("Krippendorff's α", a.alpha, False))]  # fmt: skip
         lines += [p.text() for p in self.paired]
-        if self.estimate is not None:
+        if self.estimate is not None and self.kind == "gold":
+            lines.append(self.estimate.text("share of items the gold accepts", labelled="with gold"))
+        elif self.estimate is not None:
             lines.append(self.estimate.text("share of items people accept"))
         lines += [f"assumes: {x}" for x in self.assumptions]
         return "\n".join([*lines, *self.disagreement_lines(limit)])
@@ -447,13 +486,22 @@ class Calibration(BaseModel):
         n = len(self.disagreements)
         lines = [f"disagreements ({n}):" if n else "disagreements: none"]
         for d in self.disagreements[:limit]:
-            lines.append(f"  {d.item_id}: verdict {d.decision or d.verdict} ({d.verdict}), people {d.label}")
+            who = "gold" if self.kind == "gold" else "people"
+            lines.append(f"  {d.item_id}: verdict {d.decision or d.verdict} ({d.verdict}), {who} {d.label}")
             lines.append(f"    {d.command}")
             if d.url:
                 lines.append(f"    {d.url}")
         if n > limit:
             lines.append(f"  … {n - limit} more (--json for all)")
         return lines
+
+
+def drawn_size(how: str | None) -> int | None:
+    """The sample size that how the labels were drawn names (``drawn by --sample N --seed S``), where it does."""
+    if how is None or "--sample " not in how:
+        return None
+    word = how.split("--sample ", 1)[1].split(" ", 1)[0]
+    return int(word) if word.isdigit() else None
 
 
 def majority(labels: Mapping[str, Mapping[str, bool]]) -> tuple[dict[str, bool], list[str]]:
@@ -478,18 +526,22 @@ def calibrate(
     seed: int = DEFAULT_SEED,
     resamples: int = DEFAULT_RESAMPLES,
     url: Callable[[Judged], str | None] | None = None,
+    name: str = "",
+    kind: str = "people",
+    drawn: int | None = None,
 ) -> Calibration:
     """The run's verdicts against ``labels`` (item id → annotator → accepted). ``random_labels`` says how the
     labelled items are known to be a random sample of the run (``None``: they are not, and no debiased estimate is
-    made unless every item is labelled). ``url``: the viewer address of a session's chat, where there is one.
-    ``level`` 0: every figure without its interval."""
+    made unless every item is labelled); ``drawn``: the size of that sample, said beside the estimate. ``url``: the
+    viewer address of a session's chat, where there is one. ``name`` and ``kind``: the section's name (default:
+    ``source``) and whether it is the protocol's ``gold`` or ``people``'s labels. ``level`` 0: every figure
+    without its interval."""
     left_out = []
     unjudged = len(run.sessions) - len(run.judged())
     if unjudged:
         left_out.append(f"{unjudged} session{'s' if unjudged != 1 else ''} without an accept/reject verdict")
     item_label, tied = majority(labels)
-    if tied:
-        left_out.append(f"{len(tied)} item{'s' if len(tied) != 1 else ''} whose annotators tie ({tied[0]!r}, …)")
+    drawn = drawn if drawn is not None else drawn_size(random_labels)
     by_item: dict[str, list[Judged]] = {}
     for s in run.judged():
         by_item.setdefault(s.item_id, []).append(s)
@@ -515,10 +567,18 @@ def calibrate(
                             level=level, bounds=(0.0, 1.0))  # fmt: skip
         if not census:
             assumptions.append(f"{RANDOM_ASSUMPTION}: {random_labels}")
+            of = f" of the {drawn} drawn items" if drawn is not None else ""
+            tie = f" ({len(tied)} tie{'s' if len(tied) != 1 else ''}: not in the estimate)" if tied else ""
+            assumptions.append(f"the estimate is on the drawn random sample alone: {len(labelled)}{of} labelled{tie}")
     return Calibration(
         transcript=run.path,
         protocol=run.protocol,
         labels=source,
+        source=name or source,
+        kind=kind,
+        ties=tied,
+        small=(f"n = {len(labelled)} < {SMALL_N}: few labelled items, the intervals say how little they tell"
+               if len(labelled) < SMALL_N else None),
         level=level,
         seed=seed,
         left_out=left_out,
@@ -582,15 +642,40 @@ def _paired(run: Run, item_label: Mapping[str, bool], level: float, seed: int) -
 
 def sample_lines(run: Run, size: int, seed: int) -> list[dict[str, Any]]:
     """The items to label (``--sample N --seed S -o FILE``), in random order: each with its first session, the
-    command that opens it, the fields a person needs (the protocol's shown item fields, never its gold) and an
-    empty label to fill in."""
-    first: dict[str, str] = {}
+    command that opens it, what a person judges (the protocol's shown item fields, and the text examined where the
+    session made it: a generated claim, by its display label), the gold fields as a reference, and an empty label
+    to fill in."""
+    first: dict[str, Judged] = {}
     for s in run.judged():
-        first.setdefault(s.item_id, s.session_id)
+        first.setdefault(s.item_id, s)
     if not first:
         raise CalibrationError(f"{run.path}: no session with an accept/reject verdict to sample")
-    return [
-        {"item_id": i, "session_id": first[i], "command": run.show_command(first[i]), "item": run.items.get(i, {}),
-         "label": None}
-        for i in draw_sample(first, size, seed)
-    ]  # fmt: skip
+    drawn = draw_sample(first, size, seed)
+    subjects: dict[str, dict[str, Any]] = {}
+    for path in dict.fromkeys(first[i].path or run.path for i in drawn):
+        subjects |= subject_values(path, {first[i].session_id for i in drawn})
+    lines = []
+    for i in drawn:
+        sid = first[i].session_id
+        shown = {k: v for k, v in run.items.get(i, {}).items() if v not in (None, "")}
+        lines.append({"item_id": i, "session_id": sid, "command": run.show_command(sid, first[i].path),
+                      "item": shown | subjects.get(sid, {}), "reference": run.references.get(i, {}), "label": None})
+    return lines
+
+
+def subject_values(path: str | Path, session_ids: set[str]) -> dict[str, dict[str, Any]]:
+    """The text each of these sessions examined where the protocol records it in its verdict (``views.verdict.
+    subject``: a claim the examinee generated), by the label its display hints give it; one pass over the file,
+    keeping the verdicts of these sessions only."""
+    from voirdire.transcript import RunHeader, Verdict, iter_records
+
+    subject = None
+    found: dict[str, dict[str, Any]] = {}
+    for record in iter_records(Path(path)):
+        if isinstance(record, RunHeader):
+            subject = record.display.views.verdict.subject
+        elif isinstance(record, Verdict) and record.session_id in session_ids and subject is not None:
+            value = record.statistics.get(subject.key)
+            if value not in (None, ""):
+                found[record.session_id] = {subject.label or subject.key: value}
+    return found

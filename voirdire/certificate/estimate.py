@@ -1,6 +1,7 @@
-"""What a run will cost before it runs (``--estimate``): the protocol's declared call budget (``CallBudget``) summed
-over the items and the repeats, as requests, tokens and dollars, and what an earlier run of the same protocol and
-models actually took.
+"""What a run will cost before it runs (``--estimate``): one expected figure (requests, tokens, cost) and its bound.
+The bound is the protocol's declared call budget (``CallBudget``) summed over the items and the repeats; the
+expectation is what an earlier transcript of the same protocol and models actually took, scaled to this run, where
+there is one (the headline says so), else the budget's own figure.
 
 Requests: every reply a budget counts is at most one request (an endpoint that draws k samples in one request sends
 fewer), so the sum is an upper bound wherever each role's figure is one (``Budget.bounded``), and an estimate
@@ -96,6 +97,20 @@ class Estimate:
     expected_cost: Cost | None
     declared: bool = True
     stop_when_decided: float | None = None  # sequential repeats at this share (--stop-when-decided)
+    expected_tokens: int | None = None  # the earlier transcript's billed tokens, scaled to this run
+
+    @property
+    def tokens(self) -> int:
+        return sum(r.prompt_tokens + r.completion_tokens for r in self.roles)
+
+    def expected(self) -> dict[str, Any]:
+        """The one expected figure: from the earlier transcript where there is one, else the budget's."""
+        if self.earlier is not None and self.expected_requests is not None:
+            cost = self.expected_cost.usd if self.expected_cost is not None else None
+            return {"source": "transcript", "transcript": str(self.earlier.path), "requests": self.expected_requests,
+                    "tokens": self.expected_tokens or 0, "cost_usd": cost}  # fmt: skip
+        return {"source": "budget", "transcript": None, "requests": self.requests, "tokens": self.tokens,
+                "cost_usd": self.cost.usd}  # fmt: skip
 
     @property
     def bounded(self) -> bool:
@@ -139,6 +154,7 @@ class Estimate:
             "expected_requests": self.expected_requests,
             "expected_cost_usd": self.expected_cost.usd if self.expected_cost else None,
             **({"stop_when_decided": self.stop_when_decided} if self.stop_when_decided is not None else {}),
+            "expected": self.expected(),
         }
 
     def text(self) -> str:
@@ -150,11 +166,12 @@ class Estimate:
         )
         if not self.declared:
             return [f"{self.protocol}: declares no call budget, so its requests cannot be bounded ({runs})"]
-        kind = "bound" if self.bounded else "ESTIMATE (not a bound)"
+        kind = "a bound" if self.bounded else "an ESTIMATE (not a bound)"
         head = "at most" if self.bounded else "about"
         fewer = f" (one per reply; {self.calls:,} where an endpoint draws a call's samples in one request)"
         requests = f"requests: {head} {self.requests:,}" + (fewer if self.requests != self.calls else "")
-        lines = [f"{self.protocol} on {runs}: {kind}", requests]
+        lines = [f"{self.protocol} on {runs}: {self._expected_text()}",
+                 f"the protocol's call budget: {kind}", requests]
         for r in self.roles:
             mark = "≤" if r.bounded else "≈"
             counted = f"{mark} {r.requests:,} requests in {r.calls:,} calls"
@@ -173,7 +190,6 @@ class Estimate:
                 f"an item (the bound above), at least {_fewest(self.repeats, self.stop_when_decided)}; the expected "
                 "figures take the repeats an earlier sequential run used per item"
             )
-        lines.append(self._earlier_line())
         return lines
 
     def _cost_line(self) -> str:
@@ -188,14 +204,18 @@ class Estimate:
         )
         return f"{line}; {self.cost.missing}" if self.cost.unpriced else line
 
-    def _earlier_line(self) -> str:
-        if self.earlier is None:
-            return "expected: no earlier transcript of the same protocol and models beside the run's"
-        cost = f", cost {self.expected_cost.text()}" if self.expected_cost is not None else ""
-        return (
-            f"expected: {self.expected_requests:,} requests{cost}, from {self.earlier.path} "
-            f"({self.earlier.sessions:,} finished sessions, scaled to this run)"
-        )
+    def _expected_text(self) -> str:
+        """The headline: the one expected figure, and where it comes from."""
+        e = self.expected()
+        if e["source"] == "transcript":
+            cost = self.expected_cost.text() if self.expected_cost is not None else "unknown"
+            where = (f"from {self.earlier.path} ({self.earlier.sessions:,} finished "  # type: ignore[union-attr]
+                     f"session{'s' if self.earlier.sessions != 1 else ''}, scaled to this run)")  # type: ignore[union-attr]
+        else:
+            cost = self.cost.amount if self.cost.usd is not None else "unknown"
+            where = ("from the protocol's call budget (no earlier transcript of the same protocol and models beside "
+                     "the run's)")  # fmt: skip
+        return f"expected {e['requests']:,} requests, {e['tokens']:,} tokens, cost {cost}, {where}"
 
 
 def role_labels(protocol: Protocol[Any, Any], roles: Mapping[str, RoleSettings] | RoleTable) -> dict[str, str]:
@@ -334,7 +354,7 @@ def estimate_run(
     if stop_when_decided is not None and earlier is not None and earlier.items and repeats > 1:
         # Sequential repeats: the repeats an item used in the earlier run, at most this run's.
         sessions = len(items) * min(repeats, earlier.sessions / len(earlier.items))
-    expected_requests, expected_cost = _expected(earlier, labels, sessions, prices)
+    expected_requests, expected_cost, expected_tokens = _expected(earlier, labels, sessions, prices)
     return Estimate(
         protocol=protocol.name,
         items=len(items),
@@ -348,6 +368,7 @@ def estimate_run(
         expected_requests=expected_requests,
         expected_cost=expected_cost,
         stop_when_decided=stop_when_decided,
+        expected_tokens=expected_tokens,
     )
 
 
@@ -372,11 +393,11 @@ def _add(usage: dict[str, tuple[int, ...]], label: str, more: tuple[int, ...]) -
 
 def _expected(
     earlier: Earlier | None, labels: Mapping[str, str], sessions: float, prices: Prices
-) -> tuple[int | None, Cost | None]:
-    """An earlier run's requests and billed tokens per finished session, times this run's sessions; the tokens its
+) -> tuple[int | None, Cost | None, int | None]:
+    """An earlier run's requests, cost and billed tokens per finished session, times this run's sessions; the tokens its
     provider's prompt cache read and wrote are priced at their own rates, as the earlier run was billed."""
     if earlier is None or not earlier.sessions:
-        return None, None
+        return None, None, None
     scale = sessions / earlier.sessions
     usage: dict[str, tuple[int, ...]] = {}
     for role, requests in earlier.requests.items():
@@ -384,4 +405,5 @@ def _expected(
         read, write = earlier.cache_read_tokens.get(role, 0), earlier.cache_write_tokens.get(role, 0)
         scaled = tuple(round(x * scale) for x in (prompt, completion, requests, read, write))
         _add(usage, labels.get(role, role), scaled)
-    return round(sum(earlier.requests.values()) * scale), run_cost(usage, prices)
+    tokens = sum(p + c for p, c, *_ in usage.values())
+    return round(sum(earlier.requests.values()) * scale), run_cost(usage, prices), tokens

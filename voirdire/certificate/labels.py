@@ -4,7 +4,7 @@ Read like every input: every problem is one line naming the file and line (``lab
 computed from a file with a problem. A label is one of the run's verdict words (each decision the protocol gave
 in this run, read as the accept/reject it stood for), ``accepted``/``rejected``, or a boolean (``true``/``false``,
 ``1``/``0``); case does not matter. A JSONL line of ``voirdire calibrate --sample ... -o`` keeps its other keys
-(``session_id``, ``item``, ``command``) and may leave ``label`` null: that item has not been labelled.
+(``session_id``, ``item``, ``reference``, ``command``) and may leave ``label`` null: that item has not been labelled.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 from voirdire.base import VoirdireError, read_text
 
 NO_ANNOTATOR = "(unnamed)"  # the annotator of a line that names none
-KNOWN_KEYS = frozenset({"item_id", "label", "annotator", "session_id", "item", "command"})
+KNOWN_KEYS = frozenset({"item_id", "label", "annotator", "session_id", "item", "reference", "command"})
 BOOLEAN_WORDS = {"accepted": True, "rejected": False, "true": True, "false": False, "1": True, "0": False}
 
 

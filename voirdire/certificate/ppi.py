@@ -30,11 +30,11 @@ class PPIEstimate(BaseModel):
     classical: Interval  # from the labels alone
     ppi: Interval  # prediction-powered
 
-    def text(self, quantity: str = "share accepted by people") -> str:
+    def text(self, quantity: str = "share accepted by people", *, labelled: str = "labelled") -> str:
         naive = "undefined (no items)" if self.naive is None else f"{100 * self.naive:.1f}%"
         if self.unlabelled == 0:  # a census: nothing to predict, the labels are the answer
             return "\n".join([
-                f"{quantity}, every one of the {self.labelled} items labelled:",
+                f"{quantity}, every one of the {self.labelled} items {labelled}:",
                 f"  from the labels:            {self.classical.text(percent=True)}",
                 f"  naïve (verdicts only):      {naive}",
             ])  # fmt: skip

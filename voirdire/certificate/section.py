@@ -2,8 +2,10 @@
 ``"certificate"``, the viewer shows at ``/run/<file>/certificate`` and ``export-html`` puts in a whole-run page.
 
 It gathers what the certificate knows of the run: the report's numbers with their intervals; the verdicts against
-people (the protocol's gold, or the labels sidecar's human labels), with the prediction-powered estimate where the
-labels are a random sample; AUROC and the reliability of a score-carrying verdict; the per-configuration breakdown
+each source of truth the run has, each in its own section (``Source``) with its n and intervals: the protocol's
+gold, named for what it is (the dataset's human judgments, gold answers by alias match), and people's labels from
+the labels sidecar, with the prediction-powered estimate where those are a random sample; adding labels never
+removes the gold's section; AUROC and the reliability of a score-carrying verdict; the per-configuration breakdown
 and paired comparison where the transcript holds runs whose roles or parameters differ; the stability of repeats
 (``--repeats N``: the report's own stability section); and the guarantees the protocol's paper gives each verdict.
 Its charts (the confusion matrix, the intervals, the reliability diagram, the flip rate) are declared with the
@@ -22,6 +24,7 @@ from pydantic import BaseModel
 
 from voirdire.base import HtmlDisplay
 from voirdire.certificate.calibration import (
+    PEOPLE_SOURCE,
     Calibration,
     CalibrationError,
     Run,
@@ -49,14 +52,31 @@ class GuaranteeCount(BaseModel):
     verdicts: int
 
 
+class Source(BaseModel):
+    """One source of truth and the verdicts against it: the protocol's gold, or people's labels."""
+
+    name: str  # "gold answers, alias match", "the dataset's human judgments", "people's labels"
+    kind: str  # "gold" or "people"
+    calibration: Calibration | None
+    why: str | None = None  # why there is no calibration against it
+    small: str | None = None  # fewer than SMALL_N labelled items: said beside the numbers
+
+    def text(self, *, limit: int = 10) -> list[str]:
+        if self.calibration is None:
+            return [f"  against {self.name}: none ({self.why})"]
+        body = self.calibration.text(limit=limit).splitlines()[1:]  # its first line names the transcript again
+        return [f"  against {self.name}:", *[f"  {x}" for x in body]]
+
+
 class Certificate(HtmlDisplay, BaseModel):
     transcript: str
     protocol: str
     level: float | None  # None: intervals off (--ci 0)
     seed: int
     intervals: list[Interval]  # the report's numbers, with their intervals
-    calibration: Calibration | None
-    no_calibration: str | None = None  # why the verdicts are not compared with people
+    calibration: Calibration | None  # people's section where usable, else the gold's (as before ``sources``)
+    no_calibration: str | None = None  # why the verdicts are not compared with any source
+    sources: list[Source] = []  # every source of truth, each its own section: the gold first, then people's
     stability: dict[str, Any] | None = None  # the report's stability section (--repeats N)
     no_stability: str | None = None
     guarantees: list[GuaranteeCount] = []
@@ -67,12 +87,11 @@ class Certificate(HtmlDisplay, BaseModel):
         """The section as ``voirdire report`` prints it after the report (whose intervals it does not repeat)."""
         lines = [f"certificate ({'intervals off' if self.level is None else f'{100 * self.level:g}%'}):"]
         lines += [f"  note: {x}" for x in self.notes]
-        if self.calibration is None:
-            lines.append(f"  agreement with people: none ({self.no_calibration})")
+        if not any(s.calibration is not None for s in self.sources):
+            lines.append(f"  agreement with a source of truth: none ({self.no_calibration})")
         else:
-            body = self.calibration.text(limit=limit).splitlines()[1:]  # its first line names the transcript again
-            lines.append(f"  against {self.calibration.labels}:")
-            lines += [f"  {x}" for x in body]
+            for source in self.sources:
+                lines += source.text(limit=limit)
         if self.stability is None:
             lines.append(f"  stability: not measured ({self.no_stability})")
         else:
@@ -87,12 +106,18 @@ class Certificate(HtmlDisplay, BaseModel):
             lines.append("  guarantees: none recorded (the paper gives its verdicts none, or the run predates them)")
         return "\n".join(lines)
 
+    def __repr__(self) -> str:
+        names = ", ".join(s.name for s in self.sources if s.calibration is not None) or "no source of truth"
+        return f"Certificate({self.transcript!r}, {self.protocol}, against {names})"
+
     def charts(self) -> list[Chart]:
-        """The confusion matrix, the intervals, the reliability diagram and the flip rate, where each has data."""
+        """The confusion matrix of each source, the intervals, the reliability diagram and the flip rate, where each
+        has data."""
         out: list[Chart] = []
         c = self.calibration
-        if c is not None and c.agreement is not None:
-            out.append(confusion_chart(c))
+        for k, source in enumerate(self.sources):
+            if source.calibration is not None and source.calibration.agreement is not None:
+                out.append(confusion_chart(source.calibration, f"-{k + 1}" if k else ""))
         rows = self.plotted_intervals()
         if rows:
             out.append(interval_chart(rows, self.level))
@@ -119,15 +144,16 @@ class Certificate(HtmlDisplay, BaseModel):
                 and -1 <= i.low <= i.high <= 1]  # fmt: skip
 
 
-def confusion_chart(c: Calibration) -> Heatmap:
+def confusion_chart(c: Calibration, suffix: str = "") -> Heatmap:
     m = c.agreement.confusion  # type: ignore[union-attr]
     total = max(m.tp + m.fp + m.fn + m.tn, 1)
+    who = "gold" if c.kind == "gold" else "people"
     return Heatmap(
-        "certificate-confusion", f"Verdicts against people ({total:,} sessions)", "people", "verdict",
-        ("verdict accepts", "verdict rejects"), ("people accept", "people reject"),
+        f"certificate-confusion{suffix}", f"Verdicts against {c.name} ({total:,} sessions)", who, "verdict",
+        ("verdict accepts", "verdict rejects"), (f"{who} accept", f"{who} reject"),
         ((m.tp / total, m.fp / total), (m.fn / total, m.tn / total)),
         caption=f"share of sessions; counts: {m.tp} both accept, {m.fp} only the verdict accepts, {m.fn} only "
-        f"people accept, {m.tn} both reject (labels: {c.labels})",
+        f"{who} accept, {m.tn} both reject (labels: {c.labels})",
     )  # fmt: skip
 
 
@@ -260,13 +286,16 @@ class CertificateReading:
                 labels = sidecar_labels(run, path)
             except LabelsError as exc:
                 notes.append(f"the labels sidecar was not used: {exc}")
-        calibration, why = _calibration(run, labels, level=level, seed=seed, resamples=resamples)
+        sources = certificate_sources(run, labels, level=level, seed=seed, resamples=resamples)
+        first = next((x for x in reversed(sources) if x.calibration is not None), None)
         stability = report.stability if report is not None else None
         guarantees, verdicts = self.guarantees.rows()
         return Certificate(
             transcript=str(path), protocol=run.protocol, level=level or None, seed=seed,
-            intervals=[i for i in report_intervals(report) if i.reason != OFF], calibration=calibration,
-            no_calibration=why,
+            intervals=[i for i in report_intervals(report) if i.reason != OFF],
+            calibration=first.calibration if first is not None else None,
+            no_calibration=None if first is not None else "; ".join(x.why or "" for x in sources),
+            sources=sources,
             stability=json.loads(stability.model_dump_json()) if stability is not None else None,
             no_stability=None if stability is not None else "each item examined once: run with --repeats N",
             guarantees=guarantees, verdicts=verdicts, notes=notes,
@@ -291,18 +320,32 @@ def certificate_of(
     return reading.certificate(report, labels=labels, level=level, seed=seed, resamples=resamples)
 
 
-def _calibration(
+def certificate_sources(
     run: Run, labels: Labels | None, *, level: float, seed: int, resamples: int
-) -> tuple[Calibration | None, str | None]:
-    if labels is None:
-        gold = run.gold_labels()
-        if not gold:
-            return None, (f"no gold label and no human label: voirdire calibrate {run.path} --sample 200 --seed 1 "
-                          "-o to_label.jsonl draws items to label")  # fmt: skip
-        labels = (gold, f"the protocol's gold ({run.gold_statistic})", None)
+) -> list[Source]:
+    """Each source of truth of the run in its own section: the protocol's gold where it knows it, then the labels
+    people gave (``labels``) where there are any. Neither replaces the other."""
+    sources = []
+    gold = run.gold_labels()
+    if gold:
+        sources.append(_source(run, (gold, f"{run.gold_name()} ({run.gold_statistic})", None), run.gold_name(),
+                               "gold", level=level, seed=seed, resamples=resamples))  # fmt: skip
+    if labels is not None:
+        sources.append(_source(run, labels, PEOPLE_SOURCE, "people", level=level, seed=seed, resamples=resamples))
+    if not sources:
+        why = (f"no gold label and no human label: voirdire calibrate {run.path} --sample 200 --seed 1 -o "
+               "to_label.jsonl draws items to label")  # fmt: skip
+        sources.append(Source(name=PEOPLE_SOURCE, kind="people", calibration=None, why=why))
+    return sources
+
+
+def _source(
+    run: Run, labels: Labels, name: str, kind: str, *, level: float, seed: int, resamples: int
+) -> Source:
     table, source, how = labels
     try:
-        return calibrate(run, table, source=source, random_labels=how, level=level, seed=seed,
-                         resamples=resamples), None  # fmt: skip
+        c = calibrate(run, table, source=source, random_labels=how, level=level, seed=seed, resamples=resamples,
+                      name=name, kind=kind)  # fmt: skip
     except CalibrationError as exc:
-        return None, str(exc)
+        return Source(name=name, kind=kind, calibration=None, why=str(exc))
+    return Source(name=name, kind=kind, calibration=c, small=c.small)

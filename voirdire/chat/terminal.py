@@ -16,6 +16,8 @@ import io
 import os
 import shutil
 import sys
+import warnings
+from dataclasses import replace
 from typing import TextIO
 
 from rich.console import Console
@@ -324,7 +326,10 @@ def header_of(t: Transcript, run_id: str) -> RunHeader | None:
     return next((h for h in reversed(t.headers) if h.run_id == run_id), t.header)
 
 
-def render(t: Transcript, *, session: str | None = None, prompts: bool = False, color: bool | None = None) -> str:
+def render(
+    t: Transcript, *, session: str | None = None, prompts: bool = False, color: bool | None = None, gold: bool = True
+) -> str:
+    """Sessions as chats; ``gold=False`` leaves out right/wrong against gold (a review must not lead to it)."""
     color = use_color(sys.stdout) if color is None else color
     if session is not None:
         if session not in t.sessions:
@@ -334,7 +339,39 @@ def render(t: Transcript, *, session: str | None = None, prompts: bool = False, 
         chosen = [t.sessions[session]]
     else:
         chosen = list(t.sessions.values())
-    return "\n\n".join(render_chat(chat_of(s, header_of(t, s.run_id)), prompts=prompts, color=color) for s in chosen)
+    chats = [chat_of(s, header_of(t, s.run_id)) for s in chosen]
+    if not gold:
+        chats = [replace(c, turns=[replace(x, correct=None) if isinstance(x, Outcome) else x for x in c.turns])
+                 for c in chats]  # fmt: skip
+    elif any(c.verdict is not None and c.verdict.correct is None for c in chats):
+        chats = with_report_gold(t, chats)
+    return "\n\n".join(render_chat(c, prompts=prompts, color=color) for c in chats)
+
+
+def with_report_gold(t: Transcript, chats: list[Chat]) -> list[Chat]:
+    """Chats whose verdict states no gold, with right/wrong against the gold of the protocol's report rows (``id``,
+    ``gold``: LMvLM's alias match), as the viewer's badge reads it; unchanged where the report knows none."""
+    from voirdire.reports import agrees_with_gold, gold_labels
+
+    try:
+        from voirdire.registry import registrations
+
+        reg = registrations().get(t.header.protocol) if t.header is not None else None
+        if reg is None:
+            return chats
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            labels = gold_labels(getattr(reg.fold(t, ci=0), "rows", None))  # the rows only: no intervals
+    except Exception:  # a report that cannot read this transcript knows no gold here; the chat still shows
+        return chats
+    out = []
+    for c in chats:
+        v = c.verdict
+        if v is not None and v.correct is None and c.item_id is not None and c.item_id in labels:
+            right = agrees_with_gold({}, accepted=v.accepted, label=labels[c.item_id])
+            c = replace(c, turns=[replace(x, correct=right) if x is v else x for x in c.turns])
+        out.append(c)
+    return out
 
 
 def summary_line(s: SessionRecord) -> str:

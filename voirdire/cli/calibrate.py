@@ -76,7 +76,7 @@ def add_calibrate_options(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from voirdire.certificate import calibrate, read_runs
+    from voirdire.certificate import PEOPLE_SOURCE, calibrate, read_runs
 
     if (args.sample is None) != (args.seed is None):
         raise CalibrateOptionError("--sample and --seed go together: the seed is what makes the sample reproducible")
@@ -85,18 +85,31 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     run = read_runs(args.transcript, score=args.score)
     if args.out is not None:
         return _write_sample(run, args)
+    kind = "people"
     if args.labels is not None:
         labels, source, random_labels = _file_labels(run, args)
     elif (people := sidecar_labels(run, args)) is not None:  # TRANSCRIPT.labels.jsonl: voirdire view / review
         labels, source, random_labels = people
     else:
         labels, source, random_labels = _gold_labels(run, args)
-    c = calibrate(run, labels, source=source, random_labels=random_labels, level=args.ci, seed=args.ci_seed,
-                  resamples=args.resamples, url=viewer_urls(args.viewer_url, args.transcript))
+        kind = "gold"
+    boot = {"level": args.ci, "seed": args.ci_seed, "resamples": args.resamples}
+    url = viewer_urls(args.viewer_url, args.transcript)
+    c = calibrate(run, labels, source=source, random_labels=random_labels, url=url, kind=kind,
+                  name=run.gold_name() if kind == "gold" else PEOPLE_SOURCE,
+                  drawn=args.sample, **boot)  # fmt: skip
+    sources = [c]
+    gold = run.gold_labels() if kind == "people" else {}
+    if gold:  # people's labels never replace the gold's section: both are printed, the gold's first
+        sources.insert(0, calibrate(run, gold, source=f"{run.gold_name()} ({run.gold_statistic})", random_labels=None,
+                                    url=url, kind="gold", name=run.gold_name(), **boot))  # fmt: skip
     if args.json:
-        print(mask_secrets(json.dumps(json.loads(c.model_dump_json()), indent=1, ensure_ascii=False)))
+        listed = [{"name": x.name, "kind": x.kind, "small": x.small, "calibration": json.loads(x.model_dump_json())}
+                  for x in sources]  # fmt: skip
+        payload = {**json.loads(c.model_dump_json()), "sources": listed}
+        print(mask_secrets(json.dumps(payload, indent=1, ensure_ascii=False)))
     else:
-        print(mask_secrets(shown(c.text(limit=args.rows))))
+        print(mask_secrets(shown("\n\n".join(x.text(limit=args.rows) for x in sources))))
     return 0
 
 
@@ -191,7 +204,7 @@ def _gold_labels(run: Run, args: argparse.Namespace) -> tuple[dict[str, dict[str
             f"--labels FILE, or draw items to label: voirdire calibrate {run.path} --sample 200 --seed 1 "
             "-o to_label.jsonl"
         )
-    source = f"the protocol's gold ({run.gold_statistic})"
+    source = f"{run.gold_name()} ({run.gold_statistic})"
     if args.sample is None:
         return gold, source, None
     drawn = draw_sample(run.item_ids(), args.sample, args.seed)

@@ -111,7 +111,7 @@ def cmd_export_otel(path: Path, args: argparse.Namespace) -> int:
     with stage(f"exporting {path}"):
         sent = export_transcript(path, endpoint, content=args.otel_content, phoenix=args.phoenix,
                                  span_events=args.otel_span_events, resend=args.resend)  # fmt: skip
-    print(shown(f"{path}: {sent:,} sessions exported as traces"))
+    print(shown(f"{path}: {sent:,} session{'s' * (sent != 1)} exported as traces"))
     return 0
 
 

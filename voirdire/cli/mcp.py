@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from voirdire.cli.options import CLIError, ModelOptions, add_model_options
+from voirdire.cli.options import CLIError, ModelOptions, add_model_options, at_least
 
 if TYPE_CHECKING:
     from voirdire.integrations import McpConfig
@@ -16,7 +17,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser(
         "mcp",
         help="serve the runs and claim examinations to an agent over MCP (stdio): tools list_runs, read_session, "
-        "report, examine_claim",
+        "report, examine_claim, list_sessions, show_session",
     )
     p.add_argument(
         "--folder", action="append", type=Path, default=[], metavar="DIR",
@@ -24,7 +25,11 @@ def register(sub: Any) -> None:
     )  # fmt: skip
     p.add_argument(
         "--out", type=Path, metavar="FILE",
-        help="the transcript examine_claim writes (default: examine-mcp.jsonl in the first folder)",
+        help="the transcript examine_claim writes, one session a call (default: examine-mcp.jsonl in the first folder)",
+    )  # fmt: skip
+    p.add_argument(
+        "--max-claim-chars", type=at_least(1), default=None, metavar="N",
+        help="the longest claim examine_claim takes (default 10,000 characters; a longer one is a tool error)",
     )  # fmt: skip
     add_model_options(p)  # the roles are the server's: a tool call names a claim, never a model or a key
     p.set_defaults(func=cmd_mcp)
@@ -40,12 +45,15 @@ def config_of(args: argparse.Namespace) -> McpConfig:
             raise CLIError(f"--folder: {folder} is not a folder")
     out = args.out or folders[0] / "examine-mcp.jsonl"
     models = roles_from_options(ModelOptions.model_validate(vars(args)))
-    return McpConfig(folders=tuple(folders), out=out, models=models)
+    cap = {"max_claim_chars": args.max_claim_chars} if args.max_claim_chars else {}  # else the server's default
+    return McpConfig(folders=tuple(folders), out=out, models=models, **cap)
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     from voirdire.integrations import build_server
 
-    server = build_server(config_of(args))
+    config = config_of(args)
+    server = build_server(config)
+    print(config.startup_line(), file=sys.stderr, flush=True)
     server.run("stdio")  # the stdio transport: stdout carries the protocol, so nothing else may print there
     return 0

@@ -58,8 +58,9 @@ def cmd_review(args: argparse.Namespace) -> int:
     todo = [x for x in drawn if x["item_id"] not in done]
     print(f"{len(drawn) - len(todo)} / {len(drawn)} of --sample {args.sample} --seed {args.seed} labelled by {who}")
     for n, line in enumerate(todo, start=len(drawn) - len(todo) + 1):
+        # no right/wrong against gold: it is what the label is compared with (EVOUNA's gold is a human label)
         print(render(load_session(args.transcript, line["session_id"]), session=line["session_id"],
-                     prompts=args.prompts))  # fmt: skip
+                     prompts=args.prompts, gold=False))  # fmt: skip
         print(f"\n[{n} / {len(drawn)}] item {shown(line['item_id'])}")
         if not review_one(rr, args, who, line["session_id"]):
             break

@@ -372,8 +372,8 @@ def finish(opts: CommandOptions, result: RunResult, payload: dict[str, Any], tex
             retried = f", {result.retries} model calls retried" if result.retries else ""
             needed = f", {result.not_needed} repeats not needed (--stop-when-decided)" if result.not_needed else ""
             print(
-                f"time: {result.elapsed_s:.1f}s for {ran} sessions ({result.skipped} resumed from the "
-                f"transcript{retried}{needed})"
+                f"time: {result.elapsed_s:.1f}s for {ran} session{'s' * (ran != 1)} ({result.skipped} resumed from "
+                f"the transcript{retried}{needed})"
             )
         print(f"{'' if timing else chr(10)}transcript: {result.out}")
     # Sessions that met the error which stopped the run (a down endpoint) are counted in its one message.

@@ -80,6 +80,15 @@ class RunResult(HtmlDisplay, BaseModel):
         0, description="repeats never run: their item's status was settled (stop_when_decided)"
     )
 
+    def __repr__(self) -> str:
+        """One short line (a notebook shows the run as HTML)."""
+        n = len(self.session_ids)
+        stopped = f", stopped: {self.stopped}" if self.stopped else ""
+        return (f"RunResult({str(self.out)!r}, {n} session{'s' * (n != 1)}: {len(self.verdicts)} verdict"
+                f"{'s' * (len(self.verdicts) != 1)}, {len(self.errors)} error{'s' * (len(self.errors) != 1)}, "
+                f"{self.skipped} resumed{stopped})")  # fmt: skip
+
+
 
 _LINE: TypeAdapter[Any] = TypeAdapter(Line)
 

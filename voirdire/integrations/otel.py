@@ -252,9 +252,10 @@ class Tracer:
                 found.append(f"{exporter.dropped} {kind} not sent to {exporter.url} ({exporter.failure}); the "
                              "transcript holds every event")  # fmt: skip
         if self.logs_refused is not None and self.verdicts:
-            found.append(f"{logs_url(self.exporter.url)} takes no OTLP logs ({self.logs_refused}): {self.verdicts} "
-                         "verdicts not sent as gen_ai.evaluation.result records; --otel-span-events sends them as "
-                         "events of the session spans")  # fmt: skip
+            n = self.verdicts
+            found.append(f"{logs_url(self.exporter.url)} takes no OTLP logs ({self.logs_refused}): {n} "
+                         f"verdict{'s' * (n != 1)} not sent as gen_ai.evaluation.result records; --otel-span-events "
+                         "sends them as events of the session spans")  # fmt: skip
         if self.annotations is not None:
             self.annotations.close()
             if self.annotations.unsent:
@@ -342,12 +343,13 @@ def export_transcript(
     skipped = len(sessions.skipped)
     if skipped and not tracer.sessions:
         raise AlreadySent(
-            f"export otel: the {skipped} sessions of {path.name} were sent to {redact_url(url)} already (noted in "
+            f"export otel: the {skipped} session{'s' * (skipped != 1)} of {path.name} were sent to {redact_url(url)} "
+            f"already (noted in "
             f"{ledger.path.name}); --resend sends them again, with the same trace and span ids"
         )
     if skipped:
-        print(f"{path}: {skipped} sessions sent to {redact_url(url)} before were not sent again (--resend sends "
-              "them)", file=stream or sys.stderr)  # fmt: skip
+        print(f"{path}: {skipped} session{'s' * (skipped != 1)} sent to {redact_url(url)} before were not sent again "
+              "(--resend sends them)", file=stream or sys.stderr)  # fmt: skip
     return tracer.sessions
 
 

@@ -131,7 +131,8 @@ def _chat(transcript: Path, session_id: str) -> str:
 
 @pytest.fixture
 def examine(voirdire_models: dict[str, str], tmp_path: Path) -> Callable[..., Examined]:
-    """``examine(claim, **params)``: the claim examined with ``voirdire_models`` (params: the protocol's)."""
+    """``examine(claim, **params)``: the claim examined with ``voirdire_models`` (params: the protocol's). Every
+    call is a session of its own in the test's one transcript, so a test can examine several claims, or one twice."""
     from voirdire.registry import api_function
 
     out = tmp_path / "voirdire-examine.jsonl"

@@ -14,7 +14,8 @@ A protocol is a paper's algorithm written against the Session; what it declares 
   ``voirdire list`` show of it, as data), ``CommandSpec``, ``ParamsCLI``, ``ItemInputs``, ``Inputs``, ``RunOutcome``;
 - its paper's tables for ``voirdire reproduce``: ``Reproduction``, ``Cell``, ``Outcome``, ``Options``;
 - transcripts and runs, for reports and reproductions that read or run them: ``load``, ``iter_records``,
-  ``SessionRecord``, ``run_in_memory``, ``arun``, ``arun_dataset``.
+  ``SessionRecord``, ``run_in_memory``, ``arun``, ``arun_dataset``, ``load_outline`` and ``one_off_id`` (a single
+  item's own session id).
 
 The names are the core packages' own (their faces: ``voirdire.session``, ``voirdire.replies``, ...); the kit only
 gathers them, so a third-party protocol has one place to look.
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
         SessionFailed as SessionFailed,
         arun as arun,
         arun_dataset as arun_dataset,
+        one_off_id as one_off_id,
         protocol as protocol,
         run_sync as run_sync,
     )
@@ -158,6 +160,7 @@ if TYPE_CHECKING:
         Views as Views,
         iter_records as iter_records,
         load as load,
+        load_outline as load_outline,
     )
 
 # Every name is imported at its first use (voirdire.base.faces): a protocol's registration, `voirdire --help` and

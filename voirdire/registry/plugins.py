@@ -144,10 +144,19 @@ def reliability(report: Report) -> tuple[dict[str, Any], list[str]]:
     lines = [f"errors: {report.errors} session{'s' if report.errors != 1 else ''}"] if report.errors else []
     if report.parse_failures:
         lines.append("parse failures: " + report.parse_failure_rates())
+    # Most of a role's replies, over all its prompts: one unreadable reply of a prompt asked once (1 of 1) among a
+    # role's five is one of five, not most.
+    failed_by: dict[str, int] = {}
+    replies_by: dict[str, int] = {}
+    for key, failed in report.parse_failures.items():
+        failed_by[_role(key)] = failed_by.get(_role(key), 0) + failed
+    for key, n in report.replies.items():
+        replies_by[_role(key)] = replies_by.get(_role(key), 0) + n
+    most = {r for r, failed in failed_by.items() if replies_by.get(r) and failed / replies_by[r] > MOSTLY}
     mostly = {
         key: (failed, report.replies.get(key, 0))
         for key, failed in sorted(report.parse_failures.items())
-        if report.replies.get(key, 0) and failed / report.replies[key] > MOSTLY
+        if _role(key) in most and report.replies.get(key, 0)
     }
     if mostly:
         said = ", ".join(f"{key} {failed} of {total}" for key, (failed, total) in mostly.items())
@@ -158,6 +167,11 @@ def reliability(report: Report) -> tuple[dict[str, Any], list[str]]:
         lines.append(warning)
         fields["fallback_warning"] = warning
     return fields, lines
+
+
+def _role(key: str) -> str:
+    """The role of a ``role · prompt`` key."""
+    return key.split(" · ", 1)[0]
 
 
 def with_reliability(

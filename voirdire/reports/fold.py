@@ -95,6 +95,11 @@ class Usage(BaseModel):
 DEFAULT_CI = 0.95  # the level of a report's intervals unless ``--ci`` says otherwise; ``--ci 0`` turns them off
 
 
+def _n(n: int, word: str) -> str:
+    """``1 session``, ``2 sessions`` (``voirdire.reports.plural``, which this module is below)."""
+    return f"{n} {word}{'s' * (n != 1)}"
+
+
 class Report(HtmlDisplay, BaseModel):
     """What every protocol's report starts with.
 
@@ -123,6 +128,12 @@ class Report(HtmlDisplay, BaseModel):
         None, description="a run with repeats: each item's verdicts over its repeats, the flip rate, undecided items"
     )
 
+    def __repr__(self) -> str:
+        """One short line (``text()`` is the report; a notebook shows it as HTML)."""
+        n = self.sessions
+        where = f" of {self.transcript!r}" if self.transcript else ""
+        return f"{type(self).__name__}({self.protocol}{where}: {n} session{'s' * (n != 1)}, {self.verdicts} verdicts)"
+
     # Interval names shown as percentages (the report's tables print these numbers in %); others as 0.xxx.
     PERCENT_INTERVALS: ClassVar[frozenset[str]] = frozenset(
         {"accuracy", "precision", "recall", "F1", "claims correct", "success rate", "TPR", "TNR", "rate"}
@@ -146,7 +157,8 @@ class Report(HtmlDisplay, BaseModel):
         return lines + stable
 
     def summary_lines(self) -> list[str]:
-        lines = [f"{self.protocol}: {self.sessions} sessions, {self.verdicts} verdicts, {self.errors} errors"]
+        lines = [f"{self.protocol}: {_n(self.sessions, 'session')}, {_n(self.verdicts, 'verdict')}, "
+                 f"{_n(self.errors, 'error')}"]
         if self.parse_failures:
             lines.append("parse failures: " + self.parse_failure_rates())
         return lines

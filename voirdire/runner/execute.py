@@ -140,6 +140,6 @@ def _cost_budget(run: Prepared) -> CostBudget:
 
 
 def _progress(total: int, desc: str) -> Any:
-    from tqdm.auto import tqdm  # a widget in a Jupyter notebook, the text bar on a terminal
+    from voirdire.runner.progress import progress  # tqdm's bar on a terminal or in a notebook, lines in a log
 
-    return tqdm(total=total, desc=desc, unit="session", file=sys.stderr, dynamic_ncols=True)
+    return progress(total, desc, sys.stderr)

@@ -216,7 +216,7 @@ class Guarantee(BaseModel):
     source: str | None = Field(None, description="the paper's section, theorem or equation it rests on")
 
 
-class Verdict(_Event):
+class Verdict(HtmlDisplay, _Event):
     kind: Literal["verdict"] = "verdict"
     decision: str
     accepted: bool | None = Field(None, description="True if the examined output is trusted")
@@ -226,6 +226,13 @@ class Verdict(_Event):
         None, description="what the paper guarantees of this verdict; None where it has none (and in transcripts "
         "written before verdicts carried one)"
     )
+
+    def __repr__(self) -> str:
+        """One short line (a notebook shows the verdict as HTML; ``model_dump()`` gives every field)."""
+        said = {True: "accepted", False: "rejected", None: "neither accepted nor rejected"}[self.accepted]
+        n = len(self.evidence)
+        return f"Verdict({self.decision!r}, {said}, session {self.session_id!r}, {n} evidence line{'s' * (n != 1)})"
+
 
 
 Event = Annotated[

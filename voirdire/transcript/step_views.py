@@ -77,6 +77,10 @@ class VerdictView(BaseModel):
         None, description="the text examined, shown when it is none of the item's values (a generated claim)"
     )
     gold: str = Field("", description="statistics key holding whether the verdict agrees with the gold label")
+    gold_source: str = Field(
+        "", description="what the protocol's gold is, as the certificate names its section: \"the dataset's human "
+        "judgments\", \"gold answers, alias match\" (empty: \"the protocol's gold\")"
+    )
     score: str = Field(
         "", description="statistics key holding the verdict's score, the number its decision thresholds (for AUROC)"
     )

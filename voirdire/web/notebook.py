@@ -1,6 +1,6 @@
-"""HTML for Jupyter: a session, a run (a transcript or a ``RunResult``), a report, a comparison and a certificate
-(``voirdire calibrate``'s) as a cell shows them (``_repr_html_``, ``voirdire.base.HtmlDisplay``). The chat is the
-viewer's (``_chat.html``, text escaped by the viewer's Jinja environment); the output holds a small stylesheet of
+"""HTML for Jupyter: a verdict, a session, a run (a transcript or a ``RunResult``), a report, a comparison and a
+certificate (``voirdire calibrate``'s) as a cell shows them (``_repr_html_``, ``voirdire.base.HtmlDisplay``). The
+chat is the viewer's (``_chat.html``, text escaped by the viewer's Jinja environment); the output holds a stylesheet of
 its own, scoped to it, and no script.
 """
 
@@ -17,7 +17,7 @@ from voirdire.chat import chat_of
 from voirdire.registry import registrations
 from voirdire.reports import Report
 from voirdire.runner import RunResult
-from voirdire.transcript import ModelCall, RunHeader, SessionRecord, Transcript, load
+from voirdire.transcript import ModelCall, RunHeader, SessionRecord, Transcript, Verdict, load
 from voirdire.web.render import render
 
 SHOWN_CHATS = 5
@@ -47,6 +47,8 @@ _keys = itertools.count(1)  # ids of one output's elements apart from another's 
 
 def html_of(obj: object) -> str | None:
     """The HTML a cell shows for ``obj``; None for an object this does not draw (Jupyter then shows its text)."""
+    if isinstance(obj, Verdict):
+        return _page(report=verdict_text(obj), title=f"verdict · session {obj.session_id}")
     if isinstance(obj, SessionRecord):
         return _page(chats=[chat_of(obj)], title=f"session {obj.session_id}")
     if isinstance(obj, Transcript):
@@ -56,6 +58,19 @@ def html_of(obj: object) -> str | None:
     if isinstance(obj, Report | Comparison | Certificate):
         return _page(report=obj.text(), title=type(obj).__name__.lower())
     return None
+
+
+def verdict_text(v: Verdict) -> str:
+    """A verdict as a cell shows it: its decision, its evidence, and its short statistics (the text it judged)."""
+    said = {True: "accepted", False: "rejected", None: "neither accepted nor rejected"}[v.accepted]
+    lines = [f"Verdict: {v.decision} ({said}) · session {v.session_id}"]
+    shown = {k: x for k, x in v.statistics.items() if isinstance(x, str | int | float | bool) and len(str(x)) <= 300}
+    lines += [f"  {k}: {x}" for k, x in shown.items()]
+    if v.guarantee is not None:
+        lines.append(f"guarantee: {v.guarantee.statement}")
+    if v.evidence:
+        lines += ["evidence:", *[f"  - {e}" for e in v.evidence]]
+    return "\n".join(lines)
 
 
 def _page(**context: Any) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import secrets
 import weakref
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -108,14 +109,17 @@ class Review:
     def current(
         self, key: str, index: TranscriptIndex, rr: ReviewRun, sid: str, blind: bool, next_url: str, sample: Any
     ) -> dict[str, Any]:
-        """The item a queue shows now: its chat (not when blind) and its review panel."""
+        """The item a queue shows now: its chat (not when blind) and its review panel. The verdict's right/wrong
+        against gold is never shown: the gold is what the reviewer's label is compared with (for EVOUNA it is the
+        very human judgment being collected), so the queue does not lead the reviewer to it. Blind, the chat and
+        the verdict are hidden, the item and its references (gold answers, reference text) kept."""
         attempt = index.session(sid)
         record = index.record(sid)
         if attempt is None or record is None:
             raise HTTPException(404, f"{key}: no session {sid!r}")
         chat = chat_of(record, index.header(record.run_id))
         return {
-            "chat": chat, "attempt": attempt,
+            "chat": chat, "attempt": replace(attempt, correct=None),
             "review": self.panel(key, index, attempt, rr=rr, blind=blind, next_url=next_url, sample=sample),
         }  # fmt: skip
 
