@@ -6,6 +6,16 @@ Nothing here knows a model, a transcript or a protocol; every other package may 
 
 from __future__ import annotations
 
+from voirdire.base.appends import append_all, cut_torn_tail
+from voirdire.base.bounds import (
+    MAX_CONCURRENCY,
+    MAX_REPEATS,
+    MAX_TIMEOUT_S,
+    MAX_TOKENS,
+    MAX_WORKERS,
+    count_problem,
+    seconds_problem,
+)
 from voirdire.base.columns import Column
 from voirdire.base.display import HtmlDisplay, set_html_renderer
 from voirdire.base.errors import CannotWrite, EndpointDown, SessionTimeout, VoirdireError, cannot_write, run_stopping
@@ -27,8 +37,13 @@ from voirdire.base.text import shown
 from voirdire.base.writes import write_atomic
 
 __all__ = [
+    "MAX_CONCURRENCY",
     "MAX_JSON_DEPTH",
+    "MAX_REPEATS",
     "MAX_REPLY_CHARS_ENV",
+    "MAX_TIMEOUT_S",
+    "MAX_TOKENS",
+    "MAX_WORKERS",
     "TOKEN_COUNT_MAX",
     "CannotWrite",
     "Column",
@@ -38,8 +53,11 @@ __all__ = [
     "SeenIds",
     "SessionTimeout",
     "VoirdireError",
+    "append_all",
     "cannot_write",
+    "count_problem",
     "cut_reply",
+    "cut_torn_tail",
     "lazy_face",
     "mask_secrets",
     "mask_tree",
@@ -49,6 +67,7 @@ __all__ = [
     "redact_url",
     "register_secret",
     "run_stopping",
+    "seconds_problem",
     "set_html_renderer",
     "shortened",
     "shown",

@@ -14,8 +14,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from voirdire.base import VoirdireError, mask_secrets
-from voirdire.base.bounds import MAX_REPEATS, MAX_TOKENS, MAX_WORKERS, count_problem, seconds_problem
+from voirdire.base import (
+    MAX_REPEATS,
+    MAX_TOKENS,
+    MAX_WORKERS,
+    VoirdireError,
+    count_problem,
+    mask_secrets,
+    seconds_problem,
+)
 from voirdire.runner import ErrorBudget, RunOptions  # CommandOptions' field; the runner's face imports it alone
 
 REMOTE_CONCURRENCY = 10

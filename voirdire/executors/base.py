@@ -27,17 +27,20 @@ from autogen_core.models import ChatCompletionClient
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from voirdire.base import (
+    MAX_CONCURRENCY,
+    MAX_REPEATS,
     TOKEN_COUNT_MAX,
     CannotWrite,
     HtmlDisplay,
     IdList,
     SessionTimeout,
     VoirdireError,
+    count_problem,
     mask_secrets,
     mask_tree,
     run_stopping,
+    seconds_problem,
 )
-from voirdire.base.bounds import MAX_CONCURRENCY, MAX_REPEATS, count_problem, seconds_problem
 from voirdire.executors.repeats import REPEAT_STEP, repeat_seed, split_repeat
 from voirdire.models import ModelPool, RoleSettings, endpoint_limits as _endpoint_limits, spec_label
 from voirdire.session import PromptLibrary, Protocol, Session, Writer

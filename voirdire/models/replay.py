@@ -26,7 +26,7 @@ from typing import Any
 
 from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage, RequestUsage
 
-from voirdire.base import VoirdireError, cannot_write, mask_secrets, mask_tree, token_count
+from voirdire.base import VoirdireError, append_all, cannot_write, cut_torn_tail, mask_secrets, mask_tree, token_count
 from voirdire.models.base import TIMEOUT_ARG, Completion, TextOnlyClient, text_of
 
 REPLAY_ENV = "VOIRDIRE_REPLAY"
@@ -138,8 +138,6 @@ class Recordings:
     def add(self, key: str, model: str, reply: Mapping[str, Any]) -> None:
         line = json.dumps({"key": key, "model": mask_secrets(model), "reply": mask_tree(dict(reply))}) + "\n"
         data = line.encode("utf-8")
-        from voirdire.transcript.io import _cut_torn_tail, _write_all
-
         with self._lock:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -148,8 +146,8 @@ class Recordings:
                 raise cannot_write(exc, self.path, "--voirdire-record") from None
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)
-                _cut_torn_tail(fd)  # a line a killed recorder left half-written: cut, so this one starts its own
-                _write_all(fd, data)
+                cut_torn_tail(fd)  # a line a killed recorder left half-written: cut, so this one starts its own
+                append_all(fd, data)
             except OSError as exc:
                 raise cannot_write(exc, self.path, "--voirdire-record") from None
             finally:

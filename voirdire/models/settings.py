@@ -16,8 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from voirdire.base import parse_toml, read_text
-from voirdire.base.bounds import MAX_TIMEOUT_S, MAX_TOKENS
+from voirdire.base import MAX_TIMEOUT_S, MAX_TOKENS, parse_toml, read_text
 from voirdire.models.base import DEFAULT_MAX_TOKENS, ModelSpecError
 from voirdire.models.spec import PROVIDERS, ModelSpec, parse_spec
 

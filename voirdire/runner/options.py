@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict
 
-from voirdire.base.bounds import MAX_WORKERS, count_problem
+from voirdire.base import MAX_WORKERS, count_problem
 from voirdire.executors import EXECUTORS
 
 if TYPE_CHECKING:

@@ -19,7 +19,14 @@ from typing import Any, BinaryIO
 
 from pydantic import ValidationError
 
-from voirdire.base import MAX_JSON_DEPTH, cannot_write, max_reply_chars, too_deep
+from voirdire.base import (
+    MAX_JSON_DEPTH,
+    append_all as _write_all,  # a module name, so a test can make one write fail
+    cannot_write,
+    cut_torn_tail as _cut_torn_tail,
+    max_reply_chars,
+    too_deep,
+)
 from voirdire.transcript.schema import (
     _LINE,
     RunHeader,
@@ -151,32 +158,6 @@ class TranscriptWriter:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    """Write ``data`` at the end of the file: one ``os.write`` unless the kernel takes less (a signal, a full
-    disk), when the rest follows; only a lone writer (or one holding the lock) may rely on the rest following."""
-    written = os.write(fd, data)
-    if written < len(data):  # the kernel took less: the rest from where it stopped (no view made for a whole line)
-        view = memoryview(data)[written:]
-        while view:
-            view = view[os.write(fd, view) :]
-
-
-def _cut_torn_tail(fd: int) -> None:
-    """Truncate a half-written last line (its writer was killed mid-write) back to the last newline."""
-    end = os.fstat(fd).st_size
-    if end == 0 or os.pread(fd, 1, end - 1) == b"\n":
-        return
-    at = end
-    while at > 0:
-        start = max(0, at - 65536)
-        newline = os.pread(fd, at - start, start).rfind(b"\n")
-        if newline >= 0:
-            os.ftruncate(fd, start + newline + 1)
-            return
-        at = start
-    os.ftruncate(fd, 0)
 
 
 def drop_torn_tail(path: Path) -> None:

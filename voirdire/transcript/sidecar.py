@@ -21,8 +21,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from voirdire.base import VoirdireError, cannot_write, shown
-from voirdire.transcript.io import _cut_torn_tail, _write_all
+from voirdire.base import VoirdireError, append_all, cannot_write, cut_torn_tail, shown
 from voirdire.transcript.schema import utcnow
 
 SUFFIX = ".labels.jsonl"
@@ -94,8 +93,8 @@ def append_label(transcript: str | Path, label: HumanLabel) -> Path:
         raise cannot_write(exc, side, "labels") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        _cut_torn_tail(fd)  # a line a killed writer left half-written: cut, so this one starts on its own
-        _write_all(fd, data)
+        cut_torn_tail(fd)  # a line a killed writer left half-written: cut, so this one starts on its own
+        append_all(fd, data)
         os.fsync(fd)
     except OSError as exc:
         raise cannot_write(exc, side, "labels") from None
