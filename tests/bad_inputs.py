@@ -240,12 +240,12 @@ CASES: tuple[Case, ...] = (
     Case("`api_key_env` naming an unset variable", (
         f"{EX} X --model openai-compatible:m@http://127.0.0.1:9/v1 --api-key-env INFERENCE_KEY",), 2,
         "api_key_env names INFERENCE_KEY, which is not set"),
-    Case("a key pasted where a variable name goes", (f"{EX} X {S} --api-key-env sk-live-0123456789abcdef",), 2,
+    Case("a key pasted where a variable name goes", (f"{EX} X {S} --api-key-env sk-live-PASTEDKEYxyzPASTEDKEY",), 2,
          "must name an environment variable"),
     Case("URL userinfo (became HTTP Basic auth)", (f"{EX} X --model openai-compatible:m@http://me:pw@host/v1",), 2,
          "carries credentials"),
     Case("a URL with `=` in it (was split as ROLE=SPEC, the secret echoed)", (
-        f"{EX} X --model openai-compatible:m@http://127.0.0.1:9/v1?api_key=sk-planted-0123456789 --max-retries 0",),
+        f"{EX} X --model openai-compatible:m@http://127.0.0.1:9/v1?api_key=sk-planted-SECRETxyzSECRET --max-retries 0",),
         3, "error in claim-", pick=r"^error in"),
     Case("a missing script file", (f"{EX} X --model scripted:nope.yaml",), 2, "script file not found"),
     Case("non-UTF-8 script file (was a traceback)", (f"{EX} X --model scripted:latin.yaml",), 2,
@@ -348,24 +348,24 @@ CASES: tuple[Case, ...] = (
         files={"q20.jsonl": b"".join(b'{"question": "Q%d?"}\n' % i for i in range(20))}),
     Case("the OpenAI key named for plain http (`http://api.openai.com:8080/v1`)", (
         f"{EX} X --model openai-compatible:m@http://api.openai.com:8080/v1 --api-key-env OPENAI_API_KEY",), 2,
-        "OPENAI_API_KEY is not sent", env={"OPENAI_API_KEY": "sk-planted-0123456789"}),
+        "OPENAI_API_KEY is not sent", env={"OPENAI_API_KEY": "sk-planted-SECRETxyzSECRET"}),
     Case("a transcript line nested 5,000 deep (RecursionError)", ("voirdire show deep.jsonl",), 2,
          "deep.jsonl:1: not a transcript record (JSON nested more than 64 levels deep)",
          files={"deep.jsonl": b'{"a":' * 5000 + b"\n"}),
     Case("a 400-digit token count in a transcript (OverflowError in `report`)", ("voirdire report big.jsonl",), 2,
-         "usage.prompt_tokens: Input should be less than or equal to 1000000000",
+         "usage.prompt_tokens: Input should be less than or equal to 1,000,000,000",
          files={"big.jsonl": _with_usage(10**400)}),
     Case("a negative token count in a transcript (a cost of -$1,800)", ("voirdire report neg.jsonl",), 2,
          "usage.prompt_tokens: Input should be greater than or equal to 0", files={"neg.jsonl": _with_usage(-1800)}),
     Case("`--session-timeout 0`", (f"{EX} X {S} --session-timeout 0",), 2,
          "--session-timeout: must be a positive number of seconds"),
     # ---- issue 47: inputs that ran away, and silent acceptances
-    Case("`--repeats 1000000000` (printed nothing and grew by 30 MB/s)", (f"{EX} X {S} --repeats 1000000000",), 2,
+    Case("`--repeats 5000` (a billion printed nothing and grew by 30 MB/s)", (f"{EX} X {S} --repeats 5000",), 2,
          "--repeats: must be at most 1,000 (sessions per item)"),
-    Case("`--concurrency 100000000`", (f"{EX} X {S} --concurrency 100000000",), 2,
+    Case("`--concurrency 50000`", (f"{EX} X {S} --concurrency 50000",), 2,
          "--concurrency: must be at most 4,096 (sessions at a time)"),
     Case("`--workers 10000`", (f"{EX} X {S} --workers 10000",), 2, "--workers: must be at most 256 (processes)"),
-    Case("`--max-tokens 100000000000000000000`", (f"{EX} X {S} --max-tokens 100000000000000000000",), 2,
+    Case("`--max-tokens 10**20`", (f"{EX} X {S} --max-tokens 100_000_000_000_000_000_000",), 2,
          "--max-tokens: must be at most 1,000,000 (tokens)"),
     Case("`--timeout inf`", (f"{EX} X {S} --timeout inf",), 2, "--timeout: must be a finite number of seconds"),
     Case("`--timeout 1e9`", (f"{EX} X {S} --timeout 1e9",), 2, "--timeout: must be at most 86,400 s"),
@@ -387,9 +387,9 @@ CASES: tuple[Case, ...] = (
         f"{EX} X --model 'openai-compatible:m\n@http://127.0.0.1:9/v1'",), 2, "holds a control character"),
     Case("a YAML list as a script: its replies in order (documented)", (f"{EX} X --model scripted:list.yaml",), 3,
          "no scripted reply left", files={"list.yaml": b'- "1. Is X Y?"\n'}, pick=r"^error in"),
-    Case("a script rule whose regex backtracks without end (`(a+)+$` hung the run, its lock left behind)", (
-        f"{EX} {'a' * 40}! --model scripted:slow.yaml --no-progress",), 3, "took more than 2 s",
-        files={"slow.yaml": b"rules:\n  - match: '(a|aa)+$'\n    reply: 'no'\ndefault: '1. Is X Y?'\n"},
+    Case("a script rule whose regex backtracks without end (`(o+)+$` hung the run, its lock left behind)", (
+        f"{EX} {'o' * 40}! --model scripted:slow.yaml --no-progress",), 3, "took more than 2 s",
+        files={"slow.yaml": b"rules:\n  - match: '(o|oo)+$'\n    reply: 'no'\ndefault: '1. Is X Y?'\n"},
         pick=r"^error in"),
     Case("`export-html` of a transcript damaged at line 221 (exit 0; `show` and `report` exit 2)", (
         "voirdire export-html damaged.jsonl -o out.html",), 2, "damaged.jsonl:221:",
@@ -420,7 +420,7 @@ class Outcome:
 
 
 # Planted in commands; never to be printed back.
-SECRETS = ("sk-planted-0123456789", "sk-live-0123456789abcdef")
+SECRETS = ("sk-planted-SECRETxyzSECRET", "sk-live-PASTEDKEYxyzPASTEDKEY")
 # A warning many rows get because they bind one script to both cross-examination roles; left out of the table.
 SHARED_MODEL = "warning: examiner and examinee are both served by"
 
@@ -497,7 +497,12 @@ def run_all(base: Path | None = None) -> list[Outcome]:
         return [run_case(case, root / f"case{k:02d}") for k, case in enumerate(CASES, 1)]
 
 
+_ID = re.compile(r"(?<=-)[0-9a-f]{8}\b")
+"""A session id's or a transcript name's digest of its text (``claim-<id>``): the same on every run, shown as <id>."""
+
+
 def _cell(text: str) -> str:
+    text = _ID.sub("<id>", text)
     return text.replace("&", "&amp;").replace("<", "&lt;").replace("|", "\\|").replace("\n", "<br>")
 
 
@@ -517,7 +522,8 @@ def table(outcomes: list[Outcome]) -> str:
         "anything runs (`voirdire.base.bounds`): `--repeats` at most 1,000, `--concurrency` 4,096, `--workers` 256, "
         "`--max-tokens` 1,000,000, `--timeout` and `--session-timeout` a day (a finite number of seconds). A CSV is "
         "read strictly: a quote never closed, a stray quote or a column named twice is an error naming the line. A "
-        "YAML list as a script is its replies, in order.",
+        "YAML list as a script is its replies, in order. The digest in an id or a transcript's name (`claim-<id>`) is "
+        "shown as `<id>`.",
         "",
         "| # | bad input (issues 13, 19, 47) | command | what the user sees | exit |",
         "|---|---|---|---|---|",

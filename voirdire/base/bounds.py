@@ -25,9 +25,9 @@ def count_problem(value: int, low: int, high: int, unit: str) -> str | None:
     """What is wrong with a whole number of ``unit`` that must lie in [low, high] (said after the option's name),
     None when nothing is."""
     if value < low:
-        return f"must be at least {low:,} ({unit}), got {value}"
+        return f"must be at least {low:,} ({unit}), got {value:,}"
     if value > high:
-        return f"must be at most {high:,} ({unit}), got {value}"
+        return f"must be at most {high:,} ({unit}), got {value:,}"
     return None
 
 

@@ -12,6 +12,7 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -262,6 +263,10 @@ def _parse_line(path: Path, i: int, raw: bytes, *, last: bool) -> Any:
         raise TranscriptError(f"{path}:{i + 1}: not a transcript record ({_why(exc)})") from None
 
 
+_GROUPED = re.compile(r"(?<![\d.,])\d{5,}(?![\d.,])")
+"""A long whole number in pydantic's words, grouped by thousands so a reader can count its digits."""
+
+
 def _why(exc: Exception) -> str:
     """What is wrong with a line, in one phrase (no pydantic dump)."""
     if isinstance(exc, UnicodeDecodeError):
@@ -278,7 +283,8 @@ def _why(exc: Exception) -> str:
         if first["type"] == "model_attributes_type" or (not first["loc"] and first["type"] == "dict_type"):
             return "not a JSON object"
         where = ".".join(str(p) for p in first["loc"])
-        return f"{where}: {first['msg']}" if where else str(first["msg"])
+        said = _GROUPED.sub(lambda m: f"{int(m.group()):,}", str(first["msg"]))  # 1000000000 -> 1,000,000,000
+        return f"{where}: {said}" if where else said
     return str(exc)
 
 
