@@ -294,15 +294,20 @@ def card_text(card: Card, *, color: bool = False, width: int | None = None) -> s
     return "\n".join(line.rstrip() for line in out.getvalue().rstrip("\n").splitlines())
 
 
+def _counted(n: int, word: str, many: str = "") -> str:
+    """``1 call``, ``3 calls``."""
+    return f"{n} {word if n == 1 else many or word + 's'}"
+
+
 def totals_text(chat: Chat) -> str:
     """``5 model calls · examiner 3 calls, 300+20 tokens, 1.20 s · examinee ...``"""
-    parts = [f"{chat.calls} model calls"]
+    parts = [_counted(chat.calls, "model call")]
     for t in chat.totals.values():
         human = " (human)" if t.human else ""
         tokens = f"{t.prompt_tokens}+{t.completion_tokens} tokens"
-        retries = f", {t.retries} retries" if t.retries else ""
+        retries = f", {_counted(t.retries, 'retry', 'retries')}" if t.retries else ""
         retries += f", {t.failed} failed" if t.failed else ""
-        parts.append(f"{shown(t.role)}{human} {t.calls} calls, {tokens}, {t.latency_s:.2f} s{retries}")
+        parts.append(f"{shown(t.role)}{human} {_counted(t.calls, 'call')}, {tokens}, {t.latency_s:.2f} s{retries}")
     return " · ".join(parts)
 
 
