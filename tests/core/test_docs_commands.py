@@ -58,7 +58,7 @@ SKIPS: tuple[tuple[str, str], ...] = (
     (r"=human\b", "a person types the replies"),
     (r"--nli-model|local:/", "a model file of the reader's own (an NLI cross-encoder or a GGUF file)"),
     (r"--data (NQ\.json|my_[a-z_]+\.json)", "a data file of the reader's own"),
-    (r"--session 4382392", "a session id of the paper's PopQA data; here the run is cut to its first 3 items"),
+    (r"--session (4382392|ID\b)", "a session id of the paper's PopQA data; here the run is cut to its first 3 items"),
     (r"^voirdire reproduce (?!--list|paper-examples)",
      "a paper's whole table (minutes to hours; the paper-marked tests run them)"),
 )
