@@ -267,7 +267,8 @@ async def arun_dataset(
     named = source_name(path) if isinstance(path, str | Path) else None
     out = Path(out) if out else default_out(proto.name, named, _identity(proto, kwargs.get("models"), None, kwargs))
     result = await arun(proto, items, out=out, dataset=named, **kwargs)
-    return result, get(proto.name).report(read_transcript(out))
+    reg = get(proto.name)
+    return result, (reg.report or reg.fold)(read_transcript(out))
 
 
 def run_dataset(name: str | Protocol[Any, Any], path: str | Path, **kwargs: Any) -> tuple[RunResult, Report]:

@@ -17,7 +17,8 @@ from .items import ClaimItem
 from .protocol import CrossExamination
 
 if TYPE_CHECKING:  # the runner is imported by a call, not by the registration (`voirdire --help` stays light)
-    from voirdire.kit import Clients, Models, RunResult
+    from voirdire.kit.models import Clients, Models
+    from voirdire.kit.runs import RunResult
 
 
 async def aexamine(
@@ -41,7 +42,9 @@ async def aexamine(
     finished verdict on the same claim in ``out`` instead of examining it again; ``fresh=True`` empties ``out``
     first.
     """
-    from voirdire.kit import SessionFailed, arun, default_out, load_outline, one_off_id
+    from voirdire.kit.data import load_outline
+    from voirdire.kit.reproduce import default_out
+    from voirdire.kit.runs import SessionFailed, arun, one_off_id
 
     out = Path(out) if out else default_out(CrossExamination.name, None)
     item = ClaimItem.single(claim, question, answers)  # its id: the claim's text digested
@@ -70,7 +73,7 @@ async def aexamine(
 
 def examine(claim: str | None = None, **kwargs: Any) -> Verdict:
     """Synchronous ``aexamine`` (in a running event loop it waits in a worker thread)."""
-    from voirdire.kit import run_sync
+    from voirdire.kit.runs import run_sync
 
     return run_sync(aexamine(claim, **kwargs), "aexamine")
 
@@ -91,7 +94,7 @@ async def aexamine_dataset(
     """Cross-examine every question of a dataset (JSONL, CSV, JSON, Parquet, a ``datasets`` folder, a DataFrame
     or a ``datasets.Dataset``; ``fields`` maps item fields to columns); resumes ``out`` if it exists
     (``fresh=True`` starts over). ``params`` are ``CrossExaminationParams`` fields."""
-    from voirdire.kit import arun_dataset, protocol
+    from voirdire.kit.runs import arun_dataset, protocol
 
     return await arun_dataset(
         protocol(CrossExamination.name, **params),
@@ -109,7 +112,7 @@ async def aexamine_dataset(
 
 def examine_dataset(path: str | Path | Any, **kwargs: Any) -> tuple[RunResult, Report]:
     """Synchronous ``aexamine_dataset`` (in a running event loop it waits in a worker thread)."""
-    from voirdire.kit import run_sync
+    from voirdire.kit.runs import run_sync
 
     return run_sync(aexamine_dataset(path, **kwargs), "aexamine_dataset")
 

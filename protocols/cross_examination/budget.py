@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from voirdire.kit import Assumed, Budget, CallBudget, Figure, RoleCalls, merged
+from voirdire.kit.budget import Assumed, Budget, CallBudget, Figure, RoleCalls, merged
 
 from .items import ClaimItem
 

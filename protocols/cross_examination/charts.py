@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from voirdire.kit import BarChart, Chart, ChartFold, LeftOut, Report, Series
+from voirdire.kit import Report
+from voirdire.kit.charts import BarChart, Chart, ChartFold, Series
+from voirdire.kit.reports import LeftOut
 
 from .scoring import Report as LMvLMReport
 

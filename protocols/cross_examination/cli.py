@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from voirdire.kit import CommandSpec, ItemInputs, ParamsCLI, build_params
+from voirdire.kit import CommandSpec, ParamsCLI
+from voirdire.kit.cli import ItemInputs, build_params
 
 from .baselines import AreYouSure, IDontKnow
 from .items import ClaimItem

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from voirdire.kit import as_list
+from voirdire.kit.data import as_list
 
 
 class ClaimItem(BaseModel):

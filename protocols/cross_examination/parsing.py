@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from voirdire.kit import ParseError, Polar, read_conclusion, read_polar, read_yes_no
+from voirdire.kit import ParseError
+from voirdire.kit.replies import Polar, read_conclusion, read_polar, read_yes_no
 
 Decision = Literal["correct", "incorrect"]
 # Stage 3's verdict, said of the claim (§2).

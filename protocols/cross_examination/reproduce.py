@@ -9,17 +9,9 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from voirdire.kit import (
-    Cell,
-    Options,
-    Outcome,
-    Reproduction,
-    VoirdireError,
-    model_args,
-    paper_models_note,
-    run_voirdire,
-    slug,
-)
+from voirdire.kit import VoirdireError
+from voirdire.kit.reports import slug
+from voirdire.kit.reproduce import Cell, Options, Outcome, Reproduction, model_args, paper_models_note, run_voirdire
 
 from .charts import charts as lmvlm_charts
 from .scoring import Report
@@ -52,7 +44,7 @@ def popqa(options: Options) -> Path:
 
 
 def _run(options: Options, majority: bool) -> Report:
-    from voirdire.kit import report_file
+    from voirdire.kit.reports import report_file
 
     from .scoring import report
 

@@ -15,13 +15,12 @@ from typing import Any, ClassVar, NamedTuple
 
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, SkipValidation, field_serializer, model_serializer
 
-from voirdire.kit import (
+from voirdire.kit import Report as BaseReport, ReportFold
+from voirdire.kit.data import SessionRecord
+from voirdire.kit.reports import (
     DEFAULT_SEED,
     PRF,
     Interval,
-    Report as BaseReport,
-    ReportFold,
-    SessionRecord,
     bootstrap_f1,
     bootstrap_sums,
     category,

@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from autogen_core.models import ChatCompletionClient
 
-from voirdire.kit import RoleSettings, Verdict, load
+from voirdire.kit import Verdict
+from voirdire.kit.data import load
+from voirdire.kit.models import RoleSettings
 
 from .data import load_benchmark
 from .items import DCRItem
@@ -23,7 +25,7 @@ from .protocol import DCR
 from .report import DCRReport, report
 
 if TYPE_CHECKING:  # the runner is imported by a call, not by the registration (`voirdire --help` stays light)
-    from voirdire.kit import RunResult
+    from voirdire.kit.runs import RunResult
 
 Models = Mapping[str, str | RoleSettings] | None
 Clients = Mapping[str, ChatCompletionClient] | None
@@ -43,7 +45,8 @@ async def acheck(
     ``rounds=3``, ``task="semantic"``); the verdict's statistics hold the score, the final candidate and the
     round history. An existing ``out`` is resumed (a pair already checked there returns its verdict);
     ``fresh=True`` starts it over."""
-    from voirdire.kit import arun, default_out
+    from voirdire.kit.reproduce import default_out
+    from voirdire.kit.runs import arun
 
     path = Path(out) if out else default_out(DCR.name, None)
     item = DCRItem.single(reference, candidate)
@@ -70,7 +73,7 @@ def check_benchmark(
     **params: Any,
 ) -> tuple[RunResult, DCRReport]:
     """Run DCR on a benchmark (``summeval``, ``qags-cnn``, ``qags-xsum``, ``paws``, ``msrp``); resumes ``out``."""
-    from voirdire.kit import arun
+    from voirdire.kit.runs import arun
 
     items = [e.item for e in load_benchmark(name)[:limit]]
     result = asyncio.run(

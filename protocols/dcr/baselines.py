@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from voirdire.kit import VoirdireError, sentence_encoder
+from voirdire.kit import VoirdireError
+from voirdire.kit.models import sentence_encoder
 
 from .data import Example
 from .sentences import rouge_sentences

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from voirdire.kit import Budget, CallBudget, Figure, RoleCalls, merged
+from voirdire.kit.budget import Budget, CallBudget, Figure, RoleCalls, merged
 
 from .items import DCRItem
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from voirdire.kit import BarChart, Chart, ChartFold, LeftOut, Line, LineChart, Report, ScatterChart, Series
+from voirdire.kit import Report
+from voirdire.kit.charts import BarChart, Chart, ChartFold, Line, LineChart, ScatterChart, Series
+from voirdire.kit.reports import LeftOut
 
 from .human_correlation import Correlation
 from .report import DCRReport
@@ -138,7 +140,7 @@ def correlate_points(data: str, metric: str, examples_of: Callable[[str, int | N
     """The (metric, human) pairs ``voirdire correlate`` correlated: the baseline's scores of the benchmark's items
     (read by ``correlate.examples_of``, passed in), or a DCR transcript's verdict statistic."""
     if metric == "dcr":
-        from voirdire.kit import load
+        from voirdire.kit.data import load
 
         pairs = [
             (float(s.verdict.statistics[score]), float(s.item["human"]))
@@ -157,7 +159,7 @@ def plot_correlation(args: Any, result: Any, examples_of: Callable[[str, int | N
     title, as DIR/correlate-DATA-METRIC.svg."""
     import sys
 
-    from voirdire.kit import save
+    from voirdire.kit.reproduce import save
 
     score = "initial_score" if getattr(args, "score", "initial") == "initial" else "score"
     metric, human = correlate_points(args.data, args.metric, examples_of, transcript=args.transcript, score=score,

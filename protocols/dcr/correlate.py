@@ -16,7 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from voirdire.kit import DEVICES, VoirdireError
+from voirdire.kit import VoirdireError
+from voirdire.kit.models import DEVICES
 
 from .baselines import METRICS
 from .data import KIND, LOADERS, Example
@@ -87,7 +88,7 @@ def compare(data: str, metric: str, corr: Correlation) -> Result:
 
 
 def examples_of(data: str, limit: int | None) -> tuple[list[Example], Kind | None]:
-    from voirdire.kit import load_items
+    from voirdire.kit.data import load_items
 
     from .data import load_benchmark
     from .items import item_from_record
@@ -112,7 +113,7 @@ def examples_of(data: str, limit: int | None) -> tuple[list[Example], Kind | Non
 def baseline(
     data: str, metric: str, *, limit: int | None = None, stemmer: bool = True, device: str | None = "auto"
 ) -> Result:
-    from voirdire.kit import stage  # the chat's progress (rich): imported by the command, not by its registration
+    from voirdire.kit.runs import stage  # the chat's progress (rich): imported by the command, not by its registration
 
     from .baselines import scorer
     from .human_correlation import correlate
@@ -130,7 +131,8 @@ def baseline(
 
 
 def from_transcript(data: str | None, transcript: Path, score: str = "initial_score") -> Result:
-    from voirdire.kit import load, stage
+    from voirdire.kit.data import load
+    from voirdire.kit.runs import stage
 
     from .report import dataset_kind, human_correlation
 
@@ -176,7 +178,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def cmd_correlate(args: argparse.Namespace) -> int:
     if args.plot is not None:
-        from voirdire.kit import require
+        from voirdire.kit.reproduce import require
 
         require()  # before the work: without matplotlib, a one-line error saying how to install it
     if args.metric == "dcr":

@@ -19,7 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from voirdire.kit import kendall_tau_b, pearson, spearman
+from voirdire.kit.reports import kendall_tau_b, pearson, spearman
 
 Kind = Literal["summary", "sample", "binary"]
 

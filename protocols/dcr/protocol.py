@@ -35,7 +35,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from voirdire.kit import LONG_REPLY_CHARS, DisplayHints, Guarantee, Protocol, Session, StateMachine, Verdict
+from voirdire.kit import DisplayHints, Guarantee, Protocol, Session, StateMachine, Verdict
+from voirdire.kit.replies import LONG_REPLY_CHARS
 
 from .amc import UndefinedScore, alpha_beta, amc_schema, as_paragraphs, consistency_score
 from .coverage import Candidate, Status, disjoint

@@ -18,13 +18,11 @@ from typing import Any, ClassVar, NamedTuple
 
 from pydantic import BaseModel, Field
 
-from voirdire.kit import (
+from voirdire.kit import Guarantee, Report, ReportFold
+from voirdire.kit.data import SessionRecord
+from voirdire.kit.reports import (
     DEFAULT_SEED,
-    Guarantee,
     Interval,
-    Report,
-    ReportFold,
-    SessionRecord,
     auroc,
     bootstrap_items,
     category,

@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from voirdire.kit import Cell, Options, Outcome, Reproduction, model_args, paper_models_note, run_voirdire
+from voirdire.kit.reproduce import Cell, Options, Outcome, Reproduction, model_args, paper_models_note, run_voirdire
 
 from .charts import charts as dcr_charts, correlation_scatter
 from .correlate import NOT_COMPARABLE, PRINTED, TOLERANCE, compare, examples_of
@@ -78,7 +78,7 @@ def _run_dcr(options: Options, data: str, rounds: int) -> Path:
 
 
 def _report(transcript: Path) -> Any:
-    from voirdire.kit import report_file
+    from voirdire.kit.reports import report_file
 
     from .report import report
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from voirdire.kit import Budget, CallBudget, Figure, RoleCalls, merged
+from voirdire.kit.budget import Budget, CallBudget, Figure, RoleCalls, merged
 
 
 def no_data_budget(protocol: Any, item: Any, figures: Mapping[str, Figure]) -> Budget:

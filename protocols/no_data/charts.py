@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from statistics import mean
 
-from voirdire.kit import Chart, ChartFold, Line, LineChart, Report, SessionRecord, Step
+from voirdire.kit import Report
+from voirdire.kit.charts import Chart, ChartFold, Line, LineChart
+from voirdire.kit.data import SessionRecord, Step
 
 from .algorithm import ROUND_STEP
 from .report import NoDataReport

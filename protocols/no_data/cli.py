@@ -12,7 +12,8 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from voirdire.kit import CommandSpec, InputError, Inputs, ParamsCLI, Protocol
+from voirdire.kit import CommandSpec, ParamsCLI, Protocol
+from voirdire.kit.cli import InputError, Inputs
 
 from .data import FILES, resolve_dataset
 from .protocol import NoDataProtocol, NoDataProtocolParams, make_items

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from voirdire.kit import DatasetError, read_text
+from voirdire.kit.data import DatasetError, read_text
 
 from .rubric import RUBRICS, Label, Rubric
 

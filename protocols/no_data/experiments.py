@@ -82,7 +82,7 @@ def build_generator(config: ExperimentConfig) -> Generator:
 
 async def run_sessions(protocol: NoDataProtocol, items: Sequence[NoDataItem]) -> list[Verdict]:
     """One ``NoDataProtocol`` session per item, in memory (events counted, not kept)."""
-    from voirdire.kit import run_in_memory  # the runner: imported by an experiment, not by the registration
+    from voirdire.kit.runs import run_in_memory  # the runner: imported by an experiment, not by the registration
 
     verdicts, _ = await run_in_memory(protocol, items, keep=False)
     return verdicts

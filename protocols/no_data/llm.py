@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 
 from pydantic import BaseModel, Field, create_model
 
-from voirdire.kit import ParseError, ReplySchema, Session, read_conclusion, read_number
+from voirdire.kit import ParseError, ReplySchema, Session
+from voirdire.kit.replies import read_conclusion, read_number
 
 from .generators import OracleGenerator, Proposal, uniform_bits
 from .rubric import IP_RUBRIC, Label, Rubric

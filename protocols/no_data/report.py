@@ -15,14 +15,12 @@ from typing import Any, ClassVar, NamedTuple
 
 from pydantic import BaseModel, Field
 
-from voirdire.kit import (
+from voirdire.kit import Report, ReportFold, Verdict
+from voirdire.kit.data import SessionRecord
+from voirdire.kit.reports import (
     DEFAULT_SEED,
     Context,
     Interval,
-    Report,
-    ReportFold,
-    SessionRecord,
-    Verdict,
     accuracy,
     bootstrap_f1,
     precision_recall_f1,

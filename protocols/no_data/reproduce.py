@@ -25,20 +25,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from voirdire.kit import (
-    BarChart,
-    Cell,
-    Line,
-    LineChart,
-    Options,
-    Outcome,
-    Reproduction,
-    Series,
-    accuracy,
-    model_args,
-    paper_models_note,
-    run_voirdire,
-)
+from voirdire.kit.charts import BarChart, Line, LineChart, Series
+from voirdire.kit.reports import accuracy
+from voirdire.kit.reproduce import Cell, Options, Outcome, Reproduction, model_args, paper_models_note, run_voirdire
 
 from .challenges import RuleVerifier
 from .data import Dataset, load_split
@@ -361,7 +350,7 @@ PAPER_LLM = {
 
 
 def run_table2_llm(options: Options) -> Outcome:
-    from voirdire.kit import report_file
+    from voirdire.kit.reports import report_file
 
     from .report import NoDataReport, report
 

@@ -20,7 +20,7 @@ import json
 
 import numpy as np
 
-from voirdire.kit import FunctionAgent
+from voirdire.kit.models import FunctionAgent
 
 from .challenges import Challenge, Verifier
 from .evaluators import Evaluator

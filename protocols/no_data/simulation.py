@@ -170,7 +170,7 @@ async def undetected_rate(
     protocol = NoDataProtocol(NoDataProtocolParams(rounds=rounds), evaluator=evaluator, verifier=verifier)
     run_id = list(STRATEGIES).index(strategy) * 1000 + rounds
     items = [NoDataItem(index=t, x=xs[t % len(xs)], seed=seed, run=run_id) for t in range(trials)]
-    from voirdire.kit import run_in_memory  # the runner: imported by a simulation, not by the registration
+    from voirdire.kit.runs import run_in_memory  # the runner: imported by a simulation, not by the registration
 
     verdicts, _ = await run_in_memory(protocol, items, keep=False)
     passed = sum(bool(v.accepted) for v in verdicts)

@@ -25,7 +25,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from voirdire.kit import Guarantee, round_up
+from voirdire.kit import Guarantee
+from voirdire.kit.reports import round_up
 
 from .challenges import Challenge, RuleVerifier
 from .generators import Mixture

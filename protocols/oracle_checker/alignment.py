@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from voirdire.kit import sentence_encoder
+from voirdire.kit.models import sentence_encoder
 
 from .trees import Node, PhraseParser, PhraseTree
 

@@ -14,7 +14,8 @@ from typing import Any
 
 from autogen_core.models import ChatCompletionClient
 
-from voirdire.kit import RoleSettings, Verdict
+from voirdire.kit import Verdict
+from voirdire.kit.models import RoleSettings
 
 from .items import SentenceItem
 from .linearity import LinearityChecker
@@ -27,7 +28,8 @@ Clients = Mapping[str, ChatCompletionClient] | None
 async def _one(
     name: str, item: Any, models: Models, clients: Clients, out: str | Path | None, **params: Any
 ) -> Verdict:
-    from voirdire.kit import arun, default_out  # the runner: imported by a call, not by the registration
+    from voirdire.kit.reproduce import default_out
+    from voirdire.kit.runs import arun  # the runner: imported by a call, not by the registration
 
     path = Path(out) if out else default_out(name, None)
     result = await arun(name, [item], out=path, models=models, clients=clients, resume=False, **params)

@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from voirdire.kit import Assumed, Budget, CallBudget, Figure, RoleCalls, merged
+from voirdire.kit.budget import Assumed, Budget, CallBudget, Figure, RoleCalls, merged
 
 ENTITIES = "entities_per_sentence"
 PARAPHRASES = "paraphrases_per_sentence"

@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from voirdire.kit import BarChart, Chart, ChartFold, Line, LineChart, Report, Series, SessionRecord
+from voirdire.kit import Report
+from voirdire.kit.charts import BarChart, Chart, ChartFold, Line, LineChart, Series
+from voirdire.kit.data import SessionRecord
 
 from .paraphrase_report import ParaphraseReport
 from .theorems import failure_bound

@@ -14,7 +14,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from voirdire.kit import CommandSpec, InputError, Inputs, ParamsCLI, Protocol, RunOutcome, default_summary, load_items
+from voirdire.kit import CommandSpec, ParamsCLI, Protocol, RunOutcome
+from voirdire.kit.cli import InputError, Inputs, default_summary
+from voirdire.kit.data import load_items
 
 from .data import DataError, docred_sentences, msrp_pairs
 from .items import SentenceItem

@@ -6,7 +6,7 @@ Added through the ``voirdire.commands`` entry-point group beside the protocols' 
 
 from __future__ import annotations
 
-from voirdire.kit import CommandTable, cards
+from voirdire.kit.cli import CommandTable, cards
 
 
 def add_command(sub: CommandTable) -> None:

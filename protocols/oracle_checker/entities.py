@@ -23,7 +23,8 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
-from voirdire.kit import Labels, ParseError, read_label
+from voirdire.kit import ParseError
+from voirdire.kit.replies import Labels, read_label
 
 Vector = tuple[int, ...]
 

@@ -55,7 +55,7 @@ from .views import ENTITY_VIEWS
 if TYPE_CHECKING:  # autogen's agents: imported by a session's checker, not by the registration (`voirdire --help`)
     from autogen_agentchat.agents import BaseChatAgent
 
-    from voirdire.kit import FunctionAgent
+    from voirdire.kit.models import FunctionAgent
 
 PAPER = (
     "Zeng, Wang, Ibbetson 2024. Oracle-Checker Scheme for Evaluating a Generative Large Language Model "
@@ -95,7 +95,7 @@ class LinearityParams(BaseModel):
 
 def vector_agent(seed: int, item_id: str) -> FunctionAgent:
     """The checker's random choices: uniform characteristic vectors x, y ∈ {0,1}^m for each test (§3)."""
-    from voirdire.kit import FunctionAgent
+    from voirdire.kit.models import FunctionAgent
 
     rng = random.Random(f"{seed}:{item_id}")
 

@@ -31,18 +31,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from voirdire.kit import (
-    Device,
-    DisplayHints,
-    ParseError,
-    Polar,
-    Protocol,
-    Session,
-    StateMachine,
-    Verdict,
-    pick_device,
-    read_yes_no as read_yes_no_reply,
-)
+from voirdire.kit import DisplayHints, ParseError, Protocol, Session, StateMachine, Verdict
+from voirdire.kit.models import Device, pick_device
+from voirdire.kit.replies import Polar, read_yes_no as read_yes_no_reply
 
 from .alignment import BagOfWordsEmbedder, Candidate, Embedder, MiniLMEmbedder, candidate, describe, phi
 from .items import digest
@@ -50,7 +41,7 @@ from .items import digest
 if TYPE_CHECKING:  # autogen's agents: imported by a session's checker, not by the registration (`voirdire --help`)
     from autogen_agentchat.agents import BaseChatAgent
 
-    from voirdire.kit import FunctionAgent
+    from voirdire.kit.models import FunctionAgent
 from .paraphrase_report import ParaphraseOutcome
 from .theorems import indifferentiability_guarantee
 from .trees import PhraseParser, PhraseTree, SpacyParser, StanzaParser
@@ -190,7 +181,7 @@ def load_embedder(kind: str, device: str | None = "auto") -> Embedder:
 
 def coin_agent(seed: int, item_id: str) -> FunctionAgent:
     """The checker's random choices (Fig. 4): which side h, which paraphrase p."""
-    from voirdire.kit import FunctionAgent
+    from voirdire.kit.models import FunctionAgent
 
     rng = random.Random(f"{seed}:{item_id}")
 

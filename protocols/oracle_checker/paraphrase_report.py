@@ -10,17 +10,9 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from voirdire.kit import (
-    DEFAULT_SEED,
-    Context,
-    Interval,
-    Report,
-    ReportFold,
-    SessionRecord,
-    Statistics,
-    category,
-    proportion,
-)
+from voirdire.kit import Report, ReportFold, Statistics
+from voirdire.kit.data import SessionRecord
+from voirdire.kit.reports import DEFAULT_SEED, Context, Interval, category, proportion
 
 
 class ParaphraseReport(Report):

@@ -19,14 +19,12 @@ from typing import Any, ClassVar, NamedTuple
 
 from pydantic import Field
 
-from voirdire.kit import (
+from voirdire.kit import Report, ReportFold
+from voirdire.kit.data import ModelCall, SessionRecord
+from voirdire.kit.reports import (
     DEFAULT_SEED,
     Context,
     Interval,
-    ModelCall,
-    Report,
-    ReportFold,
-    SessionRecord,
     bootstrap_items,
     category,
     proportion,

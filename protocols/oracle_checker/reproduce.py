@@ -9,16 +9,8 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from voirdire.kit import (
-    Cell,
-    Line as _Line,
-    Options,
-    Outcome,
-    Reproduction,
-    model_args,
-    paper_models_note,
-    run_voirdire,
-)
+from voirdire.kit.charts import Line as _Line
+from voirdire.kit.reproduce import Cell, Options, Outcome, Reproduction, model_args, paper_models_note, run_voirdire
 
 from .charts import acceptance_chart
 from .entities import Vector, distance_to_linear, holds, homomorphisms, xor
@@ -123,7 +115,9 @@ def _work(options: Options) -> Path:
 
 
 def _report(transcript: Path) -> Any:
-    from voirdire.kit import RunHeader, get, iter_records, report_file
+    from voirdire.kit.cli import get
+    from voirdire.kit.data import RunHeader, iter_records
+    from voirdire.kit.reports import report_file
 
     header = next(r for r in iter_records(transcript) if isinstance(r, RunHeader))
     return report_file(transcript, get(header.protocol).fold)[0]

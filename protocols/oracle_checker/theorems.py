@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from voirdire.kit import Guarantee as VerdictGuarantee, round_up
+from voirdire.kit import Guarantee as VerdictGuarantee
+from voirdire.kit.reports import round_up
 
 
 def failure_bound(epsilon: float) -> float:

@@ -8,17 +8,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from voirdire.kit import (
-    CommandSpec,
-    InputError,
-    Inputs,
-    OptionError,
-    ParamsCLI,
-    Protocol,
-    add_params_options,
-    build_params,
-    given_params,
-)
+from voirdire.kit import CommandSpec, ParamsCLI, Protocol
+from voirdire.kit.cli import InputError, Inputs, OptionError, add_params_options, build_params, given_params
 
 from .baselines import LexicalMatchGrading, TokenF1Grading
 from .data import load_dataset, select_systems

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError
 
-from voirdire.kit import DatasetError, read_records
+from voirdire.kit.data import DatasetError, read_records
 
 # EVOUNA's five QA systems, in the column order of the paper's Table 1.
 EVOUNA_SYSTEMS: tuple[str, ...] = ("fid", "gpt35", "chatgpt", "gpt4", "newbing")

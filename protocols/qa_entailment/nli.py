@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from voirdire.kit import cross_encoder
+from voirdire.kit.models import cross_encoder
 
 from .entailment import EntailmentOutcome
 from .parsing import ENTAILMENT_LABELS, EntailmentLabel

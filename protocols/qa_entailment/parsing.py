@@ -15,7 +15,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from voirdire.kit import Labels, ParseError, read_label, read_number
+from voirdire.kit import ParseError
+from voirdire.kit.replies import Labels, read_label, read_number
 
 EntailmentLabel = Literal["entailment", "contradiction", "neutral"]
 ENTAILMENT_LABELS: tuple[EntailmentLabel, ...] = ("entailment", "contradiction", "neutral")

@@ -22,18 +22,8 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from voirdire.kit import (
-    Device,
-    DisplayHints,
-    ParseError,
-    Protocol,
-    Reply,
-    ReplySchema,
-    Session,
-    StateMachine,
-    Verdict,
-    pick_device,
-)
+from voirdire.kit import DisplayHints, ParseError, Protocol, Reply, ReplySchema, Session, StateMachine, Verdict
+from voirdire.kit.models import Device, pick_device
 
 from .data import QAItem
 from .entailment import Direction, EntailmentBackend, EntailmentOutcome

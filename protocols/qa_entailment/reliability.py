@@ -20,7 +20,7 @@ from itertools import combinations
 
 from pydantic import BaseModel
 
-from voirdire.kit import cohen_kappa
+from voirdire.kit.reports import cohen_kappa
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 

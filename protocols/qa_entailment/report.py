@@ -17,18 +17,9 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
-from voirdire.kit import (
-    DEFAULT_SEED,
-    Interval,
-    Report,
-    ReportFold,
-    SessionRecord,
-    bootstrap_f1,
-    bootstrap_items,
-    category,
-    counts,
-    proportion,
-)
+from voirdire.kit import Report, ReportFold
+from voirdire.kit.data import SessionRecord
+from voirdire.kit.reports import DEFAULT_SEED, Interval, bootstrap_f1, bootstrap_items, category, counts, proportion
 
 from .data import EVOUNA_SYSTEM_NAMES, QAItem
 from .graded import QAOutcome

@@ -8,18 +8,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from voirdire.kit import (
-    BarChart,
-    Cell,
-    Options,
-    Outcome,
-    Reproduction,
-    Series,
-    VoirdireError,
-    model_args,
-    paper_models_note,
-    run_voirdire,
-)
+from voirdire.kit import VoirdireError
+from voirdire.kit.charts import BarChart, Series
+from voirdire.kit.reproduce import Cell, Options, Outcome, Reproduction, model_args, paper_models_note, run_voirdire
 
 from .data import EVOUNA_SYSTEM_NAMES, EVOUNA_SYSTEMS, load_evouna
 from .report import QAReport
@@ -130,7 +121,7 @@ def entailment(options: Options) -> Outcome:
 
 
 def _report(transcript: Path) -> QAReport:
-    from voirdire.kit import report_file
+    from voirdire.kit.reports import report_file
 
     from .report import report
 

@@ -14,7 +14,7 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
-from voirdire.kit import accuracy, auroc, precision_recall_f1
+from voirdire.kit.reports import accuracy, auroc, precision_recall_f1
 
 from .data import QAItem
 from .hierarchy import HierarchyCell, hierarchy_counts

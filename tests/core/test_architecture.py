@@ -293,6 +293,12 @@ def test_one_folder_is_one_layer() -> None:
         ("voirdire.agents", "voirdire.protocols"))), "a layer is a top-level folder of voirdire/, not a part of one"
 
 
+KIT_FACES = frozenset(
+    ["voirdire.kit", *(f"voirdire.kit.{p.stem}" for p in (ROOT / "voirdire/kit").glob("*.py") if p.stem != "__init__")]
+)
+"""The kit and its sub-faces (``voirdire.kit.reports``, ...): a protocol imports any of them as a face."""
+
+
 def face_of(module: str) -> str:
     """The package whose face a module is reached through: ``voirdire.X`` (a protocol: its own package)."""
     parts = module.split(".")
@@ -314,7 +320,7 @@ def test_imports_across_folders_go_through_faces() -> None:
     """``from voirdire.reports import Report``, never ``from voirdire.reports.fold import Report``: what a package
     offers the layers above is what its ``__init__.py`` exports."""
     offenders = [f"{name}:{line} imports {target}" for name, target, line in cross_folder_imports()
-                 if target != face_of(target)]
+                 if target != face_of(target) and target not in KIT_FACES]
     assert not offenders, offenders
 
 
@@ -323,9 +329,27 @@ def test_protocols_import_the_core_through_the_kit_only() -> None:
         f"{name}:{line} imports {target}"
         for name, target, line in cross_folder_imports()
         if name.startswith("voirdire.protocols.") and not target.startswith("voirdire.protocols.")
-        and target != "voirdire.kit"
+        and target not in KIT_FACES
     ]
     assert not offenders, offenders
+
+
+def test_the_kit_is_small_and_its_sub_faces_list_their_exports() -> None:
+    """The kit's top level holds what every protocol needs, at most 25 names; the rest is in sub-faces, each listing
+    its exports in ``dir()``, and no name is exported by two of them."""
+    import importlib
+
+    import voirdire.kit
+
+    assert len(voirdire.kit.__all__) <= 25
+    sub_faces = sorted(KIT_FACES - {"voirdire.kit"})
+    assert len(sub_faces) >= 4
+    seen = set(voirdire.kit.__all__)
+    for name in sub_faces:
+        face = importlib.import_module(name)
+        assert face.__all__ and set(face.__all__) <= set(dir(face)), name
+        assert not seen & set(face.__all__), (name, seen & set(face.__all__))
+        seen |= set(face.__all__)
 
 
 def suffix_pair(a: str, b: str) -> bool:

@@ -25,7 +25,6 @@ from pydantic import BaseModel, Field, model_validator
 from voirdire.kit import (
     CommandSpec,
     DisplayHints,
-    FunctionAgent,
     ParamsCLI,
     ParseError,
     Protocol,
@@ -33,10 +32,11 @@ from voirdire.kit import (
     Report,
     Session,
     StateMachine,
-    Transcript,
     Verdict,
-    counts,
 )
+from voirdire.kit.data import Transcript
+from voirdire.kit.models import FunctionAgent
+from voirdire.kit.reports import counts
 
 
 class Statement(BaseModel):

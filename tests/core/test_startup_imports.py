@@ -175,11 +175,18 @@ def test_entry_points_are_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_lazy_kit_name_resolves_and_an_unknown_one_fails() -> None:
     import voirdire.kit as kit
+    import voirdire.kit.models as models
+    import voirdire.kit.reports as reports
+    import voirdire.kit.runs as runs
 
-    for name in ("FunctionAgent", "run_in_memory", "arun", "stage", "wilson"):
-        assert getattr(kit, name) is not None
+    assert kit.Protocol is not None
+    for face, name in ((models, "FunctionAgent"), (runs, "run_in_memory"), (runs, "arun"), (runs, "stage"),
+                       (reports, "wilson")):  # fmt: skip
+        assert getattr(face, name) is not None
     with pytest.raises(AttributeError, match="no_such_name"):
         _ = kit.no_such_name
+    with pytest.raises(AttributeError, match="wilson"):
+        _ = kit.wilson  # a sub-face's name is not the top level's
 
 
 def test_every_card_says_what_its_registration_says() -> None:
@@ -209,9 +216,12 @@ def test_a_card_that_differs_from_its_registration_is_refused() -> None:
 
 LAZY_FACES = [
     "voirdire.agents", "voirdire.analysis", "voirdire.certificate", "voirdire.chat", "voirdire.executors",
-    "voirdire.kit", "voirdire.models", "voirdire.registry", "voirdire.reports", "voirdire.runner", "voirdire.session",
-    "voirdire.transcript", "voirdire.web", "voirdire.protocols.cross_examination", "voirdire.protocols.dcr",
-    "voirdire.protocols.no_data", "voirdire.protocols.oracle_checker", "voirdire.protocols.qa_entailment",
+    "voirdire.kit", "voirdire.kit.budget", "voirdire.kit.charts", "voirdire.kit.cli", "voirdire.kit.data",
+    "voirdire.kit.models", "voirdire.kit.replies", "voirdire.kit.reports", "voirdire.kit.reproduce",
+    "voirdire.kit.runs", "voirdire.models", "voirdire.registry", "voirdire.reports", "voirdire.runner",
+    "voirdire.session", "voirdire.transcript", "voirdire.web", "voirdire.protocols.cross_examination",
+    "voirdire.protocols.dcr", "voirdire.protocols.no_data", "voirdire.protocols.oracle_checker",
+    "voirdire.protocols.qa_entailment",
 ]  # fmt: skip
 
 

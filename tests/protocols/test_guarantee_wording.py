@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from voirdire.kit import round_up
+from voirdire.kit.reports import round_up
 from voirdire.protocols.cross_examination.outcome import majority_margin
 from voirdire.protocols.dcr.dce import SentenceReason
 from voirdire.protocols.dcr.protocol import Round

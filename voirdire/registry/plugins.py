@@ -234,9 +234,10 @@ class Registration:
     """One protocol as the core sees it."""
 
     protocol: type[Protocol[Any, Any]]
-    report: Callable[[Transcript], Report]
+    report: Callable[[Transcript], Report] | None = None
     """``report(transcript)``: a ``voirdire.reports.fold.ReportFold`` (the built-in protocols'), which commands stream a
-    transcript through, or a plain function of a loaded transcript."""
+    transcript through, or a plain function of a loaded transcript; None: the counts every report starts with
+    (``voirdire.reports.generic_report``)."""
     cli: CommandSpec = field(default_factory=CommandSpec)
     api: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
     """Functions the protocol adds to the ``voirdire`` namespace (``voirdire.examine``), by name."""
@@ -257,9 +258,9 @@ class Registration:
     @property
     def fold(self) -> ReportFold[Any, Any]:
         """The report as a fold over sessions (a plain function is wrapped: it still sees the whole transcript)."""
-        from voirdire.reports import as_fold
+        from voirdire.reports import as_fold, generic_report
 
-        return as_fold(self.report)
+        return generic_report if self.report is None else as_fold(self.report)
 
 
 @dataclass(frozen=True)

@@ -108,4 +108,4 @@ def _header_of(transcript: Transcript, session: SessionRecord) -> RunHeader | No
 
 def _report_text(transcript: Transcript, header: RunHeader | None) -> str:
     reg = registrations().get(header.protocol) if header else None
-    return reg.report(transcript).text() if reg is not None else ""
+    return (reg.report or reg.fold)(transcript).text() if reg is not None else ""
