@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from voirdire.transcript import ErrorEvent, RunHeader, SessionStart, TranscriptWriter, Verdict
-from voirdire.web import index as index_module
+from voirdire.web import index_scan
 from voirdire.web.index import Attempt, TranscriptIndex, default_store
 from voirdire.web.query import CHOICES, PAGE_SIZE, Query, select
 
@@ -49,8 +49,8 @@ def test_a_scan_in_small_batches_gives_what_one_pass_gives(
 ) -> None:
     whole = TranscriptIndex(transcripts[name], persist=False)
     whole.refresh()
-    monkeypatch.setattr(index_module, "BATCH", 3)  # a write to the ledger every 3 lines
-    monkeypatch.setattr(index_module, "GOLD_BATCH", 2)  # the report asked about gold every 2 finished sessions
+    monkeypatch.setattr(index_scan, "BATCH", 3)  # a write to the ledger every 3 lines
+    monkeypatch.setattr(index_scan, "GOLD_BATCH", 2)  # the report asked about gold every 2 finished sessions
     small = TranscriptIndex(transcripts[name], persist=False)
     small.refresh()
     assert [_seen(a) for a in small.sessions()] == [_seen(a) for a in whole.sessions()]
