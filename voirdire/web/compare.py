@@ -118,17 +118,6 @@ def chart_image(pages: Pages, request: Request) -> Response:
     return svg(chart, (str(index.path), index.size, name))
 
 
-def embedded_charts(index: TranscriptIndex, prices: Any) -> list[tuple[str, str]]:
-    """The run's charts for a self-contained page (``export-html``): (title, ``data:`` URI of the SVG) each; none
-    without matplotlib. The page's policy admits ``img-src data:`` only, and an SVG shown by ``<img>`` runs nothing."""
-    import base64
-
-    from voirdire.analysis import render as draw
-
-    charts, _ = run_charts(index, prices)
-    return [(c.title, "data:image/svg+xml;base64," + base64.b64encode(draw(c, "svg")).decode("ascii")) for c in charts]
-
-
 # ----------------------------------------------------------------------------------------- comparing runs
 
 
