@@ -245,7 +245,8 @@ CASES: tuple[Case, ...] = (
     Case("URL userinfo (became HTTP Basic auth)", (f"{EX} X --model openai-compatible:m@http://me:pw@host/v1",), 2,
          "carries credentials"),
     Case("a URL with `=` in it (was split as ROLE=SPEC, the secret echoed)", (
-        f"{EX} X --model openai-compatible:m@http://127.0.0.1:9/v1?api_key=sk-planted-SECRETxyzSECRET --max-retries 0",),
+        f"{EX} X --model openai-compatible:m@http://127.0.0.1:9/v1?api_key=sk-planted-SECRETxyzSECRET"
+        " --max-retries 0",),
         3, "error in claim-", pick=r"^error in"),
     Case("a missing script file", (f"{EX} X --model scripted:nope.yaml",), 2, "script file not found"),
     Case("non-UTF-8 script file (was a traceback)", (f"{EX} X --model scripted:latin.yaml",), 2,
