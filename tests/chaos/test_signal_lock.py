@@ -23,7 +23,10 @@ def test_a_run_ended_by_a_signal_releases_its_lock(sig: signal.Signals, tmp_path
     with ChaosServer(replies, lambda index, body: "hang", hang_s=120) as server:
         command = [sys.executable, "-m", "voirdire", "examine", "The claim is X.", "--no-progress", "--model",
                    f"openai-compatible:m@{server.url}", "--timeout", "600", "--out", str(out)]  # fmt: skip
-        proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        # the run starts with the signal's default action, as from a shell: a disposition this worker inherited (a
+        # library may ignore SIGHUP) would pass to the run, which keeps an ignored signal ignored
+        proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                preexec_fn=lambda: signal.signal(sig, signal.SIG_DFL))  # fmt: skip
         try:
             for _ in range(2400):  # until the run holds its lock and waits on the endpoint (start-up takes seconds)
                 if (lock.exists() and server.log) or proc.poll() is not None:
