@@ -5,7 +5,6 @@ one entry-point line. It is installed offline into a folder of its own (pip, no 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.core.test_plugin import voirdire  # the CLI in a subprocess, the plugin's folder on its path
 from voirdire.transcript import load
 
 CODE = '''
@@ -103,13 +103,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert installed.returncode == 0, installed.stderr
     assert (target / "toy_judge" / "prompts" / "toy_judge" / "judge.yaml").is_file()
     return target
-
-
-def voirdire(site: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(site), "NO_COLOR": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "voirdire.cli", *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=120
-    )
 
 
 def test_the_toy_protocol_is_listed_and_runs_on_a_scripted_model(site: Path, tmp_path: Path) -> None:
