@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from voirdire.kit import Protocol, Session, StateMachine, Verdict
+from voirdire.kit import Ask, Protocol, Session, StateMachine, Verdict
 
+from . import plugin
 from .claims import brief_examinee, make_claim
 from .items import ClaimItem, claim_item_from_record
 from .outcome import ClaimOutcome
 from .parsing import is_cloze, parse_yes_no, says_idk
-from .protocol import DISPLAY, PAPER, YES_NO, CrossExaminationParams
+from .protocol import DISPLAY, YES_NO, CrossExaminationParams
 
 # §4.1 baselines: an optional claim from the question, one question to the examinee, the verdict.
 MACHINE = StateMachine(initial=("claim", "ask"), edges={"claim": ("ask",), "ask": ("done",), "done": ()})
@@ -25,9 +26,7 @@ class AreYouSure(Protocol[ClaimItem, CrossExaminationParams]):
     with Yes or No" and take the answer as the prediction (§4.1). A reply that is neither is inconclusive and,
     as in LMvLM, counts as a rejection."""
 
-    name = "ays"
-    paper = PAPER
-    roles = ("examinee",)
+    name, roles, paper = plugin.ays.name, plugin.ays.roles, plugin.ays.paper
     machine = MACHINE
     display = DISPLAY
     Item = ClaimItem
@@ -49,10 +48,12 @@ class AreYouSure(Protocol[ClaimItem, CrossExaminationParams]):
         reply = await session.ask(
             "examinee",
             "ays",
-            parse=parse_yes_no,
-            schema=YES_NO,
-            expected="Yes or No",
-            on_failure="inconclusive: counted as a rejection",
+            Ask(
+                parse=parse_yes_no,
+                schema=YES_NO,
+                expected="Yes or No",
+                on_failure="inconclusive: counted as a rejection",
+            ),
         )
         decision = "inconclusive" if reply.value is None else ("correct" if reply.value else "incorrect")
         session.enter("done", stage="verdict")
@@ -72,9 +73,7 @@ class IDontKnow(Protocol[ClaimItem, CrossExaminationParams]):
     made in its own conversation; the IDK reply only decides the label.
     """
 
-    name = "idk"
-    paper = PAPER
-    roles = ("examinee",)
+    name, roles, paper = plugin.idk.name, plugin.idk.roles, plugin.idk.paper
     machine = MACHINE
     display = DISPLAY
     Item = ClaimItem

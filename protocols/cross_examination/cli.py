@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 
 from voirdire.kit import CommandSpec, ParamsCLI
 from voirdire.kit.cli import ItemInputs, build_params
 
+from . import plugin
 from .baselines import AreYouSure, IDontKnow
 from .items import ClaimItem
 from .protocol import CrossExamination, CrossExaminationParams
@@ -26,8 +28,8 @@ def add_examine_arguments(p: argparse.ArgumentParser) -> None:
 
 
 EXAMINE = CommandSpec(
-    command="examine",
-    help="cross-examine a claim or a dataset of questions (LMvLM)",
+    command=plugin.cross_examination.command,
+    help=plugin.cross_examination.help,
     params=PARAMS,
     add_arguments=add_examine_arguments,
     load_inputs=CLAIMS.load,
@@ -36,4 +38,5 @@ EXAMINE = CommandSpec(
         build_params(CrossExaminationParams, PARAMS, values)
     ),
 )
-BASELINE = CommandSpec(params=PARAMS, add_arguments=CLAIMS.add_arguments, load_inputs=CLAIMS.load)
+AYS = CommandSpec(help=plugin.ays.help, params=PARAMS, add_arguments=CLAIMS.add_arguments, load_inputs=CLAIMS.load)
+IDK = replace(AYS, help=plugin.idk.help)

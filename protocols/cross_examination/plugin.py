@@ -6,14 +6,16 @@ from __future__ import annotations
 
 from voirdire.kit import Card
 
+PAPER = (
+    "Cohen, Hamri, Geva, Globerson 2023. LM vs LM: Detecting Factual Errors via Cross Examination "
+    "(../shared/papers/lm-vs-lm-cross-examination.txt)"
+)
+
 cross_examination = Card(
     name="cross_examination",
     target="voirdire.protocols.cross_examination.registration:cross_examination",
     roles=("examiner", "examinee"),
-    paper=(
-        "Cohen, Hamri, Geva, Globerson 2023. LM vs LM: Detecting Factual Errors via Cross Examination "
-        "(../shared/papers/lm-vs-lm-cross-examination.txt)"
-    ),
+    paper=PAPER,
     command="examine",
     help="cross-examine a claim or a dataset of questions (LMvLM)",
 )
@@ -21,28 +23,13 @@ ays = Card(
     name="ays",
     target="voirdire.protocols.cross_examination.registration:ays",
     roles=("examinee",),
-    paper=(
-        "Cohen, Hamri, Geva, Globerson 2023. LM vs LM: Detecting Factual Errors via Cross Examination "
-        "(../shared/papers/lm-vs-lm-cross-examination.txt)"
-    ),
-    help=(
-        'AYS: right after claim generation ask "Are you sure regarding the correctness of your claim? Please '
-        'answer with Yes or No" and take the answer as the prediction (§4.1). A reply that is neither is '
-        "inconclusive and, as in LMvLM, counts as a rejection."
-    ),
+    paper=PAPER,
+    help="AYS (§4.1): ask the examinee whether it is sure of its claim; its Yes or No is the prediction",
 )
 idk = Card(
     name="idk",
     target="voirdire.protocols.cross_examination.registration:idk",
     roles=("examinee",),
-    paper=(
-        "Cohen, Hamri, Geva, Globerson 2023. LM vs LM: Detecting Factual Errors via Cross Examination "
-        "(../shared/papers/lm-vs-lm-cross-examination.txt)"
-    ),
-    help=(
-        'IDK: the query gets "If you are not sure you know the answer, answer with \'I don\'t know\' only."; if '
-        'the model answers "I don\'t know" the corresponding claim is labelled false, otherwise true (§4.1). The '
-        "claim judged is the one the plain §4.1 query produces (the same claims LMvLM and AYS are scored on), made "
-        "in its own conversation; the IDK reply only decides the label."
-    ),
+    paper=PAPER,
+    help="IDK (§4.1): a claim is false when the examinee answers \"I don't know\" to its query, else true",
 )

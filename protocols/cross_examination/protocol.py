@@ -20,20 +20,32 @@ from __future__ import annotations
 
 import asyncio
 import zlib
+from dataclasses import replace
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
-from voirdire.kit import Column, DisplayHints, Protocol, ReplySchema, Session, StateMachine, Verdict, VerdictView, Views
+from voirdire.kit import (
+    Ask,
+    Column,
+    DisplayHints,
+    Protocol,
+    ReplySchema,
+    Session,
+    StateMachine,
+    Verdict,
+    VerdictView,
+    Views,
+)
 
+from . import plugin
 from .claims import brief_examinee, make_claim
 from .items import ClaimItem, claim_item_from_record
 from .outcome import ClaimOutcome, majority_margin
 from .parsing import parse_decision, parse_yes_no, questions_in_answer, split_questions
 
-PAPER = (
-    "Cohen, Hamri, Geva, Globerson 2023. LM vs LM: Detecting Factual Errors via Cross Examination "
-    "(../shared/papers/lm-vs-lm-cross-examination.txt)"
+QUESTIONS: Ask[list[str]] = Ask(
+    parse=split_questions, expected="one or more questions", on_failure="no questions: go to the decision"
 )
 DISPLAY = DisplayHints(
     colors={"examiner": "36", "examinee": "33"},
@@ -141,9 +153,7 @@ def _numbered(answers: list[str]) -> str:
 
 
 class CrossExamination(Protocol[ClaimItem, CrossExaminationParams]):
-    name = "cross_examination"
-    paper = PAPER
-    roles = ("examiner", "examinee")
+    name, roles, paper = plugin.cross_examination.name, plugin.cross_examination.roles, plugin.cross_examination.paper
     independent_roles = (("examiner", "examinee"),)
     machine = MACHINE
     display = DISPLAY
@@ -160,7 +170,9 @@ class CrossExamination(Protocol[ClaimItem, CrossExaminationParams]):
         session.enter("answer", stage=session.stage, turn=session.turn)
         if not self.params.one_question_at_a_time:
             joined = _numbered(questions)
-            reply = await session.ask("examinee", "examinee_answer", sender="examiner", quote=joined, questions=joined)
+            reply = await session.ask(
+                "examinee", "examinee_answer", Ask(sender="examiner", quote=joined), questions=joined
+            )
             return reply.text
         if self.params.answers == "independent" and len(questions) > 1:
             # Each question answered from the conversation as it stood before the turn, all at once; the questions
@@ -168,7 +180,7 @@ class CrossExamination(Protocol[ClaimItem, CrossExaminationParams]):
             forks = [session.branch(f"q{i}", fresh=False) for i in range(1, len(questions) + 1)]
             replies = await asyncio.gather(
                 *(
-                    b.ask("examinee", "examinee_answer", sender="examiner", quote=q, questions=q)
+                    b.ask("examinee", "examinee_answer", Ask(sender="examiner", quote=q), questions=q)
                     for b, q in zip(forks, questions, strict=True)
                 )
             )
@@ -179,19 +191,14 @@ class CrossExamination(Protocol[ClaimItem, CrossExaminationParams]):
             return _numbered([r.text.strip() for r in replies])
         answers = []
         for q in questions:
-            reply = await session.ask("examinee", "examinee_answer", sender="examiner", quote=q, questions=q)
+            reply = await session.ask("examinee", "examinee_answer", Ask(sender="examiner", quote=q), questions=q)
             answers.append(reply.text.strip())
         return _numbered(answers)
 
-    async def _questions(self, session: Session, prompt: str, stats: dict[str, int], **kw: Any) -> list[str]:
-        reply = await session.ask(
-            "examiner",
-            prompt,
-            parse=split_questions,
-            expected="one or more questions",
-            on_failure="no questions: go to the decision",
-            **kw,
-        )
+    async def _questions(
+        self, session: Session, prompt: str, stats: dict[str, int], request: Ask[Any] = QUESTIONS, **variables: Any
+    ) -> list[str]:
+        reply = await session.ask("examiner", prompt, request, **variables)
         if reply.value is None:
             stats["parse_failures"] += 1
             return []
@@ -226,10 +233,12 @@ class CrossExamination(Protocol[ClaimItem, CrossExaminationParams]):
             more = await session.ask(
                 "examiner",
                 "followup_ask",
-                parse=parse_yes_no,
-                schema=YES_NO,
-                expected="Yes or No",
-                on_failure="treated as No: go to the decision",
+                Ask(
+                    parse=parse_yes_no,
+                    schema=YES_NO,
+                    expected="Yes or No",
+                    on_failure="treated as No: go to the decision",
+                ),
                 answers=answers,
             )
             answers = None  # delivered
@@ -253,8 +262,11 @@ class CrossExamination(Protocol[ClaimItem, CrossExaminationParams]):
                 session,
                 "followup_questions",
                 stats,
-                temperature=p.sampling_temperature if sampled else None,
-                seed=zlib.crc32(f"{session.session_id}:{tag}{rounds}".encode()) if sampled else None,
+                replace(
+                    QUESTIONS,
+                    temperature=p.sampling_temperature if sampled else None,
+                    seed=zlib.crc32(f"{session.session_id}:{tag}{rounds}".encode()) if sampled else None,
+                ),
             )
             per_iteration.append(len(questions))
             if not questions:
@@ -267,10 +279,12 @@ class CrossExamination(Protocol[ClaimItem, CrossExaminationParams]):
         reply = await session.ask(
             "examiner",
             "decision_after_answers" if answers is not None else "decision",
-            parse=parse_decision,
-            schema=DECISION,
-            expected="'correct' or 'incorrect'",
-            on_failure="inconclusive: counted as a rejection (§2 Stage 3)",
+            Ask(
+                parse=parse_decision,
+                schema=DECISION,
+                expected="'correct' or 'incorrect'",
+                on_failure="inconclusive: counted as a rejection (§2 Stage 3)",
+            ),
             **ask_kw,
         )
         if reply.value is None:

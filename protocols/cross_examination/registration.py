@@ -11,7 +11,7 @@ from .api import API
 from .baselines import AreYouSure, IDontKnow
 from .budget import BASELINE_BUDGET, EXAMINATION_BUDGET
 from .charts import lmvlm_charts
-from .cli import BASELINE, EXAMINE
+from .cli import AYS, EXAMINE, IDK
 from .protocol import CrossExamination
 from .reproduce import REPRODUCTIONS
 from .scoring import report
@@ -26,5 +26,5 @@ cross_examination = Registration(
     budget=EXAMINATION_BUDGET,
     examples=Path(__file__).with_name("paper_examples"),  # Appendix C, Tables 13-20
 )
-ays = Registration(protocol=AreYouSure, report=report, cli=BASELINE, charts=lmvlm_charts, budget=BASELINE_BUDGET)
-idk = Registration(protocol=IDontKnow, report=report, cli=BASELINE, charts=lmvlm_charts, budget=BASELINE_BUDGET)
+ays = Registration(protocol=AreYouSure, report=report, cli=AYS, charts=lmvlm_charts, budget=BASELINE_BUDGET)
+idk = Registration(protocol=IDontKnow, report=report, cli=IDK, charts=lmvlm_charts, budget=BASELINE_BUDGET)

@@ -14,6 +14,7 @@ from voirdire.kit import CommandSpec, ParamsCLI, Protocol, RunOutcome
 from voirdire.kit.cli import InputError, Inputs, default_summary
 from voirdire.kit.data import load_items
 
+from . import plugin
 from .data import LOADERS, DataError, load_benchmark
 from .items import DCRItem
 from .outcome import DCROutcome
@@ -122,8 +123,8 @@ def summarize(o: RunOutcome) -> tuple[dict[str, Any], str]:
 
 
 DCR_COMMAND = CommandSpec(
-    command="dcr",
-    help="evaluate a candidate against a reference and improve it (DCR: DCE -> AMC -> RAI)",
+    command=plugin.dcr.command,
+    help=plugin.dcr.help,
     params=PARAMS,
     add_arguments=add_inputs,
     load_inputs=load_pairs,

@@ -35,9 +35,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from voirdire.kit import DisplayHints, Guarantee, Protocol, Session, StateMachine, Verdict
+from voirdire.kit import Ask, DisplayHints, Guarantee, Protocol, Session, StateMachine, Verdict
 from voirdire.kit.replies import LONG_REPLY_CHARS
 
+from . import plugin
 from .amc import UndefinedScore, alpha_beta, amc_schema, as_paragraphs, consistency_score
 from .coverage import Candidate, Status, disjoint
 from .dce import PROMPTS, Level, SentenceReason, Task, reply_schema
@@ -47,10 +48,6 @@ from .rai import ImprovedSummary, align, as_objects, rai_schema
 from .sentences import SentenceChange, sentence_diff, split_sentences
 from .views import VIEWS
 
-PAPER = (
-    "Cui, Zhang, Li, Lopez, Das, Malin, Kumar 2024. DCR-Consistency: Divide-Conquer-Reasoning for Consistency "
-    "Evaluation and Improvement of Large Language Models (../shared/papers/dcr-consistency.txt)"
-)
 # Algorithm 1: dce -> amc -> (rai -> dce ...); done when the candidate scores 1, after m rounds, or when a reply
 # that the next stage needs could not be read.
 MACHINE = StateMachine(
@@ -225,9 +222,7 @@ class Round(BaseModel):
 class DCR(Protocol[DCRItem, DCRParams]):
     """DCR: divide-conquer evaluation, auto-metric conversion, reason-assisted improvement (Algorithm 1)."""
 
-    name = "dcr"
-    paper = PAPER
-    roles = ("evaluator", "converter", "improver")
+    name, roles, paper = plugin.dcr.name, plugin.dcr.roles, plugin.dcr.paper
     machine = MACHINE
     display = DISPLAY
     Item = DCRItem
@@ -302,8 +297,10 @@ class DCR(Protocol[DCRItem, DCRParams]):
         reply = await session.ask(
             "evaluator",
             PROMPTS[(self.params.level, task)],
-            schema=reply_schema(self.params.level, len(cut.sentences) if cut is not None else 1),
-            on_failure=f"{unscored}; the loop stops (the verdict keeps the last scored candidate)",
+            Ask(
+                schema=reply_schema(self.params.level, len(cut.sentences) if cut is not None else 1),
+                on_failure=f"{unscored}; the loop stops (the verdict keeps the last scored candidate)",
+            ),
             reference=reference,
             candidate=candidate,
         )
@@ -401,9 +398,11 @@ class DCR(Protocol[DCRItem, DCRParams]):
         reply = await session.ask(
             "converter",
             "amc",
-            schema=amc_schema(k if strict else None),
-            expected=f"a JSON object with 'reason' and 'answer', {k} marks of -1 or 1" if strict else "",
-            on_failure="no marks: the candidate is unscored and the loop stops",
+            Ask(
+                schema=amc_schema(k if strict else None),
+                expected=f"a JSON object with 'reason' and 'answer', {k} marks of -1 or 1" if strict else "",
+                on_failure="no marks: the candidate is unscored and the loop stops",
+            ),
             paragraphs=as_paragraphs([evaluation.reasons[i].reason for i in given]),
         )
         if reply.value is None:
@@ -456,8 +455,9 @@ class DCR(Protocol[DCRItem, DCRParams]):
         reply = await session.ask(
             "improver",
             "rai_paragraph",
-            schema=ImprovedSummary,
-            on_failure="no improved summary: the loop stops with the last scored candidate",
+            Ask(
+                schema=ImprovedSummary, on_failure="no improved summary: the loop stops with the last scored candidate"
+            ),
             reference=reference,
             candidate=evaluation.candidate,
             reason=evaluation.reasons[0].reason,
@@ -497,8 +497,10 @@ class DCR(Protocol[DCRItem, DCRParams]):
         reply = await session.ask(
             "improver",
             prompt,
-            schema=rai_schema(len(given)),
-            on_failure="no improved sentences: the loop stops with the last scored candidate",
+            Ask(
+                schema=rai_schema(len(given)),
+                on_failure="no improved sentences: the loop stops with the last scored candidate",
+            ),
             reference=reference,
             sentences=as_objects([(b, evaluation.reasons[i].reason) for b, i in zip(before, given, strict=True)]),
         )
@@ -651,4 +653,4 @@ class DCR(Protocol[DCRItem, DCRParams]):
         return lines
 
 
-__all__ = ["DCR", "PAPER", "DCRParams", "Round", "SentenceChange"]
+__all__ = ["DCR", "DCRParams", "Round", "SentenceChange"]

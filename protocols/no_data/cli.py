@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 from voirdire.kit import CommandSpec, ParamsCLI, Protocol
 from voirdire.kit.cli import InputError, Inputs
 
+from . import plugin
 from .data import FILES, resolve_dataset
 from .protocol import NoDataProtocol, NoDataProtocolParams, make_items
 from .report import NoDataReport
@@ -96,8 +97,8 @@ def summarize(o: RunOutcome) -> tuple[dict[str, Any], str]:
 
 
 NODATA = CommandSpec(
-    command="nodata",
-    help="No-Data Algorithm: an evaluator labels data and must convince a rule verifier (EV protocol)",
+    command=plugin.no_data.command,
+    help=plugin.no_data.help,
     description="Run Algorithm 1 of 'Labelling Data with Unknown References' (de Wynter 2025) on a data set of bit "
     "strings, one session per (seed, datapoint), and report accuracy, F1, success rate and flip rate with Lemma 1 / "
     "Theorem 1 beside each run. Data: ../shared/data/no_data_algorithm (or $VOIRDIRE_NO_DATA_DIR).",

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 
 from pydantic import BaseModel, Field, create_model
 
-from voirdire.kit import ParseError, ReplySchema, Session
+from voirdire.kit import Ask, ParseError, ReplySchema, Session
 from voirdire.kit.replies import read_conclusion, read_number
 
 from .generators import OracleGenerator, Proposal, uniform_bits
@@ -299,12 +299,14 @@ class LLMEvaluator:
             reply = await session.ask(
                 self.role,
                 prompt,
-                parse=parse,
-                schema=schema,
-                expected=EXPECTED[prompt],
-                on_failure=self._outcome(prompt, attempt),
-                temperature=temperature,
-                seed=seed,
+                Ask(
+                    parse=parse,
+                    schema=schema,
+                    expected=EXPECTED[prompt],
+                    on_failure=self._outcome(prompt, attempt),
+                    temperature=temperature,
+                    seed=seed,
+                ),
                 **variables,
             )
             text = reply.text

@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from voirdire.kit import DisplayHints, Protocol, Session, StateMachine, Verdict
 
+from . import plugin
 from .algorithm import (
     DECISION_STEP,
     ROUND_STEP,
@@ -63,9 +64,6 @@ from .views import VIEWS
 if TYPE_CHECKING:  # autogen's agents: imported by a session's rule players, not by the registration
     from autogen_agentchat.agents import BaseChatAgent
 
-PAPER = (
-    "de Wynter 2025. Labelling Data with Unknown References, arXiv:2506.03083 (../shared/papers/no-data-algorithm.txt)"
-)
 # §6.1: a round is label -> propose -> challenge; after a challenge comes the next round (its label, or its
 # proposal when the evaluator labels once) or, after the last round or a failure, Alg. 1's decision.
 MACHINE = StateMachine(
@@ -217,9 +215,7 @@ class NoDataProtocol(Protocol[NoDataItem, NoDataProtocolParams]):
     the rule verifier over the parameters' rubric.
     """
 
-    name = "no_data"
-    paper = PAPER
-    roles = ("evaluator", "verifier", "generator")
+    name, roles, paper = plugin.no_data.name, plugin.no_data.roles, plugin.no_data.paper
     machine = MACHINE
     display = DISPLAY
     Item = NoDataItem

@@ -4,8 +4,7 @@ with its evidence and the Theorem 3.1–3.2 guarantee; a dataset prints the repo
 
 ``voirdire check-paraphrase "<s1>" "<s2>"`` (``voirdire run oracle_paraphrase``, ``--data msrp|PATH``) likewise.
 
-A ``CommandSpec`` gives each protocol one command word (``check-entities``, ``check-paraphrase``); ``voirdire check
-entities|paraphrase`` is added beside them by ``commands.py`` (the ``voirdire.commands`` group).
+A ``CommandSpec`` gives each protocol its one command word (``check-entities``, ``check-paraphrase``).
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ from voirdire.kit import CommandSpec, ParamsCLI, Protocol, RunOutcome
 from voirdire.kit.cli import InputError, Inputs, default_summary
 from voirdire.kit.data import load_items
 
+from . import plugin
 from .data import DataError, docred_sentences, msrp_pairs
 from .items import SentenceItem
 
@@ -58,8 +58,8 @@ def summarize(o: RunOutcome) -> tuple[dict[str, Any], str]:
 
 
 ENTITIES_COMMAND = CommandSpec(
-    command="check-entities",
-    help="check an LLM's entity extraction with the linearity test (oracle-checker scheme, §3)",
+    command=plugin.oracle_entities.command,
+    help=plugin.oracle_entities.help,
     params=PARAMS,
     add_arguments=add_inputs,
     load_inputs=load_sentences,
@@ -99,8 +99,8 @@ def load_pairs(args: argparse.Namespace, protocol: Protocol[Any, Any]) -> Inputs
 
 
 PARAPHRASE_COMMAND = CommandSpec(
-    command="check-paraphrase",
-    help="check an LLM's paraphrase decision: prove a yes (Algorithm 1), test a no (Fig. 4) (oracle-checker, §4)",
+    command=plugin.oracle_paraphrase.command,
+    help=plugin.oracle_paraphrase.help,
     params=ParamsCLI(),
     add_arguments=add_pair,
     load_inputs=load_pairs,

@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from voirdire.kit import DisplayHints, Protocol, Session, StateMachine, Statistics, Verdict
+from voirdire.kit import Ask, DisplayHints, Protocol, Session, StateMachine, Statistics, Verdict
 
+from . import plugin
 from .entities import (
     NAMED_CHOICES,
     Candidates,
@@ -57,10 +58,6 @@ if TYPE_CHECKING:  # autogen's agents: imported by a session's checker, not by t
 
     from voirdire.kit.models import FunctionAgent
 
-PAPER = (
-    "Zeng, Wang, Ibbetson 2024. Oracle-Checker Scheme for Evaluating a Generative Large Language Model "
-    "(../shared/papers/oracle-checker.txt), §3 and App. A: the linearity checker for entity extraction"
-)
 # extract (Prompt 1) -> classify (App. A.2 rules, Prompt 2) -> synonyms (Prompts 3-4) -> test x n -> done
 MACHINE = StateMachine(
     initial=("extract",),
@@ -128,9 +125,7 @@ class LinearityOutcome(Statistics):
 class LinearityChecker(Protocol[SentenceItem, LinearityParams]):
     """Entity extraction checked by a linearity test (§3): accept L_e(s) when f(x ⊕ y) = f(x) ⊖ f(y) n times."""
 
-    name = "oracle_entities"
-    paper = PAPER
-    roles = ("oracle", "checker")
+    name, roles, paper = plugin.oracle_entities.name, plugin.oracle_entities.roles, plugin.oracle_entities.paper
     machine = MACHINE
     display = DISPLAY
     Item = SentenceItem
@@ -195,12 +190,14 @@ class LinearityChecker(Protocol[SentenceItem, LinearityParams]):
         reply = await session.ask(
             "oracle",
             "extract",
-            fresh=True,
-            parse=parse_entities,
-            schema=Extraction,
-            samples=self.params.samples,
-            expected="a numbered list 'N. class: entity'",
-            on_failure=on_failure,
+            Ask(
+                fresh=True,
+                parse=parse_entities,
+                schema=Extraction,
+                samples=self.params.samples,
+                expected="a numbered list 'N. class: entity'",
+                on_failure=on_failure,
+            ),
             text=text,
         )
         return [as_entities(v) for v in _values(reply)]
@@ -219,12 +216,14 @@ class LinearityChecker(Protocol[SentenceItem, LinearityParams]):
             reply = await session.ask(
                 "oracle",
                 "named",
-                fresh=True,
-                parse=parse_named,
-                schema=NAMED_CHOICES,
-                samples=self.params.named_votes,
-                expected="[[named entity]] or [[normal entity]]",
-                on_failure="this sample is not a vote",
+                Ask(
+                    fresh=True,
+                    parse=parse_named,
+                    schema=NAMED_CHOICES,
+                    samples=self.params.named_votes,
+                    expected="[[named entity]] or [[normal entity]]",
+                    on_failure="this sample is not a vote",
+                ),
                 entity=entity.text,
                 text=text,
             )
@@ -237,23 +236,21 @@ class LinearityChecker(Protocol[SentenceItem, LinearityParams]):
 
     async def synonym(self, session: Session, entity: Entity, named: bool, text: str, taken: set[str]) -> str | None:
         """App. A.2 part 2: Prompt 3 (named: another entity of the type) or Prompt 4 (synonyms), voted over 7."""
-        common = {"samples": self.params.synonym_votes, "parse": parse_list, "schema": Candidates,
-                  "expected": "a numbered list"}  # fmt: skip
+        request = Ask(
+            fresh=True,
+            samples=self.params.synonym_votes,
+            parse=parse_list,
+            schema=Candidates,
+            expected="a numbered list",
+            on_failure="this sample is not a vote",
+        )
         if named:
+            kind = entity.cls or "entity"
             reply = await session.ask(
-                "oracle", "replace_named", fresh=True, on_failure="this sample is not a vote", **common,
-                entity_type=entity.cls or "entity", entity=entity.text, text=text,
-            )  # fmt: skip
-        else:
-            reply = await session.ask(
-                "oracle",
-                "synonyms",
-                fresh=True,
-                on_failure="this sample is not a vote",
-                **common,
-                entity=entity.text,
-                text=text,
+                "oracle", "replace_named", request, entity_type=kind, entity=entity.text, text=text
             )
+        else:
+            reply = await session.ask("oracle", "synonyms", request, entity=entity.text, text=text)
         chosen = vote_synonym([as_candidates(v) for v in _values(reply)], entity.text, text, taken)
         session.note(
             "synonym", entity=entity.text, named=named, prompt="Prompt 3" if named else "Prompt 4", synonym=chosen,

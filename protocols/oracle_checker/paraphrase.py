@@ -31,10 +31,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from voirdire.kit import DisplayHints, ParseError, Protocol, Session, StateMachine, Verdict
+from voirdire.kit import Ask, DisplayHints, ParseError, Protocol, Session, StateMachine, Verdict
 from voirdire.kit.models import Device, pick_device
 from voirdire.kit.replies import Polar, read_yes_no as read_yes_no_reply
 
+from . import plugin
 from .alignment import BagOfWordsEmbedder, Candidate, Embedder, MiniLMEmbedder, candidate, describe, phi
 from .items import digest
 
@@ -47,10 +48,6 @@ from .theorems import indifferentiability_guarantee
 from .trees import PhraseParser, PhraseTree, SpacyParser, StanzaParser
 from .views import PARAPHRASE_VIEWS
 
-PAPER = (
-    "Zeng, Wang, Ibbetson 2024. Oracle-Checker Scheme for Evaluating a Generative Large Language Model "
-    "(../shared/papers/oracle-checker.txt), §4 and App. B: the Yes-prover and the No-checker for paraphrase decisions"
-)
 MACHINE = StateMachine(
     initial=("decide",),
     edges={
@@ -210,10 +207,10 @@ class _Prover:
         for a, b in c.phrase_pairs():
             if (a, b) not in self.answers:
                 self.queries += 1
-                reply = await self.session.ask(
-                    "oracle", "phrase", fresh=True, parse=read_yes_no, schema=YesNo,
-                    on_failure="the pair counts as not equivalent", text1=a, text2=b,
-                )  # fmt: skip
+                request = Ask(
+                    fresh=True, parse=read_yes_no, schema=YesNo, on_failure="the pair counts as not equivalent"
+                )
+                reply = await self.session.ask("oracle", "phrase", request, text1=a, text2=b)
                 self.answers[(a, b)] = None if reply.value is None else reply.value.answer == "yes"
             if not self.answers[(a, b)]:
                 return False
@@ -258,9 +255,7 @@ def _evidence_of(tried: dict[str, dict[str, Any]]) -> list[str]:
 class ParaphraseChecker(Protocol[PairItem, ParaphraseParams]):
     """A paraphrase decision (Prompt 5) accepted by a proof (yes, §4.3) or a trust test (no, §4.1, Fig. 4)."""
 
-    name = "oracle_paraphrase"
-    paper = PAPER
-    roles = ("oracle", "checker")
+    name, roles, paper = plugin.oracle_paraphrase.name, plugin.oracle_paraphrase.roles, plugin.oracle_paraphrase.paper
     machine = MACHINE
     display = DISPLAY
     Item = PairItem
@@ -300,8 +295,8 @@ class ParaphraseChecker(Protocol[PairItem, ParaphraseParams]):
         return await self.check_no(session, prover, s1, s2, d)
 
     async def decide(self, session: Session, a: str, b: str) -> YesNo | None:
-        reply = await session.ask("oracle", "decide", fresh=True, parse=read_yes_no, schema=YesNo,
-                                  on_failure="no decision", sentence1=a, sentence2=b)  # fmt: skip
+        request = Ask(fresh=True, parse=read_yes_no, schema=YesNo, on_failure="no decision")
+        reply = await session.ask("oracle", "decide", request, sentence1=a, sentence2=b)
         return reply.value
 
     async def check_no(self, session: Session, prover: _Prover, s1: str, s2: str, d: YesNo) -> Verdict:
@@ -309,10 +304,11 @@ class ParaphraseChecker(Protocol[PairItem, ParaphraseParams]):
         session.enter("paraphrase", stage="par(s1), par(s2) (Prompt 7)")
         pars: dict[str, list[str]] = {}
         sides = (("s1", s1), ("s2", s2))
+        request = Ask(
+            fresh=True, parse=read_paraphrases, schema=Paraphrases, on_failure="no paraphrases of this sentence"
+        )
         replies = await asyncio.gather(*(  # par(s1) and par(s2) are independent
-            session.ask("oracle", "paraphrases", fresh=True, parse=read_paraphrases, schema=Paraphrases,
-                        on_failure="no paraphrases of this sentence", sentence=s)
-            for _, s in sides
+            session.ask("oracle", "paraphrases", request, sentence=s) for _, s in sides
         ))  # fmt: skip
         for (side, s), reply in zip(sides, replies, strict=True):
             pars[side] = [] if reply.value is None else [p for p in reply.value.paraphrases if p.strip() != s.strip()]

@@ -88,7 +88,10 @@ PARAPHRASE_VIEWS = Views(
             columns=(
                 Column(key="name", label="matching"),
                 Column(
-                    key="pairs", label="aligned phrase pairs (similarity)", format="pairs", missing="none",
+                    key="pairs",
+                    label="aligned phrase pairs (similarity)",
+                    format="pairs",
+                    missing="none",
                     scores="similarities",
                 ),
                 Column(key="leftover", label="leftover phrases", format="list"),

@@ -14,10 +14,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from voirdire.kit import Protocol, Session, StateMachine, Verdict
 
+from . import plugin
 from .data import QAItem
 from .graded import QAOutcome, agrees, decision_word
 from .lexical import matching_gold, normalize_answer
-from .protocol import DISPLAY, PAPER
+from .protocol import DISPLAY
 from .token_f1 import DEFAULT_F1_THRESHOLD, token_f1
 
 MACHINE = StateMachine.chain("match")
@@ -41,7 +42,7 @@ class TokenF1Params(BaseModel):
 
 class _Baseline(Protocol[QAItem, Any]):
     evaluator: ClassVar[str]
-    paper = PAPER
+    paper = plugin.PAPER
     roles: ClassVar[tuple[str, ...]] = ()
     machine = MACHINE
     display = DISPLAY.model_copy(update={"colors": {}, "quiet_states": ("match",)})
@@ -69,7 +70,7 @@ class _Baseline(Protocol[QAItem, Any]):
 class LexicalMatchGrading(_Baseline):
     """Table 1 "Lexical Match" (Wang et al. 2023): some normalised gold answer occurs in the normalised answer."""
 
-    name = "qa_lexical"
+    name = plugin.qa_lexical.name
     evaluator = "lexical"
     Params = LexicalMatchParams
 
@@ -87,7 +88,7 @@ class LexicalMatchGrading(_Baseline):
 class TokenF1Grading(_Baseline):
     """SQuAD token F1 against the best gold answer, judged correct at ``threshold`` (§2; Tables 3/13 baseline)."""
 
-    name = "qa_token_f1"
+    name = plugin.qa_token_f1.name
     evaluator = "f1"
     Params = TokenF1Params
     # The token F1 is the score the threshold decides on (Tables 3/13's AUROC baseline): calibrate reads it.

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from voirdire.kit import CommandSpec, ParamsCLI, Protocol
 from voirdire.kit.cli import InputError, Inputs, OptionError, add_params_options, build_params, given_params
 
+from . import plugin
 from .baselines import LexicalMatchGrading, TokenF1Grading
 from .data import load_dataset, select_systems
 from .hierarchy import HierarchyCell
@@ -109,8 +111,8 @@ def summarize(o: RunOutcome) -> tuple[dict[str, Any], str]:
 
 
 QA_EVAL = CommandSpec(
-    command="qa-eval",
-    help="grade QA answers (lexical | f1 | entailment) and score the grader against human judgments",
+    command=plugin.qa_entailment.command,
+    help=plugin.qa_entailment.help,
     description="Grade every (question, system answer) pair of a dataset and report, per QA system, "
     "precision/recall/F1 ('judged correct' = positive) and accuracy of the evaluator against the human judgments; "
     "for the entailment evaluator also the answer hierarchy (Tables 9-10), both decision variants (Table 11) and, "
@@ -124,5 +126,11 @@ QA_EVAL = CommandSpec(
     role_default_sources=PAPER_ROLE_SOURCES,
     summarize=summarize,
 )
-LEXICAL = CommandSpec(params=CLI["lexical"], add_arguments=add_inputs, load_inputs=load_qa_items, summarize=summarize)
-TOKEN_F1 = CommandSpec(params=CLI["f1"], add_arguments=add_inputs, load_inputs=load_qa_items, summarize=summarize)
+LEXICAL = CommandSpec(
+    help=plugin.qa_lexical.help,
+    params=CLI["lexical"],
+    add_arguments=add_inputs,
+    load_inputs=load_qa_items,
+    summarize=summarize,
+)
+TOKEN_F1 = replace(LEXICAL, help=plugin.qa_token_f1.help, params=CLI["f1"])

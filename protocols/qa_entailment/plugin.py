@@ -6,14 +6,16 @@ from __future__ import annotations
 
 from voirdire.kit import Card
 
+PAPER = (
+    "Yao & Barbosa. Accurate and Nuanced Open-QA Evaluation Through Textual Entailment "
+    "(../shared/papers/entailment-qa-eval.txt)"
+)
+
 qa_entailment = Card(
     name="qa_entailment",
     target="voirdire.protocols.qa_entailment.registration:qa_entailment",
     roles=("evaluator",),
-    paper=(
-        "Yao & Barbosa. Accurate and Nuanced Open-QA Evaluation Through Textual Entailment "
-        "(../shared/papers/entailment-qa-eval.txt)"
-    ),
+    paper=PAPER,
     command="qa-eval",
     help="grade QA answers (lexical | f1 | entailment) and score the grader against human judgments",
 )
@@ -21,10 +23,7 @@ qa_lexical = Card(
     name="qa_lexical",
     target="voirdire.protocols.qa_entailment.registration:qa_lexical",
     roles=(),
-    paper=(
-        "Yao & Barbosa. Accurate and Nuanced Open-QA Evaluation Through Textual Entailment "
-        "(../shared/papers/entailment-qa-eval.txt)"
-    ),
+    paper=PAPER,
     help=(
         'Table 1 "Lexical Match" (Wang et al. 2023): some normalised gold answer occurs in the normalised answer.'
     ),
@@ -33,10 +32,7 @@ qa_token_f1 = Card(
     name="qa_token_f1",
     target="voirdire.protocols.qa_entailment.registration:qa_token_f1",
     roles=(),
-    paper=(
-        "Yao & Barbosa. Accurate and Nuanced Open-QA Evaluation Through Textual Entailment "
-        "(../shared/papers/entailment-qa-eval.txt)"
-    ),
+    paper=PAPER,
     help=(
         "SQuAD token F1 against the best gold answer, judged correct at ``threshold`` (§2; Tables 3/13 baseline)."
     ),

@@ -22,9 +22,10 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from voirdire.kit import DisplayHints, ParseError, Protocol, Reply, ReplySchema, Session, StateMachine, Verdict
+from voirdire.kit import Ask, DisplayHints, ParseError, Protocol, Reply, ReplySchema, Session, StateMachine, Verdict
 from voirdire.kit.models import Device, pick_device
 
+from . import plugin
 from .data import QAItem
 from .entailment import Direction, EntailmentBackend, EntailmentOutcome
 from .graded import (
@@ -80,10 +81,6 @@ ENTAILMENT = ReplySchema.choice(*ENTAILMENT_LABELS)
 
 T = TypeVar("T")
 
-PAPER = (
-    "Yao & Barbosa. Accurate and Nuanced Open-QA Evaluation Through Textual Entailment "
-    "(../shared/papers/entailment-qa-eval.txt)"
-)
 # The states in the order §3 takes them. The grading ends (done) after QA2D when the system statement is
 # unreadable, after the hierarchy when the answer's cell is not explained, and at once for an empty answer or an
 # item without a usable gold answer.
@@ -252,9 +249,7 @@ class QAEntailmentGrading(Protocol[QAItem, QAEntailmentParams]):
     cross-encoder (App. C.1, "Entailment (small)") loaded once per run, and only QA2D and partial marks use a model.
     """
 
-    name = "qa_entailment"
-    paper = PAPER
-    roles = ("evaluator",)
+    name, roles, paper = plugin.qa_entailment.name, plugin.qa_entailment.roles, plugin.qa_entailment.paper
     machine = MACHINE
     display = DISPLAY
     Item = QAItem
@@ -288,7 +283,9 @@ class QAEntailmentGrading(Protocol[QAItem, QAEntailmentParams]):
 
             labels = dict(enumerate(self.params.nli_labels)) if self.params.nli_labels else None
             self._backend = CrossEncoderNLI(
-                self.params.nli_model, label_map=labels, device=self.params.device  # type: ignore[arg-type]
+                self.params.nli_model,
+                label_map=labels,
+                device=self.params.device,  # type: ignore[arg-type]
             )
         return self._backend
 
@@ -350,11 +347,13 @@ class QAEntailmentGrading(Protocol[QAItem, QAEntailmentParams]):
             statistics=verdict_statistics(g, self.params.backend),
         )
 
-    async def _ask(self, session: Session, g: GradedItem, role: str, prompt: str, **kw: Any) -> Reply[Any]:
+    async def _ask(
+        self, session: Session, g: GradedItem, role: str, prompt: str, request: Ask[Any], /, **variables: Any
+    ) -> Reply[Any]:
         """A fresh conversation of ``role`` per prompt: the paper makes independent API calls."""
         await session.reset(role)
         g.model_calls += 1
-        return await session.ask(role, prompt, **kw)
+        return await session.ask(role, prompt, request, **variables)
 
     # ------------------------------------------------------------------ QA2D, Table 14 row 1
     async def _statement(self, session: Session, g: GradedItem, of: str, answer: str, index: int | None) -> str | None:
@@ -379,10 +378,7 @@ class QAEntailmentGrading(Protocol[QAItem, QAEntailmentParams]):
             g,
             self.params.roles.qa2d,
             "qa2d",
-            parse=_raising(parse_statement),
-            schema=STATEMENT,
-            expected=EXPECTED["statement"],
-            on_failure=what,
+            Ask(parse=_raising(parse_statement), schema=STATEMENT, expected=EXPECTED["statement"], on_failure=what),
             question=g.question,
             answer=answer,
         )
@@ -411,11 +407,13 @@ class QAEntailmentGrading(Protocol[QAItem, QAEntailmentParams]):
                 g,
                 self.params.roles.entailment,
                 "entailment",
-                parse=_raising(parse_entailment),
-                schema=ENTAILMENT,
-                expected=EXPECTED["entailment"],
-                on_failure=f"{direction} against gold answer {index} is unknown: another gold answer may still decide "
-                "membership, else the cell (and possibly the judgment) is undetermined",
+                Ask(
+                    parse=_raising(parse_entailment),
+                    schema=ENTAILMENT,
+                    expected=EXPECTED["entailment"],
+                    on_failure=f"{direction} against gold answer {index} is unknown: another gold answer may still "
+                    "decide membership, else the cell (and possibly the judgment) is undetermined",
+                ),
                 premise=premise,
                 hypothesis=hypothesis,
             )
@@ -455,9 +453,11 @@ class QAEntailmentGrading(Protocol[QAItem, QAEntailmentParams]):
                 g,
                 roles.explanation,
                 "inference_explanation",
-                parse=_raising(parse_explanation),
-                expected=EXPECTED["explanation"],
-                on_failure=f"no CIA / C / IA mark from gold answer {index}'s explanation{rating}",
+                Ask(
+                    parse=_raising(parse_explanation),
+                    expected=EXPECTED["explanation"],
+                    on_failure=f"no CIA / C / IA mark from gold answer {index}'s explanation{rating}",
+                ),
                 s1=s1,
                 s2=s2,
             )
@@ -506,9 +506,11 @@ class QAEntailmentGrading(Protocol[QAItem, QAEntailmentParams]):
         reply = await session.ask(
             role,
             "inference_score",
-            parse=_raising(lambda text: parse_score(text, scale=DIFFICULTY_SCALE)),
-            expected=EXPECTED["score"],
-            on_failure=f"no Inference + LLM Score mark from gold answer {index}'s explanation",
+            Ask(
+                parse=_raising(lambda text: parse_score(text, scale=DIFFICULTY_SCALE)),
+                expected=EXPECTED["score"],
+                on_failure=f"no Inference + LLM Score mark from gold answer {index}'s explanation",
+            ),
         )
         if reply.value is None:
             g.failures.append(
@@ -523,9 +525,11 @@ class QAEntailmentGrading(Protocol[QAItem, QAEntailmentParams]):
             g,
             self.params.roles.scoring,
             "llm_score",
-            parse=_raising(lambda text: parse_score(text, scale=CLOSENESS_SCALE)),
-            expected=EXPECTED["score"],
-            on_failure="no LLM Score mark: the answer is left out of that scheme's AUROC",
+            Ask(
+                parse=_raising(lambda text: parse_score(text, scale=CLOSENESS_SCALE)),
+                expected=EXPECTED["score"],
+                on_failure="no LLM Score mark: the answer is left out of that scheme's AUROC",
+            ),
             question=g.question,
             golden_answers="/".join(g.gold_answers),
             system_answer=g.system_answer,

@@ -212,8 +212,9 @@ def test_each_repeat_draws_with_its_own_recorded_seed(killed_and_resumed: dict[s
     t = load(killed_and_resumed["out"])
     for sid, s in t.sessions.items():
         step = next(e for e in s.events if e.kind == "step" and e.name == "repeat")
-        repeat = int(sid.rpartition("@r")[2])
-        assert step.data == {"index": repeat, "repeats": REPEATS,
+        repeat = s.repeat
+        assert repeat is not None and sid == f"{s.item_id}@r{repeat}"
+        assert step.data == {"repeats": REPEATS,
                              "seeds": {"examiner": repeat_seed(None, repeat), "examinee": repeat_seed(None, repeat)}}
     sent = {seed for (_, seed) in killed_and_resumed["seeds"]}
     assert sent == {repeat_seed(None, r) for r in range(1, REPEATS + 1)}  # every request carried its repeat's seed

@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 
 from voirdire.registry.plugins import CommandSpec, Registration
 from voirdire.reports.fold import Report, counts
+from voirdire.session.ask import Ask
 from voirdire.session.machine import StateMachine
 from voirdire.session.protocol import ParseError, Protocol, Session
 from voirdire.transcript import DisplayHints, Transcript, Verdict
@@ -59,7 +60,7 @@ class Chaos(Protocol[Question, ChaosParams]):
         await session.ask("witness", "confirm")
         session.enter("judge", stage="judge")
         ruling = await session.ask(
-            "judge", "judge", parse=read_ruling, on_failure="undecided", question=item.question, answer=answer.text
+            "judge", "judge", Ask(parse=read_ruling, on_failure="undecided"), question=item.question, answer=answer.text
         )
         session.enter("done")
         decision = {True: "correct", False: "incorrect", None: "undecided"}[ruling.value]

@@ -1,7 +1,7 @@
-"""The chaos suite beyond its own protocol: ``dcr``, ``nodata`` (LLM evaluator), ``check entities``, ``check
-paraphrase`` and ``--executor ray`` against the misbehaving server. Every request fault is met at least once (the
-first requests get one each), then some 500s at random; every session ends with a verdict or a recorded error,
-exactly once, and the run's exit status says which."""
+"""The chaos suite beyond its own protocol: ``dcr``, ``nodata`` (LLM evaluator), ``check-entities``,
+``check-paraphrase`` and ``--executor ray`` against the misbehaving server. Every request fault is met at least
+once (the first requests get one each), then some 500s at random; every session ends with a verdict or a recorded
+error, exactly once, and the run's exit status says which."""
 
 from __future__ import annotations
 
@@ -98,8 +98,8 @@ def test_nodata_with_an_llm_evaluator_under_faults(tmp_path: Path, capsys: Any) 
 @pytest.mark.parametrize(
     "command",
     [
-        ["check", "entities", "--data", "docred", "--limit", "6"],
-        ["check", "paraphrase", "--data", "msrp", "--limit", "8", "--embedder", "bag-of-words"],
+        ["check-entities", "--data", "docred", "--limit", "6"],
+        ["check-paraphrase", "--data", "msrp", "--limit", "8", "--embedder", "bag-of-words"],
     ],
     ids=["entities", "paraphrase"],
 )

@@ -319,7 +319,7 @@ def test_globs_are_expanded_as_a_shell_does(tmp_path: Path, monkeypatch: pytest.
     assert cut_short(["dcr", "--data", "summeval", "--rounds", "1"]) == ["dcr", "--data", "summeval", "--rounds", "1",
                                                                         "--limit", "3"]  # fmt: skip
     assert cut_short(["correlate", "--data", "summeval", "--metric", "rouge-2"])[-2:] == ["--limit", "48"]
-    assert cut_short(["check", "paraphrase", "--data", "msrp", "--limit", "20"])[-1] == "3"
+    assert cut_short(["check-paraphrase", "--data", "msrp", "--limit", "20"])[-1] == "3"
     assert cut_short(["show", "t.jsonl"]) == ["show", "t.jsonl"]
 
 

@@ -52,7 +52,7 @@ def test_the_cli_reference_has_every_command_and_option() -> None:
     parser = build_parser()
     page = hook().render(parser)
     names = [name for name, _, _ in hook().commands(parser)]
-    assert {"voirdire examine", "voirdire run dcr", "voirdire check entities", "voirdire show"} <= set(names)
+    assert {"voirdire examine", "voirdire run dcr", "voirdire check-entities", "voirdire show"} <= set(names)
     for name in names:
         assert f"\n## {name}\n" in page, name
     # every option of every command is written once, in its command's section or in the shared ones it links to

@@ -23,6 +23,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, model_validator
 
 from voirdire.kit import (
+    Ask,
     CommandSpec,
     DisplayHints,
     ParamsCLI,
@@ -88,7 +89,7 @@ class Toy(Protocol[Statement, ToyParams]):
             return session.verdict("refused", accepted=None, statistics={"words": words})
         session.enter("judge", stage="judge")
         text = item.text.upper() if self.params.shout else item.text
-        reply = await session.ask("judge", "judge", parse=read_verdict, on_failure="undecided", statement=text)
+        reply = await session.ask("judge", "judge", Ask(parse=read_verdict, on_failure="undecided"), statement=text)
         session.enter("done")
         decision = {True: "true", False: "false", None: "undecided"}[reply.value]
         return session.verdict(decision, accepted=reply.value, statistics={"words": words})

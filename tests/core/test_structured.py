@@ -14,6 +14,7 @@ from tests.fake_openai import FakeOpenAIServer
 from voirdire.models import RoleSettings, ScriptedChatCompletionClient
 from voirdire.replies.schema import ReplySchema
 from voirdire.runner import run_protocol
+from voirdire.session.ask import Ask
 from voirdire.session.machine import StateMachine
 from voirdire.session.prompts import PromptLibrary
 from voirdire.session.protocol import ParseError, Protocol, Session
@@ -92,10 +93,12 @@ class Judge(Protocol[Item, Params]):
         reply = await session.ask(
             "judge",
             "ask",
-            parse=paper_reader,
-            schema=Literal["correct", "incorrect"],
-            samples=self.params.samples,
-            on_failure="undecided",
+            Ask(
+                parse=paper_reader,
+                schema=Literal["correct", "incorrect"],
+                samples=self.params.samples,
+                on_failure="undecided",
+            ),
             claim=item.claim,
         )
         session.enter("done")

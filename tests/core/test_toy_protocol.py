@@ -21,7 +21,7 @@ CODE = '''
 
 from pydantic import BaseModel
 
-from voirdire.kit import Protocol, Registration, Session, StateMachine, Verdict
+from voirdire.kit import Ask, Protocol, Registration, Session, StateMachine, Verdict
 from voirdire.kit.replies import read_yes_no
 
 
@@ -44,7 +44,8 @@ class Judge(Protocol[Statement, JudgeParams]):
 
     async def run(self, item: Statement, session: Session) -> Verdict:
         session.enter("judge")
-        reply = await session.ask("judge", "judge", parse=read_yes_no, on_failure="undecided", statement=item.text)
+        ask = Ask(parse=read_yes_no, on_failure="undecided")
+        reply = await session.ask("judge", "judge", ask, statement=item.text)
         session.enter("done")
         accepted = None if reply.value is None else reply.value == "yes"
         return session.verdict({True: "true", False: "false", None: "undecided"}[accepted], accepted=accepted)

@@ -14,7 +14,7 @@ import pytest
 from tests.chaos.protocol import Chaos
 from tests.core.examination_scripts import scripted_models
 from tests.core.test_workers import items, script, verdicts_per_session
-from voirdire.executors import repeat_seed, split_repeat
+from voirdire.executors import repeat_seed
 from voirdire.models import RoleSettings, ScriptedChatCompletionClient
 from voirdire.models.scripted import Script, ScriptRule
 from voirdire.runner import RunSetupError, default_out, run_identity, run_protocol
@@ -48,11 +48,16 @@ async def test_each_item_runs_as_n_sessions_with_seeds_of_their_own(tmp_path: Pa
     assert result.session_ids == ["q000@r1", "q000@r2", "q000@r3", "q001@r1", "q001@r2", "q001@r3"]
     assert not result.errors and set(result.verdicts) == set(result.session_ids)
     t = load(out)
-    assert {sid: s.item_id for sid, s in t.sessions.items()} == {sid: split_repeat(sid)[0] for sid in t.sessions}
+    # The item and the repeat are fields of the session's start (schema 3), not read out of its id.
+    starts = {sid: s.events[0] for sid, s in t.sessions.items()}
+    assert {sid: (e.item_id, e.repeat) for sid, e in starts.items()} == {
+        f"q00{i}@r{r}": (f"q00{i}", r) for i in (0, 1) for r in (1, 2, 3)
+    }
+    assert all(s.repeat == starts[sid].repeat for sid, s in t.sessions.items())
     steps = repeat_steps(out)
     for sid, data in steps.items():
-        r = split_repeat(sid)[1]
-        assert data == {"index": r, "repeats": 3, "seeds": {"witness": repeat_seed(7, r), "judge": repeat_seed(7, r)}}
+        r = starts[sid].repeat
+        assert data == {"repeats": 3, "seeds": {"witness": repeat_seed(7, r), "judge": repeat_seed(7, r)}}
     assert len({repeat_seed(7, r) for r in (1, 2, 3)}) == 3
     # The same prompt in three repeats is three requests with three digests (each repeat's seed in its arguments).
     first = {sid: s.of_kind(ModelCall)[0].request_digest for sid, s in t.sessions.items() if sid.startswith("q000")}
@@ -149,5 +154,11 @@ def test_a_large_repeat_count_makes_no_id_up_front() -> None:
     assert isinstance(again, RepeatIds) and not again._data and again == ids
     small = repeat_ids(["a", "b"], 2)
     assert small == IdList(["a@r1", "a@r2", "b@r1", "b@r2"]) == list(small)
-    small.append("c")  # appended to: its ids are written out first, then the new one follows
-    assert list(small) == ["a@r1", "a@r2", "b@r1", "b@r2", "c"] and len(small) == 5
+    with pytest.raises(TypeError, match="append the item id"):
+        small.append("c")
+    grown = IdList(["a"])
+    later = repeat_ids(grown, 2)
+    grown.append("b")  # a dataset read as it runs: the repeats follow their item ids
+    assert list(later) == ["a@r1", "a@r2", "b@r1", "b@r2"]
+    assert [(s.item_id, s.repeat) for s in later] == [("a", 1), ("a", 2), ("b", 1), ("b", 2)]
+    assert (again[5].item_id, again[5].repeat) == ("q0", 6)

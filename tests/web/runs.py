@@ -160,19 +160,19 @@ def dcr(folder: Path, scripts: Path) -> Path:
 
 
 def entities(folder: Path) -> Path:
-    """``check entities`` on one sentence against a fake OpenAI-compatible oracle whose extraction is linear."""
+    """``check-entities`` on one sentence against a fake OpenAI-compatible oracle whose extraction is linear."""
     from tests.fake_openai import FakeOpenAIServer
     from tests.protocols.oracle_checker.test_cli import SENTENCE, respond
 
     out = folder / "entities.jsonl"
     with FakeOpenAIServer(respond) as server:
-        run("check", "entities", SENTENCE, "--model", f"oracle=openai-compatible:fake@{server.url}", "--out", str(out),
+        run("check-entities", SENTENCE, "--model", f"oracle=openai-compatible:fake@{server.url}", "--out", str(out),
             "--json")  # fmt: skip
     return out
 
 
 def sampled_entities(folder: Path) -> Path:
-    """``check entities`` with k = 11 samples per extraction, two of the first call's samples unreadable."""
+    """``check-entities`` with k = 11 samples per extraction, two of the first call's samples unreadable."""
     from tests.fake_openai import FakeOpenAIServer
     from tests.protocols.oracle_checker.test_cli import EXTRACT, respond
 
@@ -187,13 +187,13 @@ def sampled_entities(folder: Path) -> Path:
 
     out = folder / "entities-k11.jsonl"
     with FakeOpenAIServer(varied) as server:
-        run("check", "entities", "Barack Obama was born in Hawaii and studied at Harvard.", "--tests", "1",
+        run("check-entities", "Barack Obama was born in Hawaii and studied at Harvard.", "--tests", "1",
             "--model", f"oracle=openai-compatible:fake@{server.url}", "--out", str(out), "--json")  # fmt: skip
     return out
 
 
 def paraphrase(folder: Path) -> Path:
-    """``check paraphrase`` on a pair the fake oracle calls equivalent: the Yes-prover's alignments."""
+    """``check-paraphrase`` on a pair the fake oracle calls equivalent: the Yes-prover's alignments."""
     from tests.fake_openai import FakeOpenAIServer
 
     def respond(messages: list[dict[str, str]]) -> str:
@@ -206,13 +206,13 @@ def paraphrase(folder: Path) -> Path:
     s2 = "The company said on Monday that its quarterly profit rose sharply in the spring."
     out = folder / "paraphrase.jsonl"
     with FakeOpenAIServer(respond) as server:
-        run("check", "paraphrase", s1, s2, "--embedder", "bag-of-words", "--out", str(out), "--json",
+        run("check-paraphrase", s1, s2, "--embedder", "bag-of-words", "--out", str(out), "--json",
             "--model", f"oracle=openai-compatible:fake@{server.url}")  # fmt: skip
     return out
 
 
 def paraphrase_no(folder: Path) -> Path:
-    """``check paraphrase`` where the oracle first says the pair differs, then calls one of its own paraphrases of
+    """``check-paraphrase`` where the oracle first says the pair differs, then calls one of its own paraphrases of
     s1 equivalent to s2: the No-checker's triangular evidence (App. B.4)."""
     from tests.fake_openai import FakeOpenAIServer
 
@@ -230,7 +230,7 @@ def paraphrase_no(folder: Path) -> Path:
 
     out = folder / "paraphrase-no.jsonl"
     with FakeOpenAIServer(respond) as server:
-        run("check", "paraphrase", "The company said its profit rose sharply in the spring.",
+        run("check-paraphrase", "The company said its profit rose sharply in the spring.",
             "The company said on Monday that its quarterly profit fell.", "--embedder", "bag-of-words",
             "--out", str(out), "--json", "--model", f"oracle=openai-compatible:fake@{server.url}")  # fmt: skip
     return out

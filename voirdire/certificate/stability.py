@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Protocol, TypeVar
 
-from voirdire.reports import REPEAT_STEP, majority
-from voirdire.transcript import SessionRecord, Step
+from voirdire.reports import majority
+from voirdire.transcript import SessionRecord
 
 
 class _Session(Protocol):
@@ -27,8 +27,8 @@ S = TypeVar("S", bound=_Session)
 
 
 def is_repeat(session: SessionRecord) -> bool:
-    """Whether a session is a repeat of its item (it records a ``repeat`` step)."""
-    return any(isinstance(e, Step) and e.name == REPEAT_STEP for e in session.events)
+    """Whether a session is a repeat of its item (``SessionRecord.repeat``)."""
+    return session.repeat is not None
 
 
 def one_per_item(sessions: Sequence[S], repeated: set[str], **no_verdict: Any) -> list[S]:

@@ -25,12 +25,11 @@ if TYPE_CHECKING:
     from voirdire.executors.local import run_in_processes as run_in_processes
     from voirdire.executors.ray import require_ray as require_ray, run_on_ray as run_on_ray
     from voirdire.executors.repeats import (
-        REPEAT_MARK as REPEAT_MARK,
-        REPEAT_STEP as REPEAT_STEP,
+        SessionId as SessionId,
+        item_of as item_of,
         repeat_id as repeat_id,
         repeat_ids as repeat_ids,
         repeat_seed as repeat_seed,
-        split_repeat as split_repeat,
     )
     from voirdire.executors.sequential import (
         SequentialRepeats as SequentialRepeats,

@@ -41,10 +41,10 @@ from voirdire.base import (
     run_stopping,
     seconds_problem,
 )
-from voirdire.executors.repeats import REPEAT_STEP, repeat_seed, split_repeat
+from voirdire.executors.repeats import item_of, repeat_seed
 from voirdire.models import ModelPool, RoleSettings, endpoint_limits as _endpoint_limits, spec_label
 from voirdire.session import PromptLibrary, Protocol, Session, Writer
-from voirdire.transcript import Line, ResponseCache, RunHeader, TranscriptWriter, Verdict
+from voirdire.transcript import REPEAT_STEP, Line, ResponseCache, RunHeader, TranscriptWriter, Verdict
 
 if TYPE_CHECKING:
     from autogen_agentchat.agents import BaseChatAgent
@@ -250,9 +250,9 @@ class SessionRunner:
         """One session, its events written to ``writer``. Nothing of it (the Session, its agents) outlives the
         call, so a run of many sessions holds only those in flight."""
         job = self.job
-        item_id, repeat, bound = sid, None, job.bound
-        if job.options.repeats > 1:  # a repeat: the item's own id, and seeds of its own (executors.repeats)
-            item_id, repeat = split_repeat(sid)
+        item_id, repeat = item_of(sid)
+        bound = job.bound
+        if repeat is not None:  # a repeat: seeds of its own (executors.repeats)
             bound = {r: s.model_copy(update={"seed": repeat_seed(s.seed, repeat)}) for r, s in job.bound.items()}
         session = Session(
             run_id=job.run_id,
@@ -264,12 +264,12 @@ class SessionRunner:
             structured=job.structured,
             coalesce=job.options.coalesce,
         )
-        session.start(item_id, item.model_dump(mode="json"))
+        session.start(item_id, item.model_dump(mode="json"), repeat=repeat)
         if repeat is not None:
             seeds = {r: s.seed for r, s in bound.items()}
             rule = job.options.stop_when_decided
             more = {"stop_when_decided": rule} if rule is not None else {}  # the stopping rule, for the report
-            session.note(REPEAT_STEP, index=repeat, repeats=job.options.repeats, seeds=seeds, **more)
+            session.note(REPEAT_STEP, repeats=job.options.repeats, seeds=seeds, **more)
         deadline = asyncio.timeout(job.options.session_timeout)
         try:
             async with deadline:

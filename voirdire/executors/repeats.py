@@ -1,14 +1,15 @@
 """Repeats (``--repeats N``, ``RunOptions.repeats``): each item examined N times, as N sessions of one item in one
 transcript, to observe how far an endpoint's verdict on the same item varies.
 
-A repeated session's id is the item's id with its repeat index (``ITEM@r2``), so resume and deduplication, which
-work by session id, tell the repeats apart; its ``session_start`` keeps the item's own id, so readers group the
-repeats by item. Each repeat draws with its own seeds: every model role's seed becomes ``repeat_seed(seed, r)``
-(the role's own seed, else 0, mixed with the repeat index), which ``RoleSettings.create_args``
-mixes in turn with a protocol's per-call seeds; the seeds are recorded in the session (a ``repeat`` step, before
-the protocol's first transition). Greedy calls are sent again by every repeat: a repeated session reads and writes
-no reply cache, and request coalescing never crosses sessions (``Session``), so no repeat is answered by another's
-request.
+A repeated session is named by a typed pair, its item's id and its repeat index (``SessionId``). The pair is
+written as one string, ``ITEM@r2``, only so that every session of a run has its own key in the transcript (resume
+and deduplication work by that key); nothing parses it back. The session's ``session_start`` carries both halves
+as fields (``item_id``, ``repeat``), and every reader takes them from there. Each repeat draws with its own seeds:
+every model role's seed becomes ``repeat_seed(seed, r)`` (the role's own seed, else 0, mixed with the repeat
+index), which ``RoleSettings.create_args`` mixes in turn with a protocol's per-call seeds; the seeds are recorded
+in the session (a ``repeat`` step, before the protocol's first transition). Greedy calls are sent again by every
+repeat: a repeated session reads and writes no reply cache, and request coalescing never crosses sessions
+(``Session``), so no repeat is answered by another's request.
 """
 
 from __future__ import annotations
@@ -17,14 +18,35 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from voirdire.base import IdList
-from voirdire.reports import REPEAT_STEP as REPEAT_STEP  # the step each repeated session records first
-
-REPEAT_MARK = "@r"
 
 
-def repeat_id(item_id: str, repeat: int) -> str:
+class SessionId(str):
+    """A repeated session's id: the pair (``item_id``, ``repeat``), 1-based, written as ``ITEM@rN``. A ``str``
+    wherever a session id is one (transcript keys, resume, outcomes); pickled with its pair, so worker processes
+    and Ray actors read the pair, never the string."""
+
+    item_id: str
+    repeat: int
+
+    def __new__(cls, item_id: str, repeat: int) -> SessionId:
+        if type(repeat) is not int or repeat < 1:
+            raise ValueError(f"a repeat index is a whole number from 1, not {repeat!r}")
+        sid = super().__new__(cls, f"{item_id}@r{repeat}")
+        sid.item_id, sid.repeat = item_id, repeat
+        return sid
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return SessionId, (self.item_id, self.repeat)
+
+
+def repeat_id(item_id: str, repeat: int) -> SessionId:
     """The session id of repeat ``repeat`` (1-based) of an item."""
-    return f"{item_id}{REPEAT_MARK}{repeat}"
+    return SessionId(item_id, repeat)
+
+
+def item_of(sid: str) -> tuple[str, int | None]:
+    """(item id, repeat index) of a session id: a ``SessionId``'s pair; any other id is its item's, no repeat."""
+    return (sid.item_id, sid.repeat) if isinstance(sid, SessionId) else (sid, None)
 
 
 def repeat_ids(item_ids: Sequence[str], repeats: int) -> IdList:
@@ -38,64 +60,38 @@ def repeat_ids(item_ids: Sequence[str], repeats: int) -> IdList:
 
 
 class RepeatIds(IdList):
-    """The session ids of ``items`` x ``repeats`` (``ITEM@r1`` .. ``ITEM@rN``, each item's together), made when
-    read: the length and any id are known from the item ids alone. An ``IdList`` everywhere (indexed, iterated,
-    compared, pickled, dumped as a list); appending to it first writes its ids out, once."""
+    r"""The session ids of ``items`` x ``repeats`` (``SessionId``\ s, each item's together), made when read: the
+    length and any id are known from the item ids alone, which may still grow (a dataset read as it runs). An
+    ``IdList`` everywhere it is read (indexed, iterated, compared, pickled, dumped as a list); appended to only
+    through its item ids."""
 
     __slots__ = ("_items", "_repeats")
 
     def __init__(self, items: IdList, repeats: int) -> None:
         super().__init__()
-        self._items: IdList | None = items
+        self._items = items
         self._repeats = repeats
 
-    def _lazy(self) -> tuple[IdList, int] | None:
-        return None if self._items is None else (self._items, self._repeats)
-
     def append(self, sid: str) -> None:
-        if (lazy := self._lazy()) is not None:  # written out first: appended ids follow the made ones
-            self._items = None
-            items, repeats = lazy
-            for i in items:
-                for r in range(1, repeats + 1):
-                    super().append(repeat_id(i, r))
-        super().append(sid)
+        raise TypeError("a run's repeat ids are made from its item ids: append the item id instead")
 
     def __len__(self) -> int:
-        lazy = self._lazy()
-        return super().__len__() if lazy is None else len(lazy[0]) * lazy[1]
+        return len(self._items) * self._repeats
 
     def _at(self, i: int) -> str:
-        lazy = self._lazy()
-        if lazy is None:
-            return super()._at(i)
-        return repeat_id(lazy[0][i // lazy[1]], i % lazy[1] + 1)
+        return SessionId(self._items[i // self._repeats], i % self._repeats + 1)
 
     def __iter__(self) -> Iterator[str]:
-        lazy = self._lazy()
-        if lazy is None:
-            yield from super().__iter__()
-            return
-        items, repeats = lazy
-        for i in items:
-            for r in range(1, repeats + 1):
-                yield repeat_id(i, r)
+        for i in self._items:
+            for r in range(1, self._repeats + 1):
+                yield SessionId(i, r)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        lazy = self._lazy()
-        return super().__reduce__() if lazy is None else (RepeatIds, lazy)
+        return RepeatIds, (self._items, self._repeats)
 
     def prefix(self, n: int) -> IdList:
         n = max(0, min(n, len(self)))
         return IdList(self._at(k) for k in range(n))
-
-
-def split_repeat(session_id: str) -> tuple[str, int]:
-    """(item id, repeat index) of a repeated session's id (``repeat_id``'s inverse)."""
-    item_id, mark, index = session_id.rpartition(REPEAT_MARK)
-    if not mark or not index.isdigit():
-        raise ValueError(f"session id {session_id!r} names no repeat ({REPEAT_MARK}N)")
-    return item_id, int(index)
 
 
 def repeat_seed(seed: int | None, repeat: int) -> int:

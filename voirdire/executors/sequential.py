@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from voirdire.executors.repeats import split_repeat
+from voirdire.executors.repeats import item_of, repeat_id
 
 
 def settled(counts: Mapping[str, int], failed: int, left: int, repeats: int, decided_at: float) -> bool:
@@ -85,16 +85,16 @@ class SequentialRepeats:
         if first is None:
             self.exhausted = True
             return None
-        item_id = split_repeat(first[1])[0]
+        item_id = item_of(first[1])[0]
         group: deque[tuple[BaseModel, str]] = deque([first])
         for pair in self.pending:
-            if split_repeat(pair[1])[0] != item_id:
+            if item_of(pair[1])[0] != item_id:
                 self._lookahead = pair
                 break
             group.append(pair)
         state = _Item(group)
         for r in range(1, self.repeats + 1):
-            sid = f"{item_id}@r{r}"
+            sid = repeat_id(item_id, r)
             if sid in self.finished:
                 decision = self.finished.pop(sid)
                 if decision is None:
@@ -136,7 +136,7 @@ class SequentialRepeats:
         await self._changed.wait()
 
     def ended(self, sid: str, decision: str | None) -> None:
-        item_id = split_repeat(sid)[0]
+        item_id = item_of(sid)[0]
         state = self.items.get(item_id)
         if state is not None:
             state.in_flight -= 1

@@ -2,8 +2,8 @@
 
 A protocol is a paper's algorithm written against the Session. The kit's top level holds what every protocol uses:
 
-- the algorithm: ``Protocol``, ``Session``, ``Reply``, ``StateMachine``, ``Verdict``, ``Statistics`` (its
-  verdict's outcome) and ``Guarantee`` (what a verdict's margin promises);
+- the algorithm: ``Protocol``, ``Session``, ``Ask`` (one ``Session.ask``'s options), ``Reply``, ``StateMachine``,
+  ``Verdict``, ``Statistics`` (its verdict's outcome) and ``Guarantee`` (what a verdict's margin promises);
 - reading replies: ``ReplySchema`` for structured replies, ``ParseError`` for a refusal; ``VoirdireError`` for an
   error a user caused;
 - how it reads as a chat: ``DisplayHints``, ``StepView``, ``Column``, ``Views``, ``VerdictView``, ``Tone``;
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from voirdire.replies import ParseError as ParseError, ReplySchema as ReplySchema
     from voirdire.reports import Report as Report, ReportFold as ReportFold
     from voirdire.session import (
+        Ask as Ask,
         Protocol as Protocol,
         Reply as Reply,
         Session as Session,

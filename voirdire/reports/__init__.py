@@ -88,7 +88,6 @@ if TYPE_CHECKING:
     from voirdire.reports.spool import map_values as map_values
     from voirdire.reports.stability import (
         DEFAULT_DECIDED_AT as DEFAULT_DECIDED_AT,
-        REPEAT_STEP as REPEAT_STEP,
         ItemStability as ItemStability,
         Stability as Stability,
         check_decided_at as check_decided_at,

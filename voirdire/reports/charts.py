@@ -16,8 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from voirdire.reports.fold import Report
-from voirdire.reports.stability import REPEAT_STEP
-from voirdire.transcript import ModelCall, SessionRecord, Step, Verdict
+from voirdire.transcript import ModelCall, SessionRecord, Verdict
 
 
 @dataclass(frozen=True)
@@ -181,9 +180,8 @@ def overview(s: SessionRecord, gold: str = "", fields: Sequence[str] = ()) -> Ov
         if isinstance(e, ModelCall) and not e.cached and not getattr(e, "coalesced", False)
     )
     title = item_title(s.item or {}, fields)
-    repeat = next((e.data.get("index") for e in s.events if isinstance(e, Step) and e.name == REPEAT_STEP), None)
     decision, accepted = (v.decision, v.accepted) if v else (None, None)
-    return Overview(s.item_id, decision, accepted, correct, latencies, title, repeat)
+    return Overview(s.item_id, decision, accepted, correct, latencies, title, s.repeat)
 
 
 def gold_labels(rows: Any) -> dict[str, bool]:

@@ -368,7 +368,7 @@ class ReportBuilder:
     _shared: dict[Any, Any] = field(default_factory=dict)  # one copy of equal run ids, runs, counts, value tuples
     _chosen: ReportFold[Any, Any] | None = None
     _wanted: frozenset[str] | None = None
-    # A repeated session (its 'repeat' step) -> (item id, decision), of the attempt that counts: the stability section
+    # A repeat (``SessionRecord.repeat``) -> (item id, decision), of the attempt that counts: the stability section
     _repeats: dict[str, tuple[str, str | None]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

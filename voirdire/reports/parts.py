@@ -17,8 +17,8 @@ from collections.abc import Callable, Sequence
 from operator import attrgetter
 from typing import Any, NamedTuple, Protocol
 
-from voirdire.reports.stability import REPEAT_STEP
 from voirdire.transcript import (
+    REPEAT_STEP,
     CallTally,
     ErrorEvent,
     Message,
@@ -28,6 +28,7 @@ from voirdire.transcript import (
     SessionStart,
     Step,
     Verdict,
+    repeat_of,
 )
 
 
@@ -65,20 +66,25 @@ def session_record(sid: str, run_id: str, events: list[Any]) -> SessionRecord:
     # The item id is usually the session id: one string for both, not one more per session a fold keeps.
     item_id = (sid if start.item_id == sid else start.item_id) if start else None
     return SessionRecord.model_construct(
-        session_id=sid, run_id=run_id, item_id=item_id, item=start.item if start else {}, events=events
+        session_id=sid,
+        run_id=run_id,
+        item_id=item_id,
+        item=start.item if start else {},
+        events=events,
+        repeat=repeat_of(start, events),
     )
 
 
 def session_parts(s: SessionRecord) -> tuple[bool, tuple[Any, ...], tuple[Any, Any] | None]:
     """What the builder keeps of an attempt besides the protocol's value, in one pass over its events: whether it
     reached a verdict, its counts -- (verdict, error without a verdict, ((role · prompt, parse failures), ...),
-    ((role · prompt, replies), ...)) -- and, for a repeated session (marked by its ``repeat`` step), its (item,
+    ((role · prompt, replies), ...)) -- and, for a repeated session (``SessionRecord.repeat``), its (item,
     decision); None for a session that is not a repeat. One pass, since this runs for every session a run's live
     report folds (three passes took a sixth of the fold's CPU)."""
     failures: Counter[str] = Counter()
     replies: Counter[str] = Counter()
     last: Verdict | None = None
-    error = repeated = False
+    error = False
     rule: Any = None
     for e in s.events:
         if isinstance(e, Message):
@@ -90,14 +96,13 @@ def session_parts(s: SessionRecord) -> tuple[bool, tuple[Any, ...], tuple[Any, A
             failures[f"{e.role} · {e.prompt or 'text'}"] += 1
         elif isinstance(e, ErrorEvent):
             error = True
-        elif isinstance(e, Step) and e.name == REPEAT_STEP:
-            repeated = True
-            if e.data.get("stop_when_decided") is not None:  # sequential repeats: N planned, stopped at this share
-                rule = (e.data.get("repeats"), e.data["stop_when_decided"])
+        elif isinstance(e, Step) and e.name == REPEAT_STEP and e.data.get("stop_when_decided") is not None:
+            # sequential repeats: N planned, stopped at this share
+            rule = (e.data.get("repeats"), e.data["stop_when_decided"])
     verdict = last is not None
     counts = (verdict, error and not verdict, tuple(failures.items()), tuple(replies.items()))
     repeat = None
-    if repeated:
+    if s.repeat is not None:
         repeat = (category(s.item_id or s.session_id), category(last.decision) if last is not None else None)
         if rule is not None:
             repeat = (*repeat, rule)

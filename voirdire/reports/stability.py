@@ -25,7 +25,6 @@ DEFAULT_DECIDED_AT = 0.8
 """The share of an item's repeats one verdict must hold for the item to be decided, unless ``--decided-at`` says
 otherwise: 4 of 5 repeats, 8 of 10."""
 
-REPEAT_STEP = "repeat"  # the step a repeated session records first (voirdire.executors.repeats): what marks it
 NO_VERDICT = "(no verdict)"  # how a repeat that ended without a verdict (an error) is counted
 
 

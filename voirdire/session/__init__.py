@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from voirdire.base import lazy_face
 
 if TYPE_CHECKING:
+    from voirdire.session.ask import Ask as Ask
     from voirdire.session.budget import (
         Assumed as Assumed,
         Budget as Budget,

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict
 
 from voirdire.base import mask_secrets, shortened
 from voirdire.replies import ParseError as ParseError, ReplySchema, echoed
+from voirdire.session.ask import OPTIONS, Ask
 from voirdire.session.machine import StateMachine, UndeclaredTransition
 from voirdire.session.prompts import Prompt, PromptLibrary, library
 from voirdire.transcript import (
@@ -46,6 +47,7 @@ if TYPE_CHECKING:  # autogen (and the agents over it) is imported by a session, 
     from voirdire.agents import CallInfo
 
 T = TypeVar("T")
+_PLAIN: Ask[Any] = Ask()  # a request with no options: the reply is text, read by no parser
 
 # Replies longer than this are read in a worker thread, so that reading one (linear, but in Python) never holds up
 # the other sessions' model calls and timeouts on the event loop; a 256-token reply is about 1,000 characters.
@@ -173,8 +175,9 @@ class Session:
         if ends:
             self.state = ends.pop()
 
-    def start(self, item_id: str, item: Mapping[str, Any]) -> None:
-        self._write(SessionStart, item_id=item_id, item=dict(item))
+    def start(self, item_id: str, item: Mapping[str, Any], repeat: int | None = None) -> None:
+        """Open the session on its item; ``repeat``: which repeat of the item it is (``--repeats``), else None."""
+        self._write(SessionStart, item_id=item_id, item=dict(item), repeat=repeat)
 
     def enter(
         self, state: str, *, stage: str | None = None, turn: int | None = None, reason: str | None = None
@@ -244,39 +247,22 @@ class Session:
         except KeyError:
             raise KeyError(f"{self.protocol.name}: no agent bound to role {role!r}") from None
 
-    async def ask(
-        self,
-        role: str,
-        prompt: str,
-        *,
-        parse: Callable[[str], T] | None = None,
-        schema: Any = None,
-        samples: int = 1,
-        expected: str = "",
-        on_failure: str = "",
-        sender: str = "moderator",
-        quote: str | None = None,
-        temperature: float | None = None,
-        seed: int | None = None,
-        fresh: bool = False,
-        **variables: Any,
-    ) -> Reply[T]:
-        """Render ``prompts/<protocol>/<prompt>.yaml`` with ``variables`` and send it to ``role``.
+    async def ask(self, role: str, prompt: str, request: Ask[T] | None = None, /, **variables: Any) -> Reply[T]:
+        """Render ``prompts/<protocol>/<prompt>.yaml`` with ``variables`` and send it to ``role``, as ``request``
+        says (``Ask``: how the reply is read, how the request is sent; the default reads no closed answer).
 
-        Reading the reply: ``parse`` reads the paper's free text; ``schema`` (a pydantic model, a ``Literal`` or a
-        tuple of choices, see ``voirdire.replies.schema``) is the closed answer the reply must fit. A role in
-        structured mode (``self.structured``), or an ask with a schema and no parser, sends the schema to the
-        backend to enforce and reads the reply with it; otherwise the paper's prompt is read by ``parse``.
-        When reading fails the failure is recorded with ``on_failure`` (the defined outcome the protocol takes) and
-        the reply comes back with ``value=None``: the protocol decides, the session never guesses and never
-        crashes on model text. ``samples=k`` draws k replies in one call (``Reply.samples``). ``quote`` is what
-        ``sender`` itself said inside the prompt (e.g. the examiner's question), shown by the chat view instead of
-        the whole prompt. ``temperature`` and ``seed`` override the role's sampling for this call.
-        ``fresh`` sends the prompt on its own, outside the role's conversation and without adding to it: a one-off
-        request, so independent asks to one role can run at once (``asyncio.gather``).
+        When reading fails the failure is recorded with the request's ``on_failure`` (the defined outcome the
+        protocol takes) and the reply comes back with ``value=None``: the protocol decides, the session never
+        guesses and never crashes on model text.
         """
-        if samples < 1:
-            raise ValueError(f"samples must be >= 1, got {samples}")
+        how: Ask[Any] = _PLAIN if request is None else request
+        if not isinstance(how, Ask):
+            raise TypeError(f"ask(): the request is an Ask, not {type(how).__name__}")
+        clash = OPTIONS.intersection(variables)
+        if clash:
+            options = ", ".join(f"{n}=..." for n in sorted(clash))
+            raise TypeError(f"ask(): {options} belong to the request, not to the prompt: pass Ask({options})")
+        parse, schema, samples, sender, expected = how.parse, how.schema, how.samples, how.sender, how.expected
         shape = ReplySchema.of(schema) if schema is not None else None
         structured = shape is not None and (parse is None or role in self.structured)
         reader: Callable[[str], Any] | None = shape.validate if structured and shape is not None else parse
@@ -293,11 +279,11 @@ class Session:
             last = i == len(rendered) - 1
             md = call_metadata(
                 system=m.role == "system",
-                temperature=temperature,
-                seed=seed,
+                temperature=how.temperature,
+                seed=how.seed,
                 schema=shape.to_wire() if structured and shape is not None and last else None,
                 samples=samples if last else 1,
-                fresh=fresh,
+                fresh=how.fresh,
             )
             messages.append(TextMessage(content=m.content, source=sender, metadata=md, id=message_id()))
             self._write(
@@ -306,11 +292,11 @@ class Session:
                 receiver=role,
                 content=m.content,
                 prompt=name,
-                quote=quote if m.role == "user" else None,
+                quote=how.quote if m.role == "user" else None,
             )
         fixed = fixed_text(template)
         return await self._deliver(
-            role, messages, parse=reader, expected=expected, on_failure=on_failure, prompt=name, fixed=fixed
+            role, messages, parse=reader, expected=expected, on_failure=how.on_failure, prompt=name, fixed=fixed
         )
 
     async def send(

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     )
     from voirdire.transcript.schema import (
         CALL_COUNT_MAX as CALL_COUNT_MAX,
+        REPEAT_STEP as REPEAT_STEP,
         SCHEMA_VERSION as SCHEMA_VERSION,
         DisplayHints as DisplayHints,
         ErrorEvent as ErrorEvent,
@@ -61,6 +62,7 @@ if TYPE_CHECKING:
         counting_attempt as counting_attempt,
         new_run_id as new_run_id,
         reading_order as reading_order,
+        repeat_of as repeat_of,
         utcnow as utcnow,
     )
     from voirdire.transcript.sidecar import (

@@ -38,6 +38,7 @@ from voirdire.transcript.schema import (
     Verdict,
     _Event,
     counting_attempt,
+    repeat_of,
 )
 
 
@@ -329,6 +330,7 @@ def _assemble(path: str | Path, records: Iterable[RunHeader | _Event]) -> Transc
             item_id=start.item_id if start else None,
             item=start.item if start else {},
             events=events,
+            repeat=repeat_of(start, events),
         )
     return Transcript(path=str(path), headers=headers, sessions=sessions)
 

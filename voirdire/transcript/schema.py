@@ -21,7 +21,9 @@ from voirdire.transcript.step_views import Views
 A = TypeVar("A")
 
 # 2: the header describes the protocol (transitions, display hints), so readers need not import it.
-SCHEMA_VERSION = 2
+# 3: a repeated session's ``session_start`` carries its repeat index (``repeat``); version 2 kept it only in a
+#    ``repeat`` step, which readers still take it from (``repeat_of``).
+SCHEMA_VERSION = 3
 
 
 def utcnow() -> datetime:
@@ -98,6 +100,7 @@ class SessionStart(_Event):
     kind: Literal["session_start"] = "session_start"
     item_id: str
     item: dict[str, Any]
+    repeat: int | None = Field(None, ge=1, description="which repeat of the item this session is (--repeats, 1-based)")
 
 
 class Message(_Event):
@@ -251,6 +254,7 @@ class SessionRecord(HtmlDisplay, BaseModel):
     item_id: str | None = None
     item: dict[str, Any] = Field(default_factory=dict)
     events: list[Any] = Field(default_factory=list)
+    repeat: int | None = Field(None, description="which repeat of its item the session is; None: not a repeat")
 
     @property
     def verdict(self) -> Verdict | None:
@@ -275,6 +279,20 @@ class Transcript(HtmlDisplay, BaseModel):
 
     def finished(self) -> set[str]:
         return {sid for sid, s in self.sessions.items() if s.verdict is not None}
+
+
+REPEAT_STEP = "repeat"  # the step a repeated session records first: its seeds (and, in version 2, its index)
+
+
+def repeat_of(start: SessionStart | None, events: Iterable[Any]) -> int | None:
+    """A session's repeat index: its ``session_start``'s; a version-2 session's from its ``repeat`` step."""
+    if start is not None and start.repeat is not None:
+        return start.repeat
+    for e in events:
+        if isinstance(e, Step) and e.name == REPEAT_STEP:
+            index = e.data.get("index")
+            return index if type(index) is int and index >= 1 else None
+    return None
 
 
 def counting_attempt(attempts: Iterable[A], reached_verdict: Callable[[A], bool]) -> A | None:
