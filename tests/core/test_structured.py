@@ -242,3 +242,35 @@ async def test_the_embedded_model_is_held_to_the_schema_by_a_grammar(tmp_path: P
         (call,) = s.of_kind(ModelCall)
         assert call.enforcement == "grammar" and call.samples == 2 and call.requests == 2
         assert s.verdict is not None and set(s.verdict.statistics["votes"]) <= {"correct", "incorrect"}
+
+
+class OldStyleJudge(Judge):
+    """Passes an option the way ``ask`` took it before ``Ask``: as a keyword beside the prompt's variables."""
+
+    async def run(self, item: Item, session: Session) -> Verdict:
+        session.enter("judge")
+        await session.ask("judge", "ask", claim=item.claim, seed=7)
+        raise AssertionError("not reached")
+
+
+async def test_an_option_given_as_a_prompt_variable_is_refused_naming_the_request(
+    tmp_path: Path, prompts: PromptLibrary
+) -> None:
+    from voirdire.models import ScriptedChatCompletionClient
+    from voirdire.models.scripted import Script, ScriptRule
+
+    client = ScriptedChatCompletionClient(Script(rules=[ScriptRule(match=".", reply="correct")]))
+    out = tmp_path / "t.jsonl"
+    result = await run_protocol(
+        OldStyleJudge(Params()), [Item(id="c0", claim="x")], out=out, clients={"judge": client}, prompts=prompts
+    )
+    refusal = "TypeError: ask(): seed=... belong to the request, not to the prompt: pass Ask(seed=...)"
+    assert result.errors == {"c0": refusal}
+    assert client.seen == []  # refused before anything was sent
+
+
+def test_a_request_draws_at_least_one_sample() -> None:
+    assert Ask().samples == 1 and Ask(samples=3).samples == 3
+    for bad in (0, -1, 1.5):
+        with pytest.raises(ValueError, match="samples must be a whole number >= 1"):
+            Ask(samples=bad)  # type: ignore[arg-type]
