@@ -51,7 +51,7 @@ def test_voirdire_report_parses_its_transcript_once(
 ) -> None:
     """The report and the certificate's reads (verdicts, guarantees, the report rows' gold) come from one pass
     over the file (``report_file``'s ``alongside``), and read as the separate passes read them."""
-    import voirdire.reports.fold as fold_module
+    import voirdire.reports.stream as fold_module
     from voirdire.certificate import CertificateReading, certificate_of, gold_of_rows
     from voirdire.cli import main
     from voirdire.registry import report_folds

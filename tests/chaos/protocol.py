@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from voirdire.registry.plugins import CommandSpec, Registration
-from voirdire.reports.fold import Report, counts
+from voirdire.reports import Report, counts
 from voirdire.session.ask import Ask
 from voirdire.session.machine import StateMachine
 from voirdire.session.protocol import ParseError, Protocol, Session

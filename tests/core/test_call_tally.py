@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from voirdire.reports.fold import report_file
+from voirdire.reports import report_file
 from voirdire.transcript import CallTally, ModelCall, RunHeader, SessionStart, TokenUsage, TranscriptWriter
 from voirdire.web.index import TranscriptIndex
 

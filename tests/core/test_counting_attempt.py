@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from voirdire.reports.fold import Report, ReportFold, report_file
+from voirdire.reports import Report, ReportFold, report_file
 from voirdire.transcript import (
     ErrorEvent,
     Message,

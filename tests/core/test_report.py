@@ -11,10 +11,12 @@ from typing import Any
 import pytest
 
 import voirdire.reports.fold as report_module
+import voirdire.reports.stream as stream_module
 from voirdire.cli import main
 from voirdire.registry.plugins import registrations, report_folds
-from voirdire.reports.fold import ReportBuilder, ReportFold, generic_report, report_file
+from voirdire.reports.fold import ReportBuilder, ReportFold, generic_report
 from voirdire.reports.prices import PriceError, load_prices, read_prices
+from voirdire.reports.stream import report_file
 from voirdire.transcript import (
     ErrorEvent,
     Message,
@@ -26,6 +28,7 @@ from voirdire.transcript import (
     TranscriptWriter,
     Verdict,
     _Event,
+    iter_records,
     load,
 )
 
@@ -162,7 +165,7 @@ def variant_file(tmp_path: Path, name: str, kind: str) -> Path:
 def spy_on_load(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     """Every path read whole (``load``, as the report module and the transcript package give it) from now on."""
     loads: list[object] = []
-    monkeypatch.setattr(report_module, "load", lambda p: loads.append(p) or load(p))
+    monkeypatch.setattr(stream_module, "load", lambda p: loads.append(p) or load(p))
     monkeypatch.setattr("voirdire.transcript.load", lambda p: loads.append(p) or load(p))
     return loads
 
@@ -197,7 +200,7 @@ def _events_in(value: Any) -> bool:
 @pytest.mark.parametrize("name", [n for n in NAMES if n != "unregistered-protocol"])
 def test_the_fold_keeps_no_event_once_a_session_ended(name: str) -> None:
     builder = ReportBuilder(fold_for)
-    records = list(report_module.iter_records(FIXTURES / f"{name}.jsonl"))
+    records = list(iter_records(FIXTURES / f"{name}.jsonl"))
     ends = 0
     for record in records:
         builder.add(record)

@@ -13,7 +13,7 @@ import pytest
 
 from voirdire.integrations.mcp import McpConfig, run_report
 from voirdire.registry import plugins, report_folds
-from voirdire.reports import Report, as_fold, fold as fold_module, generic_report
+from voirdire.reports import Report, as_fold, generic_report, stream as fold_module
 from voirdire.transcript import RunHeader, Transcript
 
 FIXTURE = Path(__file__).parent / "report_fixtures" / "cross_examination-errors.jsonl"

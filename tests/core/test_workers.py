@@ -368,7 +368,7 @@ def _reported_in_two_processes(
     """A chaos run of 16 items in two forked processes: the transcripts the report read back, the run's report, and
     what ``voirdire report`` says of its transcript afterwards."""
     from voirdire.executors import local
-    from voirdire.reports import fold
+    from voirdire.reports import stream as fold
 
     reads: list[str] = []
 

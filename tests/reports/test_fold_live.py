@@ -17,7 +17,7 @@ from tests.protocols.qa_entailment.test_cli import FIXTURE, entailment_setup
 from voirdire.cli import main, run as cli_run
 from voirdire.registry import get
 from voirdire.reports import DEFAULT_DECIDED_AT, LiveReport, load_prices, report_file
-from voirdire.reports.fold import DEFAULT_CI
+from voirdire.reports.report import DEFAULT_CI
 from voirdire.transcript import load
 
 

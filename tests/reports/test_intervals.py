@@ -20,7 +20,7 @@ from voirdire.certificate import DEFAULT_SEED
 from voirdire.cli import main
 from voirdire.protocols.cross_examination import scoring
 from voirdire.registry.plugins import report_folds
-from voirdire.reports.fold import Context, ReportFold, report_file
+from voirdire.reports import Context, ReportFold, report_file
 from voirdire.reports.metrics import f1_of_pairs
 from voirdire.transcript import RunHeader
 

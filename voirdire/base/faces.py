@@ -4,7 +4,7 @@ imported, so ``voirdire --help`` and ``voirdire list`` import only the modules t
 A face declares each export once, as a re-export under ``TYPE_CHECKING`` in its ``__init__.py``::
 
     if TYPE_CHECKING:
-        from voirdire.reports.fold import Report as Report, report_file as report_file
+        from voirdire.reports.report import Report as Report
 
     __getattr__, __dir__, __all__ = lazy_face(__name__)
 

@@ -37,14 +37,10 @@ if TYPE_CHECKING:
         load_examples as load_examples,
     )
     from voirdire.reports.fold import (
-        Context as Context,
-        LiveReport as LiveReport,
-        Report as Report,
         ReportFold as ReportFold,
         as_fold as as_fold,
         counts as counts,
         generic_report as generic_report,
-        report_file as report_file,
     )
     from voirdire.reports.gate import (
         GateError as GateError,
@@ -85,6 +81,7 @@ if TYPE_CHECKING:
         run_cost as run_cost,
         usd as usd,
     )
+    from voirdire.reports.report import Context as Context, Report as Report
     from voirdire.reports.spool import map_values as map_values
     from voirdire.reports.stability import (
         DEFAULT_DECIDED_AT as DEFAULT_DECIDED_AT,
@@ -94,6 +91,7 @@ if TYPE_CHECKING:
         majority as majority,
         stability as stability,
     )
+    from voirdire.reports.stream import LiveReport as LiveReport, report_file as report_file
 
 # Every name re-exported above (`X as X`) is exported, imported at its first use (voirdire.base.faces).
 __getattr__, __dir__, __all__ = lazy_face(__name__)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from voirdire.reports.fold import Report
+from voirdire.reports.report import Report
 from voirdire.transcript import ModelCall, SessionRecord, Verdict
 
 

@@ -13,9 +13,8 @@ runs (a resume) counts once, by the last attempt that reached a verdict, else by
 written that way (a session's events after its verdict, as in a file appended to itself) is read whole instead, so
 the numbers never differ.
 
-``Report`` holds what any transcript can say (sessions, verdicts, errors, parse failures per role and prompt, and
-model calls, tokens and cost per role); a protocol's report subclasses it with its paper's metrics and extends
-``text``. ``voirdire report`` finds the protocol's fold through the registry, so it works on any protocol's
+``Report`` (``voirdire.reports.report``) holds what any transcript can say, with the model calls' usage and cost
+(``voirdire.reports.usage``); a file is read through a fold by ``voirdire.reports.stream``. ``voirdire report`` finds the protocol's fold through the registry, so it works on any protocol's
 transcript. A protocol module keeps ``report(transcript)``: a ``ReportFold`` is called with a loaded transcript.
 """
 
@@ -27,16 +26,15 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel, Field
-
-from voirdire.base import Column, HtmlDisplay, IdList, SeenIds
-from voirdire.reports.parts import Folded, fold_session, session_parts, session_record
-from voirdire.reports.prices import Prices, load_prices, model_name
+from voirdire.base import Column, IdList, SeenIds
+from voirdire.reports.parts import Folded, session_parts, session_record
+from voirdire.reports.prices import Prices, load_prices
+from voirdire.reports.report import DEFAULT_CI, Context, Report
 from voirdire.reports.spool import Kept, Spool
-from voirdire.reports.stability import DEFAULT_DECIDED_AT, Stability, check_decided_at, stability
+from voirdire.reports.stability import DEFAULT_DECIDED_AT, check_decided_at, stability
+from voirdire.reports.usage import Usage, priced
 from voirdire.transcript import (
     CallTally,
     ErrorEvent,
@@ -48,211 +46,10 @@ from voirdire.transcript import (
     Transcript,
     Verdict,
     counting_attempt,
-    iter_records,
-    load,
 )
-
-
-class Usage(BaseModel):
-    """Model calls of one role (or of the whole transcript), their tokens and what they cost.
-
-    Every model call the transcript records counts, including those of an attempt a resume later replaced: they
-    were paid for. Replies from voirdire's response cache (``cached``) cost nothing; their tokens are counted
-    apart. A coalesced call was answered by an identical request of the same session and carries no tokens."""
-
-    models: list[str] = Field(default_factory=list, description="model labels as the transcript records them")
-    calls: int = 0
-    requests: int = Field(0, description="requests (or generations) sent; 0 for cached and coalesced calls")
-    prompt_tokens: int = Field(0, description="prompt tokens of the calls a model answered (billed)")
-    completion_tokens: int = Field(0, description="completion tokens of the calls a model answered (billed)")
-    cached_calls: int = 0
-    cached_prompt_tokens: int = Field(0, description="tokens the cached replies once took; not billed again")
-    cached_completion_tokens: int = 0
-    coalesced_calls: int = 0
-    cache_read_tokens: int = Field(0, description="of the billed prompt tokens: read from the provider's prompt cache")
-    cache_write_tokens: int = Field(0, description="of the billed prompt tokens: written to the provider's cache")
-    cost_usd: float | None = Field(
-        None, description="USD; None when unknown (a billed model without a price). For the total: the priced part"
-    )
-    uncached_cost_usd: float | None = Field(
-        None, description="USD the same calls would have cost with no provider prompt cache (every prompt token at "
-        "the input rate); None when unknown"
-    )
-    cost_partial: bool = Field(False, description="the total leaves out models without a price (see unpriced)")
-    free: list[str] = Field(default_factory=list, description="models that run here and cost nothing")
-    unpriced: list[str] = Field(default_factory=list, description="billed models the price table does not name")
-
-    def add(self, other: Usage) -> None:
-        for name in ("calls", "requests", "prompt_tokens", "completion_tokens", "cached_calls",
-                     "cached_prompt_tokens", "cached_completion_tokens", "coalesced_calls", "cache_read_tokens",
-                     "cache_write_tokens"):  # fmt: skip
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        for name in ("models", "free", "unpriced"):
-            seen = getattr(self, name)
-            seen.extend(m for m in getattr(other, name) if m not in seen)
-
-
-DEFAULT_CI = 0.95  # the level of a report's intervals unless ``--ci`` says otherwise; ``--ci 0`` turns them off
-
-
-def _n(n: int, word: str) -> str:
-    """``1 session``, ``2 sessions`` (``voirdire.reports.plural``, which this module is below)."""
-    return f"{n} {word}{'s' * (n != 1)}"
-
-
-class Report(HtmlDisplay, BaseModel):
-    """What every protocol's report starts with.
-
-    ``intervals``: the protocol's numbers with their intervals (``voirdire.certificate.Interval``, which the
-    protocol computes at the level ``Context.ci``), keyed by what the report prints them as; ``ci`` the level
-    (None: intervals off) and ``ci_seed`` the seed of the bootstrap resampling, so that they can be recomputed.
-    They are listed apart, after the protocol's own lines, so that the point numbers read as they always did."""
-
-    protocol: str
-    transcript: str | None = None
-    sessions: int = 0
-    verdicts: int = 0
-    errors: int = 0
-    parse_failures: dict[str, int] = Field(
-        default_factory=dict, description="'role · prompt' -> parse failures recorded in finished and open sessions"
-    )
-    replies: dict[str, int] = Field(default_factory=dict, description="'role · prompt' -> replies received")
-    usage: dict[str, Usage] = Field(default_factory=dict, description="role -> model calls, tokens and cost")
-    total_usage: Usage | None = Field(None, description="every role's model calls, tokens and cost together")
-    ci: float | None = Field(None, description="level of the intervals (0.95); None when they are off (--ci 0)")
-    ci_seed: int | None = Field(None, description="seed of the bootstrap resampling the intervals used")
-    intervals: dict[str, Any] = Field(
-        default_factory=dict, description="what the report prints -> its interval (voirdire.certificate.Interval)"
-    )
-    stability: Stability | None = Field(
-        None, description="a run with repeats: each item's verdicts over its repeats, the flip rate, undecided items"
-    )
-
-    def __repr__(self) -> str:
-        """One short line (``text()`` is the report; a notebook shows it as HTML)."""
-        n = self.sessions
-        where = f" of {self.transcript!r}" if self.transcript else ""
-        return f"{type(self).__name__}({self.protocol}{where}: {n} session{'s' * (n != 1)}, {self.verdicts} verdicts)"
-
-    # Interval names shown as percentages (the report's tables print these numbers in %); others as 0.xxx.
-    PERCENT_INTERVALS: ClassVar[frozenset[str]] = frozenset(
-        {"accuracy", "precision", "recall", "F1", "claims correct", "success rate", "TPR", "TNR", "rate"}
-    )
-
-    def text(self) -> str:
-        """The report as a person reads it."""
-        return "\n".join([*self.summary_lines(), *self.interval_lines(), *self.usage_lines()])
-
-    def interval_lines(self) -> list[str]:
-        """'intervals (95%, bootstrap seed S):' and one line per number: its interval, or why it has none; then
-        the stability section of a run with repeats (every protocol's text prints these lines)."""
-        stable = self.stability.lines() if self.stability is not None else []
-        if not self.intervals or self.ci is None:
-            return stable
-        seed = f", bootstrap seed {self.ci_seed}" if self.ci_seed is not None else ""
-        width = max(len(key) for key in self.intervals)
-        lines = [f"intervals ({100 * self.ci:g}%{seed}):"]
-        for key, interval in self.intervals.items():
-            lines.append(f"  {key:<{width}}  {interval.text(percent=interval.name in self.PERCENT_INTERVALS)}")
-        return lines + stable
-
-    def summary_lines(self) -> list[str]:
-        lines = [f"{self.protocol}: {_n(self.sessions, 'session')}, {_n(self.verdicts, 'verdict')}, "
-                 f"{_n(self.errors, 'error')}"]
-        if self.parse_failures:
-            lines.append("parse failures: " + self.parse_failure_rates())
-        return lines
-
-    def parse_failure_rates(self) -> str:
-        """'role · prompt failed/replies (rate)' for every role and prompt with a failure."""
-        parts = []
-        for key, failed in sorted(self.parse_failures.items()):
-            total = self.replies.get(key, 0)
-            parts.append(f"{key} {failed}/{total} ({100 * failed / total:.0f}%)" if total else f"{key} {failed}")
-        return ", ".join(parts)
-
-    def usage_lines(self) -> list[str]:
-        """Tokens and requests, then the cost in total and per role; nothing when no model was called."""
-        t = self.total_usage
-        if t is None or not t.calls:
-            return []
-        calls = f"for {t.calls:,} model call{'s' if t.calls != 1 else ''}"  # a call drawing k samples may send k
-        if t.cached_calls:
-            tokens = f"{t.cached_prompt_tokens:,} + {t.cached_completion_tokens:,} tokens"
-            calls += f": {t.cached_calls:,} cached ({tokens}, free)"
-        if t.coalesced_calls:
-            calls += f"{',' if t.cached_calls else ':'} {t.coalesced_calls:,} coalesced"
-        roles = ", ".join(f"{role} {_cost_of_role(u)}" for role, u in self.usage.items())
-        lines = [
-            f"tokens: {t.prompt_tokens:,} prompt + {t.completion_tokens:,} completion in {t.requests:,} "
-            f"request{'s' if t.requests != 1 else ''} {calls}",
-            f"cost: {_cost_total(t)} · by role: {roles}",
-        ]
-        if t.cache_read_tokens or t.cache_write_tokens:
-            uncached = t.prompt_tokens - t.cache_read_tokens - t.cache_write_tokens
-            lines.insert(
-                1,
-                f"prompt cache: {t.cache_read_tokens:,} prompt tokens read from the provider's cache, "
-                f"{t.cache_write_tokens:,} written to it, {uncached:,} uncached",
-            )
-            if t.cost_usd is not None and t.uncached_cost_usd is not None:
-                lines.append(f"cost without the prompt cache: {_usd(t.uncached_cost_usd)} (billed {_usd(t.cost_usd)})")
-        return lines
-
-
-def _usd(x: float) -> str:
-    return f"${x:,.2f}" if x >= 10 else f"${x:.4f}"
-
-
-def _names(labels: Iterable[str]) -> str:
-    """Model names as a price file keys them (``gpt-4o-mini``, not ``openai:gpt-4o-mini@https://...``)."""
-    return ", ".join(dict.fromkeys(model_name(label)[0] for label in labels))
-
-
-def _kinds(labels: Iterable[str]) -> str:
-    """What free models are: local, scripted, human."""
-    return ", ".join(dict.fromkeys(model_name(label)[1] or label for label in labels))
-
-
-def _cost_total(u: Usage) -> str:
-    if u.free and u.free == u.models:
-        return f"free ({_kinds(u.free)})"
-    if u.cost_usd is None or (u.cost_partial and not u.cost_usd):  # "at least $0.0000" would say nothing
-        return f"unknown (no price for {_names(u.unpriced)}; give one with --prices FILE)"
-    if u.cost_partial:
-        return f"at least {_usd(u.cost_usd)} (partial: no price for {_names(u.unpriced)}; give one with --prices FILE)"
-    return _usd(u.cost_usd)
-
-
-def _cost_of_role(u: Usage) -> str:
-    if u.cost_usd is None:
-        return f"unknown (no price for {_names(u.unpriced)})"
-    if u.free and u.free == u.models:
-        return f"free ({_kinds(u.free)})"
-    return f"{_usd(u.cost_usd)} ({_names(u.models)})"
-
-
-# ----------------------------------------------------------------------------------------- the fold
-
 
 V = TypeVar("V")
 R = TypeVar("R", bound=Report)
-
-
-@dataclass(frozen=True)
-class Context:
-    """What a fold's ``finish`` knows besides its sessions' values: the run headers and the counts every report
-    shares (``Report(**ctx.counts, ...)``)."""
-
-    headers: Sequence[RunHeader]
-    counts: dict[str, Any]
-    path: str | None = None
-    ci: float = DEFAULT_CI  # the level of the report's intervals; 0: none (``voirdire report --ci 0``)
-
-    @property
-    def header(self) -> RunHeader | None:
-        """The last run header, as ``Transcript.header``."""
-        return self.headers[-1] if self.headers else None
 
 
 @dataclass(frozen=True)
@@ -284,7 +81,7 @@ class ReportFold(Generic[V, R]):
         return builder.report(path=transcript.path)  # type: ignore[return-value]
 
 
-class _Reread(Exception):
+class Reread(Exception):
     """The records cannot be folded as they come (see ``report_file``); read the file whole."""
 
 
@@ -388,7 +185,7 @@ class ReportBuilder:
             self.headers.append(record)
             # A later run of another protocol: the last header picks the report, so the sessions are read again.
             if self._chosen is not None and self.fold is not self._chosen and self._pick(record) is not self._chosen:
-                raise _Reread
+                raise Reread
             return
         sid = record.session_id
         if self._wanted is not None and sid not in self._wanted:
@@ -400,7 +197,7 @@ class ReportBuilder:
         if attempt is None:
             p = self._seen(sid)
             if self._verdict[p] != _UNSETTLED and record.run_id in self._runs[p]:
-                raise _Reread  # an attempt that already ended goes on: not a file the runner wrote
+                raise Reread  # an attempt that already ended goes on: not a file the runner wrote
             attempt = self._open[key] = (next(self._order), [])
         attempt[1].append(record)
         if isinstance(record, _CLOSING):
@@ -464,9 +261,7 @@ class ReportBuilder:
             assembled = session_parts(s)
         self._settle(s, order, assembled)
 
-    def _settle(
-        self, s: SessionRecord, order: int, assembled: tuple[bool, tuple[Any, ...], Any] | None = None
-    ) -> None:
+    def _settle(self, s: SessionRecord, order: int, assembled: tuple[bool, tuple[Any, ...], Any] | None = None) -> None:
         """Keep the attempt that counts, as ``load`` picks it: the last with a verdict, else the latest.
         ``assembled``: its verdict, counts and repeat (``session_parts``), where the caller has them."""
         verdict, counted, repeat = assembled if assembled is not None else session_parts(s)
@@ -486,7 +281,7 @@ class ReportBuilder:
             self._tally_of(role, model).add(calls)
         p = self._place.get(f.session_id)
         if p is not None and self._verdict[p] != _UNSETTLED and f.run_id in self._runs[p]:
-            raise _Reread  # an attempt that already ended goes on: not a file the runner wrote
+            raise Reread  # an attempt that already ended goes on: not a file the runner wrote
         order = next(self._order)
         counting = self._attempt(f.session_id, self._share(f.run_id), f.verdict, order)
         if counting is not None:
@@ -505,7 +300,7 @@ class ReportBuilder:
             return None
         if self._chosen is None:
             if not self.headers:  # sessions before any run header: which protocol reports them is not known yet
-                raise _Reread
+                raise Reread
             self._choose(self._pick(self.headers[-1]))
         return p, runs
 
@@ -611,49 +406,7 @@ class ReportBuilder:
 
     def usage(self) -> tuple[dict[str, Usage], Usage]:
         """Per role (in order of first call) and in total, priced by ``prices`` (default: ``load_prices()``)."""
-        prices = self.prices if self.prices is not None else load_prices()
-        roles: dict[str, Usage] = {}
-        total = Usage()
-        for (role, model), t in self._usage.items():
-            u = Usage(
-                models=[model], calls=t.calls, requests=t.requests, prompt_tokens=t.prompt_tokens,
-                completion_tokens=t.completion_tokens, cached_calls=t.cached_calls,
-                cached_prompt_tokens=t.cached_prompt_tokens, cached_completion_tokens=t.cached_completion_tokens,
-                coalesced_calls=t.coalesced_calls, cache_read_tokens=t.cache_read_tokens,
-                cache_write_tokens=t.cache_write_tokens,
-            )  # fmt: skip
-            pricing = prices.pricing(model)
-            if pricing.free is not None:
-                u.cost_usd, u.uncached_cost_usd, u.free = 0.0, 0.0, [model]
-            elif pricing.price is not None:
-                u.cost_usd = pricing.price.cost(
-                    u.prompt_tokens, u.completion_tokens, u.cache_read_tokens, u.cache_write_tokens
-                )
-                u.uncached_cost_usd = pricing.price.uncached(u.prompt_tokens, u.completion_tokens)
-            elif u.prompt_tokens or u.completion_tokens or u.requests:
-                u.unpriced = [model]  # billed calls with no price: unknown, never 0
-            else:
-                u.cost_usd = u.uncached_cost_usd = 0.0  # only cached or coalesced calls: nothing was billed
-            if role in roles:
-                before = roles[role]
-                cost = None if before.cost_usd is None or u.cost_usd is None else before.cost_usd + u.cost_usd
-                whole = (
-                    None
-                    if before.uncached_cost_usd is None or u.uncached_cost_usd is None
-                    else before.uncached_cost_usd + u.uncached_cost_usd
-                )
-                before.add(u)
-                before.cost_usd, before.uncached_cost_usd = cost, whole
-            else:
-                roles[role] = u.model_copy(deep=True)
-            total.add(u)
-            if u.cost_usd is not None:
-                total.cost_usd = (total.cost_usd or 0.0) + u.cost_usd
-            if u.uncached_cost_usd is not None:
-                total.uncached_cost_usd = (total.uncached_cost_usd or 0.0) + u.uncached_cost_usd
-        # The total of what is priced; None when nothing is, and marked partial when a billed model has no price.
-        total.cost_partial = bool(total.unpriced) and total.cost_usd is not None
-        return roles, total
+        return priced(self._usage, self.prices if self.prices is not None else load_prices())
 
 
 def counts(sessions: Iterable[SessionRecord]) -> dict[str, object]:
@@ -696,128 +449,3 @@ def as_fold(report: ReportFold[Any, Any] | Callable[[Transcript], Report]) -> Re
         return report(Transcript(path=ctx.path or "", headers=list(ctx.headers), sessions=sessions))  # no intervals
 
     return ReportFold(session=lambda s: s, finish=finish)
-
-
-class LiveReport:
-    """The end-of-run report folded from a run's records as its writer appends them (``voirdire.transcript.
-    observing(path, live)``), so the transcript is not read back at the end. ``result`` is None when a record was
-    missed -- written as text by a worker process (but one forked from this one, which folds its sessions itself:
-    ``fold_session``) or a Ray actor, masked, or one the stream fold cannot take as it comes (``_Reread``) --: then
-    the caller reads the file back (``report_file``), which gives the same report."""
-
-    def __init__(
-        self,
-        fold: ReportFold[Any, Any] | None,
-        *,
-        prices: Prices,
-        ci: float,
-        decided_at: float,
-        expected: IdList | None = None,
-    ) -> None:
-        """``expected``: the run's session ids, in the order its sessions start (a streamed dataset's ids, the
-        run's own without repeats), so that the report does not keep them again while they come in that order."""
-        # A run's own new file: one attempt a session (a resumed run's file is read back instead, not folded here)
-        self.builder = ReportBuilder(fold, prices=prices, ci=ci, decided_at=decided_at, once=True, expected=expected)
-        self.missed = False
-        self.seen = 0
-        self.done = False  # the report was made (the run's end)
-
-    def __call__(self, record: Any) -> None:
-        if self.missed:
-            return
-        if record is None:
-            self.missed = True
-            return
-        self.seen += 1
-        if self.done:
-            self.missed = True  # a record after the report: the report would not be the file's
-            return
-        try:
-            if isinstance(record, Folded):  # a session folded in the worker that ran it
-                self.builder.add_folded(record)
-            else:
-                self.builder.add(record)
-        except Exception:  # never the writer's problem: the report is read back instead
-            self.missed = True
-
-    def fold_session(self, records: Sequence[Any]) -> Folded | None:
-        """One session's records folded where they were made -- by a forked worker, with its copy of this object
-        -- for the run's process, which is given the part (``Folded``) as the session's lines are written; None
-        when the report has no protocol fold to fold with."""
-        fold = self.builder.fold
-        return fold_session(fold, records) if isinstance(fold, ReportFold) and records else None
-
-    def result(self, path: str | Path, *, started: int | None = None) -> tuple[Report, ReportBuilder] | None:
-        """The run's report and its builder, or None: read the file back. ``started``: how many sessions the run
-        started; a fold of another number of sessions (a record of a session after its attempt ended, which the
-        one-attempt fold would count as one more) is not the file's report."""
-        # Nothing seen: the run's writer was not among the observed ones (opened before ``observing``), so an
-        # empty fold would be a wrong report, not an empty run; read the file back.
-        if self.missed or not self.seen or (started is not None and started != len(self.builder._verdict)):
-            return None
-        self.done = True
-        return self.builder.report(path=str(path), last=True), self.builder
-
-
-def report_file(
-    path: str | Path,
-    fold: ReportFold[Any, Any] | Callable[[RunHeader | None], ReportFold[Any, Any]] | None = None,
-    *,
-    prices: Prices | None = None,
-    only: Sequence[str] | None = None,
-    ci: float = DEFAULT_CI,
-    decided_at: float = DEFAULT_DECIDED_AT,
-    alongside: Sequence[ReportFold[Any, Any] | Callable[[RunHeader | None], ReportFold[Any, Any]]] = (),
-) -> tuple[Report, ReportBuilder]:
-    """The report of a transcript file, streamed record by record; the builder too (its headers, its session ids).
-
-    A file the runner cannot have written record by record like this -- events of a session after its verdict or
-    error (a file appended to itself), sessions before any header, runs of two protocols -- is loaded whole
-    instead (``load``), so the report is the same either way; only the memory differs.
-
-    ``alongside``: more folds (or, as ``fold``, a header's fold) made from the same records in the same pass (one
-    parse of the file for all; no intervals), each finished as the report is; what their ``finish`` takes is what
-    they are for, their reports are dropped. ``voirdire report`` reads its report and its certificate's folds so."""
-    prices = prices if prices is not None else load_prices()
-
-    def builders() -> list[ReportBuilder]:
-        # One assembly of each session for all the builders (their records are the same objects, in turn).
-        shared = Assembly() if alongside else None
-        return [
-            ReportBuilder(fold, prices=prices, only=only, ci=ci, decided_at=decided_at, assembly=shared),
-            *(ReportBuilder(f, prices=prices, only=only, ci=0, decided_at=decided_at, assembly=shared)
-              for f in alongside),
-        ]  # fmt: skip
-
-    made = builders()
-    try:
-        for record in iter_records(path):
-            for builder in made:
-                builder.add(record)
-        return _finished(made, path)
-    except _Reread:
-        pass
-    whole = load(path)
-    made = builders()
-    wanted = set(only) if only is not None else None
-    for builder in made:
-        builder.headers.extend(whole.headers)
-        builder._choose(builder._pick(whole.header))  # the last header's protocol, or none: nothing to wait for
-        for s in whole.sessions.values():
-            if wanted is None or s.session_id in wanted:
-                builder._settle(s, next(builder._order))
-    del whole
-    for record in iter_records(path):  # every attempt's model calls, as the streamed report counts them
-        if isinstance(record, ModelCall) and (wanted is None or record.session_id in wanted):
-            for builder in made:
-                builder._tally(record)
-    return _finished(made, path)
-
-
-def _finished(made: list[ReportBuilder], path: str | Path) -> tuple[Report, ReportBuilder]:
-    """The first builder's report and the builder; the others finished too (their folds' ``finish`` is what they
-    are for), their reports dropped."""
-    report = made[0].report(path=str(path))
-    for other in made[1:]:
-        other.report(path=str(path))
-    return report, made[0]
