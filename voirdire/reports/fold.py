@@ -14,8 +14,9 @@ written that way (a session's events after its verdict, as in a file appended to
 the numbers never differ.
 
 ``Report`` (``voirdire.reports.report``) holds what any transcript can say, with the model calls' usage and cost
-(``voirdire.reports.usage``); a file is read through a fold by ``voirdire.reports.stream``. ``voirdire report`` finds the protocol's fold through the registry, so it works on any protocol's
-transcript. A protocol module keeps ``report(transcript)``: a ``ReportFold`` is called with a loaded transcript.
+(``voirdire.reports.usage``); a file is read through a fold by ``voirdire.reports.stream``. ``voirdire report``
+finds the protocol's fold through the registry, so it works on any protocol's transcript. A protocol module keeps
+``report(transcript)``: a ``ReportFold`` is called with a loaded transcript.
 """
 
 from __future__ import annotations
