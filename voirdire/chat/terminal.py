@@ -126,28 +126,34 @@ def _bubble_lines(b: Bubble, chat: Chat, st: Style, prompts: bool) -> list[str]:
             st("2", _indent(b.content)),
         ]
     if b.kind == "reply":
-        who = _name(b.sender) + (" (human)" if b.human else "")
-        parts = [(colour, f"{who}:")] + ([("2", "  " + call_text(b.call))] if b.call else [])
-        if b.call is not None and b.call.cut_off:
-            parts.append(("33", " · cut off at the token limit (finish_reason: length)"))
-        if len(b.samples) > 1:
-            parts.append(("2", f" · {b.sample_summary()}"))
-        if b.folded and not prompts:
-            parts.append(("2", " · structured reply, shown in its step (--prompts prints it)"))
-            return [_parts_line(parts, st)]
-        head = _parts_line(parts, st)
-        if len(b.samples) <= 1:
-            failure = b.samples[0].failure if b.samples else None
-            return [head, _indent(b.text)] + ([_failure_line(failure, st, "    ")] if failure else [])
-        lines = [head]
-        for group in b.sample_groups():
-            lines += [st("2", f"  ×{len(group.numbers)} ({group.label})"), _indent(group.text)]
-            if group.failure is not None:
-                lines.append(_failure_line(group.failure, st, "    "))
-        return lines
+        return _reply_lines(b, colour, st, prompts)
     if b.kind == "memory":
         return [st(colour, f"{_name(b.sender)} (memory):"), _indent(b.text)]
     return [st(colour, f"{_name(b.sender)} → {_name(b.receiver)}:"), _indent(b.content if prompts else b.text)]
+
+
+def _reply_lines(b: Bubble, colour: str, st: Style, prompts: bool) -> list[str]:
+    """A reply: who, its call and what marks it (cut off, samples, folded into its step), then its text or its
+    samples' groups, each with its parse failure."""
+    who = _name(b.sender) + (" (human)" if b.human else "")
+    parts = [(colour, f"{who}:")] + ([("2", "  " + call_text(b.call))] if b.call else [])
+    if b.call is not None and b.call.cut_off:
+        parts.append(("33", " · cut off at the token limit (finish_reason: length)"))
+    if len(b.samples) > 1:
+        parts.append(("2", f" · {b.sample_summary()}"))
+    if b.folded and not prompts:
+        parts.append(("2", " · structured reply, shown in its step (--prompts prints it)"))
+        return [_parts_line(parts, st)]
+    head = _parts_line(parts, st)
+    if len(b.samples) <= 1:
+        failure = b.samples[0].failure if b.samples else None
+        return [head, _indent(b.text)] + ([_failure_line(failure, st, "    ")] if failure else [])
+    lines = [head]
+    for group in b.sample_groups():
+        lines += [st("2", f"  ×{len(group.numbers)} ({group.label})"), _indent(group.text)]
+        if group.failure is not None:
+            lines.append(_failure_line(group.failure, st, "    "))
+    return lines
 
 
 def _parts_line(parts: list[tuple[str, str]], st: Style) -> str:

@@ -67,10 +67,16 @@ def unwrapped(text: str) -> str:
         answer = text[answer_start:]  # an unclosed last answer element runs to the end
     if answer is not None and answer.strip():
         return answer.strip()
-    kept.append(text[pos:])
+    return _outside(text, [*kept, text[pos:]], inner, answered=answer is not None)
+
+
+def _outside(text: str, kept: list[str], inner: list[str], *, answered: bool) -> str:
+    """The reply once its reasoning blocks (``inner``) are cut out (``kept``: what was around them): the text
+    outside them; the reply as it was when it had no block and no answer element; the reasoning itself when
+    nothing is outside it."""
     outside = _TAG.sub(" ", "".join(kept))
     if not inner or outside.strip():
-        return outside if inner or answer is not None else text
+        return outside if inner or answered else text
     return " ".join(inner)  # nothing but reasoning: read it
 
 

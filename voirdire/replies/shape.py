@@ -108,6 +108,15 @@ def _strings(value: Any) -> list[str]:
     return [value] if isinstance(value, str) else []
 
 
+def _bare(body: str) -> Shaped | None:
+    """A reply that is a JSON string or a JSON boolean as a whole: its own answer; None for any other."""
+    if body[0] not in "\"'" and body not in ("true", "false"):
+        return None
+    whole = _load(body)
+    value = _value(whole)
+    return Shaped([value], "") if value is not None and not isinstance(whole, int | float) else None
+
+
 def shaped(text: str) -> Shaped:
     """The answer keys' values of the JSON objects in ``text`` (code fences dropped), and the text around them.
 
@@ -115,11 +124,9 @@ def shaped(text: str) -> Shaped:
     body = _FENCE.sub("", text).strip()
     if not body:
         return Shaped([], "")
-    if body[0] in "\"'" or body in ("true", "false"):
-        whole = _load(body)
-        value = _value(whole)
-        if value is not None and not isinstance(whole, int | float):
-            return Shaped([value], "")
+    bare = _bare(body)
+    if bare is not None:
+        return bare
     answers: list[str] = []
     keyed: list[str] = []
     rest: list[str] = []

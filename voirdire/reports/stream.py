@@ -117,11 +117,15 @@ def report_file(
         for record in iter_records(path):
             for builder in made:
                 builder.add(record)
-        return _finished(made, path)
     except Reread:
-        pass
+        made = builders()
+        _read_whole(path, made, only)
+    return _finished(made, path)
+
+
+def _read_whole(path: str | Path, made: list[ReportBuilder], only: Sequence[str] | None) -> None:
+    """Fold ``path`` loaded whole (``load``) into fresh builders: the file cannot be folded as it comes."""
     whole = load(path)
-    made = builders()
     wanted = set(only) if only is not None else None
     for builder in made:
         builder.headers.extend(whole.headers)
@@ -134,7 +138,6 @@ def report_file(
         if isinstance(record, ModelCall) and (wanted is None or record.session_id in wanted):
             for builder in made:
                 builder._tally(record)
-    return _finished(made, path)
 
 
 def _finished(made: list[ReportBuilder], path: str | Path) -> tuple[Report, ReportBuilder]:
