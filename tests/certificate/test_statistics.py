@@ -355,3 +355,26 @@ def test_a_proportion_with_repeats_is_bootstrap_items_of_the_share() -> None:
     slow = bootstrap_items("rate", groups, lambda xs: sum(xs) / len(xs), resamples=400, seed=9)
     assert fast.estimate == pytest.approx(slow.estimate)
     assert fast.low is not None and (fast.low, fast.high) == pytest.approx((slow.low, slow.high), abs=1e-12)
+
+
+def test_a_paired_rate_difference_is_the_item_by_item_interval() -> None:
+    """The vectorized paired difference of two rates gives the interval the generic one gives for the same
+    resamples, with items of one to three sessions (repeats) on each side."""
+    from voirdire.certificate.paired import paired_rate_difference
+
+    rng = random.Random(11)
+    a = [[rng.random() < 0.6 for _ in range(rng.randint(1, 3))] for _ in range(120)]
+    b = [[rng.random() < 0.45 for _ in range(rng.randint(1, 3))] for _ in range(120)]
+
+    def mean(xs: list[bool]) -> float:
+        return sum(xs) / len(xs)
+
+    slow = paired_difference("d", a, b, mean, resamples=400, seed=5)  # type: ignore[arg-type]
+    fast = paired_rate_difference("d", a, b, resamples=400, seed=5)
+    assert slow.low is not None and fast.low is not None and fast.high is not None
+    assert fast.estimate == pytest.approx(slow.estimate)
+    assert (fast.low, fast.high) == (pytest.approx(slow.low), pytest.approx(slow.high))
+    assert fast.method == slow.method
+    with pytest.raises(ValueError, match="length mismatch"):
+        paired_rate_difference("d", a, b[:-1])
+

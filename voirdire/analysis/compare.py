@@ -14,12 +14,12 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, computed_field
 
 from voirdire.base import HtmlDisplay, VoirdireError
-from voirdire.reports import BarChart, Chart, Heatmap, Overview, Series, cohen_kappa, majority
+from voirdire.reports import BarChart, Chart, Heatmap, Overview, Report, ReportFold, Series, cohen_kappa, majority
 
 By = Literal["decision", "accepted"]
 
@@ -118,12 +118,17 @@ def _cell(verdict: str | None, correct: bool | None) -> str:
     return f"{verdict or '–'}{mark}"
 
 
-def overviews(path: str | Path) -> tuple[str, int, list[Overview]]:
-    """A transcript's protocol, its session count and each session's verdict and gold correctness."""
+def compared_run(
+    path: str | Path, label: str, *, alongside: Sequence[ReportFold[Any, Any]] = ()
+) -> tuple[RunOverviews, Report]:
+    """One run as compared, read in one pass over its file (with any folds ``alongside``): each session's verdict
+    and gold correctness, and the protocol's report (no intervals: the comparison shows none of it)."""
     from voirdire.analysis.drawing import transcript_overview
 
-    report, values = transcript_overview(path)
-    return report.protocol, report.sessions, values
+    if not Path(path).is_file():
+        raise CompareError(f"{path}: no such transcript")
+    report, values = transcript_overview(path, ci=0, alongside=alongside)
+    return RunOverviews(label, str(path), report.protocol, report.sessions, values), report
 
 
 def _label(v: Overview, by: By) -> str | None:
@@ -157,14 +162,8 @@ class RunOverviews:
 def compare(paths: Sequence[str | Path], *, by: By = "decision", labels: Sequence[str] | None = None) -> Comparison:
     if len(paths) < 2:
         raise CompareError("compare: give two or more transcripts")
-    runs = []
-    for i, path in enumerate(paths):
-        if not Path(path).is_file():
-            raise CompareError(f"{path}: no such transcript")
-        protocol, sessions, values = overviews(path)
-        label = labels[i] if labels else run_labels(paths)[i]
-        runs.append(RunOverviews(label, str(path), protocol, sessions, values))
-    return compare_runs(runs, by=by)
+    names = labels or run_labels(paths)
+    return compare_runs([compared_run(path, names[i])[0] for i, path in enumerate(paths)], by=by)
 
 
 def by_item(run: RunOverviews) -> dict[str, Overview]:

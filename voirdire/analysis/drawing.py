@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from voirdire.base import VoirdireError, write_atomic
 from voirdire.reports import (
+    DEFAULT_CI,
     BarChart,
     Chart,
     ChartFold,
@@ -347,7 +348,13 @@ def _with_charts(header: RunHeader | None, kept: dict[str, Any]) -> ReportFold[A
     return ReportFold(session=session, finish=finish)
 
 
-def _fold(path: str | Path, prices: Prices | None) -> tuple[Report, list[Overview], ChartFold | None, list[Any]]:
+def _fold(
+    path: str | Path,
+    prices: Prices | None,
+    *,
+    ci: float = DEFAULT_CI,
+    alongside: Sequence[ReportFold[Any, Any]] = (),
+) -> tuple[Report, list[Overview], ChartFold | None, list[Any]]:
     kept: dict[str, Any] = {}
     folds: dict[str, ReportFold[Any, Any]] = {}
 
@@ -357,14 +364,22 @@ def _fold(path: str | Path, prices: Prices | None) -> tuple[Report, list[Overvie
             folds[name] = _with_charts(header, kept)
         return folds[name]
 
-    report, _ = report_file(path, fold_for, prices=prices)
+    report, _ = report_file(path, fold_for, prices=prices, ci=ci, alongside=alongside)
     overviews = gold_from_rows(report, kept.get("overview", []))
     return report, overviews, kept.get("charts"), kept.get("values", [])
 
 
-def transcript_overview(path: str | Path, *, prices: Prices | None = None) -> tuple[Report, list[Overview]]:
-    """A transcript's report and each session's verdict, gold correctness and latencies (``voirdire compare``)."""
-    report, overviews, _, _ = _fold(path, prices)
+def transcript_overview(
+    path: str | Path,
+    *,
+    prices: Prices | None = None,
+    ci: float = DEFAULT_CI,
+    alongside: Sequence[ReportFold[Any, Any]] = (),
+) -> tuple[Report, list[Overview]]:
+    """A transcript's report and each session's verdict, gold correctness and latencies (``voirdire compare``);
+    ``ci``: the report's interval level (0: none); ``alongside``: more folds made in the same pass over the file
+    (``report_file``'s)."""
+    report, overviews, _, _ = _fold(path, prices, ci=ci, alongside=alongside)
     return report, overviews
 
 

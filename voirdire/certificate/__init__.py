@@ -35,7 +35,10 @@ if TYPE_CHECKING:
         sample_lines as sample_lines,
         score_of as score_of,
     )
-    from voirdire.certificate.comparison import paired_transcripts as paired_transcripts
+    from voirdire.certificate.comparison import (
+        compare_and_pair as compare_and_pair,
+        paired_transcripts as paired_transcripts,
+    )
     from voirdire.certificate.estimate import Estimate as Estimate, estimate_run as estimate_run
     from voirdire.certificate.intervals import (
         DEFAULT_LEVEL as DEFAULT_LEVEL,

@@ -282,6 +282,13 @@ class RunReading:
         if gold.report is not None:
             self.gold_rows = gold_of_rows(gold.report)
 
+    def gold_from(self, report: Report) -> None:
+        """The report rows' gold, from the protocol's report made in the same pass as ``fold`` (by its caller),
+        where the first run header names no gold statistic: what ``read`` folds ``_GoldRows`` for."""
+        first = _first_header(self.path)
+        if first is not None and not first.display.views.verdict.gold:
+            self.gold_rows = gold_of_rows(report)
+
     def take(self, parts: Sequence[_Part], ctx: Context) -> None:
         header = ctx.header
         shown = tuple(header.display.item_fields) if header is not None else ()

@@ -10,7 +10,7 @@ being measured on the same items.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -20,6 +20,7 @@ from voirdire.certificate.intervals import (
     DEFAULT_SEED,
     BootstrapMethod,
     Interval,
+    bootstrap_counts,
     bootstrap_items,
 )
 
@@ -80,6 +81,29 @@ def paired_difference(
         return metric([x for x, side in obs if side == 0]) - metric([y for y, side in obs if side == 1])
 
     return bootstrap_items(name, groups, difference, level=level, method=method, seed=seed, resamples=resamples)
+
+
+def paired_rate_difference(
+    name: str,
+    a: Sequence[Sequence[bool]],
+    b: Sequence[Sequence[bool]],
+    *,
+    level: float = DEFAULT_LEVEL,
+    seed: int = DEFAULT_SEED,
+    resamples: int = DEFAULT_RESAMPLES,
+) -> Interval:
+    """``paired_difference`` of a rate (the share of true observations): each item is one row of counts (A's
+    trues, A's sessions, B's trues, B's sessions), and every resample is summed at once (``bootstrap_counts``).
+    The interval is the one ``paired_difference(..., mean)`` gives for the same resamples."""
+    if len(a) != len(b):
+        raise ValueError(f"length mismatch: {len(a)} vs {len(b)} items")
+    rows = [(sum(xa), len(xa), sum(yb), len(yb)) for xa, yb in zip(a, b, strict=True)]
+    return bootstrap_counts(name, rows, _rate_difference, level=level, seed=seed, resamples=resamples)
+
+
+def _rate_difference(summed: Any) -> Any:
+    """A's rate minus B's, of summed rows (A's trues, A's sessions, B's trues, B's sessions)."""
+    return summed[..., 0] / summed[..., 1] - summed[..., 2] / summed[..., 3]
 
 
 class PairedRuns(BaseModel):
@@ -146,16 +170,16 @@ def paired_runs(
     if len(decided) < len(majority):
         dropped.append(f"{len(majority) - len(decided)} items whose repeats tie, left out of McNemar's test")
     mc = mcnemar_exact([x for x, _ in decided], [y for _, y in decided]) if decided else None  # type: ignore[misc]
-    accept = paired_difference(
+    accept = paired_rate_difference(
         "accept rate A − B", [[x for x, _ in a[i]] for i in shared], [[y for y, _ in b[i]] for i in shared],
-        _mean, level=level, seed=seed,
+        level=level, seed=seed,
     )  # fmt: skip
     with_gold = [i for i in shared if all(g is not None for _, g in (*a[i], *b[i]))]
     gold = gold_mc = None
     if with_gold:
         right_a = [[x == g for x, g in a[i]] for i in with_gold]
         right_b = [[y == g for y, g in b[i]] for i in with_gold]
-        gold = paired_difference("agreement with gold A − B", right_a, right_b, _mean, level=level, seed=seed)
+        gold = paired_rate_difference("agreement with gold A − B", right_a, right_b, level=level, seed=seed)
         pairs = [(_majority(ra), _majority(rb)) for ra, rb in zip(right_a, right_b, strict=True)]
         pairs = [(x, y) for x, y in pairs if x is not None and y is not None]
         gold_mc = mcnemar_exact([x for x, _ in pairs], [y for _, y in pairs]) if pairs else None  # type: ignore[misc]
@@ -163,10 +187,6 @@ def paired_runs(
         a=names[0], b=names[1], shared=len(shared), dropped=dropped, mcnemar=mc, accept_rate=accept,
         gold_items=len(with_gold), gold_agreement=gold, gold_mcnemar=gold_mc, level=level,
     )  # fmt: skip
-
-
-def _mean(xs: Sequence[bool]) -> float:
-    return sum(xs) / len(xs)
 
 
 def _majority(xs: Sequence[bool]) -> bool | None:

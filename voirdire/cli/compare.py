@@ -33,11 +33,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
         require()
     # The analysis and the certificate's paired statistics: imported by this command, not by `voirdire --help`.
-    from voirdire.analysis import compare, comparison_charts
-    from voirdire.certificate import paired_transcripts
+    from voirdire.analysis import comparison_charts
+    from voirdire.certificate import compare_and_pair
 
-    c = compare(args.transcripts, by=args.by)
-    paired = paired_transcripts(args.transcripts)  # McNemar and paired bootstrap intervals (voirdire.certificate)
+    # The runs side by side, and McNemar and paired bootstrap intervals: one pass over each run's file for both.
+    c, paired = compare_and_pair(args.transcripts, by=args.by)
     if args.json:
         payload = c.model_dump(mode="json") | {"paired": [p.model_dump(mode="json") for p in paired]}
         if args.disagree:

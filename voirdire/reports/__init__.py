@@ -81,7 +81,7 @@ if TYPE_CHECKING:
         run_cost as run_cost,
         usd as usd,
     )
-    from voirdire.reports.report import Context as Context, Report as Report
+    from voirdire.reports.report import DEFAULT_CI as DEFAULT_CI, Context as Context, Report as Report
     from voirdire.reports.spool import map_values as map_values
     from voirdire.reports.stability import (
         DEFAULT_DECIDED_AT as DEFAULT_DECIDED_AT,
