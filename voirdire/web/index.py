@@ -91,6 +91,10 @@ class TranscriptIndex(IndexScan):
         """How many sessions pass ``where`` (all of them without one)."""
         return self._reading(lambda ledger: ledger.count(where, args))
 
+    def verdict_words(self) -> dict[str, bool]:
+        """Each decision of the run as the accept/reject it stood for (one that stood for both left out)."""
+        return self._reading(lambda ledger: ledger.verdict_words())
+
     def decisions(self) -> list[tuple[str, int]]:
         """The run's decisions and how many sessions reached each, most frequent first."""
         return self._reading(lambda ledger: ledger.decisions())

@@ -172,6 +172,15 @@ class Ledger:
         )
         return [(str(d), int(n)) for d, n, _ in rows]
 
+    def verdict_words(self) -> dict[str, bool]:
+        """Each decision of the attempts that count as the accept/reject it stood for: a decision that stood for
+        both is left out. One query over two columns, whatever the run's size."""
+        rows = self.con.execute(
+            "SELECT decision, min(accepted), max(accepted) FROM attempts WHERE counting = 1 AND decision IS NOT NULL "
+            "AND accepted IS NOT NULL GROUP BY decision"
+        )
+        return {str(d): bool(low) for d, low, high in rows if low == high}
+
     def totals(self) -> dict[str, Any]:
         """The runs list's sums over the attempts that count."""
         names = ("sessions", "finished", "errors", "running", "parse_failures", "calls", "prompt_tokens",

@@ -242,17 +242,9 @@ def session_labels(index: TranscriptIndex, choice: str) -> tuple[dict[str, str],
 
 
 def verdict_set(index: TranscriptIndex) -> dict[str, bool]:
-    """Each decision of the run as the accept/reject it stood for, from the index (as ``Run.decisions`` reads the
-    transcript: a decision that stood for both is left out); computed once until the file changes."""
-    return dict(index.derived("verdict_set", _verdict_set))
-
-
-def _verdict_set(index: TranscriptIndex) -> dict[str, bool]:
-    seen: dict[str, set[bool]] = {}
-    for a in index.sessions():
-        if a.decision is not None and a.accepted is not None:
-            seen.setdefault(a.decision, set()).add(a.accepted)
-    return {d: next(iter(v)) for d, v in seen.items() if len(v) == 1}
+    """Each decision of the run as the accept/reject it stood for, from the index's ledger (as ``Run.decisions``
+    reads the transcript: a decision that stood for both is left out), so a session page reads no whole run."""
+    return index.verdict_words()
 
 
 def _items(index: TranscriptIndex) -> int:
