@@ -178,6 +178,45 @@ def test_a_whole_run_export_opens_as_a_report(folders: tuple[Path, Path, Path], 
     assert 'id="report"' not in one and 'id="charts"' not in one  # one session: the chat only
 
 
+def test_a_run_longer_than_a_page_is_split_and_said_before_it_is_written(
+    folders: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past ``PAGE_SESSIONS`` sessions the export is several pages: the first holds the report and the list of
+    every session, linking to the page that holds each; the others hold their sessions and a way back."""
+    import voirdire.web.export as export
+
+    monkeypatch.setattr(export, "PAGE_SESSIONS", 1)
+    said: list[str] = []
+    first = export_file(folders[0] / "examine.jsonl", tmp_path / "run.html", said=said.append)
+    assert said == ["writing 2 sessions to " + str(tmp_path / "run.html") + " (the report and the list of sessions, "
+                    "then sessions 1–1) and 1 more page of up to 1 (run-2.html)"]  # fmt: skip
+    html, second = first.read_text(encoding="utf-8"), (tmp_path / "run-2.html").read_text(encoding="utf-8")
+    assert re.findall(r'<tr class="session[^"]*"><td><a href="([^"]+)">', html) == ["#s1", "run-2.html#s2"]
+    assert 'id="report"' in html and 'id="s1"' in html and 'id="s2"' not in html
+    assert 'id="report"' not in second and 'id="s2"' in second and 'id="s1"' not in second
+    assert 'page 2 of 2, sessions 2–2 of 2 · <a href="run.html">' in second
+    assert not (tmp_path / "run-3.html").exists()
+    export_file(folders[0] / "examine.jsonl", tmp_path / "cut.html", limit=1)
+    assert (tmp_path / "cut.html").is_file() and not (tmp_path / "cut-2.html").exists()
+
+
+def test_export_html_takes_several_sessions_and_a_limit(
+    folders: tuple[Path, Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from voirdire.cli import main
+
+    out = tmp_path / "two.html"
+    args = ["export-html", str(folders[0] / "examine.jsonl"), "--session", "rome", "--session", "paris", "-o", str(out)]
+    assert main(args) == 0
+    html = out.read_text(encoding="utf-8")
+    assert html.index('id="s1"') < html.index('id="s2"') and "Session rome" in html and "Session paris" in html
+    assert "writing 2 sessions to" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:
+        main(["export-html", str(folders[0] / "examine.jsonl"), "--limit", "0", "-o", str(tmp_path / "none.html")])
+    assert refused.value.code == 2 and "--limit: must be at least 1" in capsys.readouterr().err
+    assert not (tmp_path / "none.html").exists()
+
+
 def test_a_protocols_empty_charts_are_left_out_with_their_reason(transcripts: dict[str, Path]) -> None:
     from voirdire.analysis.drawing import transcript_charts
     from voirdire.reports.charts import LeftOut

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from voirdire.base import shown
-from voirdire.cli.options import add_prices_option
+from voirdire.cli.options import add_prices_option, at_least
 
 if TYPE_CHECKING:
     pass
@@ -22,10 +23,17 @@ def register(sub: Any) -> None:
     add_prices_option(vw)
     vw.set_defaults(func=cmd_view)
 
-    ex = sub.add_parser("export-html", help="a transcript (or one session) as one self-contained HTML page")
+    ex = sub.add_parser(
+        "export-html",
+        help="a transcript (or some of its sessions) as self-contained HTML pages, 1,000 sessions a page",
+    )
     ex.add_argument("transcript", type=Path)
-    ex.add_argument("--session", help="only this session id")
-    ex.add_argument("-o", "--out", type=Path, required=True, metavar="FILE.html", help="the page to write")
+    ex.add_argument("--session", action="append", metavar="ID", help="only this session id (repeatable)")
+    ex.add_argument("--limit", type=at_least(1), metavar="N", help="only the first N sessions")
+    ex.add_argument(
+        "-o", "--out", type=Path, required=True, metavar="FILE.html",
+        help="the page to write; a run of more than 1,000 sessions also gets FILE-2.html, FILE-3.html, ...",
+    )  # fmt: skip
     add_prices_option(ex)
     ex.set_defaults(func=cmd_export_html)
 
@@ -48,6 +56,9 @@ def cmd_export_html(args: argparse.Namespace) -> int:
 
     prices = load_prices(args.prices)
     with stage(f"writing {args.out}"):
-        page = export_file(args.transcript, args.out, session=args.session, prices=prices)
+        page = export_file(
+            args.transcript, args.out, session=args.session, prices=prices, limit=args.limit,
+            said=lambda line: print(shown(line), file=sys.stderr, flush=True),
+        )  # fmt: skip
     print(shown(page))
     return 0
