@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import tempfile
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -67,12 +68,31 @@ of LMvLM sessions). The first page holds the report, the charts, the certificate
 
 @dataclass(frozen=True)
 class ExportPlan:
-    """What ``export-html`` writes: the sessions chosen, in order, and the pages that hold them."""
+    """What ``export-html`` writes: how many sessions, the pages that hold them, and the sessions asked for by id
+    (None: the run's own, in its order, read from the index a page at a time, never all at once)."""
 
-    sessions: list[Attempt]
+    count: int
     pages: list[Path]
-    single: bool  # one session asked for by id: its page has no report
+    chosen: list[Attempt] | None = None
     per_page: int = PAGE_SESSIONS
+
+    @property
+    def single(self) -> bool:
+        """One session asked for by id: its page has no report."""
+        return self.chosen is not None and len(self.chosen) == 1
+
+    def held(self, index: TranscriptIndex, page: int) -> list[Attempt]:
+        """The sessions of page ``page`` (0-based)."""
+        start = page * self.per_page
+        size = max(0, min(self.per_page, self.count - start))
+        if self.chosen is not None:
+            return self.chosen[start : start + size]
+        return index.page(limit=size, offset=start) if size else []
+
+    def every(self, index: TranscriptIndex) -> Iterator[Attempt]:
+        """Every session, in order, a page at a time."""
+        for page in range(len(self.pages)):
+            yield from self.held(index, page)
 
     def page_of(self, n: int) -> int:
         """The page (0-based) holding session number ``n`` (1-based)."""
@@ -85,7 +105,7 @@ class ExportPlan:
 
     def describe(self) -> str:
         """One line: how many sessions go to which files."""
-        count = f"{len(self.sessions):,} session{'s' * (len(self.sessions) != 1)}"
+        count = f"{self.count:,} session{'s' * (self.count != 1)}"
         if len(self.pages) == 1:
             return f"{count} to {self.pages[0]}"
         rest = f"{self.pages[1].name} … {self.pages[-1].name}" if len(self.pages) > 2 else self.pages[1].name
@@ -101,9 +121,8 @@ def plan_export(
     """The sessions ``sessions`` names (all, in the run's order, when None), the first ``limit`` of them, and the
     pages they need: ``out``, then ``out``'s stem with ``-2``, ``-3``, … for every further ``PAGE_SESSIONS``."""
     index.refresh()
-    if sessions is None:
-        chosen = index.sessions()
-    else:
+    chosen: list[Attempt] | None = None
+    if sessions is not None:
         chosen = []
         for sid in sessions:
             attempt = index.session(sid)
@@ -112,12 +131,11 @@ def plan_export(
                 listed = ", ".join(known[:10]) + (f" and {index.count() - 10} more" if len(known) > 10 else "")
                 raise ViewerError(f"{index.path}: no session {sid!r} (sessions: {listed or 'none'})")
             chosen.append(attempt)
-    if limit is not None:
-        chosen = chosen[:limit]
+    total = len(chosen) if chosen is not None else index.count()
+    total = min(total, limit) if limit is not None else total
     per_page = PAGE_SESSIONS
-    count = max(1, -(-len(chosen) // per_page))
-    pages = [out, *(out.with_name(f"{out.stem}-{k}{out.suffix}") for k in range(2, count + 1))]
-    return ExportPlan(chosen, pages, single=sessions is not None and len(chosen) == 1, per_page=per_page)
+    pages = [out, *(out.with_name(f"{out.stem}-{k}{out.suffix}") for k in range(2, -(-total // per_page) + 1))]
+    return ExportPlan(total, pages, chosen, per_page)
 
 
 def page_parts(
@@ -127,7 +145,7 @@ def page_parts(
     made when its turn comes and dropped after, so a page of any length is written in the memory of one session.
     ``whole``: the first page's report, charts and certificate (``run_parts``)."""
     first = page * plan.per_page + 1
-    held = plan.sessions[first - 1 : first - 1 + plan.per_page]
+    held = plan.held(index, page)
 
     def chats() -> Iterator[tuple[int, Attempt, Any, Any]]:
         for n, attempt in enumerate(held, first):
@@ -139,7 +157,7 @@ def page_parts(
 
     csp = f"default-src 'none'; style-src {style_hash(asset('viewer.css'))}; img-src data:; base-uri 'none'"
     parts = whole if whole is not None and page == 0 else _NO_REPORT
-    links = {a.sid: plan.href(n, page) for n, a in enumerate(plan.sessions, 1)} if parts is whole else {}
+    links = {a.sid: plan.href(n, page) for n, a in enumerate(plan.every(index), 1)} if parts is whole else {}
     template = environment().get_template("export.html")
     yield from template.generate(
         run=summarize(index.path.name, index, prices),
@@ -147,7 +165,7 @@ def page_parts(
         chats=chats(),
         toc=_contents(index, plan) if page == 0 else iter(()),
         links=links,
-        count=len(plan.sessions),
+        count=plan.count,
         single=held[0].sid if plan.single and held else "",
         first=first,
         last=first + len(held) - 1,
@@ -165,7 +183,7 @@ def _contents(index: TranscriptIndex, plan: ExportPlan) -> Iterator[tuple[Attemp
     values (read from its ``session_start`` line alone)."""
     header = index.header()
     hints = header.display if header is not None else None
-    for n, a in enumerate(plan.sessions, 1):
+    for n, a in enumerate(plan.every(index), 1):
         gold: list[str] = []
         line = read_line(index.path, a.start) if a.start and hints is not None and hints.gold_fields else None
         if line is not None and hints is not None:
@@ -189,7 +207,7 @@ def export_html(index: TranscriptIndex, sessions: Sequence[str] | None = None, p
     download (which refuses a run too long for one page); costs priced by ``prices``."""
     prices = prices if prices is not None else load_prices()
     plan = plan_export(index, Path(index.path.name).with_suffix(".html"), sessions)
-    one = ExportPlan(plan.sessions, plan.pages[:1], plan.single, per_page=max(1, len(plan.sessions)))
+    one = ExportPlan(plan.count, plan.pages[:1], plan.chosen, per_page=max(1, plan.count))
     whole = run_parts(index, prices) if sessions is None else None
     return "".join(page_parts(index, one, 0, prices, whole))
 
@@ -203,9 +221,10 @@ def export_file(
     limit: int | None = None,
     said: Callable[[str], None] | None = None,
 ) -> Path:
-    """Write the pages for ``transcript`` (or the sessions ``session`` names; the first ``limit``) to ``out`` and,
-    for a run longer than a page, the pages beside it; each page is written as it is rendered, one session at a
-    time. The index is kept in memory only. ``said`` is told what will be written before anything is."""
+    """Write the pages for ``transcript`` (or the sessions ``session`` names; the first ``limit``) to ``out``
+    and, for a run longer than a page, the pages beside it; each page is written as it is rendered, one session at
+    a time. The index is kept in a temporary file, removed after. ``said`` is told what will be written before
+    anything is."""
     path, target = Path(transcript), Path(out)
     if not path.is_file():
         raise ViewerError(f"{path}: no such transcript")
@@ -214,22 +233,28 @@ def export_file(
     if target.is_dir():
         raise ViewerError(f"{target}: is a folder; give the HTML file to write")
     prices = prices if prices is not None else load_prices()
-    index = TranscriptIndex(path, persist=False)
-    index.refresh()
-    if index.problems:  # a damaged line: an error, as ``show``, ``report`` and ``export`` make it, not a page
-        more = f" (and {len(index.problems) - 1} more)" if len(index.problems) > 1 else ""
-        raise ViewerError(f"{index.problems[0]}{more}")
-    chosen = [session] if isinstance(session, str) else (list(session) if session else None)
-    plan = plan_export(index, target, chosen, limit)
-    if said is not None:
-        said(f"writing {plan.describe()}")
-    whole = run_parts(index, prices) if chosen is None else None
-    for page, written in enumerate(plan.pages):
-        try:
-            written.parent.mkdir(parents=True, exist_ok=True)
-            with written.open("w", encoding="utf-8") as fh:
-                for part in page_parts(index, plan, page, prices, whole):
-                    fh.write(part)
-        except OSError as exc:
-            raise ViewerError(f"{written}: cannot write ({exc.strerror or exc})") from None
+    # The index in a temporary file, not in memory: what a long run's ledger holds stays on disk.
+    with tempfile.TemporaryDirectory(prefix="voirdire-export-") as folder:
+        index = TranscriptIndex(path, store=Path(folder) / "index", persist=True)
+        index.refresh()
+        if index.problems:  # a damaged line: an error, as ``show``, ``report`` and ``export`` make it, not a page
+            more = f" (and {len(index.problems) - 1} more)" if len(index.problems) > 1 else ""
+            raise ViewerError(f"{index.problems[0]}{more}")
+        chosen = [session] if isinstance(session, str) else (list(session) if session else None)
+        plan = plan_export(index, target, chosen, limit)
+        if said is not None:
+            said(f"writing {plan.describe()}")
+        whole = run_parts(index, prices) if chosen is None else None
+        for page, written in enumerate(plan.pages):
+            _write(written, page_parts(index, plan, page, prices, whole))
     return target
+
+
+def _write(target: Path, parts: Iterator[str]) -> None:
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with target.open("w", encoding="utf-8") as fh:
+            for part in parts:
+                fh.write(part)
+    except OSError as exc:
+        raise ViewerError(f"{target}: cannot write ({exc.strerror or exc})") from None
