@@ -105,7 +105,7 @@ def one_size(n: int, reps: int, skip: set[str], work: Path) -> dict[str, dict[st
                 keep(name, cpu, rss)
         if "viewer" in skip:
             continue
-        for index in folder.glob(".*.index*"):
+        for index in [*folder.glob(".*.index*"), *folder.glob(".*.search*")]:  # the run's and the search's
             index.unlink()
         cpu, rss, text = measured([sys.executable, "-c", VIEWER, str(folder), "build", sid], folder)
         keep("viewer: index build (process)", cpu, rss)

@@ -8,12 +8,15 @@ from voirdire.base import lazy_face
 
 if TYPE_CHECKING:
     from voirdire.analysis.compare import (
+        By as By,
         CompareError as CompareError,
         Comparison as Comparison,
         RunOverviews as RunOverviews,
         compare as compare,
         compare_runs as compare_runs,
+        compared_run as compared_run,
         comparison_charts as comparison_charts,
+        run_labels as run_labels,
     )
     from voirdire.analysis.drawing import (
         PlotsUnavailable as PlotsUnavailable,

@@ -8,7 +8,7 @@ import itertools
 from collections.abc import Sequence
 from pathlib import Path
 
-from voirdire.analysis.compare import By, CompareError, Comparison, compare_runs, compared_run, run_labels
+from voirdire.analysis import By, CompareError, Comparison, compare_runs, compared_run, run_labels
 from voirdire.certificate.calibration import Run, RunReading, read_run
 from voirdire.certificate.intervals import DEFAULT_LEVEL, DEFAULT_SEED
 from voirdire.certificate.paired import PairedRuns, paired_runs

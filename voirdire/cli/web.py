@@ -57,7 +57,7 @@ def cmd_export_html(args: argparse.Namespace) -> int:
     prices = load_prices(args.prices)
     with stage(f"writing {args.out}"):
         page = export_file(
-            args.transcript, args.out, session=args.session, prices=prices, limit=args.limit,
+            args.transcript, args.out, session=args.session, prices=prices, limit=getattr(args, "limit", None),
             said=lambda line: print(shown(line), file=sys.stderr, flush=True),
         )  # fmt: skip
     print(shown(page))
