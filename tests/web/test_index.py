@@ -135,3 +135,26 @@ def test_search_finds_words_in_values_not_in_keys_or_ids(transcripts: dict[str, 
     qa = TranscriptIndex(transcripts["qa_lexical"], persist=False)
     qa.refresh()
     assert len(qa.search("RÖNTGEN", qa.sessions())) == 5  # non-ASCII letters in another case
+
+
+def test_the_verdict_words_are_each_decision_that_stood_for_one_side(tmp_path: Path) -> None:
+    """A session page's verdict set: each decision with the accept/reject it stood for, from the ledger's index; a
+    decision that stood for both, or for neither, is left out, and a later attempt of a session replaces its
+    earlier one."""
+    from voirdire.transcript import RunHeader, SessionStart, TranscriptWriter, Verdict
+    from voirdire.web.index import TranscriptIndex
+
+    path = tmp_path / "t.jsonl"
+    verdicts = [("a", "yes", True), ("b", "yes", True), ("c", "maybe", True), ("d", "maybe", False),
+                ("e", "none", None), ("f", "no", True)]  # fmt: skip
+    with TranscriptWriter(path) as w:
+        w.write(RunHeader(run_id="r1", protocol="unregistered"))
+        for sid, decision, accepted in verdicts:
+            w.write(SessionStart(run_id="r1", session_id=sid, seq=1, item_id=sid, item={}))
+            w.write(Verdict(run_id="r1", session_id=sid, seq=2, decision=decision, accepted=accepted))
+        w.write(RunHeader(run_id="r2", protocol="unregistered"))  # f again: now it says no was a rejection
+        w.write(SessionStart(run_id="r2", session_id="f", seq=1, item_id="f", item={}))
+        w.write(Verdict(run_id="r2", session_id="f", seq=2, decision="no", accepted=False))
+    index = TranscriptIndex(path, persist=False)
+    index.refresh()
+    assert index.verdict_words() == {"yes": True, "no": False}

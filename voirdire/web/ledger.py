@@ -33,6 +33,7 @@ CREATE TABLE IF NOT EXISTS attempts(
   latency_s REAL, human INTEGER);
 CREATE UNIQUE INDEX IF NOT EXISTS attempts_sid ON attempts(sid, rid);
 CREATE INDEX IF NOT EXISTS attempts_order ON attempts(counting, sord);
+CREATE INDEX IF NOT EXISTS attempts_verdicts ON attempts(counting, decision, accepted);
 CREATE TABLE IF NOT EXISTS rows(aid INTEGER PRIMARY KEY, row TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS tallies(
   aid INTEGER, n INTEGER, sord INTEGER, model TEXT, prompt INTEGER, completion INTEGER, requests INTEGER,
@@ -174,12 +175,19 @@ class Ledger:
 
     def verdict_words(self) -> dict[str, bool]:
         """Each decision of the attempts that count as the accept/reject it stood for: a decision that stood for
-        both is left out. One query over two columns, whatever the run's size."""
+        both is left out. Read by seeks in the ``attempts_verdicts`` index (each distinct decision, then the least
+        and the greatest accept/reject it stood for), so the cost follows the number of decisions, not of sessions."""
         rows = self.con.execute(
-            "SELECT decision, min(accepted), max(accepted) FROM attempts WHERE counting = 1 AND decision IS NOT NULL "
-            "AND accepted IS NOT NULL GROUP BY decision"
+            "WITH RECURSIVE d(x) AS ("
+            " SELECT min(decision) FROM attempts WHERE counting = 1"
+            " UNION ALL SELECT (SELECT min(decision) FROM attempts WHERE counting = 1 AND decision > x)"
+            " FROM d WHERE x IS NOT NULL) "
+            "SELECT x,"
+            " (SELECT min(accepted) FROM attempts WHERE counting = 1 AND decision = x AND accepted IS NOT NULL),"
+            " (SELECT max(accepted) FROM attempts WHERE counting = 1 AND decision = x AND accepted IS NOT NULL) "
+            "FROM d WHERE x IS NOT NULL"
         )
-        return {str(d): bool(low) for d, low, high in rows if low == high}
+        return {str(d): bool(low) for d, low, high in rows if low is not None and low == high}
 
     def totals(self) -> dict[str, Any]:
         """The runs list's sums over the attempts that count."""
