@@ -1,7 +1,7 @@
 """Search across runs at scale: a folder of synthetic cross-examination runs (``bench/viewer_transcript.py``, the
-viewer bench's transcripts) indexed for search (``voirdire.web.search``), then queried.
+viewer bench's transcripts) indexed (``voirdire.web.index``, which holds the search's rows too), then queried.
 
-Measured: the one-time build of every run's FTS5 index in a fresh process (wall time and that process's peak RSS,
+Measured: the one-time build of every run's index in a fresh process (wall time and that process's peak RSS,
 beside the peak RSS of a process that only imports the viewer), the incremental refresh after a run grows by 100
 sessions (bytes read, time), and queries in a new ``Search`` that finds the indexes on disk (first and warm median,
 in-process) plus the whole ``/search`` page over the app.
@@ -55,7 +55,7 @@ def child(folder: Path, mode: str) -> None:
                 last[0] = time.perf_counter()
                 print(f"  indexing {key}: {done / 1e6:.0f} of {total / 1e6:.0f} MB", file=sys.stderr, flush=True)
 
-        Search(Library([folder], persist=False)).build(progress)
+        Search(Library([folder])).build(progress)
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"s": round(time.perf_counter() - start, 2), "peak_rss_mb": round(rss_mb, 1)}))
 
@@ -95,7 +95,7 @@ def main() -> None:
     per = args.sessions // args.runs
     paths = [generate(folder / f"run{n}.jsonl", per, seed=n) for n in range(args.runs)]
     generated_s = time.perf_counter() - start
-    for p in folder.glob(".*.search"):
+    for p in folder.glob(".*.index*"):
         p.unlink()
     for n in range(0, min(per, 2000), 10):  # people's labels of 200 items of the first run
         reading = "disagree" if n % 30 == 0 else "agree"
@@ -111,17 +111,21 @@ def main() -> None:
         generate(extra, 100, seed=99)
         fh.write(b"".join(extra.read_bytes().splitlines(keepends=True)[1:]))
         extra.unlink()
-    search = Search(Library([folder], persist=False))
+    search = Search(Library([folder]))
+    index = dict(search.runs())[paths[0].name]
+    index.refresh()  # the index on disk is opened: nothing read
+    before = index.size
     start = time.perf_counter()
-    read = dict(search.runs())[paths[0].name].refresh()
+    index.refresh()
     grow_s = time.perf_counter() - start
+    read = index.size - before
 
-    queries = {text: timed(Search(Library([folder], persist=False)), text, args.repeat) for text in QUERIES}
+    queries = {text: timed(Search(Library([folder])), text, args.repeat) for text in QUERIES}
     from starlette.testclient import TestClient
 
     from voirdire.web.app import create_app
 
-    client = TestClient(create_app(Library([folder], persist=False)), base_url="http://127.0.0.1")
+    client = TestClient(create_app(Library([folder])), base_url="http://127.0.0.1")
     page_times = []
     for _ in range(args.repeat + 1):
         t = time.perf_counter()
@@ -132,7 +136,7 @@ def main() -> None:
         "sessions": per * args.runs,
         "runs": args.runs,
         "transcripts_mb": round(sum(p.stat().st_size for p in paths) / 1e6, 1),
-        "index_mb": round(sum(p.stat().st_size for p in folder.glob(".*.search")) / 1e6, 1),
+        "index_mb": round(sum(p.stat().st_size for p in folder.glob(".*.index")) / 1e6, 1),
         "generate_s": round(generated_s, 1),
         "build_s": build["s"],
         "build_peak_rss_mb": build["peak_rss_mb"],

@@ -343,6 +343,7 @@ report: ReportFold[Scored, Report] = ReportFold(
         values, ctx.header.protocol if ctx.header else "cross_examination", ctx.counts, ctx.ci
     ),
     spooled=True,  # a row per session, read back where the report's JSON shows them
+    row=_row,
 )
 """The report of a cross-examination (or AYS / IDK baseline) transcript: ``report(transcript)``, or folded."""
 

@@ -126,3 +126,15 @@ def test_a_spool_written_after_a_read_appends_and_reads_back_every_value() -> No
     assert spool.get(1) == ("second", 2)
     spool.put(3, None)
     assert list(spool.view(range(4))) == ["first, again", ("second", 2), {"third": [3]}, None]
+
+
+def test_the_rows_alone_are_the_finished_reports_rows(tmp_path: Path) -> None:
+    # ReportFold.rows (the viewer's gold check) reads each session's row from its value, computing no statistic;
+    # they are the rows of the finished report, gold included.
+    transcript = load(lmvlm_transcript(tmp_path / "cx.jsonl"))
+    assert lmvlm_fold.row is not None
+    rows = lmvlm_fold.rows(transcript)
+    assert rows == list(lmvlm_fold(transcript, ci=0).rows)
+    assert {r.get("gold") for r in rows} >= {True, False} and len(rows) == len(transcript.sessions)
+    no_row = dataclasses.replace(lmvlm_fold, row=None)  # a fold without the hook: the report is finished
+    assert no_row.rows(transcript) == rows

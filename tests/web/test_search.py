@@ -23,7 +23,7 @@ from voirdire.transcript import (
     append_label,
     load,
 )
-from voirdire.web import search as search_mod
+from voirdire.web import index_scan, index_store, search as search_mod
 from voirdire.web.app import create_app
 from voirdire.web.catalog import Library
 from voirdire.web.search import Search
@@ -186,7 +186,7 @@ def test_results_are_those_of_a_brute_force_scan(folder: Path) -> None:
 
 
 def test_a_growing_transcript_is_indexed_from_where_it_stopped(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(search_mod, "BATCH", 37)  # many commits in one build: the bounded-memory path
+    monkeypatch.setattr(index_scan, "BATCH", 37)  # many commits in one build: the bounded-memory path
     search = Search(Library([folder], persist=False))
     seen: list[tuple[str, int, int]] = []
     search.build(lambda key, done, total: seen.append((key, done, total)))
@@ -198,28 +198,29 @@ def test_a_growing_transcript_is_indexed_from_where_it_stopped(folder: Path, mon
     with cx.open("ab") as fh:
         fh.write(b'{"run_id": "half-written')  # a line still being written waits
     run = dict(search.runs())["cx.jsonl"]
-    read = run.refresh()
-    assert read == cx.stat().st_size - before - len(b'{"run_id": "half-written')
+    indexed_before = run.size
+    assert before == indexed_before and run.refresh()
+    assert run.size == cx.stat().st_size - len(b'{"run_id": "half-written')
     with cx.open("rb+") as fh:  # the writer's torn line is cut, as the transcript writer does
         fh.truncate(cx.stat().st_size - len(b'{"run_id": "half-written'))
-    assert run.refresh() == 0
+    assert not run.refresh() and run.size == cx.stat().st_size
     for text in ("river", "verdict:correct", "role:examinee seine"):
         assert indexed(search, text) == brute_force(folder, text), text
     assert any(h[1] == "new1" for h in indexed(search, "role:item"))
 
 
 def test_a_rewritten_transcript_is_indexed_afresh(folder: Path) -> None:
-    search = Search(Library([folder], persist=False))
+    search = Search(Library([folder]))
     search.build()
     dcr = folder / "dcr.jsonl"
     write_run(dcr, "dcr", ("checker", "judge"), ["only"], 11)  # replaced by a shorter file
     run = dict(search.runs())["dcr.jsonl"]
     assert run.stale() == dcr.stat().st_size
-    assert run.refresh() == dcr.stat().st_size
+    assert run.refresh() and run.size == dcr.stat().st_size
     assert {h[1] for h in indexed(search, "protocol:dcr") if h[0] == "dcr.jsonl"} == {"only"}
     assert indexed(search, "river") == brute_force(folder, "river")
     # a second viewer process finds the index on disk and has nothing to read
-    assert Search(Library([folder], persist=False)).runs()[0][1].stale() == 0
+    assert Search(Library([folder])).runs()[0][1].stale() == 0
 
 
 def test_bad_queries_say_what_is_wrong() -> None:
@@ -265,9 +266,7 @@ def test_a_large_backlog_is_built_in_the_background_with_progress(
     assert search._thread is not None
     search._thread.join(timeout=120)
     assert 'class="search-hit"' in client.get("/search", params={"q": "river"}).text
-    for store in folder.glob(".*.search"):
-        store.unlink()  # and once more, asked directly
-    search = Search(Library([folder], persist=False))
+    search = Search(Library([folder], persist=False))  # and once more, asked directly
     building = search.ready()
     assert building is not None and building.total == sum(
         p.stat().st_size for p in folder.glob("*.jsonl") if not p.name.endswith(".labels.jsonl")
@@ -305,17 +304,65 @@ def test_a_same_size_rewrite_of_one_word_is_indexed_afresh(folder: Path, how: st
     assert any(h[0] == "dcr.jsonl" for h in indexed(search, "ocean"))
 
 
-def test_a_read_only_folder_and_cache_disable_search_with_a_message(
+def test_a_read_only_folder_and_cache_keep_the_search_in_memory(
     folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Neither the run's folder nor the cache folder can hold an index: each path given for one lies under a
     # plain file, which fails as a read-only folder does, whoever runs the test (root writes into read-only folders).
+    # The index, and the search with it, is kept in memory for the viewer's process.
     blocked = tmp_path / "a_file"
     blocked.write_bytes(b"")
-    monkeypatch.setattr(search_mod, "search_store", lambda path: blocked / f"{path.name}.search")
+    monkeypatch.setattr(index_store, "default_store", lambda path: blocked / f"{path.name}.index")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
-    client = TestClient(create_app(Library([folder], persist=False)), base_url="http://127.0.0.1")
-    page = client.get("/search", params={"q": "river"})
+    client = TestClient(create_app(Library([folder])), base_url="http://127.0.0.1")
+    page = client.get("/search", params={"q": "protocol:dcr seine"})
     assert page.status_code == 200, page.text
-    assert page.text.count("search is off for this run") == 3 and "are read-only" in page.text
-    assert client.get("/").status_code == 200  # the runs themselves are still served
+    assert page.text.count('class="search-run"') == 2 and 'class="search-hit"' in page.text
+    assert client.get("/").status_code == 200  # the runs themselves are served
+    assert not list(folder.glob(".*.index*")) and not blocked.read_bytes()
+
+
+def test_opening_the_runs_builds_their_search_in_the_same_pass(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # One read of each file: the run list's index holds the search's rows, so the first search has nothing to
+    # index (with INLINE at 0, any backlog would start a background build), and no search file is written.
+    monkeypatch.setattr(Search, "INLINE", 0)
+    reads: list[Path] = []
+    scan = index_scan.IndexScan._scan
+
+    def counted(self: index_scan.IndexScan, size: int, progress: Any = None) -> bool:
+        reads.append(self.path)
+        return scan(self, size, progress)
+
+    monkeypatch.setattr(index_scan.IndexScan, "_scan", counted)
+    library = Library([folder])
+    client = TestClient(create_app(library), base_url="http://127.0.0.1")
+    assert client.get("/").status_code == 200
+    assert sorted(p.name for p in reads) == ["cx.jsonl", "dcr.jsonl", "rep.jsonl"]
+    search = search_mod.search_of(library)
+    assert search.ready() is None and search._thread is None
+    page = client.get("/search", params={"q": "river"}).text
+    assert 'class="search-hit"' in page and len(reads) == 3
+    assert indexed(search, "role:examiner river") == brute_force(folder, "role:examiner river")
+    assert not list(folder.glob(".*.search"))
+
+
+def test_an_index_of_an_older_version_is_made_again(folder: Path) -> None:
+    # A version-4 index file (no search rows, no item ids): its tables are made again and the run indexed afresh.
+    import sqlite3
+
+    from voirdire.web.index import TranscriptIndex
+    from voirdire.web.ledger import SCHEMA
+
+    dcr = folder / "dcr.jsonl"
+    store = index_store.default_store(dcr)
+    con = sqlite3.connect(store)
+    older = SCHEMA.split("CREATE VIRTUAL TABLE")[0].replace(", item_id TEXT", "").replace(", protocol TEXT", "")
+    con.executescript(older)
+    con.executemany("INSERT INTO meta(k, v) VALUES (?, ?)", [("version", "4"), ("size", "0")])
+    con.commit()
+    con.close()
+    index = TranscriptIndex(dcr)
+    assert index.refresh() and index.count() == 400
+    search = Search(Library([dcr]))
+    expected = [hit for hit in brute_force(folder, "seine") if hit[0] == "dcr.jsonl"]
+    assert indexed(search, "seine") == expected and expected

@@ -381,7 +381,7 @@ class _GoldRows:
                 self.report = fold.finish(values, ctx)
                 return self.report
 
-            self.wrapped[id(fold)] = ReportFold(session=fold.session, finish=finish, spooled=fold.spooled)
+            self.wrapped[id(fold)] = ReportFold(session=fold.session, finish=finish, spooled=fold.spooled, row=fold.row)
         return self.wrapped[id(fold)]
 
 

@@ -84,7 +84,6 @@ def ppi_mean(
 
 def _classical(y: object, level: float) -> Interval:
     import numpy as np
-    from ppi_py import classical_mean_ci
 
     y = np.asarray(y, dtype=float)
     method = "normal"
@@ -97,6 +96,8 @@ def _classical(y: object, level: float) -> Interval:
                            reason="every label is the same, so the normal interval has width 0")  # fmt: skip
     if level == 0:
         return no_interval("classical", float(y.mean()), n=n, method=method, level=level, reason=OFF)
+    from ppi_py import classical_mean_ci  # imported where an interval is computed: it brings numba and sklearn
+
     low, high = classical_mean_ci(y, alpha=1 - level)
     return Interval(name="classical", estimate=float(y.mean()), low=float(low), high=float(high), level=level,
                     method=method, n=n)  # fmt: skip
@@ -104,7 +105,6 @@ def _classical(y: object, level: float) -> Interval:
 
 def _ppi(y: object, yhat: object, unl: object, level: float) -> Interval:
     import numpy as np
-    from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
 
     y, yhat, unl = (np.asarray(x, dtype=float) for x in (y, yhat, unl))
     method = "PPI++ (power-tuned)"
@@ -117,6 +117,8 @@ def _ppi(y: object, yhat: object, unl: object, level: float) -> Interval:
     if float(np.ptp(y - yhat)) == 0.0 and float(np.ptp(unl)) == 0.0:
         return no_interval("PPI", None, n=n, method=method, level=level,
                            reason="labels and verdicts constant throughout: no variance to estimate")  # fmt: skip
+    from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
+
     estimate = float(np.asarray(ppi_mean_pointestimate(y, yhat, unl)).reshape(-1)[0])
     if level == 0:
         return no_interval("PPI", estimate, n=n, method=method, level=level, reason=OFF)

@@ -66,6 +66,16 @@ class ReportFold(Generic[V, R]):
     session: Callable[[SessionRecord], V]
     finish: Callable[[Sequence[V], Context], R]
     spooled: bool = False
+    row: Callable[[V], dict[str, Any]] | None = None
+    """A session's row of the report from its value, where the report lists one row per session value: ``rows``
+    then reads the rows without finishing the report (no statistics computed)."""
+
+    def rows(self, transcript: Transcript) -> list[Any]:
+        """The report's rows of ``transcript`` (``[]`` for a report without rows); its statistics are computed
+        only for a fold that declares no ``row``."""
+        if self.row is not None:
+            return [self.row(self.session(s)) for s in transcript.sessions.values()]
+        return list(getattr(self(transcript, ci=0), "rows", None) or [])
 
     def __call__(
         self,

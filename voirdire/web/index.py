@@ -38,6 +38,7 @@ from voirdire.web.index_scan import IndexScan
 from voirdire.web.index_store import cache_store as cache_store, default_store as default_store
 from voirdire.web.ledger import Ledger
 from voirdire.web.records import loads, strings
+from voirdire.web.search_query import SearchQuery
 from voirdire.web.spans import read_spans, whole_lines
 
 _LINE: TypeAdapter[Any] = TypeAdapter(Line)
@@ -111,6 +112,10 @@ class TranscriptIndex(IndexScan):
 
                 self._totals = self._reading(ask)
             return self._totals
+
+    def search_turns(self, q: SearchQuery, labelled: tuple[bool, list[str]] | None, limit: int | None) -> list[Any]:
+        """This run's hits of the search across runs, as rows (``voirdire.web.ledger.Ledger.search``)."""
+        return self._reading(lambda ledger: ledger.search(q, labelled, limit))
 
     def neighbours(self, sid: str) -> tuple[str | None, str | None]:
         """The sessions before and after ``sid`` in ``sessions()`` order (None at either end, or for no session)."""

@@ -1,5 +1,6 @@
 """Building and refreshing a transcript index (``voirdire.web.index``): one pass over the lines appended since the
-last, each counted into its session attempt, the attempts touched written to the ledger every ``BATCH`` lines;
+last, each counted into its session attempt and its searched text (an item, a message, a verdict) kept for the
+search across runs, the attempts touched and the turns read written to the ledger every ``BATCH`` lines;
 gold correctness asked of the protocol's report for verdicts that do not say; a rewritten or truncated file, or a
 ledger that does not check out, indexed afresh."""
 
@@ -9,6 +10,7 @@ import json
 import os
 import sqlite3
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
@@ -29,28 +31,39 @@ from voirdire.web.attempt import Attempt, Forged, HeaderRef
 from voirdire.web.errors import ViewerError
 from voirdire.web.index_store import IndexStore
 from voirdire.web.ledger import flag
-from voirdire.web.records import record, title
+from voirdire.web.records import record, title, turn_text
 from voirdire.web.spans import header_line, read_line, readable_header, tail_digest
 
 BATCH = 20_000  # lines read between writes to the ledger (what a scan holds in memory)
+_SEARCHED = frozenset({"session_start", "message", "verdict"})  # the kinds of record ``turn_text`` reads
 GOLD_BATCH = 1_000  # finished sessions whose gold the protocol's report is asked about at once
 
 Finished = list[tuple[Attempt, dict[str, Any]]]  # verdicts whose gold the protocol's report is to be asked about
+Progress = Callable[[int, int], None]  # bytes read by this refresh so far, bytes it has to read
 
 
 class IndexScan(IndexStore):
     """The index kept up to date with its file: ``refresh`` reads what was appended, ``_rebuild`` reads it all."""
 
-    def refresh(self) -> bool:
-        """Index what was appended since the last call; re-index a file that was rewritten. True if it changed."""
+    def refresh(self, progress: Progress | None = None) -> bool:
+        """Index what was appended since the last call; re-index a file that was rewritten. True if it changed.
+        ``progress`` is told the bytes read so far and the bytes to read, after every batch."""
         with self._lock:
             try:
-                return self._refresh()
+                return self._refresh(progress)
             except sqlite3.Error:
                 # The index file was removed or replaced under the open connection (SQLite then refuses every
                 # write: "attempt to write a readonly database"): it is opened again, and the run indexed afresh.
                 self._reopen()
-                return self._refresh()
+                return self._refresh(progress)
+
+    def stale(self) -> int:
+        """Bytes of the file not indexed yet (all of it when it was rewritten)."""
+        with self._lock:
+            self._open()
+            st = self._stat()
+            self._follow()
+            return st.st_size if self._rewritten(st) else max(0, st.st_size - self.size)
 
     def _reopen(self) -> None:
         if self._ledger is not None:
@@ -79,7 +92,7 @@ class IndexScan(IndexStore):
         except OSError as exc:
             raise ViewerError(f"{self.path}: {exc.strerror or exc}") from None
 
-    def _refresh(self) -> bool:
+    def _refresh(self, progress: Progress | None = None) -> bool:
         self._open()
         st = self._stat()
         identity = f"{st.st_dev}:{st.st_ino}"
@@ -90,11 +103,11 @@ class IndexScan(IndexStore):
             self._reset()
             self._rebuilt = True
         try:
-            changed = self._scan(st.st_size)
+            changed = self._scan(st.st_size, progress)
         except Forged:  # a stored attempt the new lines add to does not check out: everything read afresh
             self._reset()
             self._rebuilt = True
-            changed = self._scan(st.st_size)
+            changed = self._scan(st.st_size, progress)
         self.mtime_ns, self.file, self.whole = st.st_mtime_ns, identity, self.size == st.st_size
         self._save_meta()
         return changed
@@ -131,7 +144,7 @@ class IndexScan(IndexStore):
             return tail_digest(fh, self.size) == self._tail_digest
 
     # ------------------------------------------------------------------ the scan
-    def _scan(self, size: int) -> bool:
+    def _scan(self, size: int, progress: Progress | None = None) -> bool:
         """Index the whole lines from ``self.size`` on, one at a time: a line longer than the reading cap
         (``voirdire.transcript.max_line_bytes``) is read past, never held, and named among the problems. The
         attempts touched are written to the ledger every ``BATCH`` lines, so memory stays bounded by the batch."""
@@ -167,9 +180,13 @@ class IndexScan(IndexStore):
                     self._flush(pos, finished)
                     fh.seek(pos)
                     since = 0
+                    if progress is not None:
+                        progress(pos - start, size - start)
             if pos == start:
                 return False
             self._flush(pos, finished, last=True)
+        if progress is not None:
+            progress(pos - start, size - start)
         return True
 
     def _flush(self, pos: int, finished: Finished, last: bool = False) -> None:
@@ -185,6 +202,8 @@ class IndexScan(IndexStore):
             finished.clear()
             self._starts = {}
         self._write_batch()
+        self._ledger.add_turns(self._turns)
+        self._turns.clear()
         self._save_meta()
         waiting = {(a.sid, a.rid) for a, _ in finished}
         self._batch = {key: a for key, a in self._batch.items() if key in waiting}
@@ -200,7 +219,7 @@ class IndexScan(IndexStore):
             aid, sord = self._ids[key]
             row = a.row()
             columns = (a.status, a.decision, flag(a.accepted), flag(a.correct), a.parse_failures, a.errors, a.calls,
-                       a.prompt_tokens, a.completion_tokens, a.latency_s, int(a.human))  # fmt: skip
+                       a.prompt_tokens, a.completion_tokens, a.latency_s, int(a.human), a.item_id)  # fmt: skip
             models = [(m, t.prompt_tokens, t.completion_tokens, t.requests) for m, t in a.models.items()]
             written.append((aid, a.sid, a.rid, sord, columns, json.dumps(row, separators=(",", ":")), models))
         self._ledger.write(written)
@@ -245,6 +264,10 @@ class IndexScan(IndexStore):
         sid, rid, rec = read
         kind = rec["kind"]
         a = self._attempt(sid, rid)
+        turn = turn_text(rec) if kind in _SEARCHED else None
+        if turn is not None:
+            seq = rec.get("seq")
+            self._turns.append((turn[1], self._ids[sid, rid][0], turn[0], kind, seq if type(seq) is int else None))
         a.add_span(offset, length)
         a.events += 1
         a.first = a.first or rec.get("time")
@@ -287,7 +310,8 @@ class IndexScan(IndexStore):
     def _header_line(self, rec: dict[str, Any], offset: int, length: int) -> None:
         self.headers.append(HeaderRef(rec["run_id"], offset, length))
         assert self._ledger is not None
-        self._ledger.add_header(len(self.headers) - 1, str(rec["run_id"]), offset, length)
+        protocol = str(rec.get("protocol") or "")
+        self._ledger.add_header(len(self.headers) - 1, str(rec["run_id"]), offset, length, protocol)
         display = rec.get("display") or {}
         self._hints = tuple(display.get("item_fields", ()))
         self._gold = str(((display.get("views") or {}).get("verdict") or {}).get("gold") or "")
@@ -323,7 +347,7 @@ class IndexScan(IndexStore):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                rows = getattr(reg.fold(transcript, ci=0), "rows", None)  # the rows only: no intervals to compute
+                rows = reg.fold.rows(transcript)  # the rows only: no statistics to compute
         except Exception:  # a report that cannot read a partial transcript knows no gold here
             return
         labels = gold_labels(rows)

@@ -14,7 +14,7 @@ from typing import Any
 
 from voirdire.transcript import RunHeader
 from voirdire.web.attempt import Attempt, HeaderRef, attempt_of
-from voirdire.web.ledger import LEDGER_VERSION, Ledger
+from voirdire.web.ledger import LEDGER_VERSION, Ledger, Turn
 
 
 def default_store(path: Path) -> Path:
@@ -55,6 +55,7 @@ class IndexStore:
         self._kin: dict[str, list[list[Any]]] = {}  # sid -> [aid, rid, sord, reached a verdict] of its attempts
         self._next = (1, 0)  # the next attempt's aid, the next session's sord
         self._starts: dict[tuple[str, str], bytes] = {}  # this batch's session_start lines, for the report
+        self._turns: list[Turn] = []  # this batch's rows of the search across runs
         # What pages read of the whole run, kept until the file changes: the counting attempts in order (built only
         # when a page asks for all of them), the runs list's sums, and ``derived`` values.
         self._order: list[Attempt] | None = None
@@ -67,7 +68,7 @@ class IndexStore:
         self.headers, self.problems = [], []
         self._tail_digest = ""
         self._header_cache = {}
-        self._batch, self._ids, self._kin, self._starts = {}, {}, {}, {}
+        self._batch, self._ids, self._kin, self._starts, self._turns = {}, {}, {}, {}, []
         self._next = (1, 0)
         if self._ledger is not None:
             self._ledger.clear()

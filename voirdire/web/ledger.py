@@ -4,33 +4,43 @@ for the rows it shows instead of holding a whole run.
 Per attempt: its place (``aid``: order of first appearance; ``sord``: its session's first appearance), whether it
 is the attempt that counts (``counting``, set by ``voirdire.transcript.counting_attempt``'s rule), the columns the
 sessions list filters and the runs list adds up (status, decision, accepted, correct, parse failures, errors,
-calls, tokens, model time, a human's calls), the whole attempt as JSON (``rows``), and each model's billed tokens
-(``tallies``). ``meta`` holds what the index covered (size, lines, modification time, digest of the bytes before
-the end) and ``headers`` the run headers' offsets. Accepted and correct are 1, 0, NULL for None, or 2 for a value
-that is no boolean (a garbled line), so a filter keeps what ``voirdire.web.query.Query.keeps`` keeps.
+calls, tokens, model time, a human's calls, the item id), the whole attempt as JSON (``rows``) and each model's
+billed tokens (``tallies``). ``turns`` is the search across runs (``voirdire.web.search``): an FTS5 table of the
+items, messages and verdicts, each row naming its attempt's ``aid``. ``meta`` holds what the index covered (size,
+lines, modification time, digest of the bytes before the end) and ``headers`` the run headers' offsets and
+protocols. Accepted and correct are 1, 0, NULL for None, or 2 for a value that is no boolean (a garbled line), so a
+filter keeps what ``voirdire.web.query.Query.keeps`` keeps.
 
-The file is a cache: the index checks it against the transcript, and one that does not open as SQLite is removed
-and built again. An index that must not write files (``persist=False``) keeps the same tables in memory.
+The file is a cache: the index checks it against the transcript; one that does not open as SQLite is removed and
+built again, one of another version made again. An index that must not write files (``persist=False``) keeps the
+same tables in memory.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-LEDGER_VERSION = "4"  # 4: SQLite rows (3 was one JSON document)
+from voirdire.web.records import END, HIT
+from voirdire.web.search_query import QueryError
+
+if TYPE_CHECKING:
+    from voirdire.web.search_query import SearchQuery
+
+LEDGER_VERSION = "5"  # 5: the search's turns, item ids, header protocols (4: SQLite rows; 3: one JSON document)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT);
-CREATE TABLE IF NOT EXISTS headers(n INTEGER PRIMARY KEY, rid TEXT, pos INTEGER, length INTEGER);
+CREATE TABLE IF NOT EXISTS headers(n INTEGER PRIMARY KEY, rid TEXT, pos INTEGER, length INTEGER, protocol TEXT);
 CREATE TABLE IF NOT EXISTS attempts(
   aid INTEGER PRIMARY KEY, sid TEXT NOT NULL, rid TEXT NOT NULL, sord INTEGER NOT NULL,
   counting INTEGER NOT NULL DEFAULT 0, status TEXT, decision TEXT, accepted INTEGER, correct INTEGER,
   parse_failures INTEGER, errors INTEGER, calls INTEGER, prompt_tokens INTEGER, completion_tokens INTEGER,
-  latency_s REAL, human INTEGER);
+  latency_s REAL, human INTEGER, item_id TEXT);
 CREATE UNIQUE INDEX IF NOT EXISTS attempts_sid ON attempts(sid, rid);
 CREATE INDEX IF NOT EXISTS attempts_order ON attempts(counting, sord);
 CREATE INDEX IF NOT EXISTS attempts_verdicts ON attempts(counting, decision, accepted);
@@ -38,13 +48,17 @@ CREATE TABLE IF NOT EXISTS rows(aid INTEGER PRIMARY KEY, row TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS tallies(
   aid INTEGER, n INTEGER, sord INTEGER, model TEXT, prompt INTEGER, completion INTEGER, requests INTEGER,
   PRIMARY KEY(aid, n));
+CREATE VIRTUAL TABLE IF NOT EXISTS turns USING fts5(
+  text, aid UNINDEXED, role UNINDEXED, kind UNINDEXED, seq UNINDEXED, tokenize="unicode61 remove_diacritics 0");
 """
-_TABLES = ("meta", "headers", "attempts", "rows", "tallies")
+_TABLES = ("meta", "headers", "attempts", "rows", "tallies", "turns")
 COLUMNS = (
     "status", "decision", "accepted", "correct", "parse_failures", "errors", "calls", "prompt_tokens",
-    "completion_tokens", "latency_s", "human",
+    "completion_tokens", "latency_s", "human", "item_id",
 )  # fmt: skip
 
+Turn = tuple[str, int, str, str, int | None]
+"""One searched turn: its text, its attempt's aid, its role, its record's kind, its seq"""
 Written = tuple[Any, ...]
 """aid, sid, rid, sord, the ``COLUMNS`` values, the attempt's JSON row, [(model, prompt, completion, requests)]"""
 
@@ -100,9 +114,13 @@ class Ledger:
     def headers(self) -> list[tuple[Any, ...]]:
         return self.con.execute("SELECT rid, pos, length FROM headers ORDER BY n").fetchall()
 
-    def add_header(self, n: int, rid: str, pos: int, length: int) -> None:
-        sql = "INSERT OR REPLACE INTO headers(n, rid, pos, length) VALUES (?, ?, ?, ?)"
-        self.con.execute(sql, (n, rid, pos, length))
+    def add_header(self, n: int, rid: str, pos: int, length: int, protocol: str) -> None:
+        sql = "INSERT OR REPLACE INTO headers(n, rid, pos, length, protocol) VALUES (?, ?, ?, ?, ?)"
+        self.con.execute(sql, (n, rid, pos, length, protocol))
+
+    def add_turns(self, turns: Iterable[Turn]) -> None:
+        """Rows of the search across runs: (text, aid, role, kind, seq)."""
+        self.con.executemany("INSERT INTO turns(text, aid, role, kind, seq) VALUES (?, ?, ?, ?, ?)", turns)
 
     def kin(self, sid: str) -> list[tuple[int, str, int, bool]]:
         """Every stored attempt of ``sid``: aid, rid, sord, whether it reached a verdict; in order."""
@@ -209,6 +227,53 @@ class Ledger:
         )
         return {str(m): (int(p), int(c), int(r)) for m, p, c, r, _ in rows}
 
+    def search(self, q: SearchQuery, labelled: tuple[bool, list[str]] | None, limit: int | None) -> list[Any]:
+        """The search's hits in this run, in file order: (sid, rid, role, kind, seq, decision, item id, protocol,
+        snippet) of each turn of an attempt that counts holding every phrase of ``q`` and passing its filters; for
+        a query of filters only, one per session. ``labelled``: (keep those items or leave them out, item ids)."""
+        protocol = "(SELECT h.protocol FROM headers h WHERE h.rid = a.rid ORDER BY h.n DESC LIMIT 1)"
+        where, args = ["a.counting = 1"], []
+        if q.verdict is not None:
+            where.append("lower(a.decision) = ?")
+            args.append(q.verdict)
+        if q.protocol is not None:
+            where.append(f"lower({protocol}) = ?")
+            args.append(q.protocol)
+        if labelled is not None:
+            keep, items = labelled
+            inside = "a.item_id IN (SELECT value FROM json_each(?))"
+            where.append(inside if keep else f"(a.item_id IS NULL OR NOT {inside})")
+            args.append(json.dumps(items))
+        if q.role is not None:
+            where.append("lower(t.role) = ?")
+            args.append(q.role)
+        found = f"a.decision, a.item_id, {protocol}"
+        if q.phrases:
+            where.insert(0, "turns MATCH ?")
+            args.insert(0, q.fts())
+            text = f"snippet(turns, 0, '{HIT}', '{END}', '…', 24)"
+        else:
+            text = "substr(t.text, 1, 200)"
+        if q.phrases or q.role is not None:
+            sql = (
+                f"SELECT a.sid, a.rid, t.role, t.kind, t.seq, {found}, {text} FROM turns t JOIN attempts a "
+                f"ON a.aid = t.aid WHERE {' AND '.join(where)} ORDER BY t.rowid"
+            )
+        else:
+            sql = f"SELECT a.sid, a.rid, '', 'session', NULL, {found}, '' FROM attempts a WHERE {' AND '.join(where)} "
+            sql += "ORDER BY a.aid"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        if (
+            q.protocol is not None
+            and not self.con.execute("SELECT 1 FROM headers WHERE lower(protocol) = ?", (q.protocol,)).fetchone()
+        ):
+            return []  # no run of that protocol here: its turns are not scanned
+        try:
+            return self.con.execute(sql, args).fetchall()
+        except sqlite3.OperationalError as exc:  # a query FTS5 cannot read: the query's fault, not the index's
+            raise QueryError(f"search: {exc}") from None
+
     def neighbours(self, sid: str) -> tuple[str | None, str | None]:
         # "+counting": looked up by its session (one row), not by scanning the counting rows' index
         at = self.con.execute("SELECT sord FROM attempts WHERE sid = ? AND +counting = 1", (sid,)).fetchone()
@@ -227,6 +292,9 @@ def _connect(where: str) -> sqlite3.Connection:
     con = sqlite3.connect(where, check_same_thread=False)
     try:
         con.execute("PRAGMA synchronous = OFF")  # a cache: a crash leaves a file that is checked, or rebuilt
+        if _version(con) not in (None, LEDGER_VERSION):
+            for table in _TABLES:  # another version's tables (other columns): made again, then filled afresh
+                con.execute(f"DROP TABLE IF EXISTS {table}")  # our own table names
         con.executescript(SCHEMA)
         con.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('opened', '1')")  # proves it takes a write
         con.commit()
@@ -234,6 +302,15 @@ def _connect(where: str) -> sqlite3.Connection:
         con.close()
         raise
     return con
+
+
+def _version(con: sqlite3.Connection) -> str | None:
+    """The ledger version an index file was written by; None for a new file."""
+    try:
+        found = con.execute("SELECT v FROM meta WHERE k = 'version'").fetchone()
+    except sqlite3.OperationalError:  # no meta table: a new file
+        return None
+    return None if found is None else str(found[0])
 
 
 def _damaged(store: Path) -> bool:

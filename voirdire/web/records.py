@@ -1,10 +1,10 @@
 """What the transcript index (``voirdire.web.index``) reads of a transcript's lines: the fields it needs from one
-line (``record``), an item's title, the searchable text of a record, a line's JSON or None."""
+line (``record``), an item's title, the searchable text of a record (``strings``, and ``turn_text`` for the
+search across runs), a line's JSON or None."""
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -15,57 +15,31 @@ except ImportError:  # pragma: no cover
 
 _UNSEARCHED = frozenset({"run_id", "session_id", "time", "kind", "request_digest", "seq"})
 
-# The two most frequent records, messages and model calls, are read with patterns over the fixed field order the
-# transcript writer uses (a string value cannot hold an unescaped quote, so the keys cannot be faked inside one);
-# anything else, or a line the patterns do not fit, is parsed as JSON.
-_STR = rb'"((?:[^"\\]|\\.)*)"'
-_PREFIX = re.compile(
-    rb'\{"run_id":' + _STR + rb',"session_id":' + _STR + rb',"seq":-?\d+,"time":"([^"\\]*)",'
-    rb'"stage":(?:null|"(?:[^"\\]|\\.)*"),"turn":(?:null|-?\d+),"kind":"(message|model_call)"'
-)
-_CALL = re.compile(rb',"role":"(?:[^"\\]|\\.)*","model":' + _STR)
-_USAGE_KEY = b'"usage":{"prompt_tokens":'
-_USAGE = re.compile(
-    rb'"usage":\{"prompt_tokens":(\d+),"completion_tokens":(\d+)\},"latency_s":([-+.eE0-9]+),"retries":(\d+),'
-)
-_REQUESTS = re.compile(rb'"requests":(\d+)')
-
-
-def _text(raw: bytes) -> str:
-    return str(json.loads(b'"' + raw + b'"')) if b"\\" in raw else raw.decode()
+HIT, END = "\x02", "\x03"  # the search's snippet markers: control characters, never kept in indexed text
 
 
 def record(raw: bytes) -> dict[str, Any]:
-    """The fields the index needs from one line."""
-    m = _PREFIX.match(raw)
-    if m is not None:
-        rec: dict[str, Any] = {
-            "run_id": _text(m[1]),
-            "session_id": _text(m[2]),
-            "time": m[3].decode(),
-            "kind": m[4].decode(),
-        }
-        if rec["kind"] == "message":
-            return rec
-        call = _CALL.match(raw, m.end())
-        usage = _USAGE.match(raw, max(0, raw.rfind(_USAGE_KEY)))
-        if call is not None and usage is not None:
-            rec["model"] = _text(call[1])
-            rec["usage"] = {"prompt_tokens": int(usage[1]), "completion_tokens": int(usage[2])}
-            rec["latency_s"] = float(usage[3])
-            rec["retries"] = int(usage[4])
-            # The fields after usage are short and fixed (a quote inside a string value is escaped, so these keys
-            # cannot be faked by a finish reason).
-            tail = raw[usage.end() :]
-            rec["cached"] = b'"cached":true' in tail
-            rec["coalesced"] = b'"coalesced":true' in tail
-            requests = _REQUESTS.search(tail)
-            rec["requests"] = int(requests[1]) if requests else 1
-            return rec
+    """One line's JSON object (a ``TypeError`` for JSON that is no object, a ``ValueError`` for no JSON)."""
     value = _json_loads(raw)
     if not isinstance(value, dict):
         raise TypeError("not a JSON object")
     return value
+
+
+def turn_text(rec: dict[str, Any]) -> tuple[str, str] | None:
+    """The role and searchable text of one record for the search across runs: the item (role ``item``), a
+    message (its sender), the verdict (role ``verdict``: the decision and its evidence); None for other records."""
+    kind = rec.get("kind")
+    if kind == "session_start":
+        role, text = "item", "\n".join(strings(rec.get("item") or {}))
+    elif kind == "message" and isinstance(rec.get("content"), str):
+        role, text = str(rec.get("sender") or ""), rec["content"]
+    elif kind == "verdict":
+        evidence = rec.get("evidence") or []
+        role, text = "verdict", "\n".join([str(rec.get("decision")), *(e for e in evidence if isinstance(e, str))])
+    else:
+        return None
+    return role, text.replace(HIT, " ").replace(END, " ")
 
 
 def title(item: dict[str, Any], fields_hint: Iterable[str]) -> str:
