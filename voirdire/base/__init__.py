@@ -20,7 +20,7 @@ from voirdire.base.columns import Column
 from voirdire.base.display import HtmlDisplay, set_html_renderer
 from voirdire.base.errors import CannotWrite, EndpointDown, SessionTimeout, VoirdireError, cannot_write, run_stopping
 from voirdire.base.faces import lazy_face
-from voirdire.base.files import parse_toml, read_text
+from voirdire.base.files import parse_toml, read_text, user_cache
 from voirdire.base.ids import IdList, SeenIds
 from voirdire.base.limits import (
     MAX_JSON_DEPTH,
@@ -73,5 +73,6 @@ __all__ = [
     "shown",
     "token_count",
     "too_deep",
+    "user_cache",
     "write_atomic",
 ]

@@ -1,8 +1,9 @@
 """Reading a user's text file (a config, a price table, a script) so every problem is one line naming the file,
-and the line where there is one."""
+and the line where there is one; the user's cache folder."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -10,6 +11,12 @@ from typing import Any
 
 Fail = Callable[[str], Exception]
 """Builds the error a caller raises, from its one-line message."""
+
+
+def user_cache() -> Path:
+    """Where voirdire keeps what it can always make again (indexes, compiled templates): ``$XDG_CACHE_HOME/voirdire``,
+    else ``~/.cache/voirdire``."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "voirdire"
 
 
 def read_text(path: Path, what: str, fail: Fail) -> str:

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sqlite3
 import threading
 from pathlib import Path
 from typing import Any
 
+from voirdire.base import user_cache
 from voirdire.transcript import RunHeader
 from voirdire.web.attempt import Attempt, HeaderRef, attempt_of
 from voirdire.web.ledger import LEDGER_VERSION, Ledger, Turn
@@ -22,8 +22,7 @@ def default_store(path: Path) -> Path:
 
 
 def cache_store(path: Path) -> Path:
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "voirdire" / "view"
-    return base / (hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:24] + ".index")
+    return user_cache() / "view" / (hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:24] + ".index")
 
 
 class IndexStore:

@@ -27,6 +27,7 @@ from markupsafe import Markup
 from voirdire.base import shown
 from voirdire.chat import Bubble, Chat, Turn
 from voirdire.web.evidence import evidence_targets
+from voirdire.web.template_cache import template_cache
 
 # ANSI SGR foreground codes (display hints) -> the CSS colour classes of viewer.css
 _ANSI = {str(n) for n in (*range(30, 38), *range(90, 98))}
@@ -146,6 +147,7 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         finalize=visible,
+        bytecode_cache=template_cache(),  # a fresh process's first page compiles nothing compiled before
     )
     env.filters.update(
         color=color_class,
