@@ -58,3 +58,33 @@ def test_errors_are_one_line(transcripts: dict[str, Path], tmp_path: Path, capsy
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and err.startswith("voirdire: error: ") and message in err, err
     assert not (tmp_path / "x.html").exists()
+
+
+def test_the_report_charts_and_certificate_come_from_one_pass(
+    transcripts: dict[str, Path], tmp_path: Path, monkeypatch
+) -> None:
+    """After the index, the whole-run page reads the file once: the certificate's folds ride along the report's."""
+    import voirdire.reports.stream as stream
+    from voirdire.certificate import certificate_of
+    from voirdire.registry import registrations
+    from voirdire.reports import report_file
+
+    path = tmp_path / "lmvlm.jsonl"  # a file of its own: no page made earlier of it is reused
+    path.write_bytes(transcripts["cross_examination"].read_bytes())
+    report = report_file(path, registrations()["cross_examination"].fold)[0]
+    alone = certificate_of(path, report)
+    passes: list[str] = []
+    real = stream.iter_records
+
+    def counted(p: object) -> object:
+        passes.append(str(p))
+        return real(p)
+
+    monkeypatch.setattr(stream, "iter_records", counted)
+    out = tmp_path / "run.html"
+    assert main(["export-html", str(path), "-o", str(out)]) == 0
+    assert passes == [str(path)]
+    page = out.read_text(encoding="utf-8")
+    assert '<section class="certificate" id="certificate">' in page and "No certificate." not in page
+    for source in alone.sources:  # the certificate the file's own pass makes, section by section
+        assert f"<h2>Agreement with {html.escape(source.name)}</h2>" in page

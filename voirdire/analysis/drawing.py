@@ -384,11 +384,16 @@ def transcript_overview(
 
 
 def transcript_charts(
-    path: str | Path, *, prices: Prices | None = None, left_out: list[LeftOut] | None = None
+    path: str | Path,
+    *,
+    prices: Prices | None = None,
+    left_out: list[LeftOut] | None = None,
+    alongside: Sequence[ReportFold[Any, Any]] = (),
 ) -> tuple[Report, list[Chart]]:
     """A transcript's report and its charts: the overview every transcript offers, then its protocol's. A chart
-    that would show nothing is not drawn; ``left_out`` collects each with its one-line reason."""
-    report, overviews, declared, values = _fold(path, prices)
+    that would show nothing is not drawn; ``left_out`` collects each with its one-line reason. ``alongside``: more
+    folds made in the same pass over the file (``report_file``'s)."""
+    report, overviews, declared, values = _fold(path, prices, alongside=alongside)
     charts: list[Chart] = overview_charts(report, overviews, left_out)
     if declared is not None:
         charts.extend(declared.charts(values, report))

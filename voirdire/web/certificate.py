@@ -18,10 +18,11 @@ from starlette.responses import HTMLResponse
 from starlette.routing import BaseRoute, Route
 
 from voirdire.base import VoirdireError
-from voirdire.certificate import Certificate, certificate_of
+from voirdire.certificate import Certificate, CertificateReading, gold_of_rows
 from voirdire.web.render import render
 
 if TYPE_CHECKING:
+    from voirdire.reports import Report
     from voirdire.web.index import TranscriptIndex
 
 
@@ -55,17 +56,35 @@ def run_certificate(
 
 
 def _make(index: TranscriptIndex, prices: Any) -> tuple[Certificate | None, list[tuple[str, str]], str | None]:
-    from voirdire.analysis import PlotsUnavailable, render as draw, require
+    """The certificate of the run and its protocol's report, read in one pass over the file."""
     from voirdire.registry import registrations
     from voirdire.reports import report_file
 
     header = index.header()
     reg = registrations().get(header.protocol) if header else None
     try:
+        reading = CertificateReading(index.path)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            report = report_file(index.path, reg.fold, prices=prices)[0] if reg is not None else None
-            cert = certificate_of(index.path, report)
+            if reg is None:
+                reading.read()
+            report = report_file(index.path, reg.fold, prices=prices, alongside=reading.folds())[0] if reg else None
+    except VoirdireError as exc:
+        return None, [], f"no certificate: {exc}"
+    return certified(reading, report)
+
+
+def certified(
+    reading: CertificateReading, report: Report | None
+) -> tuple[Certificate | None, list[tuple[str, str]], str | None]:
+    """The certificate of a pass that folded ``reading`` (alongside ``report``, the protocol's report, where there is
+    one), its charts as (title, data URI), and why there is no certificate or no chart."""
+    from voirdire.analysis import PlotsUnavailable, render as draw, require
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cert = reading.certificate(report, gold_rows=gold_of_rows(report) if report is not None else None)
     except VoirdireError as exc:
         return None, [], f"no certificate: {exc}"
     try:

@@ -17,21 +17,25 @@ from pathlib import Path
 from typing import Any
 
 from voirdire.base import VoirdireError
+from voirdire.certificate import CertificateReading
 from voirdire.chat import chat_of, gold_values
-from voirdire.reports import LeftOut, Prices, load_prices, run_cost
+from voirdire.reports import LeftOut, Prices, Report, ReportFold, load_prices, run_cost
 from voirdire.transcript import SessionStart
 from voirdire.web.attempt import Attempt
 from voirdire.web.catalog import is_transcript, summarize
-from voirdire.web.certificate import run_certificate
+from voirdire.web.certificate import certified, run_certificate
 from voirdire.web.errors import ViewerError
 from voirdire.web.index import TranscriptIndex
 from voirdire.web.render import asset, environment, inline_css, style_hash
 from voirdire.web.spans import read_line
 
 
-def report_and_charts(index: TranscriptIndex, prices: Prices) -> tuple[str, list[tuple[str, str]], list[LeftOut]]:
-    """The run's report as ``voirdire report`` prints it, its charts as ``data:`` SVG images (title, URI; none
-    without matplotlib) and the charts left out with why, from one reading of the transcript."""
+def report_and_charts(
+    index: TranscriptIndex, prices: Prices, alongside: Sequence[ReportFold[Any, Any]] = ()
+) -> tuple[Report | None, str, list[tuple[str, str]], list[LeftOut]]:
+    """The run's report and its text as ``voirdire report`` prints it, its charts as ``data:`` SVG images (title,
+    URI; none without matplotlib) and the charts left out with why, from one reading of the transcript that folds
+    ``alongside`` too. No report (None) where the protocol is not installed or the file cannot be reported on."""
     from voirdire.analysis import PlotsUnavailable, render as draw, require, transcript_charts
 
     left: list[LeftOut] = []
@@ -41,24 +45,28 @@ def report_and_charts(index: TranscriptIndex, prices: Prices) -> tuple[str, list
             try:
                 require()
             except PlotsUnavailable as exc:
-                return _report_only(index, prices), [], [LeftOut("charts", str(exc))]
-            report, charts = transcript_charts(index.path, prices=prices, left_out=left)
+                report, text = _report_only(index, prices, alongside)
+                return report, text, [], [LeftOut("charts", str(exc))]
+            report, charts = transcript_charts(index.path, prices=prices, left_out=left, alongside=alongside)
             uri = "data:image/svg+xml;base64,"
             drawn = [(c.title, uri + base64.b64encode(draw(c, "svg")).decode("ascii")) for c in charts]
-            return report.text(), drawn, left
+            return report, report.text(), drawn, left
     except VoirdireError as exc:
-        return f"no report: {exc}", [], left
+        return None, f"no report: {exc}", [], left
 
 
-def _report_only(index: TranscriptIndex, prices: Prices) -> str:
+def _report_only(
+    index: TranscriptIndex, prices: Prices, alongside: Sequence[ReportFold[Any, Any]]
+) -> tuple[Report | None, str]:
     from voirdire.registry import registrations
     from voirdire.reports import report_file
 
     header = index.header()
     reg = registrations().get(header.protocol) if header else None
     if reg is None:
-        return f"protocol {header.protocol if header else '?'} is not installed: no report"
-    return str(report_file(index.path, reg.fold, prices=prices)[0].text())
+        return None, f"protocol {header.protocol if header else '?'} is not installed: no report"
+    report = report_file(index.path, reg.fold, prices=prices, alongside=alongside)[0]
+    return report, str(report.text())
 
 
 PAGE_SESSIONS = 1000
@@ -196,10 +204,15 @@ _NO_REPORT: dict[str, Any] = {"report": "", "charts": [], "left_out": [], "cert"
 
 
 def run_parts(index: TranscriptIndex, prices: Prices) -> dict[str, Any]:
-    """A whole run's first page: its report, its charts and the charts left out, and its certificate."""
-    report, charts, left_out = report_and_charts(index, prices)
-    cert, cert_charts, _ = run_certificate(index, prices)
-    return {"report": report, "charts": charts, "left_out": left_out, "cert": cert, "cert_charts": cert_charts}
+    """A whole run's first page: its report, its charts and the charts left out, and its certificate, read in one
+    pass over the file (the certificate's folds made alongside the report's)."""
+    reading = CertificateReading(index.path)
+    report, text, charts, left_out = report_and_charts(index, prices, alongside=reading.folds())
+    if report is None:  # no pass folded the certificate's reading: it makes its own
+        cert, cert_charts, _ = run_certificate(index, prices)
+    else:
+        cert, cert_charts, _ = certified(reading, report)
+    return {"report": text, "charts": charts, "left_out": left_out, "cert": cert, "cert_charts": cert_charts}
 
 
 def export_html(index: TranscriptIndex, sessions: Sequence[str] | None = None, prices: Prices | None = None) -> str:
