@@ -5,9 +5,12 @@ seed, so the comparison has disagreements). Each command runs in a fresh process
 system) and peak RSS are read from that process alone (``os.wait4``). The viewer is measured in fresh processes
 too: the index build with no index on disk (the run list: the run's index and its search rows, one read of the
 file) and a search right after it, then, in a process that finds the index on disk, the first session page from
-the middle of the file, the same page again (warm), and the first search. That process runs twice: first with an
-empty cache folder (a first launch: the page's templates are compiled), then with the one it left (every later
-launch: the compiled templates are loaded).
+the middle of the file, the same page again (warm), the first search and, after another run's 10 sessions are
+appended to the file, the same page once more, then after a second append (both taken off again after). The first
+append costs the protocol's import, once a process: its report says which verdicts agree with gold. That process
+runs twice: first with an empty cache folder (a first launch: the page's templates are compiled), then with the
+one it left (every later launch: the compiled templates are loaded). Python's own bytecode is written and used, as
+an installed package's is (``PYTHONDONTWRITEBYTECODE`` is dropped from the processes' environment).
 
     python bench/reads.py --sizes 1000 10000 --reps 3
     python bench/reads.py --sizes 50000 --reps 1 --skip export-html --json docs/results/reads.json
@@ -32,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from viewer_transcript import generate
 
 VIEWER = """
-import json, resource, sys, time
+import json, os, resource, sys, time
 from pathlib import Path
 from starlette.testclient import TestClient
 from voirdire.web.app import create_app
@@ -56,6 +59,16 @@ else:
     timed("first session page", f"/run/a.jsonl/session/{sid}")
     timed("warm session page", f"/run/a.jsonl/session/{sid}")
     timed("first search", "/search", q="capital")
+    if len(sys.argv) > 4:  # a live run: another run's lines appended, then the same page, then the file as it was
+        run, extra = folder / "a.jsonl", Path(sys.argv[4]).read_bytes()
+        size = run.stat().st_size
+        try:
+            for when in ("the first append", "a later append"):  # the first imports the protocol's report
+                with run.open("ab") as fh:
+                    fh.write(extra)
+                timed(f"session page after {when}", f"/run/a.jsonl/session/{sid}")
+        finally:
+            os.truncate(run, size)
 print(json.dumps(out))
 """
 
@@ -63,7 +76,8 @@ print(json.dumps(out))
 def measured(argv: list[str], cwd: Path, cache: Path | None = None) -> tuple[float, float, str]:
     """CPU seconds and peak RSS (MB) of one fresh process running ``argv`` (``cache``: its user cache folder), and
     what it printed."""
-    env = {**os.environ, "NO_COLOR": "1", **({"XDG_CACHE_HOME": str(cache)} if cache else {})}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update({"NO_COLOR": "1", **({"XDG_CACHE_HOME": str(cache)} if cache else {})})
     with tempfile.TemporaryFile("w+") as out:
         proc = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env=env)
         _, status, usage = os.wait4(proc.pid, 0)
@@ -81,6 +95,8 @@ def one_size(n: int, reps: int, skip: set[str], work: Path) -> dict[str, dict[st
     a, b = folder / "a.jsonl", folder / "b.jsonl"
     generate(a, n, seed=1)
     generate(b, n, seed=2)
+    more = work / f"more-{n}.jsonl"  # what a live run appends between two pages: a run of 10 sessions
+    generate(more, 10, seed=3)
     voirdire = [sys.executable, "-m", "voirdire"]
     commands = {
         "report": [*voirdire, "report", str(a)],
@@ -114,7 +130,9 @@ def one_size(n: int, reps: int, skip: set[str], work: Path) -> dict[str, dict[st
         for launch in ("first launch", "later launch"):
             if launch == "first launch":  # the run list's templates were compiled by the build: start over
                 shutil.rmtree(cache / "voirdire" / "templates", ignore_errors=True)
-            _, rss, text = measured([sys.executable, "-c", VIEWER, str(folder), "pages", sid], folder, cache)
+            argv = [sys.executable, "-c", VIEWER, str(folder), "pages", sid]
+            argv += [str(more)] if launch == "later launch" else []
+            _, rss, text = measured(argv, folder, cache)
             for name, seconds in json.loads(text.strip().splitlines()[-1]).items():
                 if launch == "later launch" or name == "first session page":
                     label = f"{name}, {launch}" if name == "first session page" else name

@@ -158,3 +158,22 @@ def test_the_verdict_words_are_each_decision_that_stood_for_one_side(tmp_path: P
     index = TranscriptIndex(path, persist=False)
     index.refresh()
     assert index.verdict_words() == {"yes": True, "no": False}
+
+
+def test_the_gold_check_imports_the_runs_protocol_alone(transcripts: dict[str, Path]) -> None:
+    """Gold from the report of the run's own protocol: the others are not imported (each costs a live viewer's
+    first refresh after an append its import)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from voirdire.web.index import TranscriptIndex\n"
+        f"index = TranscriptIndex({str(transcripts['cross_examination'])!r}, persist=False)\n"
+        "index.refresh()\n"
+        "assert index.session('paris').correct is True\n"
+        "print(sorted(m for m in sys.modules if m.startswith('voirdire.protocols.') and m.endswith('.registration')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    # every protocol's card is read (a small module each); only the run's registration is imported
+    assert done.stdout.strip() == "['voirdire.protocols.cross_examination.registration']"

@@ -323,10 +323,10 @@ class IndexScan(IndexStore):
         if not finished or header is None:
             return
         try:
-            from voirdire.registry import registrations
+            from voirdire.registry import get
 
-            reg = registrations().get(header.protocol)
-        except VoirdireError:
+            reg = get(header.protocol)  # that protocol's registration alone, not every installed one's
+        except VoirdireError:  # not installed, or broken: no gold known here
             reg = None
         sessions = {}
         for a, verdict in finished:
