@@ -66,9 +66,11 @@ def _make(index: TranscriptIndex, prices: Any) -> tuple[Certificate | None, list
         reading = CertificateReading(index.path)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            if reg is None:
+            if reg is None:  # no report to fold beside: the reading makes its own pass
                 reading.read()
-            report = report_file(index.path, reg.fold, prices=prices, alongside=reading.folds())[0] if reg else None
+                report = None
+            else:
+                report = report_file(index.path, reg.fold, prices=prices, alongside=reading.folds())[0]
     except VoirdireError as exc:
         return None, [], f"no certificate: {exc}"
     return certified(reading, report)
