@@ -98,3 +98,21 @@ def test_thousands_of_decisions_make_the_top_ones_and_other(transcripts: dict[st
     assert chart.categories[-1] == f"other ({distinct - 11:,} decisions)"
     assert sum(sum(s.values) for s in chart.series) == distinct
     assert chart.title == f"Verdicts of {distinct:,} sessions (no gold labels)"
+
+
+def test_the_charts_pass_holds_no_session_in_memory(transcripts: dict[str, Path]) -> None:
+    """The charts' pass keeps each session's values in the report's spool, as the protocol's own report does:
+    the overviews and LMvLM's rows are read back one at a time, never a list of every session."""
+    from voirdire.analysis.drawing import transcript_overview
+    from voirdire.registry import registrations
+    from voirdire.reports import report_file
+    from voirdire.reports.spool import Values
+
+    path = transcripts["cross_examination"]
+    report, overviews = transcript_overview(path)
+    assert isinstance(overviews, Values) and isinstance(report.rows, Values)
+    plain, _ = report_file(path, registrations()["cross_examination"].fold)
+    assert list(report.rows) == list(plain.rows) and len(overviews) == plain.sessions
+    assert [c.title for c in overview_charts(report, overviews)] == [
+        c.title for c in overview_charts(report, list(overviews))
+    ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import warnings
 from collections.abc import Iterable, Sequence
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,7 @@ from voirdire.reports import (
     ScatterChart,
     generic_report,
     gold_from_rows,
+    map_values,
     overview,
     overview_charts,
     report_file,
@@ -341,11 +343,12 @@ def _with_charts(header: RunHeader | None, kept: dict[str, Any]) -> ReportFold[A
 
     def finish(values: Sequence[tuple[Any, Any, Any]], ctx: Any) -> Report:
         kept["charts"] = charts
-        kept["overview"] = [v[1] for v in values]
-        kept["values"] = [v[2] for v in values]
-        return fold.finish([v[0] for v in values], ctx)
+        kept["overview"] = map_values(values, itemgetter(1))
+        kept["values"] = map_values(values, itemgetter(2))
+        return fold.finish(map_values(values, itemgetter(0)), ctx)
 
-    return ReportFold(session=session, finish=finish)
+    # Spooled as the protocol's own fold asks: its values (LMvLM's rows) stay on disk, not held beside the charts'.
+    return ReportFold(session=session, finish=finish, spooled=fold.spooled)
 
 
 def _fold(

@@ -11,11 +11,13 @@ a report does: one small value per session (``session``), then the values and th
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from voirdire.reports.report import Report
+from voirdire.reports.spool import map_values
 from voirdire.transcript import ModelCall, SessionRecord, Verdict
 
 
@@ -202,16 +204,17 @@ def agrees_with_gold(
     return None
 
 
-def gold_from_rows(report: Report, values: Sequence[Overview]) -> list[Overview]:
-    """Gold correctness from the report's rows (``id``, ``gold``) for verdicts that do not state it."""
+def gold_from_rows(report: Report, values: Sequence[Overview]) -> Sequence[Overview]:
+    """Gold correctness from the report's rows (``id``, ``gold``) for verdicts that do not state it; lazily where
+    ``values`` are read back from a spool (``map_values``), so a long run's overviews are never all in memory."""
     labels = gold_labels(getattr(report, "rows", None))
-    out = []
-    for v in values:
+
+    def with_gold(v: Overview) -> Overview:
         if v.correct is None and v.item_id is not None:
-            correct = agrees_with_gold({}, accepted=v.accepted, label=labels.get(str(v.item_id)))
-            v = replace(v, correct=correct)
-        out.append(v)
-    return out
+            return replace(v, correct=agrees_with_gold({}, accepted=v.accepted, label=labels.get(str(v.item_id))))
+        return v
+
+    return map_values(values, with_gold)
 
 
 def _percentile(xs: Sequence[float], q: float) -> float:
@@ -224,12 +227,10 @@ def _percentile(xs: Sequence[float], q: float) -> float:
 TOP_DECISIONS = 12  # the verdicts chart shows this many decisions, the rest as one bar "other (k decisions)"
 
 
-def _verdicts(decided: Sequence[Overview]) -> BarChart:
-    """Sessions per decision, stacked by gold agreement; the most frequent decisions, the rest as one bar."""
-    counts: dict[str, list[int]] = {}  # decision -> [agree, disagree, no gold]
-    for v in decided:
-        c = counts.setdefault(str(v.decision), [0, 0, 0])
-        c[0 if v.correct is True else 1 if v.correct is False else 2] += 1
+def _verdicts(counts: dict[str, list[int]]) -> BarChart:
+    """Sessions per decision (``counts``: decision -> [agree, disagree, no gold]), stacked by gold agreement; the
+    most frequent decisions, the rest as one bar."""
+    decided = sum(map(sum, counts.values()))
     order = sorted(counts, key=lambda d: (-sum(counts[d]), d))
     if len(order) > TOP_DECISIONS:  # thousands of free-text decisions: the top ones and the rest together
         rest = order[TOP_DECISIONS - 1 :]
@@ -246,10 +247,10 @@ def _verdicts(decided: Sequence[Overview]) -> BarChart:
         series = tuple(Series(names[i], tuple(float(counts[d][i]) for d in order)) for i in range(3))
         series = tuple(s for s in series if any(s.values))
         rate = f"{agree}/{known} agree with gold ({100 * agree / known:.1f}%)"
-        title = f"Verdicts of {plural(len(decided), 'session')}: {rate}"
+        title = f"Verdicts of {plural(decided, 'session')}: {rate}"
     else:
         series = (Series("sessions", tuple(float(sum(counts[d])) for d in order)),)
-        title = f"Verdicts of {plural(len(decided), 'session')} (no gold labels)"
+        title = f"Verdicts of {plural(decided, 'session')} (no gold labels)"
     return BarChart("verdicts", title, "decision", "sessions", tuple(order), series, stacked=True)
 
 
@@ -258,9 +259,17 @@ def overview_charts(report: Report, values: Sequence[Overview], left_out: list[L
     failures per prompt. A chart with nothing to show is not drawn; ``left_out`` collects it with the reason."""
     skipped = left_out if left_out is not None else []
     charts: list[Chart] = []
-    decided = [v for v in values if v.decision is not None]
-    if decided:
-        charts.append(_verdicts(decided))
+    # One pass over the sessions (read back one at a time where spooled): decisions and latencies by role.
+    counts: dict[str, list[int]] = {}  # decision -> [agree, disagree, no gold]
+    latencies: dict[str, array[float]] = {}
+    for v in values:
+        if v.decision is not None:
+            c = counts.setdefault(str(v.decision), [0, 0, 0])
+            c[0 if v.correct is True else 1 if v.correct is False else 2] += 1
+        for role, seconds in v.latencies:
+            latencies.setdefault(role, array("d")).append(seconds)
+    if counts:
+        charts.append(_verdicts(counts))
     else:
         skipped.append(LeftOut("verdicts", "no session has a verdict yet"))
     roles = list(report.usage)
@@ -283,10 +292,6 @@ def overview_charts(report: Report, values: Sequence[Overview], left_out: list[L
                 stacked=True,
             )
         )
-    latencies: dict[str, list[float]] = {}
-    for v in values:
-        for role, seconds in v.latencies:
-            latencies.setdefault(role, []).append(seconds)
     if latencies:
         names = tuple(latencies)
         charts.append(
