@@ -233,3 +233,20 @@ def test_sessions_without_a_verdict_are_left_out_and_counted(tmp_path: Path, cap
     # the errored item has no verdict to compare, yet it is an item of the run: labelling it is not an error
     both = write_labels(tmp_path / "m.jsonl", [{"item_id": "c3", "label": False}, {"item_id": "c1", "label": True}])
     assert main([*CALIBRATE, str(fixture), "--labels", str(both), "--labels-are-random"]) == 0
+
+
+def test_a_page_lists_the_first_disagreements_and_counts_the_rest(run) -> None:
+    from voirdire.certificate import calibrate, read_run
+
+    transcript, truth = run
+    every = sorted(i for i, (v, h) in truth.items() if v != h)
+    judged = read_run(transcript)
+    gold = judged.gold_labels()
+    whole = calibrate(judged, gold, source="gold", random_labels=None, resamples=50)
+    page = calibrate(judged, gold, source="gold", random_labels=None, resamples=50, listed=3)
+    assert sorted(d.item_id for d in whole.disagreements) == every and whole.more_disagreements == 0
+    assert page.disagreements == whole.disagreements[:3]  # the same first ones, in the same order
+    assert page.more_disagreements == len(every) - 3 and page.disagreement_count == len(every)
+    assert page.agreement == whole.agreement  # the numbers are the whole run's either way
+    lines = page.disagreement_lines(limit=2)
+    assert lines[0] == f"disagreements ({len(every)}):" and lines[-1] == f"  … {len(every) - 2} more (--json for all)"

@@ -4,6 +4,7 @@ the per-configuration breakdown and paired comparison of several runs, and each 
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -148,3 +149,15 @@ def test_a_parameter_one_run_lacks_differs_and_one_all_share_does_not() -> None:
     assert [s.configuration for s in _by_parameters(lacking)] == [" · extra=true", " · extra=default"]
     shared = [judged("a", seed="1"), judged("b", seed="1")]
     assert _by_parameters(shared) == shared
+
+
+def test_a_score_named_by_the_caller_is_read_though_the_hints_name_another(tmp_path: Path) -> None:
+    from voirdire.certificate import read_run
+
+    transcript, _ = run_of(tmp_path, "qa_token_f1")
+    text, f1 = transcript.read_text(), re.compile(r'"f1":(?=[-0-9])')  # the verdicts' f1, not the hints' name
+    assert len(f1.findall(text)) == 120  # each session: its note and its verdict
+    transcript.write_text(f1.sub('"sharpness":', text))  # a statistic the display hints do not name
+    assert {s.score for s in read_run(transcript).sessions} == {None}
+    named = read_run(transcript, score="sharpness").sessions
+    assert len(named) == 60 and all(isinstance(s.score, float) for s in named)

@@ -61,7 +61,7 @@ class CalibrationError(VoirdireError, ValueError):
     """A transcript or labels that cannot be calibrated; the message names the file or the option."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a run of 100,000 sessions holds as many
 class Judged:
     """One session as calibration reads it."""
 
@@ -244,7 +244,7 @@ def read_run(path: str | Path, *, score: str | None = None, by_parameters: bool 
     (``voirdire.reports.report_file``, which picks each session's attempt as ``load`` does) and each session's part
     spooled to a temporary file: what stays in memory is a few fields a session and the items' shown fields, not
     the records, so a long run is calibrated in about the memory of its verdicts."""
-    reading = RunReading(path)
+    reading = RunReading(path, score=score)
     reading.read()
     return reading.run(score=score, by_parameters=by_parameters)
 
@@ -254,11 +254,12 @@ class RunReading:
     ``Run``. Apart, so that one pass over the file also makes the report and the other certificate folds
     (``voirdire report``)."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, score: str | None = None) -> None:
         self.path, self.name = Path(path), str(path)  # the name as given: what the Run and its errors say
         if not self.path.is_file():
             raise CalibrationError(f"{path}: no such transcript")
-        self.kept: list[_Part] = []
+        self.score = score  # the statistic ``run`` will be asked to read as the score, where not the hints' own
+        self.kept: Sequence[_Part] = []
         self.items: dict[str, dict[str, Any]] = {}
         self.references: dict[str, dict[str, Any]] = {}
         self.headers: list[RunHeader] = []
@@ -290,21 +291,30 @@ class RunReading:
             self.gold_rows = gold_of_rows(report)
 
     def take(self, parts: Sequence[_Part], ctx: Context) -> None:
+        from voirdire.reports import map_values
+
         header = ctx.header
         shown = tuple(header.display.item_fields) if header is not None else ()
         hidden = set(header.display.gold_fields) if header is not None else set()
         # Every part of the file comes in this one call: a pass read again (report_file's fallback) starts over.
-        items, kept = self.items, self.kept = {}, []
+        items = self.items = {}
         references = self.references = {}
-        self.headers = []
-        for part in parts:  # one pass over the spooled parts, in session order
+        self.headers = list(ctx.headers)
+        for part in parts:  # one pass over the spooled parts, in session order: the items' fields
             item = part.item
             if part.item_id not in items:  # an item's fields as its first session shows them
                 keys = [k for k in shown if k in item] or [k for k in item if k not in hidden and k != "id"]
                 items[part.item_id] = {k: item[k] for k in keys}
                 references[part.item_id] = {k: item[k] for k in hidden if item.get(k) not in (None, "", [])}
-            kept.append(part._replace(item={}))
-        self.headers.extend(ctx.headers)
+        # The parts stay in the spool, read back where ``run`` needs them: no object a session is held here. Of a
+        # verdict's statistics, ``run`` reads the gold and score the hints name, or the fallback scores.
+        wanted = {self.score or "", *SCORE_STATISTICS}
+        wanted |= {k for h in ctx.headers for k in (h.display.views.verdict.gold, h.display.views.verdict.score)}
+
+        def kept(part: _Part) -> _Part:
+            return part._replace(stats={k: x for k, x in part.stats.items() if k in wanted}, item={})
+
+        self.kept = map_values(parts, kept)
 
     def run(
         self, *, score: str | None = None, by_parameters: bool = True, gold_rows: dict[str, bool] | None = None
@@ -436,6 +446,7 @@ class Calibration(BaseModel):
     estimate: PPIEstimate | None
     assumptions: list[str]
     disagreements: list[Disagreement]
+    more_disagreements: int = 0  # beyond those listed: a calibration made for a page lists the first ones alone
     scores: ScoreAgreement | None = None  # where the verdicts carry a score
     configurations: list[ConfigurationAgreement] = []  # where the runs' role configurations differ
     paired: list[PairedRuns] = []  # every two configurations on their shared items
@@ -489,8 +500,13 @@ class Calibration(BaseModel):
         lines += [f"assumes: {x}" for x in self.assumptions]
         return "\n".join([*lines, *self.disagreement_lines(limit)])
 
+    @property
+    def disagreement_count(self) -> int:
+        """Every disagreement, listed or not."""
+        return len(self.disagreements) + self.more_disagreements
+
     def disagreement_lines(self, limit: int = 20) -> list[str]:
-        n = len(self.disagreements)
+        n = self.disagreement_count
         lines = [f"disagreements ({n}):" if n else "disagreements: none"]
         for d in self.disagreements[:limit]:
             who = "gold" if self.kind == "gold" else "people"
@@ -536,11 +552,13 @@ def calibrate(
     name: str = "",
     kind: str = "people",
     drawn: int | None = None,
+    listed: int | None = None,
 ) -> Calibration:
     """The run's verdicts against ``labels`` (item id → annotator → accepted). ``random_labels`` says how the
     labelled items are known to be a random sample of the run (``None``: they are not, and no debiased estimate is
     made unless every item is labelled); ``drawn``: the size of that sample, said beside the estimate. ``url``: the
-    viewer address of a session's chat, where there is one. ``name`` and ``kind``: the section's name (default:
+    viewer address of a session's chat, where there is one; ``listed``: the disagreements kept (the first ones; None:
+    all), the rest counted. ``name`` and ``kind``: the section's name (default:
     ``source``) and whether it is the protocol's ``gold`` or ``people``'s labels. ``level`` 0: every figure
     without its interval."""
     left_out = []
@@ -557,12 +575,14 @@ def calibrate(
         raise CalibrationError(f"{run.path}: no item with a verdict has a label ({source})")
     groups = [[(bool(s.accepted), item_label[i]) for s in by_item[i]] for i in labelled]
     word = {True: "accepted", False: "rejected"}
+    wrong = ((i, s) for i in labelled for s in by_item[i] if bool(s.accepted) != item_label[i])
     disagreements = [
         Disagreement(item_id=i, session_id=s.session_id, decision=s.decision, verdict=word[bool(s.accepted)],
                      label=word[item_label[i]], command=run.show_command(s.session_id, s.path),
                      url=url(s) if url else None, configuration=s.configuration)
-        for i in labelled for s in by_item[i] if bool(s.accepted) != item_label[i]
+        for i, s in itertools.islice(wrong, listed)
     ]  # fmt: skip
+    more = sum(1 for _ in wrong)
     boot: dict[str, Any] = {"level": level, "seed": seed, "resamples": resamples}
     census = len(labelled) == len(by_item)
     assumptions: list[str] = []
@@ -594,6 +614,7 @@ def calibrate(
         estimate=estimate,
         assumptions=assumptions,
         disagreements=disagreements,
+        more_disagreements=more,
         scores=_scores(run, by_item, labelled, item_label, boot),
         configurations=_configurations(run, labelled, item_label, boot),
         paired=_paired(run, item_label, level, seed),

@@ -275,9 +275,11 @@ class CertificateReading:
         seed: int = DEFAULT_SEED,
         resamples: int = DEFAULT_RESAMPLES,
         gold_rows: dict[str, bool] | None = None,
+        listed: int | None = None,
     ) -> Certificate:
         """``certificate_of`` from what the pass read; ``gold_rows``: the gold of the protocol's report rows where
-        the caller made that report as ``report_gold`` would (else the file is read for them where needed)."""
+        the caller made that report as ``report_gold`` would (else the file is read for them where needed);
+        ``listed``: the disagreements each section keeps (None: all; a page lists a few, the rest counted)."""
         path = self.path
         run = self.run.run(gold_rows=gold_rows)
         notes = []
@@ -286,7 +288,7 @@ class CertificateReading:
                 labels = sidecar_labels(run, path)
             except LabelsError as exc:
                 notes.append(f"the labels sidecar was not used: {exc}")
-        sources = certificate_sources(run, labels, level=level, seed=seed, resamples=resamples)
+        sources = certificate_sources(run, labels, level=level, seed=seed, resamples=resamples, listed=listed)
         first = next((x for x in reversed(sources) if x.calibration is not None), None)
         stability = report.stability if report is not None else None
         guarantees, verdicts = self.guarantees.rows()
@@ -321,7 +323,7 @@ def certificate_of(
 
 
 def certificate_sources(
-    run: Run, labels: Labels | None, *, level: float, seed: int, resamples: int
+    run: Run, labels: Labels | None, *, level: float, seed: int, resamples: int, listed: int | None = None
 ) -> list[Source]:
     """Each source of truth of the run in its own section: the protocol's gold where it knows it, then the labels
     people gave (``labels``) where there are any. Neither replaces the other."""
@@ -329,9 +331,10 @@ def certificate_sources(
     gold = run.gold_labels()
     if gold:
         sources.append(_source(run, (gold, f"{run.gold_name()} ({run.gold_statistic})", None), run.gold_name(),
-                               "gold", level=level, seed=seed, resamples=resamples))  # fmt: skip
+                               "gold", level=level, seed=seed, resamples=resamples, listed=listed))  # fmt: skip
     if labels is not None:
-        sources.append(_source(run, labels, PEOPLE_SOURCE, "people", level=level, seed=seed, resamples=resamples))
+        sources.append(_source(run, labels, PEOPLE_SOURCE, "people", level=level, seed=seed, resamples=resamples,
+                               listed=listed))  # fmt: skip
     if not sources:
         why = (f"no gold label and no human label: voirdire calibrate {run.path} --sample 200 --seed 1 -o "
                "to_label.jsonl draws items to label")  # fmt: skip
@@ -340,12 +343,12 @@ def certificate_sources(
 
 
 def _source(
-    run: Run, labels: Labels, name: str, kind: str, *, level: float, seed: int, resamples: int
+    run: Run, labels: Labels, name: str, kind: str, *, level: float, seed: int, resamples: int, listed: int | None
 ) -> Source:
     table, source, how = labels
     try:
         c = calibrate(run, table, source=source, random_labels=how, level=level, seed=seed, resamples=resamples,
-                      name=name, kind=kind)  # fmt: skip
+                      name=name, kind=kind, listed=listed)  # fmt: skip
     except CalibrationError as exc:
         return Source(name=name, kind=kind, calibration=None, why=str(exc))
     return Source(name=name, kind=kind, calibration=c, small=c.small)

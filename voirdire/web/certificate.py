@@ -34,6 +34,8 @@ class Pages(Protocol):
     def run_index(self, request: Request) -> tuple[str, TranscriptIndex]: ...
 
 
+LISTED = 200  # the disagreements a certificate section lists (certificate_section.html); the rest are counted
+
 _lock = threading.Lock()
 _made: dict[tuple[str, int], tuple[Certificate | None, list[tuple[str, str]], str | None]] = {}
 _CACHE_SIZE = 16
@@ -86,7 +88,8 @@ def certified(
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            cert = reading.certificate(report, gold_rows=gold_of_rows(report) if report is not None else None)
+            gold_rows = gold_of_rows(report) if report is not None else None
+            cert = reading.certificate(report, gold_rows=gold_rows, listed=LISTED)
     except VoirdireError as exc:
         return None, [], f"no certificate: {exc}"
     try:
