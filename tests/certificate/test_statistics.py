@@ -256,6 +256,38 @@ def test_ppi_that_cannot_be_computed_says_why() -> None:
         ppi_mean([1.0], [1.0, 0.0], [])
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_the_classical_interval_is_ppi_pythons_to_the_last_digit(seed: int) -> None:
+    from ppi_py import classical_mean_ci
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 5000))
+    y = (rng.random(n) < rng.random()).astype(float) if seed % 2 else rng.normal(rng.normal(), 3, n)
+    level = float(rng.choice([0.5, 0.8, 0.9, 0.95, 0.99, 0.999]))
+    if np.ptp(y) == 0:
+        y[0] = 1 - y[0]
+    low, high = classical_mean_ci(y, alpha=1 - level)
+    got = ppi_mean(list(y), list(y), [], level=level).classical
+    assert (got.low, got.high) == (float(low), float(high))  # equal, not approximately
+
+
+def test_a_census_of_labels_never_loads_ppi_python(tmp_path) -> None:
+    """Every item labelled (the protocol's gold, the usual certificate): the classical interval alone, so neither
+    ``ppi_py`` nor the numba it brings is imported; a random sample of labels imports it for the PPI estimate."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from voirdire.certificate import ppi_mean\n"
+        "e = ppi_mean([1.0, 0.0, 1.0, 1.0], [1.0, 0.0, 0.0, 1.0], UNLABELLED)\n"
+        "print(e.classical.low is not None, e.ppi.low is not None, 'ppi_py' in sys.modules, 'numba' in sys.modules)"
+    )
+    for unlabelled, expected in (("[]", "True False False False"), ("[1.0, 0.0, 1.0]", "True True True True")):
+        out = subprocess.run([sys.executable, "-c", code.replace("UNLABELLED", unlabelled)], capture_output=True,
+                             text=True, check=True, cwd=tmp_path)  # fmt: skip
+        assert out.stdout.split() == expected.split(), out.stderr
+
+
 # --- the sample ----------------------------------------------------------------------------------------------------
 
 

@@ -9,14 +9,16 @@ corrected by the verdicts' mean error on the labelled ones (the "rectifier"); it
 verdicts' errors, provided the labelled items are a uniform random sample of the run, drawn independently of the
 verdicts (``voirdire calibrate --sample``).
 
-Beside it: the classical interval from the n labels alone (``ppi_py.classical_mean_ci``, the same normal
-approximation, so the widths compare like for like) and the naïve verdict-only share over all items, which has
-no interval worth printing: its error is the verdicts' bias, which no number of unlabelled items shrinks.
+Beside it: the classical interval from the n labels alone (``ppi_py.classical_mean_ci``'s normal approximation,
+computed with scipy: ``_normal_interval``; the widths compare like for like) and the naïve verdict-only share over
+all items, which has no interval worth printing: its error is the verdicts' bias, which no number of unlabelled
+items shrinks.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -96,11 +98,23 @@ def _classical(y: object, level: float) -> Interval:
                            reason="every label is the same, so the normal interval has width 0")  # fmt: skip
     if level == 0:
         return no_interval("classical", float(y.mean()), n=n, method=method, level=level, reason=OFF)
-    from ppi_py import classical_mean_ci  # imported where an interval is computed: it brings numba and sklearn
-
-    low, high = classical_mean_ci(y, alpha=1 - level)
+    low, high = _normal_interval(y, 1 - level)
     return Interval(name="classical", estimate=float(y.mean()), low=float(low), high=float(high), level=level,
                     method=method, n=n)  # fmt: skip
+
+
+def _normal_interval(y: Any, alpha: float) -> tuple[float, float]:
+    """``ppi_py.classical_mean_ci(y, alpha=alpha)``: the mean ± the normal quantile times the standard error
+    (the population standard deviation over √n), with scipy's normal quantile, operation for operation as
+    ``ppi_py`` computes it (the same figures to the last digit: tests/certificate/test_ppi.py). Computed here
+    because ``ppi_py`` imports numba, scikit-learn and statsmodels (about 80 MB and a second of CPU): a census of
+    labels, the usual certificate, needs no prediction-powered estimate, so it never loads them."""
+    import numpy as np
+    from scipy.stats import norm
+
+    mean, std_mean = y.mean(), y.std() / np.sqrt(y.shape[0])
+    z = norm.ppf(1 - alpha / 2.0)
+    return float(mean - z * std_mean), float(mean + z * std_mean)
 
 
 def _ppi(y: object, yhat: object, unl: object, level: float) -> Interval:
