@@ -61,7 +61,7 @@ class CalibrationError(VoirdireError, ValueError):
     """A transcript or labels that cannot be calibrated; the message names the file or the option."""
 
 
-@dataclass(frozen=True, slots=True)  # slots: a run of 100,000 sessions holds as many
+@dataclass(frozen=True, slots=True)  # slots: a run holds one a session
 class Judged:
     """One session as calibration reads it."""
 
