@@ -335,16 +335,19 @@ class RunReading:
         if not score:  # a header written before the hint
             verdicts = [k.stats for k in kept if k.has_verdict]
             score = next((k for k in SCORE_STATISTICS if any(score_of(v, k) is not None for v in verdicts)), "")
-        for k in kept:
+        unheaded = configuration_of(header)  # a session whose run has no header of its own
+        repeated = set()
+        for k in kept:  # one read of the parts: they come back from the pass's spool
             agrees = k.stats.get(gold) if k.has_verdict and gold else None
             label = None
             if isinstance(agrees, bool) and k.accepted is not None:
                 label = k.accepted if agrees else not k.accepted
             sessions.append(Judged(k.session_id, k.item_id, k.decision, k.accepted, label,
                                    score_of(k.stats, score) if k.has_verdict and score else None,
-                                   configurations.get(k.run_id, configuration_of(header)), str(path),
+                                   configurations.get(k.run_id, unheaded), str(path),
                                    parameters.get(k.run_id, ())))  # fmt: skip
-        repeated = {k.session_id for k in kept if k.repeat}
+            if k.repeat:
+                repeated.add(k.session_id)
         if not any(s.gold is not None for s in sessions):  # no verdict statistic says it: the report's rows may
             if gold_rows is None:
                 gold_rows = self.gold_rows if self.gold_rows is not None else report_gold(self.path)

@@ -34,7 +34,7 @@ class Pages(Protocol):
     def run_index(self, request: Request) -> tuple[str, TranscriptIndex]: ...
 
 
-LISTED = 200  # the disagreements a certificate section lists (certificate_section.html); the rest are counted
+LISTED = 200  # the disagreements a page's certificate section lists; the rest are counted there
 
 _lock = threading.Lock()
 _made: dict[tuple[str, int], tuple[Certificate | None, list[tuple[str, str]], str | None]] = {}
