@@ -340,6 +340,28 @@ def test_bootstrap_items_drawn_in_batches_is_the_interval_of_one_draw() -> None:
     assert (got.low, got.high) == pytest.approx((ref.confidence_interval.low, ref.confidence_interval.high))
 
 
+def test_bootstrap_counts_drawn_in_batches_is_the_interval_of_one_draw() -> None:
+    """``bootstrap_counts`` resamples a few at a time at 50,000 items (a batch of 2 here); the interval is exactly
+    the one scipy gives drawing every resample in one batch, with the same seed."""
+    from scipy.stats import bootstrap
+
+    from voirdire.certificate.agreement import kappa_of_counts
+    from voirdire.certificate.intervals import DEFAULT_SEED, bootstrap_counts
+
+    rows = np.random.default_rng(4).integers(0, 2, size=(50_000, 4)).astype(float)
+    got = bootstrap_counts("κ", rows, kappa_of_counts, resamples=40)
+
+    def summed(idx: np.ndarray, axis: int = -1) -> np.ndarray:
+        return np.asarray(kappa_of_counts(rows[np.asarray(idx, dtype=int)].sum(axis=-2)), dtype=float)
+
+    ref = bootstrap(
+        (np.arange(len(rows)),), summed, vectorized=True, n_resamples=40, method="percentile",
+        rng=np.random.default_rng(DEFAULT_SEED), batch=40,
+    )  # fmt: skip
+    assert got.method == "bootstrap percentile over items"
+    assert (got.low, got.high) == (ref.confidence_interval.low, ref.confidence_interval.high)
+
+
 # --- every resample at once ----------------------------------------------------------------------------------------
 
 

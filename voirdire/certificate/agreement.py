@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -25,6 +25,7 @@ from voirdire.certificate.intervals import (
     bootstrap_counts,
     bootstrap_items,
     bootstrap_means,
+    bootstrap_sums,
     no_interval,
     wilson,
 )
@@ -39,15 +40,6 @@ class Confusion(BaseModel):
     fp: int  # the verdict accepts, people reject
     fn: int  # the verdict rejects, people accept
     tn: int  # both reject
-
-    @classmethod
-    def of(cls, pairs: Sequence[Pair]) -> Confusion:
-        return cls(
-            tp=sum(v and h for v, h in pairs),
-            fp=sum(v and not h for v, h in pairs),
-            fn=sum(not v and h for v, h in pairs),
-            tn=sum(not v and not h for v, h in pairs),
-        )
 
     def text(self, who: str = "people") -> str:
         """The matrix, its columns named for the source (``people``, ``gold``)."""
@@ -108,32 +100,54 @@ def verdict_agreement(
     resamples: int = DEFAULT_RESAMPLES,
 ) -> VerdictAgreement:
     """Verdicts against human labels; ``groups``: one list of (verdict, label) pairs per item (its sessions)."""
-    boot: dict[str, Any] = {"level": level, "seed": seed, "resamples": resamples}
-    groups = [g for g in groups if g]
-    flat = [p for g in groups for p in g]
-    accepted_by_people = [[v for v, h in g if h] for g in groups]
-    rejected_by_people = [[not v for v, h in g if not h] for g in groups]
+    return agreement_of_counts([pair_counts(g) for g in groups if g], level=level, seed=seed, resamples=resamples)
 
-    # κ and α of a resample depend on its confusion matrix alone: each item is its sessions' (tp, fp, fn, tn), and
-    # every resample is computed at once from the summed counts (``kappa_of_counts``, ``alpha_of_counts``: the
-    # closed forms of scikit-learn's κ and the krippendorff package's nominal α on two raters, which
-    # tests/certificate/test_statistics.py checks against both libraries).
-    counts = [_counts(g) for g in groups]
+
+def agreement_of_counts(
+    counts: Sequence[Sequence[int]], *, level: float = DEFAULT_LEVEL, seed: int = DEFAULT_SEED,
+    resamples: int = DEFAULT_RESAMPLES,
+) -> VerdictAgreement:
+    """``verdict_agreement`` given each item's (tp, fp, fn, tn) over its sessions (an array of shape (items, 4),
+    say): every figure depends on the pairs through these counts alone, so a run of any length is held as four
+    numbers an item. A proportion is Wilson's where every item has one session, else the bootstrap of its items'
+    sums over their counts, the interval ``proportion`` gives on the pairs themselves."""
+    import numpy as np
+
+    boot: dict[str, Any] = {"level": level, "seed": seed, "resamples": resamples}
+    rows = np.asarray(counts, dtype=np.int64).reshape(-1, 4)
+    tp, fp, fn, tn = (rows[:, k] for k in range(4))
+    # κ and α of a resample depend on its confusion matrix alone: every resample is computed at once from the summed
+    # counts (``kappa_of_counts``, ``alpha_of_counts``: the closed forms of scikit-learn's κ and the krippendorff
+    # package's nominal α on two raters, which tests/certificate/test_statistics.py checks against both libraries).
     return VerdictAgreement(
-        items=len(groups),
-        sessions=len(flat),
-        confusion=Confusion.of(flat),
-        accuracy=proportion("accuracy", [[v == h for v, h in g] for g in groups], **boot),
-        tpr=_rate("TPR", accepted_by_people, "no item that people accept", level, seed, resamples),
-        tnr=_rate("TNR", rejected_by_people, "no item that people reject", level, seed, resamples),
-        kappa=bootstrap_counts("Cohen's κ", counts, kappa_of_counts, **boot),
-        alpha=bootstrap_counts("Krippendorff's α", counts, alpha_of_counts, **boot),
+        items=len(rows),
+        sessions=int(rows.sum()),
+        confusion=Confusion(tp=int(tp.sum()), fp=int(fp.sum()), fn=int(fn.sum()), tn=int(tn.sum())),
+        accuracy=_share("accuracy", tp + tn, rows.sum(axis=1), "", **boot),
+        tpr=_share("TPR", tp, tp + fn, "no item that people accept", **boot),
+        tnr=_share("TNR", tn, fp + tn, "no item that people reject", **boot),
+        kappa=bootstrap_counts("Cohen's κ", rows, kappa_of_counts, **boot),
+        alpha=bootstrap_counts("Krippendorff's α", rows, alpha_of_counts, **boot),
     )
 
 
-def _counts(pairs: Sequence[Pair]) -> tuple[int, int, int, int]:
-    c = Confusion.of(pairs)
-    return c.tp, c.fp, c.fn, c.tn
+def _share(name: str, hits: Any, sizes: Any, empty: str, *, level: float, seed: int, resamples: int) -> Interval:
+    """``proportion`` of the items with an observation, given each item's true observations and observations."""
+    having = sizes > 0
+    hits, sizes = hits[having], sizes[having]
+    if not len(sizes) and empty:
+        return no_interval(name, None, n=0, method="Wilson", reason=empty, level=level)
+    if (sizes == 1).all():
+        return wilson(name, int(hits.sum()), len(sizes), level=level)
+    return bootstrap_sums(name, hits, sizes, level=level, seed=seed, resamples=resamples)
+
+
+def pair_counts(pairs: Iterable[Pair]) -> tuple[int, int, int, int]:
+    """(tp, fp, fn, tn) of (verdict, label) pairs: one item's row of ``agreement_of_counts``."""
+    tp = fp = fn = tn = 0
+    for v, h in pairs:
+        tp, fp, fn, tn = tp + (v and h), fp + (v and not h), fn + (not v and h), tn + (not v and not h)
+    return tp, fp, fn, tn
 
 
 def kappa_of_counts(counts: Any) -> Any:
@@ -165,15 +179,6 @@ def alpha_of_counts(counts: Any) -> Any:
     with np.errstate(divide="ignore", invalid="ignore"):
         alpha = 1 - (values - 1) * (fp + fn) / (accepts * rejects)
     return np.where((accepts > 0) & (rejects > 0), alpha, np.nan)
-
-
-def _rate(
-    name: str, groups: Sequence[Sequence[bool]], empty: str, level: float, seed: int, resamples: int
-) -> Interval:
-    groups = [g for g in groups if g]
-    if not groups:
-        return no_interval(name, None, n=0, method="Wilson", reason=empty, level=level)
-    return proportion(name, groups, level=level, seed=seed, resamples=resamples)
 
 
 class HumanAgreement(BaseModel):

@@ -24,12 +24,20 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel
 
 from voirdire.base import VoirdireError
-from voirdire.certificate.agreement import HumanAgreement, VerdictAgreement, human_agreement, verdict_agreement
+from voirdire.certificate.agreement import (
+    HumanAgreement,
+    VerdictAgreement,
+    agreement_of_counts,
+    human_agreement,
+    pair_counts,
+    verdict_agreement,
+)
 from voirdire.certificate.intervals import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 from voirdire.certificate.paired import PairedRuns, paired_runs
 from voirdire.certificate.ppi import PPIEstimate, ppi_mean
@@ -82,10 +90,8 @@ class Run:
     protocol: str
     sessions: list[Judged]
     gold_statistic: str  # the verdict statistic saying whether a verdict agrees with gold ("" when none)
-    items: dict[str, dict[str, Any]] = field(default_factory=dict)  # item id -> the fields shown to a person
     score_statistic: str = ""  # the verdict statistic read as the score ("" when no verdict carries one)
     gold_source: str = ""  # what the gold is (views.verdict.gold_source: "gold answers, alias match")
-    references: dict[str, dict[str, Any]] = field(default_factory=dict)  # item id -> its gold fields (a reference)
 
     def gold_name(self) -> str:
         """The gold's section name: what the protocol says it is, else ``GOLD_SOURCE``."""
@@ -107,13 +113,14 @@ class Run:
                 seen.setdefault(s.decision, set()).add(bool(s.accepted))
         return {d: next(iter(a)) for d, a in seen.items() if len(a) == 1}
 
-    def gold_labels(self, only: Sequence[str] | None = None) -> dict[str, dict[str, bool]]:
-        """The gold label of each item the protocol knows it for (of ``only`` where given)."""
+    def gold_labels(self, only: Sequence[str] | None = None) -> dict[str, Mapping[str, bool]]:
+        """The gold label of each item the protocol knows it for (of ``only`` where given), as labels by one
+        annotator, ``gold``: one read-only mapping for every accepting item and one for every rejecting item."""
         wanted = set(only) if only is not None else None
-        out: dict[str, dict[str, bool]] = {}
+        out: dict[str, Mapping[str, bool]] = {}
         for s in self.judged():
             if s.gold is not None and (wanted is None or s.item_id in wanted):
-                out.setdefault(s.item_id, {"gold": s.gold})
+                out.setdefault(s.item_id, _GOLD[s.gold])
         return out
 
     def show_command(self, session_id: str, path: str = "") -> str:
@@ -122,6 +129,9 @@ class Run:
     def configurations(self) -> list[str]:
         """The role configurations of the judged sessions, in the order they first appear."""
         return list(dict.fromkeys(s.configuration for s in self.judged()))
+
+
+_GOLD = {label: MappingProxyType({"gold": label}) for label in (True, False)}  # ``Run.gold_labels``' labels
 
 
 def configuration_of(header: RunHeader | None) -> str:
@@ -157,13 +167,10 @@ def read_runs(paths: Sequence[str | Path], *, score: str | None = None) -> Run:
         raise CalibrationError(f"{paths[-1]}: a run of {protocols[-1]}, not of {protocols[0]} as {paths[0]}: "
                                "calibrate the runs of one protocol together")  # fmt: skip
     sessions = _by_parameters([s for r in runs for s in r.sessions])
-    items = {k: v for r in runs for k, v in r.items.items()}
     gold = next((r.gold_statistic for r in runs if r.gold_statistic), "")
     score_statistic = next((r.score_statistic for r in runs if r.score_statistic), "")
     source = next((r.gold_source for r in runs if r.gold_source), "")
-    references = {k: v for r in runs for k, v in r.references.items()}
-    return Run(" + ".join(str(p) for p in paths), protocols[0], sessions, gold, items, score_statistic, source,
-               references)  # fmt: skip
+    return Run(" + ".join(str(p) for p in paths), protocols[0], sessions, gold, score_statistic, source)
 
 
 def _by_parameters(sessions: list[Judged]) -> list[Judged]:
@@ -216,8 +223,9 @@ def sessions_fold(
 
 
 class _Part(NamedTuple):
-    """What ``read_run`` keeps of a session, never its events. The gold agreement and the score are scalar verdict
-    statistics, so the rest of them (an examination's questions, a rewrite's sentences) is not kept."""
+    """What ``read_run`` keeps of a session, never its events nor its item (``sample_lines`` reads the items it
+    shows from the file). The gold agreement and the score are scalar verdict statistics, so the rest of them (an
+    examination's questions, a rewrite's sentences) is not kept."""
 
     session_id: str
     item_id: str
@@ -227,14 +235,13 @@ class _Part(NamedTuple):
     accepted: bool | None
     stats: dict[str, bool | int | float]
     repeat: bool
-    item: dict[str, Any]  # dropped once the item's shown fields are taken
 
 
 def _part(s: SessionRecord) -> _Part:
     v = s.verdict
     stats = {k: x for k, x in v.statistics.items() if isinstance(x, bool | int | float)} if v is not None else {}
     return _Part(s.session_id, s.item_id or s.session_id, s.run_id, v is not None, v.decision if v else None,
-                 v.accepted if v else None, stats, is_repeat(s), s.item)  # fmt: skip
+                 v.accepted if v else None, stats, is_repeat(s))  # fmt: skip
 
 
 def read_run(path: str | Path, *, score: str | None = None, by_parameters: bool = True) -> Run:
@@ -242,8 +249,8 @@ def read_run(path: str | Path, *, score: str | None = None, by_parameters: bool 
     ``score``: the verdict statistic read as its score (default: the one the run header's display hints name,
     ``views.verdict.score``, else the first of ``SCORE_STATISTICS`` the verdicts carry). The file is streamed
     (``voirdire.reports.report_file``, which picks each session's attempt as ``load`` does) and each session's part
-    spooled to a temporary file: what stays in memory is a few fields a session and the items' shown fields, not
-    the records, so a long run is calibrated in about the memory of its verdicts."""
+    spooled to a temporary file: what stays in memory is a few fields a session, not the records, so a long run is
+    calibrated in about the memory of its verdicts."""
     reading = RunReading(path, score=score)
     reading.read()
     return reading.run(score=score, by_parameters=by_parameters)
@@ -260,8 +267,6 @@ class RunReading:
             raise CalibrationError(f"{path}: no such transcript")
         self.score = score  # the statistic ``run`` will be asked to read as the score, where not the hints' own
         self.kept: Sequence[_Part] = []
-        self.items: dict[str, dict[str, Any]] = {}
-        self.references: dict[str, dict[str, Any]] = {}
         self.headers: list[RunHeader] = []
         self.gold_rows: dict[str, bool] | None = None  # the report rows' gold, where read in the same pass
 
@@ -293,26 +298,15 @@ class RunReading:
     def take(self, parts: Sequence[_Part], ctx: Context) -> None:
         from voirdire.reports import map_values
 
-        header = ctx.header
-        shown = tuple(header.display.item_fields) if header is not None else ()
-        hidden = set(header.display.gold_fields) if header is not None else set()
-        # Every part of the file comes in this one call: a pass read again (report_file's fallback) starts over.
-        items = self.items = {}
-        references = self.references = {}
-        self.headers = list(ctx.headers)
-        for part in parts:  # one pass over the spooled parts, in session order: the items' fields
-            item = part.item
-            if part.item_id not in items:  # an item's fields as its first session shows them
-                keys = [k for k in shown if k in item] or [k for k in item if k not in hidden and k != "id"]
-                items[part.item_id] = {k: item[k] for k in keys}
-                references[part.item_id] = {k: item[k] for k in hidden if item.get(k) not in (None, "", [])}
-        # The parts stay in the spool, read back where ``run`` needs them: no object a session is held here. Of a
+        # Every part of the file comes in this one call: a pass read again (report_file's fallback) starts over. The
+        # parts stay in the spool, read back where ``run`` needs them: no object a session is held here. Of a
         # verdict's statistics, ``run`` reads the gold and score the hints name, or the fallback scores.
+        self.headers = list(ctx.headers)
         wanted = {self.score or "", *SCORE_STATISTICS}
         wanted |= {k for h in ctx.headers for k in (h.display.views.verdict.gold, h.display.views.verdict.score)}
 
         def kept(part: _Part) -> _Part:
-            return part._replace(stats={k: x for k, x in part.stats.items() if k in wanted}, item={})
+            return part._replace(stats={k: x for k, x in part.stats.items() if k in wanted})
 
         self.kept = map_values(parts, kept)
 
@@ -353,13 +347,13 @@ class RunReading:
                 gold_rows = self.gold_rows if self.gold_rows is not None else report_gold(self.path)
             rows = gold_rows
             if rows:
-                sessions = [replace(s, gold=rows.get(s.item_id) if s.accepted is not None else None) for s in sessions]
+                for k, s in enumerate(sessions):  # in place: one list of the run's sessions, never two
+                    sessions[k] = replace(s, gold=rows.get(s.item_id) if s.accepted is not None else None)
                 gold = "the report's gold column"
         sessions = _by_parameters(sessions) if by_parameters else sessions
         sessions = one_per_item(sessions, repeated, accepted=None)  # an item's repeats count as one
         source = header.display.views.verdict.gold_source if header is not None else ""
-        return Run(str(path), header.protocol if header else "", sessions, gold, self.items, score, source,
-                   self.references)  # fmt: skip
+        return Run(str(path), header.protocol if header else "", sessions, gold, score, source)
 
 
 def report_gold(path: Path) -> dict[str, bool]:
@@ -576,7 +570,6 @@ def calibrate(
     labelled = [i for i in by_item if i in item_label]
     if not labelled:
         raise CalibrationError(f"{run.path}: no item with a verdict has a label ({source})")
-    groups = [[(bool(s.accepted), item_label[i]) for s in by_item[i]] for i in labelled]
     word = {True: "accepted", False: "rejected"}
     wrong = ((i, s) for i in labelled for s in by_item[i] if bool(s.accepted) != item_label[i])
     disagreements = [
@@ -591,10 +584,13 @@ def calibrate(
     assumptions: list[str] = []
     estimate = None
     if census or random_labels is not None:
-        share = {i: sum(bool(s.accepted) for s in ss) / len(ss) for i, ss in by_item.items()}
-        unlabelled = [share[i] for i in by_item if i not in item_label]
-        estimate = ppi_mean([float(item_label[i]) for i in labelled], [share[i] for i in labelled], unlabelled,
-                            level=level, bounds=(0.0, 1.0))  # fmt: skip
+
+        def share(sessions: Sequence[Judged]) -> float:
+            return sum(bool(s.accepted) for s in sessions) / len(sessions)
+
+        unlabelled = [share(ss) for i, ss in by_item.items() if i not in item_label]
+        estimate = ppi_mean([float(item_label[i]) for i in labelled], [share(by_item[i]) for i in labelled],
+                            unlabelled, level=level, bounds=(0.0, 1.0))  # fmt: skip
         if not census:
             assumptions.append(f"{RANDOM_ASSUMPTION}: {random_labels}")
             of = f" of the {drawn} drawn items" if drawn is not None else ""
@@ -612,7 +608,7 @@ def calibrate(
         level=level,
         seed=seed,
         left_out=left_out,
-        agreement=verdict_agreement(groups, **boot),
+        agreement=agreement_of_counts(_confusions(by_item, labelled, item_label), **boot),
         people=human_agreement(labels, **boot),
         estimate=estimate,
         assumptions=assumptions,
@@ -622,6 +618,19 @@ def calibrate(
         configurations=_configurations(run, labelled, item_label, boot),
         paired=_paired(run, item_label, level, seed),
     )
+
+
+def _confusions(by_item: Mapping[str, list[Judged]], labelled: Sequence[str], item_label: Mapping[str, bool]) -> Any:
+    """Each labelled item's (tp, fp, fn, tn) over its sessions, the verdict against the item's label: an array of
+    four numbers an item (``agreement_of_counts``), not a pair a session."""
+    from array import array
+
+    import numpy as np
+
+    flat = array("q")
+    for i in labelled:
+        flat.extend(pair_counts((bool(s.accepted), item_label[i]) for s in by_item[i]))
+    return np.frombuffer(flat, dtype=np.int64).reshape(-1, 4)
 
 
 def _scores(run: Run, by_item: Mapping[str, list[Judged]], labelled: Sequence[str], item_label: Mapping[str, bool],
@@ -682,31 +691,56 @@ def sample_lines(run: Run, size: int, seed: int) -> list[dict[str, Any]]:
     if not first:
         raise CalibrationError(f"{run.path}: no session with an accept/reject verdict to sample")
     drawn = draw_sample(first, size, seed)
-    subjects: dict[str, dict[str, Any]] = {}
+    shown: dict[str, Shown] = {}
     for path in dict.fromkeys(first[i].path or run.path for i in drawn):
-        subjects |= subject_values(path, {first[i].session_id for i in drawn})
+        shown |= shown_values(path, {first[i].session_id for i in drawn})
     lines = []
     for i in drawn:
         sid = first[i].session_id
-        shown = {k: v for k, v in run.items.get(i, {}).items() if v not in (None, "")}
+        seen = shown.get(sid, Shown())
         lines.append({"item_id": i, "session_id": sid, "command": run.show_command(sid, first[i].path),
-                      "item": shown | subjects.get(sid, {}), "reference": run.references.get(i, {}), "label": None})
+                      "item": seen.item | seen.subject, "reference": seen.reference, "label": None})  # fmt: skip
     return lines
 
 
-def subject_values(path: str | Path, session_ids: set[str]) -> dict[str, dict[str, Any]]:
-    """The text each of these sessions examined where the protocol records it in its verdict (``views.verdict.
-    subject``: a claim the examinee generated), by the label its display hints give it; one pass over the file,
-    keeping the verdicts of these sessions only."""
-    from voirdire.transcript import RunHeader, Verdict, iter_records
+@dataclass
+class Shown:
+    """What a person labelling a session is shown of it: its item's fields, the text it examined (``subject``,
+    where the verdict records one) and its item's gold fields, shown as a reference."""
 
-    subject = None
-    found: dict[str, dict[str, Any]] = {}
+    item: dict[str, Any] = field(default_factory=dict)
+    subject: dict[str, Any] = field(default_factory=dict)
+    reference: dict[str, Any] = field(default_factory=dict)
+
+
+def shown_values(path: str | Path, session_ids: set[str]) -> dict[str, Shown]:
+    """What these sessions show a person (``Shown``), in one pass over the file keeping these sessions alone: the
+    item's fields its run's display hints name (``item_fields``; else every field but the gold fields and the id),
+    non-empty, from the session's first start; the text examined where the protocol records it in its verdict
+    (``views.verdict.subject``: a claim the examinee generated), by its label; the gold fields, non-empty."""
+    from voirdire.transcript import RunHeader, SessionStart, Verdict, iter_records
+
+    headers: dict[str, RunHeader] = {}
+    last: RunHeader | None = None
+    found: dict[str, Shown] = {}
     for record in iter_records(Path(path)):
         if isinstance(record, RunHeader):
-            subject = record.display.views.verdict.subject
-        elif isinstance(record, Verdict) and record.session_id in session_ids and subject is not None:
+            headers[record.run_id] = last = record
+            continue
+        if record.session_id not in session_ids:
+            continue
+        header = headers.get(record.run_id, last)
+        if isinstance(record, SessionStart) and record.session_id not in found:
+            item, hidden = record.item, set(header.display.gold_fields) if header is not None else set()
+            named = [k for k in (header.display.item_fields if header is not None else ()) if k in item]
+            keys = named or [k for k in item if k not in hidden and k != "id"]
+            found[record.session_id] = Shown(
+                item={k: item[k] for k in keys if item[k] not in (None, "")},
+                reference={k: item[k] for k in hidden if item.get(k) not in (None, "", [])},
+            )
+        elif isinstance(record, Verdict) and header is not None and header.display.views.verdict.subject is not None:
+            subject = header.display.views.verdict.subject
             value = record.statistics.get(subject.key)
             if value not in (None, ""):
-                found[record.session_id] = {subject.label or subject.key: value}
+                found.setdefault(record.session_id, Shown()).subject = {subject.label or subject.key: value}
     return found

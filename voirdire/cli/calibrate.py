@@ -7,7 +7,7 @@ import argparse
 import json
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from shlex import quote
 from typing import TYPE_CHECKING, Any
@@ -194,7 +194,7 @@ def _file_labels(run: Run, args: argparse.Namespace) -> tuple[dict[str, dict[str
     )
 
 
-def _gold_labels(run: Run, args: argparse.Namespace) -> tuple[dict[str, dict[str, bool]], str, str | None]:
+def _gold_labels(run: Run, args: argparse.Namespace) -> tuple[Mapping[str, Mapping[str, bool]], str, str | None]:
     from voirdire.certificate import draw_sample
 
     gold = run.gold_labels()
