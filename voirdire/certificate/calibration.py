@@ -691,13 +691,15 @@ def sample_lines(run: Run, size: int, seed: int) -> list[dict[str, Any]]:
     if not first:
         raise CalibrationError(f"{run.path}: no session with an accept/reject verdict to sample")
     drawn = draw_sample(first, size, seed)
-    shown: dict[str, Shown] = {}
-    for path in dict.fromkeys(first[i].path or run.path for i in drawn):
-        shown |= shown_values(path, {first[i].session_id for i in drawn})
+    where = {i: first[i].path or run.path for i in drawn}  # runs calibrated together can share session ids
+    shown: dict[tuple[str, str], Shown] = {}
+    for path in dict.fromkeys(where.values()):
+        mine = shown_values(path, {first[i].session_id for i in drawn if where[i] == path})
+        shown |= {(path, sid): seen for sid, seen in mine.items()}
     lines = []
     for i in drawn:
         sid = first[i].session_id
-        seen = shown.get(sid, Shown())
+        seen = shown.get((where[i], sid), Shown())
         lines.append({"item_id": i, "session_id": sid, "command": run.show_command(sid, first[i].path),
                       "item": seen.item | seen.subject, "reference": seen.reference, "label": None})  # fmt: skip
     return lines
