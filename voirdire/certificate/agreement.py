@@ -100,21 +100,21 @@ def verdict_agreement(
     resamples: int = DEFAULT_RESAMPLES,
 ) -> VerdictAgreement:
     """Verdicts against human labels; ``groups``: one list of (verdict, label) pairs per item (its sessions)."""
-    return agreement_of_counts([pair_counts(g) for g in groups if g], level=level, seed=seed, resamples=resamples)
+    return agreement_of_counts((pair_counts(g) for g in groups if g), level=level, seed=seed, resamples=resamples)
 
 
 def agreement_of_counts(
-    counts: Sequence[Sequence[int]], *, level: float = DEFAULT_LEVEL, seed: int = DEFAULT_SEED,
+    counts: Iterable[Sequence[int]], *, level: float = DEFAULT_LEVEL, seed: int = DEFAULT_SEED,
     resamples: int = DEFAULT_RESAMPLES,
 ) -> VerdictAgreement:
-    """``verdict_agreement`` given each item's (tp, fp, fn, tn) over its sessions (an array of shape (items, 4),
-    say): every figure depends on the pairs through these counts alone, so a run of any length is held as four
-    numbers an item. A proportion is Wilson's where every item has one session, else the bootstrap of its items'
-    sums over their counts, the interval ``proportion`` gives on the pairs themselves."""
+    """``verdict_agreement`` given each item's (tp, fp, fn, tn) over its sessions (``pair_counts``; a generator
+    is read into an array, row by row): every figure depends on the pairs through these counts alone, so a run of
+    any length is held as four numbers an item. A proportion is Wilson's where every item has one session, else
+    the bootstrap of its items' sums over their counts, the interval ``proportion`` gives on the pairs themselves."""
     import numpy as np
 
     boot: dict[str, Any] = {"level": level, "seed": seed, "resamples": resamples}
-    rows = np.asarray(counts, dtype=np.int64).reshape(-1, 4)
+    rows = np.fromiter(itertools.chain.from_iterable(counts), dtype=np.int64).reshape(-1, 4)
     tp, fp, fn, tn = (rows[:, k] for k in range(4))
     # κ and α of a resample depend on its confusion matrix alone: every resample is computed at once from the summed
     # counts (``kappa_of_counts``, ``alpha_of_counts``: the closed forms of scikit-learn's κ and the krippendorff

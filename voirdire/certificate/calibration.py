@@ -608,7 +608,9 @@ def calibrate(
         level=level,
         seed=seed,
         left_out=left_out,
-        agreement=agreement_of_counts(_confusions(by_item, labelled, item_label), **boot),
+        agreement=agreement_of_counts(
+            (pair_counts((bool(s.accepted), item_label[i]) for s in by_item[i]) for i in labelled), **boot
+        ),
         people=human_agreement(labels, **boot),
         estimate=estimate,
         assumptions=assumptions,
@@ -618,19 +620,6 @@ def calibrate(
         configurations=_configurations(run, labelled, item_label, boot),
         paired=_paired(run, item_label, level, seed),
     )
-
-
-def _confusions(by_item: Mapping[str, list[Judged]], labelled: Sequence[str], item_label: Mapping[str, bool]) -> Any:
-    """Each labelled item's (tp, fp, fn, tn) over its sessions, the verdict against the item's label: an array of
-    four numbers an item (``agreement_of_counts``), not a pair a session."""
-    from array import array
-
-    import numpy as np
-
-    flat = array("q")
-    for i in labelled:
-        flat.extend(pair_counts((bool(s.accepted), item_label[i]) for s in by_item[i]))
-    return np.frombuffer(flat, dtype=np.int64).reshape(-1, 4)
 
 
 def _scores(run: Run, by_item: Mapping[str, list[Judged]], labelled: Sequence[str], item_label: Mapping[str, bool],
